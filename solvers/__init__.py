@@ -1,0 +1,74 @@
+"""Pure puzzle-solving library: one module per kind, found through one registry.
+
+Nothing here imports a web framework, a task queue or a database driver; the
+service and the workers reach every kind only through :func:`get`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from solvers.base import (
+    NO_SOLUTION,
+    SOLVED,
+    BudgetExceeded,
+    InvalidOption,
+    InvalidPuzzle,
+    Kind,
+    Options,
+    Outcome,
+    ParseError,
+    Puzzle,
+    PuzzleError,
+    Split,
+    UnknownKind,
+    WrongAnswer,
+)
+
+# The registry: each kind module is listed here once and nowhere else.
+_KIND_MODULES: tuple[Any, ...] = ()
+
+KINDS: dict[str, Kind] = {m.KIND.name: m.KIND for m in _KIND_MODULES}
+
+ITEM_KEYS = ("kind", "puzzle", "options")
+
+
+class InvalidItem(PuzzleError):
+    field = "item"
+
+
+def get(name: Any) -> Kind:
+    if not isinstance(name, str) or name not in KINDS:
+        known = ", ".join(sorted(KINDS))
+        raise UnknownKind(f"unknown kind {name!r}; known kinds: {known}")
+    return KINDS[name]
+
+
+def prepare_item(item: Any) -> tuple[Kind, Puzzle, Options]:
+    """One wire item ``{"kind", "puzzle", "options"}`` -> checked (kind, puzzle, options)."""
+    if not isinstance(item, Mapping):
+        raise InvalidItem(f"each puzzle item must be an object, not {type(item).__name__}")
+    extra = sorted(set(item) - set(ITEM_KEYS))
+    if extra:
+        raise InvalidItem(f"unknown field {extra[0]!r}; an item has kind, puzzle and options")
+    if "puzzle" not in item:
+        raise ParseError("missing field 'puzzle'")
+    kind = get(item.get("kind"))
+    puzzle, options = kind.prepare(item["puzzle"], item.get("options"))
+    return kind, puzzle, options
+
+
+def warm_up() -> None:
+    """Solve every kind's examples once, so compiled kernels are loaded before real work."""
+    for kind in KINDS.values():
+        for example in kind.examples:
+            puzzle, options = kind.prepare(example.puzzle, example.options)
+            kind.solve(puzzle, options)
+
+
+__all__ = [
+    "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "InvalidItem", "InvalidOption",
+    "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "UnknownKind",
+    "WrongAnswer", "get", "prepare_item", "warm_up",
+]

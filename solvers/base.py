@@ -1,0 +1,246 @@
+"""The interface every puzzle kind implements.
+
+Glossary
+  wire     the JSON form a user sends: ``{"kind", "puzzle", "options"}``.
+  puzzle   a kind's own validated representation (never the wire form).
+  options  a plain dict of option values, checked and with defaults filled in.
+  outcome  what solving returns: ``status``, a wire ``result`` and ``stats``.
+  part     one independent subproblem made by ``split``: plain JSON, so that it
+           can travel in a task message or sit in an SQL column.
+  head     what ``split`` itself found and spent while cutting the puzzle up
+           (solutions met above the cut, nodes expanded); ``merge`` folds it in.
+
+Each kind is one module that fills one :class:`Kind` record (like each game of
+Simon Tatham's collection fills one ``struct game``); the registry in
+``solvers/__init__.py`` lists them once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON = Any
+Puzzle = Any
+Options = dict[str, Any]
+Part = dict[str, Any]
+
+SOLVED = "solved"
+NO_SOLUTION = "no_solution"
+STATUSES = (SOLVED, NO_SOLUTION)
+
+
+# -- errors: every one a user can cause is a ValueError with a readable message
+
+
+class PuzzleError(ValueError):
+    """Bad input; the API maps it to 422 and names ``field``."""
+
+    field = "puzzle"
+
+
+class ParseError(PuzzleError):
+    """The puzzle cannot be read at all (wrong type, bad symbol, wrong length)."""
+
+
+class InvalidPuzzle(PuzzleError):
+    """The puzzle reads fine but breaks a rule (contradictory givens, size)."""
+
+
+class InvalidOption(PuzzleError):
+    """An option is unknown, of the wrong type or out of range."""
+
+    field = "options"
+
+
+class UnknownKind(PuzzleError):
+    field = "kind"
+
+
+class WrongAnswer(Exception):
+    """A solver's outcome failed the independent check: a bug, never the user's fault."""
+
+
+class BudgetExceeded(Exception):
+    """``solve`` was given a node budget and the search needs more."""
+
+    def __init__(self, nodes: int):
+        super().__init__(f"node budget exceeded after {nodes} nodes")
+        self.nodes = nodes
+
+
+# -- outcomes and statistics
+
+
+@dataclass
+class Outcome:
+    status: str
+    result: dict[str, Any] | None
+    stats: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "result": self.result, "stats": self.stats}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Outcome:
+        return cls(data["status"], data.get("result"), dict(data.get("stats") or {}))
+
+
+@dataclass
+class Stats:
+    """Fields every kind reports; each kind's stats record extends it."""
+
+    elapsed_ms: float = 0.0
+    subtasks: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+class Stopwatch:
+    """Milliseconds since creation; kinds use it for ``stats.elapsed_ms``."""
+
+    def __init__(self) -> None:
+        self._start = time.perf_counter()
+
+    def ms(self) -> float:
+        return round((time.perf_counter() - self._start) * 1000.0, 3)
+
+
+@dataclass
+class Split:
+    parts: list[Part]
+    head: Outcome
+
+
+# -- options: declared once per kind, checked here, described by /kinds
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    type: type
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def check(self, value: Any) -> Any:
+        where = f"option '{self.name}'"
+        if value is None:
+            return self.default
+        if self.type is bool:
+            if not isinstance(value, bool):
+                raise InvalidOption(f"{where} must be true or false, not {value!r}")
+        elif self.type is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidOption(f"{where} must be an integer, not {value!r}")
+        elif self.type is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise InvalidOption(f"{where} must be a number, not {value!r}")
+            value = float(value)
+        elif not isinstance(value, self.type):
+            raise InvalidOption(f"{where} must be a {self.type.__name__}, not {value!r}")
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            raise InvalidOption(f"{where} must be one of {allowed}; got {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise InvalidOption(f"{where} must be at least {self.minimum}; got {value!r}")
+        if self.maximum is not None and value > self.maximum:
+            raise InvalidOption(f"{where} must be at most {self.maximum}; got {value!r}")
+        return value
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type.__name__, "default": self.default, "doc": self.doc}
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: str) -> Options:
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise InvalidOption(f"options must be an object, not {type(raw).__name__}")
+    known = {o.name: o for o in spec}
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        names = ", ".join(known) or "none"
+        raise InvalidOption(f"unknown option {unknown[0]!r} for {kind}; known options: {names}")
+    return {name: opt.check(raw.get(name)) for name, opt in known.items()}
+
+
+# -- the record each kind fills
+
+
+@dataclass(frozen=True)
+class Example:
+    """A puzzle with a known status: documentation for /kinds, and contract-test input."""
+
+    puzzle: JSON
+    options: Mapping[str, Any] = field(default_factory=dict)
+    status: str = SOLVED
+
+
+@dataclass(frozen=True)
+class BadExample:
+    puzzle: JSON
+    options: Mapping[str, Any] = field(default_factory=dict)
+    error: type[PuzzleError] = ParseError
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    summary: str
+    input_format: str
+    options: tuple[Option, ...]
+    result_fields: Mapping[str, str]
+    stats_fields: Mapping[str, str]
+    # wire puzzle -> puzzle; raises ParseError
+    parse: Callable[[JSON], Puzzle]
+    # raises InvalidPuzzle / InvalidOption; whatever passes must not crash solve
+    validate: Callable[[Puzzle, Options], None]
+    # node_limit: raise BudgetExceeded past it (kinds without a budget ignore it)
+    solve: Callable[..., Outcome]
+    # raises WrongAnswer unless the outcome is right for the puzzle
+    verify: Callable[[Puzzle, Options, Outcome], None]
+    # (puzzle, options, wanted number of parts) -> Split; no parts = not worth splitting
+    split: Callable[[Puzzle, Options, int], Split]
+    solve_part: Callable[[Puzzle, Options, Part], Outcome]
+    # (puzzle, options, head, outcomes of the parts in order) -> the puzzle's outcome
+    merge: Callable[[Puzzle, Options, Outcome, Sequence[Outcome]], Outcome]
+    stats_record: type[Stats]
+    examples: tuple[Example, ...]
+    bad_examples: tuple[BadExample, ...]
+
+    def read_options(self, raw: Mapping[str, Any] | None) -> Options:
+        return read_options(self.options, raw, self.name)
+
+    def prepare(self, puzzle: JSON, options: Mapping[str, Any] | None = None) -> tuple[Puzzle, Options]:
+        """Wire input -> (puzzle, options), fully checked: the API's and the CLI's only entry."""
+        opts = self.read_options(options)
+        parsed = self.parse(puzzle)
+        self.validate(parsed, opts)
+        return parsed, opts
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": self.name,
+            "summary": self.summary,
+            "input": self.input_format,
+            "options": {o.name: o.describe() for o in self.options},
+            "result": dict(self.result_fields),
+            "stats": dict(self.stats_fields),
+            "example": {"kind": self.name, "puzzle": self.examples[0].puzzle,
+                        "options": dict(self.examples[0].options)},
+        }

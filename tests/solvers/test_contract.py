@@ -1,0 +1,78 @@
+"""Every registered kind honours the same contract (the Kind record in solvers.base)."""
+
+import json
+
+import pytest
+
+import solvers
+from solvers.base import SOLVED, STATUSES, InvalidOption, Outcome, PuzzleError, WrongAnswer
+
+KINDS = list(solvers.KINDS.values())
+EXAMPLES = [(k, e) for k in KINDS for e in k.examples]
+BAD = [(k, b) for k in KINDS for b in k.bad_examples]
+
+
+def ids(pairs):
+    return [f"{k.name}-{i}" for i, (k, _) in enumerate(pairs)]
+
+
+def test_registry_entries_are_consistent():
+    for name, kind in solvers.KINDS.items():
+        assert kind.name == name
+        assert kind.examples and kind.bad_examples, f"{name} needs examples and bad examples"
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_describe_is_json(kind):
+    described = json.loads(json.dumps(kind.describe()))
+    assert described["kind"] == kind.name
+    assert set(described["options"]) == {o.name for o in kind.options}
+    assert "elapsed_ms" in described["stats"]
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_unknown_option_is_rejected(kind):
+    with pytest.raises(InvalidOption, match="no_such_option"):
+        kind.prepare(kind.examples[0].puzzle, {"no_such_option": 1})
+
+
+@pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
+def test_example_solves_and_verifies(kind, example):
+    puzzle, options = kind.prepare(example.puzzle, example.options)
+    outcome = kind.solve(puzzle, options)
+    assert outcome.status == example.status
+    assert outcome.status in STATUSES
+    kind.verify(puzzle, options, outcome)
+    wire = json.loads(json.dumps(outcome.to_json()))
+    assert Outcome.from_json(wire) == outcome
+    assert set(kind.stats_fields) <= set(outcome.stats), "stats must carry every declared field"
+    if outcome.status == SOLVED:
+        assert set(outcome.result) <= set(kind.result_fields)
+
+
+@pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
+def test_verify_rejects_an_empty_answer(kind, example):
+    puzzle, options = kind.prepare(example.puzzle, example.options)
+    with pytest.raises(WrongAnswer):
+        kind.verify(puzzle, options, Outcome(SOLVED, {}, {}))
+
+
+@pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
+@pytest.mark.parametrize("parts", [1, 4, 32])
+def test_split_then_merge_equals_whole(kind, example, parts):
+    puzzle, options = kind.prepare(example.puzzle, example.options)
+    whole = kind.solve(puzzle, options)
+    split = kind.split(puzzle, options, parts)
+    outcomes = [kind.solve_part(puzzle, options, json.loads(json.dumps(p))) for p in split.parts]
+    merged = kind.merge(puzzle, options, split.head, outcomes)
+    assert merged.status == whole.status
+    assert merged.result == whole.result
+    kind.verify(puzzle, options, merged)
+
+
+@pytest.mark.parametrize(("kind", "bad"), BAD, ids=ids(BAD))
+def test_bad_example_raises_its_error(kind, bad):
+    with pytest.raises(bad.error) as caught:
+        kind.prepare(bad.puzzle, bad.options)
+    assert isinstance(caught.value, PuzzleError)
+    assert len(str(caught.value)) > 10, "the message must tell the user what is wrong"
