@@ -1,0 +1,98 @@
+"""The HTTP service: a Flask app that stores batches in SQL and hands them to Celery workers."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import Celery, Task
+from flask import Flask, request
+from werkzeug.exceptions import HTTPException
+
+from service import config as settings
+from service.db import make_engine, make_sessionmaker
+from service.problems import Problem, from_http_exception
+from service.publish import REAP, CeleryPublisher
+
+log = logging.getLogger(__name__)
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.from_mapping(settings.from_env())
+    if test_config:
+        app.config.from_mapping(test_config)
+    app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_BODY_BYTES"]
+    app.json.sort_keys = False
+
+    engine = make_engine(app.config["DATABASE_URL"])
+    app.extensions["engine"] = engine
+    app.extensions["sessions"] = make_sessionmaker(engine)
+    celery_init_app(app)
+    app.extensions.setdefault("publisher", CeleryPublisher(app.extensions["celery"], app.config))
+
+    from service import api, ops  # blueprints import the app's helpers above
+
+    app.register_blueprint(ops.bp)
+    app.register_blueprint(api.bp)
+    api.spec.register(app)
+    _error_handlers(app)
+    return app
+
+
+def _error_handlers(app: Flask) -> None:
+    @app.errorhandler(Problem)
+    def _problem(exc: Problem):
+        return exc.response()
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException):
+        if exc.code == 413:
+            limit = app.config["MAX_BODY_BYTES"]
+            return Problem(413, "Content Too Large", f"the body is larger than {limit} bytes").response()
+        return from_http_exception(exc).response()
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        from sqlalchemy.exc import OperationalError
+
+        if isinstance(exc, OperationalError):
+            log.warning("database unavailable during %s %s: %s", request.method, request.path, exc)
+            return Problem(503, "Service Unavailable", "the database is not reachable; try again",
+                           headers={"Retry-After": str(app.config["RETRY_AFTER_SECONDS"] * 5)}).response()
+        log.exception("unhandled error in %s %s", request.method, request.path)
+        return Problem(500, "Internal Server Error", "an unexpected error; it has been logged").response()
+
+
+def celery_init_app(app: Flask) -> Celery:
+    """Flask's pattern: one Celery app per Flask app, tasks run inside the app context."""
+
+    class FlaskTask(Task):
+        def __call__(self, *args: object, **kwargs: object) -> object:
+            with app.app_context():
+                return self.run(*args, **kwargs)
+
+    cfg = app.config
+    celery_app = Celery(app.name, task_cls=FlaskTask)
+    celery_app.conf.update(
+        **settings.broker_settings(cfg),
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        task_ignore_result=True,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_default_queue=cfg["TASK_QUEUE"],
+        broker_connection_retry_on_startup=True,
+        # The API answers quickly when the broker is down; the reaper publishes later.
+        task_publish_retry_policy={"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2},
+        broker_connection_timeout=2,
+        worker_hijack_root_logger=False,
+        beat_schedule={"reap": {"task": REAP, "schedule": cfg["REAP_INTERVAL"],
+                                "options": {"queue": cfg["TASK_QUEUE"]}}},
+        task_always_eager=cfg["EAGER_PUBLISH"],
+    )
+    celery_app.set_default()
+    app.extensions["celery"] = celery_app
+    return celery_app

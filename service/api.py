@@ -1,0 +1,221 @@
+"""/api/v1: jobs, their puzzles, kinds. Contract: ../shared/design/API.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, g, request
+from pydantic import ValidationError
+from spectree import Response, SecurityScheme, SpecTree
+from spectree.models import SecuritySchemeData, SecureType
+from sqlalchemy.exc import IntegrityError
+
+import solvers
+from service import jobs
+from service.problems import Problem, invalid
+from service.publish import publish_safely
+from service.schemas import (
+    JobList,
+    JobListQuery,
+    JobOut,
+    JobSubmit,
+    KindList,
+    Limits,
+    PageQuery,
+    ProblemOut,
+    PuzzleList,
+    PuzzleOut,
+    item_errors,
+)
+
+
+def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: Any, adapter: Any) -> None:
+    """spectree hook: its request-validation errors become our 422 problem document."""
+    if error is not None:
+        raise invalid(item_errors(error.errors()))
+
+
+spec = SpecTree(
+    "flask",
+    title="puzzle-queue",
+    version="v1",
+    # The pages live under /api/v1/docs/ (spectree leaves its own prefix out of the document);
+    # /api/v1/openapi.json below serves the same document at the contract's address.
+    path="api/v1/docs",
+    mode="strict",
+    before=_validation_problem,
+    validation_error_status=422,
+    security_schemes=[SecurityScheme(name="bearer", data=SecuritySchemeData(type=SecureType.HTTP, scheme="bearer"))],
+    security={"bearer": []},
+)
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+ERRORS = {f"HTTP_{code}": ProblemOut for code in (400, 401, 404, 413, 422, 429, 503)}
+
+
+def sessions():
+    return current_app.extensions["sessions"]()
+
+
+PUBLIC = {"api.openapi", "api.kinds"}
+
+
+@bp.before_request
+def authenticate() -> None:
+    """With API_TOKENS set, a bearer token is required and names the client (the job owner)."""
+    tokens = current_app.config["API_TOKENS"]
+    g.owner = ""
+    if not tokens or request.endpoint in PUBLIC:
+        return
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or token.strip() not in tokens:
+        raise Problem(401, "Unauthorized", "a valid bearer token is required",
+                      headers={"WWW-Authenticate": 'Bearer realm="puzzle-queue"'})
+    g.owner = tokens[token.strip()]
+
+
+def _job_or_404(s, job_id: str):
+    job = jobs.get_job(s, g.owner, job_id)
+    if job is None:
+        raise Problem(404, "Not Found", f"no job {job_id!r}")
+    return job
+
+
+def _read_batch() -> dict[str, Any]:
+    body = request.get_json(force=True, silent=True)
+    if body is None:
+        raise Problem(400, "Bad Request", "the body must be a JSON object")
+    if not isinstance(body, dict):
+        raise Problem(400, "Bad Request", f"the body must be a JSON object, not a {type(body).__name__}")
+    n = len(body["puzzles"]) if isinstance(body.get("puzzles"), list) else 0
+    if n > current_app.config["MAX_BATCH"]:
+        raise Problem(413, "Content Too Large",
+                      f"a batch may hold at most {current_app.config['MAX_BATCH']} puzzles; this one has {n}")
+    return body
+
+
+def _poll_headers(job_id: str) -> dict[str, str]:
+    return {"Location": f"/api/v1/jobs/{job_id}", "Retry-After": str(current_app.config["RETRY_AFTER_SECONDS"])}
+
+
+@bp.post("/jobs")
+@spec.validate(json=JobSubmit, resp=Response(HTTP_202=JobOut, HTTP_200=JobOut, HTTP_409=ProblemOut, **ERRORS),
+               skip_validation=True, tags=["jobs"])
+def submit_job():
+    """Submit a batch of puzzles.
+
+    The whole batch is checked first; any bad item gives 422 listing every bad item, and
+    nothing is stored. `Idempotency-Key` makes retries safe.
+    """
+    cfg = current_app.config
+    body = _read_batch()
+    key = request.headers.get("Idempotency-Key")
+    digest = jobs.request_hash(body)
+    if key is not None:
+        with sessions() as s:
+            found = jobs.find_by_key(s, g.owner, key)
+            if found is not None:
+                return _replay(s, found, digest)
+    try:
+        submit = JobSubmit.model_validate(body, context={"limits": Limits.from_config(cfg)})
+    except ValidationError as exc:
+        raise invalid(item_errors(exc.errors())) from None
+    try:
+        with sessions() as s, s.begin():
+            pending = jobs.pending_puzzles(s, g.owner)
+            if pending + len(submit.puzzles) > cfg["MAX_PENDING_PUZZLES"]:
+                raise Problem(429, "Too Many Requests",
+                              f"{pending} of your puzzles are still unfinished; the limit is "
+                              f"{cfg['MAX_PENDING_PUZZLES']}", headers={"Retry-After": "10"})
+            job = jobs.create_job(s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
+                                  queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"])
+            chunks = jobs.chunks_of(s, job.id, cfg["CHUNK_SPREAD"], cfg["CHUNK_MAX"])
+    except IntegrityError:
+        # A concurrent request with the same Idempotency-Key won the race.
+        with sessions() as s:
+            found = jobs.find_by_key(s, g.owner, key) if key is not None else None
+            if found is None:
+                raise
+            return _replay(s, found, digest)
+    publish_safely(current_app.extensions["publisher"], chunks)
+    with sessions() as s:
+        out = jobs.describe_job(s, s.merge(job))
+    return out, 202, _poll_headers(job.id)
+
+
+def _replay(s, job, digest: str):
+    if job.request_hash != digest:
+        raise Problem(409, "Conflict", "this Idempotency-Key was used with a different body")
+    return jobs.describe_job(s, job), 200, _poll_headers(job.id)
+
+
+@bp.get("/jobs")
+@spec.validate(query=JobListQuery, resp=Response(HTTP_200=JobList, **ERRORS), tags=["jobs"])
+def list_jobs():
+    """The client's jobs, newest first."""
+    q: JobListQuery = request.context.query
+    with sessions() as s:
+        try:
+            items, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, q.cursor)
+        except ValueError as exc:
+            raise Problem(400, "Bad Request", str(exc)) from None
+    return JobList(items=items, next_cursor=nxt)
+
+
+@bp.get("/jobs/<job_id>")
+@spec.validate(resp=Response(HTTP_200=JobOut, **ERRORS), tags=["jobs"])
+def get_job(job_id: str):
+    """A job's status, counts by puzzle status and progress."""
+    with sessions() as s:
+        return jobs.describe_job(s, _job_or_404(s, job_id))
+
+
+@bp.get("/jobs/<job_id>/puzzles")
+@spec.validate(query=PageQuery, resp=Response(HTTP_200=PuzzleList, **ERRORS), tags=["jobs"])
+def list_puzzles(job_id: str):
+    """A job's puzzles with results, in batch order, a page at a time."""
+    q: PageQuery = request.context.query
+    with sessions() as s:
+        job = _job_or_404(s, job_id)
+        try:
+            rows, nxt = jobs.list_puzzles(s, job.id, q.limit, q.cursor)
+        except ValueError as exc:
+            raise Problem(400, "Bad Request", str(exc)) from None
+        return PuzzleList(items=[jobs.puzzle_out(p) for p in rows], next_cursor=nxt)
+
+
+@bp.get("/jobs/<job_id>/puzzles/<int(signed=True):index>")
+@spec.validate(resp=Response(HTTP_200=PuzzleOut, **ERRORS), tags=["jobs"])
+def get_puzzle(job_id: str, index: int):
+    """One puzzle of a job, by its index in the batch."""
+    with sessions() as s:
+        job = _job_or_404(s, job_id)
+        puzzle = jobs.get_puzzle(s, job.id, index)
+        if puzzle is None:
+            raise Problem(404, "Not Found", f"job {job_id!r} has no puzzle {index}; it has {job.total}")
+        return jobs.puzzle_out(puzzle)
+
+
+@bp.post("/jobs/<job_id>/cancel")
+@spec.validate(resp=Response(HTTP_202=JobOut, **ERRORS), tags=["jobs"])
+def cancel_job(job_id: str):
+    """Cancel every unfinished puzzle of the job; running solvers stop at their next check."""
+    with sessions() as s, s.begin():
+        job = _job_or_404(s, job_id)
+        jobs.cancel_job(s, job)
+    with sessions() as s:
+        return jobs.describe_job(s, s.merge(job)), 202, _poll_headers(job.id)
+
+
+@bp.get("/openapi.json")
+def openapi():
+    """The OpenAPI 3 document (also browsable at /api/v1/docs/swagger/)."""
+    return spec.spec
+
+
+@bp.get("/kinds")
+@spec.validate(resp=Response(HTTP_200=KindList), tags=["kinds"])
+def kinds():
+    """Every registered kind: input format, options with defaults and limits, result and stats fields."""
+    return KindList(items=[k.describe() for k in solvers.KINDS.values()])

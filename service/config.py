@@ -1,0 +1,107 @@
+"""Configuration: every setting has a default and an environment variable of the same name.
+
+Limits are part of the contract with users, so they live here, in one place, and
+``docs/service.md`` lists them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+VAR = ROOT / "var"
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    return int(env.get(name, default))
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    return float(env.get(name, default))
+
+
+def _pairs(text: str) -> dict[str, str]:
+    """``"a=1,b=2"`` -> ``{"a": "1", "b": "2"}``: the form of map-valued environment variables."""
+    out = {}
+    for pair in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"expected key=value, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _tokens(text: str) -> dict[str, str]:
+    """``API_TOKENS``: ``name:token,...`` (or bare tokens, then the token names itself) -> token -> owner."""
+    out = {}
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        name, sep, token = entry.partition(":")
+        out[token if sep else name] = name
+    return out
+
+
+def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    env = os.environ if env is None else env
+    time_limit = _float(env, "PUZZLE_TIME_LIMIT", 120.0)
+    chunk_max = _int(env, "CHUNK_MAX", 64)
+    hard_grace = _float(env, "HARD_TIME_GRACE", 15.0)
+    return {
+        "DATABASE_URL": env.get("DATABASE_URL", f"sqlite:///{VAR / 'puzzle-queue.db'}"),
+        # Unset: Celery's filesystem broker under var/broker (the embedded `make run` mode).
+        "REDIS_URL": env.get("REDIS_URL") or None,
+        "BROKER_DIR": env.get("BROKER_DIR", str(VAR / "broker")),
+        "BROKER_POLL_INTERVAL": _float(env, "BROKER_POLL_INTERVAL", 0.01),
+        "TASK_QUEUE": env.get("TASK_QUEUE", "puzzles"),
+        "MAX_BODY_BYTES": _int(env, "MAX_BODY_BYTES", 8 * 1024 * 1024),
+        "MAX_BATCH": _int(env, "MAX_BATCH", 20_000),
+        # Per-kind cap on the JSON size of one puzzle; "default" applies to kinds not named.
+        "MAX_PUZZLE_BYTES": {"default": "20000", **_pairs(env.get("MAX_PUZZLE_BYTES", ""))},
+        # Service caps below a kind's own option maxima: "nqueens.probes=1000000,sudoku.max_solutions=100".
+        "OPTION_LIMITS": _pairs(env.get("OPTION_LIMITS", "")),
+        # Back-pressure: unfinished puzzles one client may have before POST answers 429.
+        "MAX_PENDING_PUZZLES": _int(env, "MAX_PENDING_PUZZLES", 1_000_000),
+        "PUZZLE_TIME_LIMIT": time_limit,
+        "HARD_TIME_GRACE": hard_grace,
+        "CHUNK_MAX": chunk_max,
+        # Chunks are sized so that a batch spreads over at least this many tasks.
+        "CHUNK_SPREAD": _int(env, "CHUNK_SPREAD", 16),
+        "MAX_ATTEMPTS": _int(env, "MAX_ATTEMPTS", 3),
+        # A queued puzzle whose task has not started after this long is published again.
+        "QUEUED_STALE_SECONDS": _float(env, "QUEUED_STALE_SECONDS", 900.0),
+        "REAP_INTERVAL": _float(env, "REAP_INTERVAL", 30.0),
+        # Longer than the longest task can run, or Redis would hand a running task to a second worker.
+        "VISIBILITY_TIMEOUT": _float(env, "VISIBILITY_TIMEOUT", 2 * (time_limit * chunk_max + hard_grace)),
+        "API_TOKENS": _tokens(env.get("API_TOKENS", "")),
+        "RETRY_AFTER_SECONDS": _int(env, "RETRY_AFTER_SECONDS", 1),
+        "EAGER_PUBLISH": False,
+    }
+
+
+def broker_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Celery settings for the configured broker: Redis, or the filesystem broker when REDIS_URL is unset."""
+    if config["REDIS_URL"]:
+        return {
+            "broker_url": config["REDIS_URL"],
+            "broker_transport_options": {"visibility_timeout": config["VISIBILITY_TIMEOUT"]},
+        }
+    folder = Path(config["BROKER_DIR"])
+    for sub in ("out", "processed"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    return {
+        "broker_url": "filesystem://",
+        "broker_transport_options": {
+            "data_folder_in": str(folder / "out"),
+            "data_folder_out": str(folder / "out"),
+            "processed_folder": str(folder / "processed"),
+            "store_processed": False,
+            "polling_interval": config["BROKER_POLL_INTERVAL"],
+        },
+    }
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)

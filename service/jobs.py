@@ -1,0 +1,178 @@
+"""Jobs as the API sees them: submit a checked batch, read status and results, cancel.
+
+Everything here takes a Session and plain values, no request objects, so the worker
+tests and the API share it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from service.config import dumps
+from service.models import CANCELLED, COMPLETED, QUEUED, UNFINISHED, Job, Puzzle, now
+from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, _time
+
+
+def request_hash(body: Any) -> str:
+    return hashlib.sha256(dumps(body).encode()).hexdigest()
+
+
+def chunk_sizes(n: int, spread: int, largest: int) -> list[int]:
+    """Split n consecutive puzzles into tasks: at least ``spread`` tasks when there are that many
+    puzzles (so every worker gets some), at most ``largest`` puzzles per task (so a task's
+    dispatch cost is shared by many small solves without one task running for ages)."""
+    size = max(1, min(largest, math.ceil(n / spread)))
+    return [min(size, n - start) for start in range(0, n, size)]
+
+
+def create_job(s: Session, owner: str, submit: JobSubmit, *, label: str | None, key: str | None,
+               body_hash: str | None, queued_stale_seconds: float) -> Job:
+    created = now()
+    items = submit.puzzles
+    job = Job(id=uuid.uuid4().hex, owner=owner, label=label, status=QUEUED, total=len(items),
+              pending=len(items), idempotency_key=key, request_hash=body_hash, created_at=created)
+    s.add(job)
+    s.flush()
+    deadline = created + timedelta(seconds=queued_stale_seconds)
+    s.execute(Puzzle.__table__.insert(), [
+        {"job_id": job.id, "index": i, "kind": item.kind, "input": item.puzzle,
+         "options": item.checked_options, "status": QUEUED, "attempts": 0, "created_at": created,
+         "deadline": deadline, "parts_total": 0, "parts_done": 0, "stop_requested": False}
+        for i, item in enumerate(items)
+    ])
+    return job
+
+
+def chunks_of(s: Session, job_id: str, spread: int, largest: int) -> list[list[int]]:
+    ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+    out, start = [], 0
+    for size in chunk_sizes(len(ids), spread, largest):
+        out.append(ids[start:start + size])
+        start += size
+    return out
+
+
+def find_by_key(s: Session, owner: str, key: str) -> Job | None:
+    return s.scalar(select(Job).where(Job.owner == owner, Job.idempotency_key == key))
+
+
+def pending_puzzles(s: Session, owner: str) -> int:
+    return s.scalar(select(func.coalesce(func.sum(Job.pending), 0))
+                    .where(Job.owner == owner, Job.status.in_(UNFINISHED))) or 0
+
+
+def get_job(s: Session, owner: str | None, job_id: str) -> Job | None:
+    job = s.get(Job, job_id)
+    if job is None or (owner is not None and job.owner != owner):
+        return None  # another client's job is as invisible as a missing one
+    return job
+
+
+def counts_for(s: Session, job_ids: Sequence[str]) -> dict[str, Counts]:
+    out = {jid: Counts() for jid in job_ids}
+    rows = s.execute(select(Puzzle.job_id, Puzzle.status, func.count())
+                     .where(Puzzle.job_id.in_(job_ids)).group_by(Puzzle.job_id, Puzzle.status))
+    for job_id, status, n in rows:
+        setattr(out[job_id], status, n)
+    return out
+
+
+def job_out(job: Job, counts: Counts) -> JobOut:
+    done = job.total - job.pending
+    return JobOut(id=job.id, status=job.status, label=job.label, created_at=_time(job.created_at),
+                  started_at=_time(job.started_at), finished_at=_time(job.finished_at), total=job.total,
+                  counts=counts, progress=round(done / job.total, 6) if job.total else 1.0)
+
+
+def describe_job(s: Session, job: Job) -> JobOut:
+    return job_out(job, counts_for(s, [job.id])[job.id])
+
+
+def puzzle_out(p: Puzzle) -> PuzzleOut:
+    parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total else None
+    return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=p.stats,
+                     error=p.error, attempts=p.attempts, started_at=_time(p.started_at),
+                     finished_at=_time(p.finished_at), subtasks=parts)
+
+
+# -- cursors: opaque to clients, a position in a stable order to us
+
+
+def encode_cursor(*values: Any) -> str:
+    return base64.urlsafe_b64encode(dumps(list(values)).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> list[Any]:
+    try:
+        values = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except ValueError:
+        values = None
+    if not isinstance(values, list):
+        raise ValueError("cursor is not one this API returned")
+    return values
+
+
+def get_puzzle(s: Session, job_id: str, index: int) -> Puzzle | None:
+    return s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))
+
+
+def list_puzzles(s: Session, job_id: str, limit: int, cursor: str | None) -> tuple[list[Puzzle], str | None]:
+    start = 0
+    if cursor is not None:
+        values = decode_cursor(cursor)
+        if len(values) != 1 or not isinstance(values[0], int):
+            raise ValueError("cursor is not one this API returned")
+        start = values[0]
+    rows = list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index >= start)
+                          .order_by(Puzzle.index).limit(limit + 1)))
+    nxt = encode_cursor(rows[limit].index) if len(rows) > limit else None
+    return rows[:limit], nxt
+
+
+def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
+              cursor: str | None) -> tuple[list[JobOut], str | None]:
+    """Newest first; the cursor is the (created_at, id) of the next job, a stable keyset position."""
+    q = select(Job)
+    if owner is not None:
+        q = q.where(Job.owner == owner)
+    if status is not None:
+        q = q.where(Job.status == status)
+    if cursor is not None:
+        values = decode_cursor(cursor)
+        if len(values) != 2 or not all(isinstance(v, str) for v in values):
+            raise ValueError("cursor is not one this API returned")
+        created, job_id = datetime.fromisoformat(values[0]), values[1]
+        q = q.where((Job.created_at < created) | ((Job.created_at == created) & (Job.id <= job_id)))
+    jobs = list(s.scalars(q.order_by(Job.created_at.desc(), Job.id.desc()).limit(limit + 1)))
+    nxt = encode_cursor(jobs[limit].created_at.isoformat(), jobs[limit].id) if len(jobs) > limit else None
+    jobs = jobs[:limit]
+    counts = counts_for(s, [j.id for j in jobs])
+    return [job_out(j, counts[j.id]) for j in jobs], nxt
+
+
+def cancel_job(s: Session, job: Job) -> int:
+    """Unfinished puzzles -> cancelled; running ones are flagged so their solvers stop and
+    their results are never written. Returns how many puzzles were cancelled."""
+    if job.status in (COMPLETED, CANCELLED):
+        return 0
+    s.execute(select(Job.id).where(Job.id == job.id).with_for_update())  # lock order: job, then puzzles
+    t = now()
+    moved = s.execute(update(Puzzle).where(Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
+                      .values(status=CANCELLED, finished_at=t, stop_requested=True)
+                      .execution_options(synchronize_session=False)).rowcount
+    s.execute(update(Job).where(Job.id == job.id)
+              .values(status=CANCELLED, pending=Job.pending - moved, finished_at=t)
+              .execution_options(synchronize_session=False))
+    s.refresh(job)
+    return moved
+

@@ -1,0 +1,128 @@
+"""Storage: jobs, their puzzles (one row per batch item) and the subtasks a split puzzle fans out to.
+
+Status lives in SQL, never only in the broker: every transition is a conditional
+UPDATE on the current status, so a redelivered task cannot write twice.
+
+Glossary
+  pending   a job's count of puzzles not yet in a final state; the transaction that
+            brings it to zero completes the job (exactly one can).
+  attempts  how many times a task has claimed a puzzle; a result is written only by
+            the claim whose attempt number is still current, and past the cap the
+            puzzle fails instead of running again.
+  deadline  when a claimed or queued puzzle is considered lost; the reaper looks here.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Puzzle and job states of API.md.
+QUEUED, RUNNING = "queued", "running"
+SOLVED, NO_SOLUTION, FAILED, CANCELLED = "solved", "no_solution", "failed", "cancelled"
+COMPLETED = "completed"
+UNFINISHED = (QUEUED, RUNNING)
+FINAL = (SOLVED, NO_SOLUTION, FAILED, CANCELLED)
+PUZZLE_STATUSES = UNFINISHED + FINAL
+JOB_STATUSES = (QUEUED, RUNNING, COMPLETED, CANCELLED)
+
+# BIGINT on PostgreSQL, but INTEGER on SQLite, where only INTEGER PRIMARY KEY autoincrements.
+RowId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {
+        datetime: DateTime(timezone=True),
+        dict[str, Any]: JSON(),
+        Any: JSON(),
+    }
+
+
+class Job(Base):
+    __tablename__ = "jobs"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64), default="")
+    label: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    total: Mapped[int] = mapped_column(Integer)
+    pending: Mapped[int] = mapped_column(Integer)
+    idempotency_key: Mapped[str | None] = mapped_column(String(200))
+    request_hash: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=now)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        # Listing a client's jobs newest first, optionally by status.
+        Index("ix_jobs_owner_created", "owner", "created_at"),
+        Index("ix_jobs_owner_status_created", "owner", "status", "created_at"),
+        Index("uq_jobs_owner_idempotency_key", "owner", "idempotency_key", unique=True),
+    )
+
+
+class Puzzle(Base):
+    __tablename__ = "puzzles"
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    index: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(32))
+    input: Mapped[Any]
+    options: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    result: Mapped[dict[str, Any] | None]
+    stats: Mapped[dict[str, Any] | None]
+    error: Mapped[str | None] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # Wall time of the solve in the worker, for the /metrics histogram without reading JSON.
+    solve_ms: Mapped[float | None] = mapped_column(Float)
+    worker: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=now)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    deadline: Mapped[datetime | None]
+    # Distributed solving: subtasks done out of total, and a flag running subtasks poll
+    # (set on cancel, or once enough solutions are found).
+    parts_total: Mapped[int] = mapped_column(Integer, default=0)
+    parts_done: Mapped[int] = mapped_column(Integer, default=0)
+    stop_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    __table_args__ = (
+        Index("uq_puzzles_job_index", "job_id", "index", unique=True),
+        # Per-job counts by status, and the reaper's scan of unfinished puzzles by deadline.
+        Index("ix_puzzles_job_status", "job_id", "status"),
+        Index("ix_puzzles_status_deadline", "status", "deadline"),
+    )
+
+
+class Subtask(Base):
+    __tablename__ = "subtasks"
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
+    puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id", ondelete="CASCADE"))
+    index: Mapped[int] = mapped_column(Integer)
+    payload: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    result: Mapped[dict[str, Any] | None]
+    stats: Mapped[dict[str, Any] | None]
+    error: Mapped[str | None] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=now)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    deadline: Mapped[datetime | None]
+
+    __table_args__ = (
+        Index("uq_subtasks_puzzle_index", "puzzle_id", "index", unique=True),
+        Index("ix_subtasks_puzzle_status", "puzzle_id", "status"),
+        Index("ix_subtasks_status_deadline", "status", "deadline"),
+    )

@@ -1,0 +1,43 @@
+"""RFC 9457 problem details: every error the API returns, in one shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, json
+from werkzeug.exceptions import HTTPException
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class Problem(Exception):
+    """Raise anywhere in a request; the app turns it into a problem+json response."""
+
+    def __init__(self, status: int, title: str, detail: str = "", headers: dict[str, str] | None = None,
+                 **extra: Any):
+        super().__init__(detail or title)
+        self.status, self.title, self.detail = status, title, detail
+        self.headers = headers or {}
+        self.extra = extra
+
+    def response(self) -> Response:
+        body = {"type": "about:blank", "title": self.title, "status": self.status}
+        if self.detail:
+            body["detail"] = self.detail
+        body.update(self.extra)
+        resp = Response(json.dumps(body), status=self.status, mimetype=PROBLEM_JSON)
+        for key, value in self.headers.items():
+            resp.headers[key] = value
+        return resp
+
+
+def invalid(errors: list[dict[str, Any]]) -> Problem:
+    n = len({e["index"] for e in errors if e.get("index") is not None}) or len(errors)
+    return Problem(422, "Invalid request", f"{n} invalid item(s); nothing was stored", errors=errors)
+
+
+def from_http_exception(exc: HTTPException) -> Problem:
+    headers = {}
+    if exc.code in (429, 503):
+        headers["Retry-After"] = "1"
+    return Problem(exc.code or 500, exc.name, exc.description or "", headers=headers)

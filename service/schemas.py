@@ -1,0 +1,191 @@
+"""Request and response models: they validate requests and generate the OpenAPI document.
+
+A batch item is checked by the solver registry inside its model validator, so the
+pydantic error list of a batch is the list of every bad item, each with its index.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+from pydantic_core import PydanticCustomError
+
+import solvers
+
+from service.models import JOB_STATUSES, PUZZLE_STATUSES
+
+JobStatus = Literal[JOB_STATUSES]  # type: ignore[valid-type]
+PuzzleStatus = Literal[PUZZLE_STATUSES]  # type: ignore[valid-type]
+
+
+class Limits(BaseModel):
+    """The service's caps on a single item (below each kind's own maxima)."""
+
+    max_puzzle_bytes: dict[str, int] = {"default": 20000}
+    option_limits: dict[str, float] = {}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Limits:
+        return cls(max_puzzle_bytes={k: int(v) for k, v in config["MAX_PUZZLE_BYTES"].items()},
+                   option_limits={k: float(v) for k, v in config["OPTION_LIMITS"].items()})
+
+    def check(self, kind: str, puzzle: Any, options: dict[str, Any]) -> None:
+        cap = self.max_puzzle_bytes.get(kind, self.max_puzzle_bytes["default"])
+        size = len(json.dumps(puzzle))
+        if size > cap:
+            raise solvers.InvalidPuzzle(f"a {kind} puzzle may be at most {cap} bytes of JSON; this one is {size}")
+        for name, value in options.items():
+            limit = self.option_limits.get(f"{kind}.{name}")
+            if limit is not None and isinstance(value, (int, float)) and value > limit:
+                raise solvers.InvalidOption(f"option '{name}' is limited to {limit:g} on this service; got {value}")
+
+
+class PuzzleItem(BaseModel):
+    model_config = ConfigDict(extra="forbid",
+                              json_schema_extra={"example": {"kind": "sudoku", "puzzle": "53..7....6..195...."}})
+
+    kind: str = Field(description="a kind listed by GET /api/v1/kinds")
+    puzzle: Any = Field(description="the puzzle in the kind's input format")
+    options: dict[str, Any] | None = Field(None, description="the kind's options; defaults fill in the rest")
+    _options: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check_with_registry(self, info: ValidationInfo) -> PuzzleItem:
+        try:
+            kind, _, options = solvers.prepare_item(self.model_dump(exclude_unset=True))
+            limits = (info.context or {}).get("limits")
+            if limits is not None:
+                limits.check(kind.name, self.puzzle, options)
+        except solvers.PuzzleError as exc:
+            raise PydanticCustomError("puzzle_item", "{message}", {"message": str(exc), "field": exc.field}) \
+                from None
+        self._options = options
+        return self
+
+    @property
+    def checked_options(self) -> dict[str, Any]:
+        """The options with every default filled in, as the worker will use them."""
+        return self._options
+
+
+class JobSubmit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: str | None = Field(None, max_length=500)
+    puzzles: list[PuzzleItem] = Field(min_length=1)
+
+
+class Counts(BaseModel):
+    queued: int = 0
+    running: int = 0
+    solved: int = 0
+    no_solution: int = 0
+    failed: int = 0
+    cancelled: int = 0
+
+
+def _time(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:  # SQLite keeps no zone; everything stored is UTC
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+class JobOut(BaseModel):
+    id: str
+    status: JobStatus
+    label: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    total: int
+    counts: Counts
+    progress: float = Field(description="fraction of puzzles in a final state")
+
+
+class JobList(BaseModel):
+    items: list[JobOut]
+    next_cursor: str | None
+
+
+class PuzzleOut(BaseModel):
+    index: int
+    kind: str
+    status: PuzzleStatus
+    result: dict[str, Any] | None
+    stats: dict[str, Any] | None
+    error: str | None
+    attempts: int
+    started_at: str | None
+    finished_at: str | None
+    subtasks: dict[str, int] | None = Field(None, description="{done, total} while a split puzzle runs")
+
+
+class PuzzleList(BaseModel):
+    items: list[PuzzleOut]
+    next_cursor: str | None
+
+
+class PageQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(100, ge=1, le=1000)
+    cursor: str | None = None
+
+
+class JobListQuery(PageQuery):
+    status: JobStatus | None = None
+
+
+class KindOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    kind: str
+    summary: str
+    input: str
+    options: dict[str, Any]
+    result: dict[str, str]
+    stats: dict[str, str]
+    example: dict[str, Any]
+
+
+class KindList(BaseModel):
+    items: list[KindOut]
+
+
+class ItemError(BaseModel):
+    index: int | None
+    field: str
+    message: str
+
+
+class ProblemOut(BaseModel):
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str | None = None
+    errors: list[ItemError] | None = None
+
+
+def item_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """pydantic errors of a JobSubmit -> ``[{index, field, message}]``, one per bad item or field."""
+    out = []
+    for err in errors:
+        loc = list(err["loc"])
+        index = loc[1] if len(loc) > 1 and loc[0] == "puzzles" and isinstance(loc[1], int) else None
+        rest = [str(p) for p in loc[2 if index is not None else 0:]]
+        ctx = err.get("ctx") or {}
+        field = ctx.get("field") or (".".join(rest) if rest else ("item" if index is not None else "body"))
+        message = err["msg"]
+        if err["type"] == "missing":
+            message = f"missing field {field!r}"
+        elif err["type"] == "extra_forbidden":
+            message = f"unknown field {field!r}"
+        elif err["type"] != "puzzle_item" and rest:
+            message = f"{field}: {message}"
+        out.append({"index": index, "field": field, "message": message})
+    return out

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+import solvers
+from service import create_app
+from service.models import Base, Job, Puzzle, Subtask
+from tests.toykind import TOY
+
+
+class RecordingPublisher:
+    """Stands in for the broker: remembers what would have been sent."""
+
+    def __init__(self):
+        self.chunks: list[list[int]] = []
+
+    def publish(self, chunks):
+        self.chunks.extend([list(c) for c in chunks])
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    monkeypatch.setitem(solvers.KINDS, "toy", TOY)
+    return TOY
+
+
+@pytest.fixture
+def make_app(tmp_path):
+    def make(**config):
+        cfg = {"DATABASE_URL": f"sqlite:///{tmp_path / 'api.db'}", "BROKER_DIR": str(tmp_path / "broker"),
+               "REDIS_URL": None, **config}
+        app = create_app(cfg)
+        Base.metadata.create_all(app.extensions["engine"])
+        app.extensions["publisher"] = RecordingPublisher()
+        return app
+    return make
+
+
+@pytest.fixture
+def app(make_app, toy):
+    return make_app()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def row_counts(app) -> tuple[int, int, int]:
+    with app.extensions["sessions"]() as s:
+        return tuple(s.scalar(select(func.count()).select_from(t)) for t in (Job, Puzzle, Subtask))

@@ -1,0 +1,201 @@
+"""The HTTP contract of API.md, on SQLite with a recording publisher (no broker, no worker)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import update
+
+from service.jobs import chunk_sizes
+from service.models import SOLVED, Job, Puzzle
+from tests.service.conftest import row_counts
+
+SUM = {"kind": "toy", "puzzle": "123"}
+
+
+def mark_solved(app, index):
+    """What a worker's write does to the rows (worker tests cover the real thing)."""
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).where(Puzzle.index == index)
+                  .values(status=SOLVED, result={"sum": index + 1}, stats={}))
+        s.execute(update(Job).values(pending=Job.pending - 1))
+
+
+def submit(client, n=3, **kw):
+    body = {"label": "t", "puzzles": [{"kind": "toy", "puzzle": str(i + 1)} for i in range(n)]}
+    return client.post("/api/v1/jobs", json=body, **kw)
+
+
+def test_submit_stores_publishes_and_answers_202(client, app):
+    r = submit(client, 5)
+    assert r.status_code == 202
+    job = r.json
+    assert r.headers["Location"] == f"/api/v1/jobs/{job['id']}"
+    assert r.headers["Retry-After"] == "1"
+    assert job["status"] == "queued" and job["total"] == 5 and job["label"] == "t"
+    assert job["counts"] == {"queued": 5, "running": 0, "solved": 0, "no_solution": 0, "failed": 0,
+                             "cancelled": 0}
+    assert job["progress"] == 0.0 and job["finished_at"] is None and job["created_at"].endswith("Z")
+    published = [i for chunk in app.extensions["publisher"].chunks for i in chunk]
+    assert len(published) == 5 and len(set(published)) == 5
+    assert row_counts(app) == (1, 5, 0)
+
+
+def test_options_are_stored_with_defaults_filled_in(client, app):
+    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1", "options": {"lie": True}}]})
+    with app.extensions["sessions"]() as s:
+        p = s.query(Puzzle).one()
+        assert p.options == {"sleep": 0.0, "crash": False, "lie": True}
+        assert p.input == "1" and p.index == 0 and p.job_id == r.json["id"]
+
+
+def test_get_job_puzzles_and_one_puzzle(client, app):
+    job = submit(client, 5).json
+    mark_solved(app, 1)
+    assert client.get(f"/api/v1/jobs/{job['id']}").json["counts"]["solved"] == 1
+    one = client.get(f"/api/v1/jobs/{job['id']}/puzzles/1")
+    assert one.status_code == 200
+    assert one.json["status"] == "solved" and one.json["result"] == {"sum": 2} and one.json["kind"] == "toy"
+    seen, cursor = [], None
+    while True:
+        page = client.get(f"/api/v1/jobs/{job['id']}/puzzles", query_string={"limit": 2, **(
+            {"cursor": cursor} if cursor else {})}).json
+        assert len(page["items"]) <= 2
+        seen += [p["index"] for p in page["items"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/jobs/nope", "/api/v1/jobs/nope/puzzles", "/api/v1/jobs/nope/puzzles/0"])
+def test_unknown_job_is_404_problem(client, path):
+    r = client.get(path)
+    assert r.status_code == 404
+    assert r.mimetype == "application/problem+json" and r.json["status"] == 404
+
+
+@pytest.mark.parametrize("index", [3, 99, -1])
+def test_unknown_puzzle_index_is_404(client, index):
+    job = submit(client, 3).json
+    r = client.get(f"/api/v1/jobs/{job['id']}/puzzles/{index}")
+    assert r.status_code == 404 and "no puzzle" in r.json["detail"]
+
+
+def test_bad_cursor_and_limit(client):
+    job = submit(client, 2).json
+    assert client.get(f"/api/v1/jobs/{job['id']}/puzzles?cursor=garbage").status_code == 400
+    r = client.get(f"/api/v1/jobs/{job['id']}/puzzles?limit=0")
+    assert r.status_code == 422 and r.json["errors"][0]["field"] == "limit"
+    assert client.get("/api/v1/jobs?status=bogus").status_code == 422
+
+
+def test_cancel_marks_unfinished_puzzles(client, app):
+    job = submit(client, 3).json
+    mark_solved(app, 0)
+    r = client.post(f"/api/v1/jobs/{job['id']}/cancel")
+    assert r.status_code == 202
+    assert r.json["status"] == "cancelled" and r.json["progress"] == 1.0
+    assert r.json["counts"]["cancelled"] == 2 and r.json["counts"]["solved"] == 1
+    again = client.post(f"/api/v1/jobs/{job['id']}/cancel")
+    assert again.status_code == 202 and again.json["counts"] == r.json["counts"]
+    assert client.post("/api/v1/jobs/nope/cancel").status_code == 404
+
+
+def test_list_jobs_newest_first_with_cursor_and_status(client):
+    ids = [submit(client, 1).json["id"] for _ in range(5)]
+    client.post(f"/api/v1/jobs/{ids[0]}/cancel")
+    seen, cursor = [], None
+    while True:
+        page = client.get("/api/v1/jobs", query_string={"limit": 2, **({"cursor": cursor} if cursor else {})}).json
+        seen += [j["id"] for j in page["items"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == ids[::-1]
+    cancelled = client.get("/api/v1/jobs?status=cancelled").json["items"]
+    assert [j["id"] for j in cancelled] == [ids[0]]
+
+
+def test_kinds_describes_the_registry(client, toy):
+    items = client.get("/api/v1/kinds").json["items"]
+    assert toy.describe() in items
+
+
+def test_idempotency_key_replays_or_conflicts(client, app):
+    first = submit(client, 2, headers={"Idempotency-Key": "k1"})
+    again = submit(client, 2, headers={"Idempotency-Key": "k1"})
+    assert first.status_code == 202 and again.status_code == 200
+    assert again.json["id"] == first.json["id"]
+    other = submit(client, 3, headers={"Idempotency-Key": "k1"})
+    assert other.status_code == 409 and other.mimetype == "application/problem+json"
+    assert row_counts(app) == (1, 2, 0)
+    assert len(app.extensions["publisher"].chunks) == 2
+
+
+def test_tokens_required_and_jobs_private(make_app, toy):
+    app = make_app(API_TOKENS={"secret-a": "alice", "secret-b": "bob"})
+    client = app.test_client()
+    assert submit(client).status_code == 401
+    assert submit(client, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    alice = {"Authorization": "Bearer secret-a"}
+    bob = {"Authorization": "Bearer secret-b"}
+    job = submit(client, headers=alice).json
+    assert client.get(f"/api/v1/jobs/{job['id']}", headers=alice).status_code == 200
+    assert client.get(f"/api/v1/jobs/{job['id']}", headers=bob).status_code == 404
+    assert client.post(f"/api/v1/jobs/{job['id']}/cancel", headers=bob).status_code == 404
+    assert client.get("/api/v1/jobs", headers=bob).json["items"] == []
+    assert [j["id"] for j in client.get("/api/v1/jobs", headers=alice).json["items"]] == [job["id"]]
+    # The same Idempotency-Key belongs to each client separately.
+    assert submit(client, headers={**alice, "Idempotency-Key": "x"}).status_code == 202
+    assert submit(client, 5, headers={**bob, "Idempotency-Key": "x"}).status_code == 202
+
+
+def test_too_many_unfinished_puzzles_is_429(make_app, toy):
+    client = make_app(MAX_PENDING_PUZZLES=4).test_client()
+    assert submit(client, 3).status_code == 202
+    r = submit(client, 2)
+    assert r.status_code == 429 and r.headers["Retry-After"] and "unfinished" in r.json["detail"]
+
+
+def test_database_down_is_503_not_a_traceback(make_app, toy):
+    app = make_app()
+    app.extensions["sessions"].configure(bind=__import__("sqlalchemy").create_engine(
+        "postgresql+psycopg://nobody@127.0.0.1:1/none", connect_args={"connect_timeout": 1}))
+    app.extensions["engine"] = app.extensions["sessions"].kw["bind"]
+    client = app.test_client()
+    for r in (submit(client), client.get("/api/v1/jobs/x"), client.get("/readyz")):
+        assert r.status_code == 503, r.data
+        assert r.mimetype == "application/problem+json" and "Retry-After" in r.headers
+        assert "Traceback" not in r.get_data(as_text=True)
+
+
+def test_broker_down_fails_readyz(make_app, toy):
+    app = make_app(REDIS_URL="redis://127.0.0.1:1/0")
+    r = app.test_client().get("/readyz")
+    assert r.status_code == 503 and "broker" in r.json["checks"]
+
+
+def test_health_and_ready(client):
+    assert client.get("/healthz").json == {"status": "ok"}
+    assert client.get("/readyz").json["status"] == "ready"
+
+
+def test_openapi_document_and_page(client):
+    doc = client.get("/api/v1/openapi.json").json
+    assert doc["openapi"].startswith("3.")
+    assert {"/api/v1/jobs", "/api/v1/jobs/{job_id}/puzzles", "/api/v1/kinds"} <= set(doc["paths"])
+    body = doc["paths"]["/api/v1/jobs"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert "JobSubmit" in body["$ref"]
+    assert "422" in doc["paths"]["/api/v1/jobs"]["post"]["responses"]
+    page = client.get("/api/v1/docs/swagger/")
+    assert page.status_code == 200 and b"swagger" in page.data.lower()
+
+
+@pytest.mark.parametrize(("n", "spread", "largest", "expected"), [
+    (1, 16, 64, [1]),
+    (10, 16, 64, [1] * 10),
+    (100, 16, 64, [7] * 14 + [2]),
+    (10_000, 16, 64, [64] * 156 + [16]),
+])
+def test_chunk_sizes(n, spread, largest, expected):
+    assert chunk_sizes(n, spread, largest) == expected

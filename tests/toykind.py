@@ -1,0 +1,89 @@
+"""A tiny kind for testing the service mechanics, registered by fixtures only (never in solvers.KINDS).
+
+Puzzle: a string of digits; result: their sum. Options make it slow, crash or lie,
+so the worker's handling of time limits, errors and wrong answers can be tested.
+"""
+
+from __future__ import annotations
+
+import time
+
+from solvers.base import (
+    NO_SOLUTION,
+    SOLVED,
+    BadExample,
+    Example,
+    InvalidPuzzle,
+    Kind,
+    Option,
+    Outcome,
+    ParseError,
+    Split,
+    Stats,
+    WrongAnswer,
+)
+
+
+def parse(wire):
+    if not isinstance(wire, str):
+        raise ParseError(f"a toy puzzle is a string of digits, not {type(wire).__name__}")
+    bad = [c for c in wire if not c.isdigit()]
+    if bad:
+        raise ParseError(f"bad symbol {bad[0]!r}: a toy puzzle has only digits")
+    return [int(c) for c in wire]
+
+
+def validate(puzzle, options):
+    if not 1 <= len(puzzle) <= 20:
+        raise InvalidPuzzle(f"a toy puzzle has 1 to 20 digits, this one has {len(puzzle)}")
+
+
+def solve(puzzle, options, node_limit=None):
+    if options["sleep"]:
+        time.sleep(options["sleep"])
+    if options["crash"]:
+        raise RuntimeError("toy solver crashed on purpose")
+    total = sum(puzzle) + (1 if options["lie"] else 0)
+    if total == 0:
+        return Outcome(NO_SOLUTION, None, {"elapsed_ms": 0.0, "subtasks": 0})
+    return Outcome(SOLVED, {"sum": total}, {"elapsed_ms": 0.0, "subtasks": 0})
+
+
+def verify(puzzle, options, outcome):
+    expected = sum(puzzle)
+    if (outcome.status == NO_SOLUTION) != (expected == 0):
+        raise WrongAnswer(f"status {outcome.status} is wrong for digit sum {expected}")
+    if outcome.status == SOLVED and (outcome.result or {}).get("sum") != expected:
+        raise WrongAnswer(f"sum {(outcome.result or {}).get('sum')} is wrong; the digits add up to {expected}")
+
+
+def split(puzzle, options, parts):
+    return Split([], solve(puzzle, options))
+
+
+def not_split(*args):
+    raise AssertionError("toy puzzles are never split")
+
+
+TOY = Kind(
+    name="toy",
+    summary="sum of digits (tests only)",
+    input_format="a string of 1 to 20 digits",
+    options=(
+        Option("sleep", float, 0.0, "seconds to sleep before answering", minimum=0, maximum=30),
+        Option("crash", bool, False, "raise instead of answering"),
+        Option("lie", bool, False, "answer one too many"),
+    ),
+    result_fields={"sum": "the digit sum"},
+    stats_fields={"elapsed_ms": "time"},
+    parse=parse,
+    validate=validate,
+    solve=solve,
+    verify=verify,
+    split=split,
+    solve_part=not_split,
+    merge=not_split,
+    stats_record=Stats,
+    examples=(Example("123"),),
+    bad_examples=(BadExample("12x"),),
+)
