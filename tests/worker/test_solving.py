@@ -1,0 +1,209 @@
+"""Task logic against SQLite: claiming, solving, verifying, bulk writes, exactly-once, reaper."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from celery.exceptions import SoftTimeLimitExceeded
+from sqlalchemy import select, update
+
+from service.models import Job, Puzzle, now
+from tests.service.conftest import RecordingPublisher
+from worker import solving
+
+
+class EagerPublisher:
+    """Runs each published chunk at once, like a worker would (and records it)."""
+
+    def __init__(self, app):
+        self.app, self.chunks = app, []
+
+    def publish(self, chunks):
+        for ids in chunks:
+            self.chunks.append(list(ids))
+            solving.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)
+
+
+@pytest.fixture
+def app(make_app, toy):
+    return make_app(PUZZLE_TIME_LIMIT=5.0)
+
+
+def post(app, items, **kw):
+    r = app.test_client().post("/api/v1/jobs", json={"puzzles": items}, **kw)
+    assert r.status_code == 202, r.json
+    return r.json["id"]
+
+
+def toys(*puzzles, **options):
+    return [{"kind": "toy", "puzzle": p, "options": options} for p in puzzles]
+
+
+def rows(app, job_id):
+    with app.extensions["sessions"]() as s:
+        return list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+
+
+def job_row(app, job_id):
+    with app.extensions["sessions"]() as s:
+        return s.get(Job, job_id)
+
+
+def run(app, ids, publisher=None):
+    return solving.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher or RecordingPublisher())
+
+
+def ids_of(app, job_id):
+    return [p.id for p in rows(app, job_id)]
+
+
+def test_chunk_solves_verifies_and_completes_the_job(app):
+    job_id = post(app, toys("12", "0", "999"))
+    report = run(app, ids_of(app, job_id))
+    assert report.written == 3 and report.skipped == 0
+    got = rows(app, job_id)
+    assert [p.status for p in got] == ["solved", "no_solution", "solved"]
+    assert [p.result for p in got] == [{"sum": 3}, None, {"sum": 27}]
+    assert all(p.attempts == 1 and p.worker == "w1" and p.solve_ms is not None and p.finished_at for p in got)
+    job = job_row(app, job_id)
+    assert job.status == "completed" and job.pending == 0 and job.started_at and job.finished_at
+    api = app.test_client().get(f"/api/v1/jobs/{job_id}").json
+    assert api["status"] == "completed" and api["progress"] == 1.0
+    assert api["counts"]["solved"] == 2 and api["counts"]["no_solution"] == 1
+
+
+def test_redelivered_task_writes_nothing_twice(app):
+    job_id = post(app, toys("1", "2"))
+    ids = ids_of(app, job_id)
+    run(app, ids)
+    before = [(p.status, p.result, p.attempts, p.finished_at) for p in rows(app, job_id)]
+    again = run(app, ids)
+    assert again.written == 0 and again.skipped == 2
+    assert [(p.status, p.result, p.attempts, p.finished_at) for p in rows(app, job_id)] == before
+    assert job_row(app, job_id).pending == 0
+
+
+def test_two_claims_of_one_puzzle_write_exactly_once(app):
+    job_id = post(app, toys("5"))
+    sessions = app.extensions["sessions"]
+    later = now() + timedelta(minutes=5)
+    with sessions() as s, s.begin():
+        first = solving.claim(s, ids_of(app, job_id), "a", later)
+    with sessions() as s, s.begin():
+        second = solving.claim(s, ids_of(app, job_id), "b", later)
+    assert (first[0].attempts, second[0].attempts) == (1, 2)
+    with sessions() as s, s.begin():
+        assert solving.write(s, [solving.solve_one(second[0], 5)]) == 1
+    with sessions() as s, s.begin():
+        assert solving.write(s, [solving.solve_one(first[0], 5)]) == 0  # its claim is stale
+    assert job_row(app, job_id).pending == 0
+    assert rows(app, job_id)[0].worker == "b"
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"lie": True}, "internal error: the solver's answer failed verification (sum 4 is wrong"),
+    ({"crash": True}, "solver error: RuntimeError: toy solver crashed on purpose"),
+    ({"sleep": 2.0}, "exceeded the time limit of 0.3 s per puzzle"),
+])
+def test_failures_end_the_puzzle_failed_with_a_reason(make_app, toy, options, message):
+    app = make_app(PUZZLE_TIME_LIMIT=0.3)
+    job_id = post(app, toys("3", **options) + toys("4"))
+    run(app, ids_of(app, job_id))
+    bad, good = rows(app, job_id)
+    assert bad.status == "failed" and bad.result is None and bad.error.startswith(message)
+    assert good.status == "solved"
+    assert job_row(app, job_id).status == "completed"
+
+
+def test_nothing_is_written_after_cancel(app):
+    job_id = post(app, toys("1", "2"))
+    ids = ids_of(app, job_id)
+    with app.extensions["sessions"]() as s, s.begin():
+        claims = solving.claim(s, ids, "w", now() + timedelta(minutes=1))
+    assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+    with app.extensions["sessions"]() as s, s.begin():
+        assert solving.write(s, [solving.solve_one(c, 5) for c in claims]) == 0
+    assert [p.status for p in rows(app, job_id)] == ["cancelled", "cancelled"]
+    assert all(p.result is None and p.stop_requested for p in rows(app, job_id))
+    job = job_row(app, job_id)
+    assert job.status == "cancelled" and job.pending == 0
+    assert run(app, ids).written == 0  # a task arriving after the cancel claims nothing
+
+
+def test_attempt_cap_fails_the_puzzle(app):
+    job_id = post(app, toys("7"))
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).values(status="running", attempts=app.config["MAX_ATTEMPTS"]))
+    run(app, ids_of(app, job_id))
+    (p,) = rows(app, job_id)
+    assert p.status == "failed" and p.attempts == app.config["MAX_ATTEMPTS"] + 1
+    assert p.error.startswith(f"gave up after {app.config['MAX_ATTEMPTS']} attempts")
+    assert job_row(app, job_id).status == "completed"
+
+
+def test_redelivered_chunk_goes_on_one_puzzle_per_task(app):
+    job_id = post(app, toys("1", "2", "3"))
+    ids = ids_of(app, job_id)
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).values(status="running", attempts=1))  # a worker died holding it
+    publisher = RecordingPublisher()
+    report = run(app, ids, publisher)
+    assert publisher.chunks == [[i] for i in ids] and report.written == 0
+    assert [p.attempts for p in rows(app, job_id)] == [1, 1, 1]
+    for i in ids:
+        run(app, [i])
+    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 2)] * 3
+
+
+def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
+    job_id = post(app, toys("1", "2", "3"))
+    ids = ids_of(app, job_id)
+    real, calls = solving.solve_one, []
+
+    def solve_then_expire(c, seconds):
+        calls.append(c.id)
+        if len(calls) == 2:
+            raise SoftTimeLimitExceeded()
+        return real(c, seconds)
+
+    monkeypatch.setattr(solving, "solve_one", solve_then_expire)
+    publisher = RecordingPublisher()
+    report = run(app, ids, publisher)
+    assert report.written == 1 and publisher.chunks == [[ids[1]], [ids[2]]]
+    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 1), ("queued", 0), ("queued", 0)]
+
+
+def test_reaper_publishes_lost_puzzles_and_fails_those_past_the_cap(app):
+    job_id = post(app, toys("1", "2", "3"))
+    a, b, c = ids_of(app, job_id)
+    past = now() - timedelta(seconds=1)
+    cap = app.config["MAX_ATTEMPTS"]
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).where(Puzzle.id == a).values(deadline=past))  # queued, task lost
+        s.execute(update(Puzzle).where(Puzzle.id == b).values(status="running", attempts=cap, deadline=past))
+    publisher = RecordingPublisher()
+    assert solving.reap(app.extensions["sessions"], app.config, publisher) == [a]
+    assert publisher.chunks == [[a]]
+    pa, pb, pc = rows(app, job_id)
+    assert pa.status == "queued" and pa.deadline.replace(tzinfo=None) > now().replace(tzinfo=None)
+    assert pb.status == "failed" and "gave up after" in pb.error
+    assert pc.status == "queued"
+    assert solving.reap(app.extensions["sessions"], app.config, RecordingPublisher()) == []
+    assert job_row(app, job_id).pending == 2
+
+
+def test_eager_end_to_end_through_the_api(app):
+    publisher = EagerPublisher(app)
+    app.extensions["publisher"] = publisher
+    client = app.test_client()
+    job_id = post(app, toys(*[str(i) for i in range(40)]))
+    job = client.get(f"/api/v1/jobs/{job_id}").json
+    assert job["status"] == "completed" and job["counts"]["solved"] == 39 and job["counts"]["no_solution"] == 1
+    assert len(publisher.chunks) == 14  # 40 puzzles spread over at least 16 tasks of 3
+    items = client.get(f"/api/v1/jobs/{job_id}/puzzles?limit=100").json["items"]
+    assert [p["result"] for p in items[1:]] == [{"sum": sum(map(int, str(i)))} for i in range(1, 40)]
+    metrics = client.get("/metrics").get_data(as_text=True)
+    assert 'puzzle_queue_puzzles_finished_total{kind="toy",status="solved"} 39.0' in metrics
+    assert 'puzzle_queue_solve_seconds_count{kind="toy"} 40.0' in metrics
+    assert "puzzle_queue_jobs_submitted_total 1.0" in metrics

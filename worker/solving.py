@@ -1,0 +1,265 @@
+"""What a task does, as plain functions over a session factory (so tests run it on SQLite).
+
+A chunk task: claim its puzzles (status -> running, attempts + 1), solve each one
+through the registry, verify every answer, and write results in bulk. A write
+only lands for puzzles that are still ``running`` with the attempt number this task
+claimed, so a redelivered or duplicated task never writes a second result, and
+the job's ``pending`` counter moves by exactly the rows written.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from celery.exceptions import SoftTimeLimitExceeded
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+import solvers
+from service.models import COMPLETED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, now
+from service.publish import Publisher, publish_safely, task_limits
+
+log = logging.getLogger(__name__)
+
+# Results are written at least this often, so progress shows and a killed worker loses little.
+FLUSH_SECONDS = 0.5
+
+
+class PuzzleTimeout(Exception):
+    pass
+
+
+@dataclass
+class Claimed:
+    id: int
+    job_id: str
+    kind: str
+    input: Any
+    options: dict[str, Any]
+    attempts: int
+
+
+@dataclass
+class Written:
+    """One finished puzzle on its way to SQL."""
+
+    id: int
+    job_id: str
+    attempts: int
+    status: str
+    result: dict[str, Any] | None = None
+    stats: dict[str, Any] | None = None
+    error: str | None = None
+    solve_ms: float | None = None
+
+
+@dataclass
+class ChunkReport:
+    written: int = 0
+    skipped: int = 0
+    republished: list[int] = field(default_factory=list)
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise PuzzleTimeout in this thread after ``seconds`` (when the interpreter next runs
+    Python code: a compiled kernel is stopped only by the task's hard limit)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _expired(signum, frame):
+        raise PuzzleTimeout
+
+    previous = signal.signal(signal.SIGALRM, _expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# -- claiming
+
+
+def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> list[Claimed]:
+    t = now()
+    job_ids = set(s.scalars(select(Puzzle.job_id).where(Puzzle.id.in_(ids))))
+    for job_id in sorted(job_ids):  # lock order everywhere: job row, then its puzzles
+        s.execute(update(Job).where(Job.id == job_id, Job.status == QUEUED)
+                  .values(status=RUNNING, started_at=t).execution_options(synchronize_session=False))
+    claimed = s.scalars(
+        update(Puzzle)
+        .where(Puzzle.id.in_(ids), Puzzle.status.in_(UNFINISHED), Puzzle.stop_requested.is_(False))
+        .values(status=RUNNING, attempts=Puzzle.attempts + 1, started_at=t, worker=worker, deadline=deadline)
+        .returning(Puzzle.id).execution_options(synchronize_session=False)).all()
+    rows = s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts)
+                     .where(Puzzle.id.in_(claimed)).order_by(Puzzle.id))
+    return [Claimed(*row) for row in rows]
+
+
+def tried_before(s: Session, ids: Sequence[int]) -> bool:
+    """Some of these unfinished puzzles were claimed already: this is a redelivery."""
+    return s.scalar(select(Puzzle.id).where(Puzzle.id.in_(ids), Puzzle.status.in_(UNFINISHED),
+                                            Puzzle.attempts > 0).limit(1)) is not None
+
+
+# -- solving
+
+
+def solve_one(c: Claimed, seconds: float) -> Written:
+    """Solve and verify one claimed puzzle; every failure becomes a ``failed`` row with a reason."""
+    out = Written(c.id, c.job_id, c.attempts, FAILED)
+    start = time.perf_counter()
+    try:
+        kind = solvers.get(c.kind)
+        puzzle, options = kind.prepare(c.input, c.options)
+        with time_limit(seconds):
+            outcome = kind.solve(puzzle, options)
+        kind.verify(puzzle, options, outcome)
+    except (PuzzleTimeout, SoftTimeLimitExceeded):
+        out.error = f"exceeded the time limit of {seconds:g} s per puzzle"
+    except solvers.WrongAnswer as exc:
+        out.error = f"internal error: the solver's answer failed verification ({exc})"
+    except solvers.PuzzleError as exc:
+        out.error = f"invalid puzzle: {exc}"
+    except Exception as exc:  # a solver bug must end this puzzle, not the whole chunk
+        log.exception("solver error on puzzle %s", c.id)
+        out.error = f"solver error: {type(exc).__name__}: {exc}"
+    else:
+        out.status, out.result, out.stats = outcome.status, outcome.result, outcome.stats
+    out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)
+    return out
+
+
+# -- writing
+
+
+def write(s: Session, results: Sequence[Written]) -> int:
+    """Store results whose claim is still current; move each job's counter by what was written."""
+    if not results:
+        return 0
+    t = now()
+    by_id = {w.id: w for w in results}
+    for job_id in sorted({w.job_id for w in results}):
+        s.execute(select(Job.id).where(Job.id == job_id).with_for_update())
+    current = s.execute(select(Puzzle.id, Puzzle.attempts)
+                        .where(Puzzle.id.in_(by_id), Puzzle.status == RUNNING)
+                        .order_by(Puzzle.id).with_for_update()).all()
+    fresh = [by_id[pid] for pid, attempts in current if by_id[pid].attempts == attempts]
+    if fresh:
+        s.execute(update(Puzzle), [
+            {"id": w.id, "status": w.status, "result": w.result, "stats": w.stats, "error": w.error,
+             "solve_ms": w.solve_ms, "finished_at": t, "deadline": None} for w in fresh
+        ])
+    per_job: dict[str, int] = {}
+    for w in fresh:
+        per_job[w.job_id] = per_job.get(w.job_id, 0) + 1
+    for job_id, n in per_job.items():
+        left = s.scalar(update(Job).where(Job.id == job_id).values(pending=Job.pending - n)
+                        .returning(Job.pending).execution_options(synchronize_session=False))
+        if left == 0:
+            s.execute(update(Job).where(Job.id == job_id, Job.status.in_(UNFINISHED))
+                      .values(status=COMPLETED, finished_at=t).execution_options(synchronize_session=False))
+    return len(fresh)
+
+
+def release(s: Session, claims: Sequence[Claimed]) -> None:
+    """Give back puzzles this task claimed but never started, as if it had not claimed them."""
+    for c in claims:
+        s.execute(update(Puzzle).where(Puzzle.id == c.id, Puzzle.status == RUNNING,
+                                       Puzzle.attempts == c.attempts)
+                  .values(status=QUEUED, attempts=Puzzle.attempts - 1, worker=None)
+                  .execution_options(synchronize_session=False))
+
+
+# -- the chunk task
+
+
+def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any], worker: str,
+              publisher: Publisher, clock: Callable[[], float] = time.monotonic) -> ChunkReport:
+    report = ChunkReport()
+    seconds = config["PUZZLE_TIME_LIMIT"]
+    _, hard = task_limits(config, len(ids))
+    with sessions() as s, s.begin():
+        if len(ids) > 1 and tried_before(s, ids):
+            # A chunk that comes back after its worker died: one of its puzzles may be what
+            # killed it, so each goes on alone and only the culprit uses up its attempts.
+            report.republished = list(ids)
+        else:
+            claims = claim(s, ids, worker, now() + timedelta(seconds=hard + config["HARD_TIME_GRACE"]))
+            over = [c for c in claims if c.attempts > config["MAX_ATTEMPTS"]]
+            report.written += write(s, [_gave_up(c, config) for c in over])
+            claims = [c for c in claims if c.attempts <= config["MAX_ATTEMPTS"]]
+    if report.republished:
+        publish_safely(publisher, [[i] for i in report.republished])
+        return report
+    report.skipped = len(ids) - len(claims)
+
+    done: list[Written] = []
+    last_flush = clock()
+    for position, c in enumerate(claims):
+        try:
+            done.append(solve_one(c, seconds))
+        except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
+            rest = claims[position:]
+            with sessions() as s, s.begin():
+                report.written += write(s, done)
+                release(s, rest)
+            report.republished = [c.id for c in rest]
+            publish_safely(publisher, [[i] for i in report.republished])
+            return report
+        if clock() - last_flush >= FLUSH_SECONDS:
+            with sessions() as s, s.begin():
+                report.written += write(s, done)
+            done, last_flush = [], clock()
+    with sessions() as s, s.begin():
+        report.written += write(s, done)
+    return report
+
+
+def _gave_up(c: Claimed, config: dict[str, Any]) -> Written:
+    limit = config["PUZZLE_TIME_LIMIT"]
+    return Written(c.id, c.job_id, c.attempts, FAILED, error=(
+        f"gave up after {c.attempts - 1} attempts: the worker was lost each time (it crashed or "
+        f"ran past the hard time limit; the limit per puzzle is {limit:g} s)"))
+
+
+# -- the reaper
+
+
+def reap(sessions: sessionmaker, config: dict[str, Any], publisher: Publisher) -> list[int]:
+    """Publish again the puzzles whose task was lost: past their deadline while queued or running.
+    Running ones past the attempt cap fail instead. Returns the ids published."""
+    t = now()
+    with sessions() as s, s.begin():
+        stale = s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status)
+                          .where(Puzzle.status.in_(UNFINISHED), Puzzle.deadline < t)
+                          .order_by(Puzzle.id).limit(10_000)).all()
+        over = [Claimed(pid, job_id, "", None, {}, attempts) for pid, job_id, attempts, status in stale
+                if status == RUNNING and attempts >= config["MAX_ATTEMPTS"]]
+        # The next claim would be one past the cap, so these fail now, with the same message.
+        for c in over:
+            c.attempts += 1
+            s.execute(update(Puzzle).where(Puzzle.id == c.id).values(attempts=c.attempts)
+                      .execution_options(synchronize_session=False))
+        write(s, [_gave_up(c, config) for c in over])
+        again = [pid for pid, _, attempts, status in stale
+                 if not (status == RUNNING and attempts >= config["MAX_ATTEMPTS"])]
+        deadline = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])
+        if again:
+            s.execute(update(Puzzle).where(Puzzle.id.in_(again), Puzzle.status.in_(UNFINISHED))
+                      .values(deadline=deadline).execution_options(synchronize_session=False))
+    if again:
+        log.warning("reaper: publishing %d stale puzzle(s) again", len(again))
+        publish_safely(publisher, [[i] for i in again])
+    return again

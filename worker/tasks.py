@@ -1,0 +1,31 @@
+"""Celery tasks: thin wrappers that hand ids to worker.solving inside the Flask app context."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from celery import shared_task
+from flask import current_app
+
+from service.publish import REAP, SOLVE_CHUNK
+from worker import solving
+
+
+
+def _worker_name() -> str:
+    # Prefork children are forked after import: name them by their own pid.
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@shared_task(name=SOLVE_CHUNK, acks_late=True, reject_on_worker_lost=True)
+def solve_chunk(ids: list[int]) -> dict:
+    report = solving.run_chunk(current_app.extensions["sessions"], ids, current_app.config, _worker_name(),
+                               current_app.extensions["publisher"])
+    return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished)}
+
+
+@shared_task(name=REAP)
+def reap() -> int:
+    return len(solving.reap(current_app.extensions["sessions"], current_app.config,
+                            current_app.extensions["publisher"]))
