@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv test test-fast bench clean
+.PHONY: venv run test test-fast bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,6 +14,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# The service on 127.0.0.1:8000 (PORT changes it): API + one worker. Without DATABASE_URL
+# and REDIS_URL it needs no servers (SQLite and a filesystem broker under var/).
+run: venv
+	$(PY) -m service.run_local
 
 # Everything, the slow data-set checks and the integration tests included.
 test: venv

@@ -1,0 +1,88 @@
+"""`make run`: migrate, then run the API and one worker side by side until Ctrl-C.
+
+With no DATABASE_URL / REDIS_URL it is self-contained: a SQLite file and Celery's
+filesystem broker under var/. With them set, the same command uses those servers.
+The worker also runs the beat schedule (-B) so the reaper runs; a deployment with
+several workers runs one `celery -A worker beat` instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+
+from service.config import ROOT, VAR, from_env
+
+
+def migrate(url: str) -> None:
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = url
+    command.upgrade(config, "head")
+
+
+def banner(port: int, host: str) -> str:
+    url = f"http://{host}:{port}"
+    sample = ('{"puzzles": [{"kind": "sudoku", "puzzle": "53..7....6..195....98....6.8...6...34..8.3..17...2...6.'
+              '6....28....419..5....8..79"}]}')
+    return (f"\npuzzle-queue is running at {url}  (Ctrl-C stops it)\n"
+            f"  API docs:  {url}/api/v1/docs/swagger/\n"
+            f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json' \\\n"
+            f"               -d '{sample}'\n"
+            f"  results:   curl -s {url}/api/v1/jobs/<id>/puzzles\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--api", default="service:create_app()", help="gunicorn app spec")
+    parser.add_argument("--celery", default="worker", help="celery -A module")
+    parser.add_argument("--api-workers", type=int, default=2)
+    args = parser.parse_args(argv)
+
+    config = from_env()
+    port, host = int(os.environ.get("PORT", "8000")), os.environ.get("HOST", "127.0.0.1")
+    VAR.mkdir(exist_ok=True)
+    migrate(config["DATABASE_URL"])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    bin_dir = Path(sys.executable).parent
+    api = subprocess.Popen([str(bin_dir / "gunicorn"), "--bind", f"{host}:{port}", "--workers",
+                            str(args.api_workers), "--access-logfile", "-", args.api], cwd=ROOT, env=env)
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", args.celery, "worker", "-B",
+                               "--schedule", str(VAR / "celerybeat-schedule"), "--pool", "prefork",
+                               "--concurrency", os.environ.get("WORKER_CONCURRENCY", "1"),
+                               "-Q", config["TASK_QUEUE"], "--loglevel", "INFO"], cwd=ROOT, env=env)
+    children = [api, worker]
+    print(banner(port, host), flush=True)
+
+    stopping = False
+
+    def stop(signum, _frame):
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    while not stopping and all(c.poll() is None for c in children):
+        time.sleep(0.2)
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    for child in children:
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+    failed = [c.args[0] for c in children if c.returncode not in (0, -signal.SIGTERM)]
+    return 1 if failed and not stopping else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
