@@ -163,9 +163,11 @@ def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
 def cancel_job(s: Session, job: Job) -> int:
     """Unfinished puzzles -> cancelled; running ones are flagged so their solvers stop and
     their results are never written. Returns how many puzzles were cancelled."""
-    if job.status in (COMPLETED, CANCELLED):
+    # Lock order everywhere: the job row, then its puzzles. The status is read under the lock,
+    # since a worker may have completed the job since it was loaded.
+    status = s.scalar(select(Job.status).where(Job.id == job.id).with_for_update())
+    if status in (COMPLETED, CANCELLED):
         return 0
-    s.execute(select(Job.id).where(Job.id == job.id).with_for_update())  # lock order: job, then puzzles
     t = now()
     moved = s.execute(update(Puzzle).where(Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
                       .values(status=CANCELLED, finished_at=t, stop_requested=True)
