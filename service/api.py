@@ -128,9 +128,8 @@ def submit_job():
                 raise Problem(429, "Too Many Requests",
                               f"{pending} of your puzzles are still unfinished; the limit is "
                               f"{cfg['MAX_PENDING_PUZZLES']}", headers={"Retry-After": "10"})
-            job = jobs.create_job(s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
-                                  queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"])
-            chunks = jobs.chunks_of(s, job.id, cfg["CHUNK_SPREAD"], cfg["CHUNK_MAX"])
+            job, ids = jobs.create_job(s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
+                                       queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"])
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         with sessions() as s:
@@ -138,7 +137,7 @@ def submit_job():
             if found is None:
                 raise
             return _replay(s, found, digest)
-    publish_safely(current_app.extensions["publisher"], chunks)
+    publish_safely(current_app.extensions["publisher"], jobs.chunks_of(ids, cfg["CHUNK_SPREAD"], cfg["CHUNK_MAX"]))
     with sessions() as s:
         out = jobs.describe_job(s, s.merge(job))
     return out, 202, _poll_headers(job.id)

@@ -47,7 +47,7 @@ def _tokens(text: str) -> dict[str, str]:
 def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
     time_limit = _float(env, "PUZZLE_TIME_LIMIT", 120.0)
-    chunk_max = _int(env, "CHUNK_MAX", 64)
+    chunk_max = _int(env, "CHUNK_MAX", 256)
     hard_grace = _float(env, "HARD_TIME_GRACE", 15.0)
     return {
         "DATABASE_URL": env.get("DATABASE_URL", f"sqlite:///{VAR / 'puzzle-queue.db'}"),

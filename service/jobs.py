@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from service.config import dumps
@@ -36,7 +36,8 @@ def chunk_sizes(n: int, spread: int, largest: int) -> list[int]:
 
 
 def create_job(s: Session, owner: str, submit: JobSubmit, *, label: str | None, key: str | None,
-               body_hash: str | None, queued_stale_seconds: float) -> Job:
+               body_hash: str | None, queued_stale_seconds: float) -> tuple[Job, list[int]]:
+    """Store the job and one row per puzzle; returns the job and the puzzle ids in batch order."""
     created = now()
     items = submit.puzzles
     job = Job(id=uuid.uuid4().hex, owner=owner, label=label, status=QUEUED, total=len(items),
@@ -44,20 +45,22 @@ def create_job(s: Session, owner: str, submit: JobSubmit, *, label: str | None, 
     s.add(job)
     s.flush()
     deadline = created + timedelta(seconds=queued_stale_seconds)
-    s.execute(Puzzle.__table__.insert(), [
+    # A plain executemany (pipelined by psycopg) then one SELECT: measured faster here than
+    # INSERT ... RETURNING, whose huge multi-row statements psycopg spends long parsing.
+    s.execute(insert(Puzzle), [
         {"job_id": job.id, "index": i, "kind": item.kind, "input": item.puzzle,
          "options": item.checked_options, "status": QUEUED, "attempts": 0, "created_at": created,
          "deadline": deadline, "parts_total": 0, "parts_done": 0, "stop_requested": False}
         for i, item in enumerate(items)
     ])
-    return job
+    ids = s.scalars(select(Puzzle.id).where(Puzzle.job_id == job.id).order_by(Puzzle.index)).all()
+    return job, list(ids)
 
 
-def chunks_of(s: Session, job_id: str, spread: int, largest: int) -> list[list[int]]:
-    ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+def chunks_of(ids: Sequence[int], spread: int, largest: int) -> list[list[int]]:
     out, start = [], 0
     for size in chunk_sizes(len(ids), spread, largest):
-        out.append(ids[start:start + size])
+        out.append(list(ids[start:start + size]))
         start += size
     return out
 

@@ -20,12 +20,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import select, update
+from sqlalchemy import JSON, BigInteger, Float, Integer, String, Text, bindparam, case, column, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
 from service.models import COMPLETED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, now
-from service.publish import Publisher, publish_safely, task_limits
+from service.publish import Publisher, publish_safely
 
 log = logging.getLogger(__name__)
 
@@ -92,25 +92,20 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> list[Claimed]:
+    """Mark these puzzles running for this task (attempts + 1); returns what was claimed.
+    Final or cancelled puzzles are left alone, so a late or repeated task claims nothing."""
     t = now()
-    job_ids = set(s.scalars(select(Puzzle.job_id).where(Puzzle.id.in_(ids))))
-    for job_id in sorted(job_ids):  # lock order everywhere: job row, then its puzzles
-        s.execute(update(Job).where(Job.id == job_id, Job.status == QUEUED)
-                  .values(status=RUNNING, started_at=t).execution_options(synchronize_session=False))
-    claimed = s.scalars(
+    # Lock order everywhere: the job row, then its puzzles.
+    jobs_of = select(Puzzle.job_id).where(Puzzle.id.in_(ids)).scalar_subquery()
+    s.execute(update(Job).where(Job.id.in_(jobs_of), Job.status == QUEUED)
+              .values(status=RUNNING, started_at=t).execution_options(synchronize_session=False))
+    rows = s.execute(
         update(Puzzle)
         .where(Puzzle.id.in_(ids), Puzzle.status.in_(UNFINISHED), Puzzle.stop_requested.is_(False))
         .values(status=RUNNING, attempts=Puzzle.attempts + 1, started_at=t, worker=worker, deadline=deadline)
-        .returning(Puzzle.id).execution_options(synchronize_session=False)).all()
-    rows = s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts)
-                     .where(Puzzle.id.in_(claimed)).order_by(Puzzle.id))
-    return [Claimed(*row) for row in rows]
-
-
-def tried_before(s: Session, ids: Sequence[int]) -> bool:
-    """Some of these unfinished puzzles were claimed already: this is a redelivery."""
-    return s.scalar(select(Puzzle.id).where(Puzzle.id.in_(ids), Puzzle.status.in_(UNFINISHED),
-                                            Puzzle.attempts > 0).limit(1)) is not None
+        .returning(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts)
+        .execution_options(synchronize_session=False))
+    return sorted((Claimed(*row) for row in rows), key=lambda c: c.id)
 
 
 # -- solving
@@ -145,32 +140,65 @@ def solve_one(c: Claimed, seconds: float) -> Written:
 
 
 def write(s: Session, results: Sequence[Written]) -> int:
-    """Store results whose claim is still current; move each job's counter by what was written."""
+    """Store results whose claim is still current; move each job's counter by what was written,
+    and complete the job in the same statement when nothing is left."""
     if not results:
         return 0
     t = now()
-    by_id = {w.id: w for w in results}
     for job_id in sorted({w.job_id for w in results}):
         s.execute(select(Job.id).where(Job.id == job_id).with_for_update())
-    current = s.execute(select(Puzzle.id, Puzzle.attempts)
-                        .where(Puzzle.id.in_(by_id), Puzzle.status == RUNNING)
-                        .order_by(Puzzle.id).with_for_update()).all()
-    fresh = [by_id[pid] for pid, attempts in current if by_id[pid].attempts == attempts]
-    if fresh:
-        s.execute(update(Puzzle), [
-            {"id": w.id, "status": w.status, "result": w.result, "stats": w.stats, "error": w.error,
-             "solve_ms": w.solve_ms, "finished_at": t, "deadline": None} for w in fresh
-        ])
     per_job: dict[str, int] = {}
-    for w in fresh:
-        per_job[w.job_id] = per_job.get(w.job_id, 0) + 1
+    for job_id in _store(s, results, t):
+        per_job[job_id] = per_job.get(job_id, 0) + 1
     for job_id, n in per_job.items():
-        left = s.scalar(update(Job).where(Job.id == job_id).values(pending=Job.pending - n)
-                        .returning(Job.pending).execution_options(synchronize_session=False))
-        if left == 0:
-            s.execute(update(Job).where(Job.id == job_id, Job.status.in_(UNFINISHED))
-                      .values(status=COMPLETED, finished_at=t).execution_options(synchronize_session=False))
-    return len(fresh)
+        finishing = (Job.pending - n == 0) & Job.status.in_(UNFINISHED)
+        s.execute(update(Job).where(Job.id == job_id).values(
+            pending=Job.pending - n,
+            status=case((finishing, COMPLETED), else_=Job.status),
+            finished_at=case((finishing, t), else_=Job.finished_at),
+        ).execution_options(synchronize_session=False))
+    return sum(per_job.values())
+
+
+def _store(s: Session, results: Sequence[Written], t: datetime) -> list[str]:
+    """Write the rows still running under the same claim; returns the job id of each row written.
+    PostgreSQL: one UPDATE for the whole batch, the rows travelling as one JSON parameter
+    (the statement text never changes, so it is compiled and planned once). SQLite is
+    in-process: one UPDATE per row costs no round trip."""
+    table = Puzzle.__table__
+    if s.get_bind().dialect.name == "postgresql":
+        rows = [{"pid": w.id, "att": w.attempts, "st": w.status, "res": w.result, "sts": w.stats,
+                            "err": w.error, "ms": w.solve_ms} for w in results]
+        v = func.json_to_recordset(bindparam("rows", rows, type_=JSON)).table_valued(
+            column("pid", BigInteger), column("att", Integer), column("st", String), column("res", JSON),
+            column("sts", JSON), column("err", Text), column("ms", Float)).render_derived("v", with_types=True)
+        return list(s.scalars(
+            update(table).where(table.c.id == v.c.pid, table.c.status == RUNNING, table.c.attempts == v.c.att)
+            .values(status=v.c.st, result=v.c.res, stats=v.c.sts, error=v.c.err, solve_ms=v.c.ms,
+                    finished_at=t, deadline=None)
+            .returning(table.c.job_id)))
+    written = []
+    for w in results:
+        hit = s.execute(update(table).where(table.c.id == w.id, table.c.status == RUNNING,
+                                            table.c.attempts == w.attempts)
+                        .values(status=w.status, result=w.result, stats=w.stats, error=w.error,
+                                solve_ms=w.solve_ms, finished_at=t, deadline=None)).rowcount
+        if hit:
+            written.append(w.job_id)
+    return written
+
+
+def lease(config: dict[str, Any]) -> timedelta:
+    """How long a claim holds without news: each flush renews it for the puzzles still to do,
+    so the reaper takes over only from a worker that has gone silent (dead, or stuck in a
+    kernel past the per-puzzle limit), however long its chunk."""
+    return timedelta(seconds=config["PUZZLE_TIME_LIMIT"] + 2 * config["HARD_TIME_GRACE"])
+
+
+def extend(s: Session, claims: Sequence[Claimed], deadline: datetime) -> None:
+    if claims:
+        s.execute(update(Puzzle).where(Puzzle.id.in_([c.id for c in claims]), Puzzle.status == RUNNING)
+                  .values(deadline=deadline).execution_options(synchronize_session=False))
 
 
 def release(s: Session, claims: Sequence[Claimed]) -> None:
@@ -189,14 +217,14 @@ def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any]
               publisher: Publisher, clock: Callable[[], float] = time.monotonic) -> ChunkReport:
     report = ChunkReport()
     seconds = config["PUZZLE_TIME_LIMIT"]
-    _, hard = task_limits(config, len(ids))
     with sessions() as s, s.begin():
-        if len(ids) > 1 and tried_before(s, ids):
+        claims = claim(s, ids, worker, now() + lease(config))
+        if len(claims) > 1 and any(c.attempts > 1 for c in claims):
             # A chunk that comes back after its worker died: one of its puzzles may be what
             # killed it, so each goes on alone and only the culprit uses up its attempts.
-            report.republished = list(ids)
+            release(s, claims)
+            report.republished = [c.id for c in claims]
         else:
-            claims = claim(s, ids, worker, now() + timedelta(seconds=hard + config["HARD_TIME_GRACE"]))
             over = [c for c in claims if c.attempts > config["MAX_ATTEMPTS"]]
             report.written += write(s, [_gave_up(c, config) for c in over])
             claims = [c for c in claims if c.attempts <= config["MAX_ATTEMPTS"]]
@@ -221,6 +249,7 @@ def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any]
         if clock() - last_flush >= FLUSH_SECONDS:
             with sessions() as s, s.begin():
                 report.written += write(s, done)
+                extend(s, claims[position + 1:], now() + lease(config))
             done, last_flush = [], clock()
     with sessions() as s, s.begin():
         report.written += write(s, done)

@@ -60,7 +60,7 @@ def upgrade() -> None:
     )
     with op.batch_alter_table('puzzles', schema=None) as batch_op:
         batch_op.create_index('ix_puzzles_job_status', ['job_id', 'status'], unique=False)
-        batch_op.create_index('ix_puzzles_status_deadline', ['status', 'deadline'], unique=False)
+        batch_op.create_index('ix_puzzles_deadline', ['deadline'], unique=False)
         batch_op.create_index('uq_puzzles_job_index', ['job_id', 'index'], unique=True)
 
     op.create_table('subtasks',
@@ -83,7 +83,7 @@ def upgrade() -> None:
     )
     with op.batch_alter_table('subtasks', schema=None) as batch_op:
         batch_op.create_index('ix_subtasks_puzzle_status', ['puzzle_id', 'status'], unique=False)
-        batch_op.create_index('ix_subtasks_status_deadline', ['status', 'deadline'], unique=False)
+        batch_op.create_index('ix_subtasks_deadline', ['deadline'], unique=False)
         batch_op.create_index('uq_subtasks_puzzle_index', ['puzzle_id', 'index'], unique=True)
 
 
@@ -91,13 +91,13 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table('subtasks', schema=None) as batch_op:
         batch_op.drop_index('uq_subtasks_puzzle_index')
-        batch_op.drop_index('ix_subtasks_status_deadline')
+        batch_op.drop_index('ix_subtasks_deadline')
         batch_op.drop_index('ix_subtasks_puzzle_status')
 
     op.drop_table('subtasks')
     with op.batch_alter_table('puzzles', schema=None) as batch_op:
         batch_op.drop_index('uq_puzzles_job_index')
-        batch_op.drop_index('ix_puzzles_status_deadline')
+        batch_op.drop_index('ix_puzzles_deadline')
         batch_op.drop_index('ix_puzzles_job_status')
 
     op.drop_table('puzzles')

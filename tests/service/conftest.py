@@ -26,11 +26,16 @@ def toy(monkeypatch):
 
 
 @pytest.fixture
-def make_app(tmp_path):
+def database_url(tmp_path):
+    return f"sqlite:///{tmp_path / 'api.db'}"
+
+
+@pytest.fixture
+def make_app(tmp_path, database_url):
     def make(**config):
-        cfg = {"DATABASE_URL": f"sqlite:///{tmp_path / 'api.db'}", "BROKER_DIR": str(tmp_path / "broker"),
-               "REDIS_URL": None, **config}
+        cfg = {"DATABASE_URL": database_url, "BROKER_DIR": str(tmp_path / "broker"), "REDIS_URL": None, **config}
         app = create_app(cfg)
+        Base.metadata.drop_all(app.extensions["engine"])
         Base.metadata.create_all(app.extensions["engine"])
         app.extensions["publisher"] = RecordingPublisher()
         return app

@@ -207,3 +207,21 @@ def test_eager_end_to_end_through_the_api(app):
     assert 'puzzle_queue_puzzles_finished_total{kind="toy",status="solved"} 39.0' in metrics
     assert 'puzzle_queue_solve_seconds_count{kind="toy"} 40.0' in metrics
     assert "puzzle_queue_jobs_submitted_total 1.0" in metrics
+
+
+def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch):
+    job_id = post(app, toys("1", "2", "3"))
+    ids = ids_of(app, job_id)
+    monkeypatch.setattr(solving, "FLUSH_SECONDS", 0.0)
+    real, seen = solving.solve_one, []
+
+    def watch(c, seconds):
+        with app.extensions["sessions"]() as s:
+            seen.append(s.scalar(select(Puzzle.deadline).where(Puzzle.id == ids[-1])))
+        return real(c, seconds)
+
+    monkeypatch.setattr(solving, "solve_one", watch)
+    run(app, ids)
+    assert seen[0] < seen[1] < seen[2]
+    assert seen[0] - now().replace(tzinfo=seen[0].tzinfo) <= solving.lease(app.config)
+    assert [p.status for p in rows(app, job_id)] == ["solved"] * 3
