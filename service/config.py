@@ -89,7 +89,7 @@ def broker_settings(config: Mapping[str, Any]) -> dict[str, Any]:
             "broker_transport_options": {"visibility_timeout": config["VISIBILITY_TIMEOUT"]},
         }
     folder = Path(config["BROKER_DIR"])
-    for sub in ("out", "processed"):
+    for sub in ("out", "processed", "control"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     return {
         "broker_url": "filesystem://",
@@ -97,6 +97,7 @@ def broker_settings(config: Mapping[str, Any]) -> dict[str, Any]:
             "data_folder_in": str(folder / "out"),
             "data_folder_out": str(folder / "out"),
             "processed_folder": str(folder / "processed"),
+            "control_folder": str(folder / "control"),
             "store_processed": False,
             "polling_interval": config["BROKER_POLL_INTERVAL"],
         },
