@@ -7,6 +7,7 @@ import socket
 
 from celery import shared_task
 from flask import current_app
+from sqlalchemy.exc import OperationalError
 
 from service.publish import REAP, SOLVE_CHUNK
 from worker import solving
@@ -18,7 +19,10 @@ def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-@shared_task(name=SOLVE_CHUNK, acks_late=True, reject_on_worker_lost=True)
+# A database outage retries the task later (claims are idempotent); anything else a task
+# cannot handle leaves its puzzles to the reaper, which re-publishes or fails them.
+@shared_task(name=SOLVE_CHUNK, acks_late=True, reject_on_worker_lost=True, autoretry_for=(OperationalError,),
+             retry_backoff=2, retry_backoff_max=60, max_retries=10)
 def solve_chunk(ids: list[int]) -> dict:
     report = solving.run_chunk(current_app.extensions["sessions"], ids, current_app.config, _worker_name(),
                                current_app.extensions["publisher"])
