@@ -226,7 +226,9 @@ def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any]
             report.republished = [c.id for c in claims]
         else:
             over = [c for c in claims if c.attempts > config["MAX_ATTEMPTS"]]
-            report.written += write(s, [_gave_up(c, config) for c in over])
+            # This claim is one past the cap: the earlier ones all lost their worker.
+            report.written += write(s, [_gave_up(c.id, c.job_id, c.attempts, c.attempts - 1, config)
+                                        for c in over])
             claims = [c for c in claims if c.attempts <= config["MAX_ATTEMPTS"]]
     if report.republished:
         publish_safely(publisher, [[i] for i in report.republished])
@@ -256,10 +258,10 @@ def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any]
     return report
 
 
-def _gave_up(c: Claimed, config: dict[str, Any]) -> Written:
+def _gave_up(puzzle_id: int, job_id: str, attempts: int, tries: int, config: dict[str, Any]) -> Written:
     limit = config["PUZZLE_TIME_LIMIT"]
-    return Written(c.id, c.job_id, c.attempts, FAILED, error=(
-        f"gave up after {c.attempts - 1} attempts: the worker was lost each time (it crashed or "
+    return Written(puzzle_id, job_id, attempts, FAILED, error=(
+        f"gave up after {tries} attempts: the worker was lost each time (it crashed or "
         f"ran past the hard time limit; the limit per puzzle is {limit:g} s)"))
 
 
@@ -274,16 +276,11 @@ def reap(sessions: sessionmaker, config: dict[str, Any], publisher: Publisher) -
         stale = s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status)
                           .where(Puzzle.status.in_(UNFINISHED), Puzzle.deadline < t)
                           .order_by(Puzzle.id).limit(10_000)).all()
-        over = [Claimed(pid, job_id, "", None, {}, attempts) for pid, job_id, attempts, status in stale
-                if status == RUNNING and attempts >= config["MAX_ATTEMPTS"]]
-        # The next claim would be one past the cap, so these fail now, with the same message.
-        for c in over:
-            c.attempts += 1
-            s.execute(update(Puzzle).where(Puzzle.id == c.id).values(attempts=c.attempts)
-                      .execution_options(synchronize_session=False))
-        write(s, [_gave_up(c, config) for c in over])
-        again = [pid for pid, _, attempts, status in stale
-                 if not (status == RUNNING and attempts >= config["MAX_ATTEMPTS"])]
+        cap = config["MAX_ATTEMPTS"]
+        capped = {pid for pid, _, attempts, status in stale if status == RUNNING and attempts >= cap}
+        write(s, [_gave_up(pid, job_id, attempts, attempts, config)
+                  for pid, job_id, attempts, _ in stale if pid in capped])
+        again = [pid for pid, *_ in stale if pid not in capped]
         deadline = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])
         if again:
             s.execute(update(Puzzle).where(Puzzle.id.in_(again), Puzzle.status.in_(UNFINISHED))
