@@ -7,6 +7,7 @@ from typing import Any
 
 from celery import Celery, Task
 from flask import Flask, request
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
 from service import config as settings
@@ -54,8 +55,6 @@ def _error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
-        from sqlalchemy.exc import OperationalError
-
         if isinstance(exc, OperationalError):
             log.warning("database unavailable during %s %s: %s", request.method, request.path, exc)
             return Problem(503, "Service Unavailable", "the database is not reachable; try again",

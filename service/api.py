@@ -45,7 +45,8 @@ spec = SpecTree(
     mode="strict",
     before=_validation_problem,
     validation_error_status=422,
-    security_schemes=[SecurityScheme(name="bearer", data=SecuritySchemeData(type=SecureType.HTTP, scheme="bearer"))],
+    security_schemes=[SecurityScheme(name="bearer",
+                                     data=SecuritySchemeData(type=SecureType.HTTP, scheme="bearer"))],
     security={"bearer": []},
 )
 
@@ -96,7 +97,8 @@ def _read_batch() -> dict[str, Any]:
 
 
 def _poll_headers(job_id: str) -> dict[str, str]:
-    return {"Location": f"/api/v1/jobs/{job_id}", "Retry-After": str(current_app.config["RETRY_AFTER_SECONDS"])}
+    retry = str(current_app.config["RETRY_AFTER_SECONDS"])
+    return {"Location": f"/api/v1/jobs/{job_id}", "Retry-After": retry}
 
 
 @bp.post("/jobs")
@@ -137,7 +139,8 @@ def submit_job():
             if found is None:
                 raise
             return _replay(s, found, digest)
-    publish_safely(current_app.extensions["publisher"], jobs.chunks_of(ids, cfg["CHUNK_SPREAD"], cfg["CHUNK_MAX"]))
+    chunks = jobs.chunks_of(ids, cfg["CHUNK_SPREAD"], cfg["CHUNK_MAX"])
+    publish_safely(current_app.extensions["publisher"], chunks)
     with sessions() as s:
         out = jobs.describe_job(s, s.merge(job))
     return out, 202, _poll_headers(job.id)

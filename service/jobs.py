@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from service.config import dumps
 from service.models import CANCELLED, COMPLETED, QUEUED, UNFINISHED, Job, Puzzle, now
-from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, _time
+from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, iso_time
 
 
 def request_hash(body: Any) -> str:
@@ -92,8 +92,8 @@ def counts_for(s: Session, job_ids: Sequence[str]) -> dict[str, Counts]:
 
 def job_out(job: Job, counts: Counts) -> JobOut:
     done = job.total - job.pending
-    return JobOut(id=job.id, status=job.status, label=job.label, created_at=_time(job.created_at),
-                  started_at=_time(job.started_at), finished_at=_time(job.finished_at), total=job.total,
+    return JobOut(id=job.id, status=job.status, label=job.label, created_at=iso_time(job.created_at),
+                  started_at=iso_time(job.started_at), finished_at=iso_time(job.finished_at), total=job.total,
                   counts=counts, progress=round(done / job.total, 6) if job.total else 1.0)
 
 
@@ -104,8 +104,8 @@ def describe_job(s: Session, job: Job) -> JobOut:
 def puzzle_out(p: Puzzle) -> PuzzleOut:
     parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total else None
     return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=p.stats,
-                     error=p.error, attempts=p.attempts, started_at=_time(p.started_at),
-                     finished_at=_time(p.finished_at), subtasks=parts)
+                     error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
+                     finished_at=iso_time(p.finished_at), subtasks=parts)
 
 
 # -- cursors: opaque to clients, a position in a stable order to us

@@ -89,7 +89,8 @@ class SqlCollector:
 
             seconds = Puzzle.solve_ms / 1000.0
             columns = [func.sum(case((seconds <= b, 1), else_=0)) for b in SOLVE_BUCKETS]
-            rows = s.execute(select(Puzzle.kind, func.count(), func.coalesce(func.sum(seconds), 0.0), *columns)
+            total = func.coalesce(func.sum(seconds), 0.0)
+            rows = s.execute(select(Puzzle.kind, func.count(), total, *columns)
                              .where(Puzzle.solve_ms.is_not(None)).group_by(Puzzle.kind)).all()
             hist = HistogramMetricFamily("puzzle_queue_solve_seconds", "Solver wall time per puzzle",
                                          labels=["kind"])

@@ -30,8 +30,8 @@ def migrate(url: str) -> None:
 
 def banner(port: int, host: str) -> str:
     url = f"http://{host}:{port}"
-    sample = ('{"puzzles": [{"kind": "sudoku", "puzzle": "53..7....6..195....98....6.8...6...34..8.3..17...2...6.'
-              '6....28....419..5....8..79"}]}')
+    sample = ('{"puzzles": [{"kind": "sudoku", "puzzle": '
+              '"53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"}]}')
     return (f"\npuzzle-queue is running at {url}  (Ctrl-C stops it)\n"
             f"  API docs:  {url}/api/v1/docs/swagger/\n"
             f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json' \\\n"
@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     port, host = int(os.environ.get("PORT", "8000")), os.environ.get("HOST", "127.0.0.1")
     VAR.mkdir(exist_ok=True)
     migrate(config["DATABASE_URL"])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
     bin_dir = Path(sys.executable).parent
     api = subprocess.Popen([str(bin_dir / "gunicorn"), "--bind", f"{host}:{port}", "--workers",
                             str(args.api_workers), "--access-logfile", "-", args.api], cwd=ROOT, env=env)

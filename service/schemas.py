@@ -36,16 +36,18 @@ class Limits(BaseModel):
         cap = self.max_puzzle_bytes.get(kind, self.max_puzzle_bytes["default"])
         size = len(json.dumps(puzzle))
         if size > cap:
-            raise solvers.InvalidPuzzle(f"a {kind} puzzle may be at most {cap} bytes of JSON; this one is {size}")
+            raise solvers.InvalidPuzzle(f"a {kind} puzzle may be at most {cap} bytes of JSON; "
+                                        f"this one is {size}")
         for name, value in options.items():
             limit = self.option_limits.get(f"{kind}.{name}")
             if limit is not None and isinstance(value, (int, float)) and value > limit:
-                raise solvers.InvalidOption(f"option '{name}' is limited to {limit:g} on this service; got {value}")
+                raise solvers.InvalidOption(f"option '{name}' is limited to {limit:g} on this service; "
+                                            f"got {value}")
 
 
 class PuzzleItem(BaseModel):
     model_config = ConfigDict(extra="forbid",
-                              json_schema_extra={"example": {"kind": "sudoku", "puzzle": "53..7....6..195...."}})
+                              json_schema_extra={"example": {"kind": "nqueens", "puzzle": {"n": 8}}})
 
     kind: str = Field(description="a kind listed by GET /api/v1/kinds")
     puzzle: Any = Field(description="the puzzle in the kind's input format")
@@ -87,7 +89,7 @@ class Counts(BaseModel):
     cancelled: int = 0
 
 
-def _time(value: datetime | None) -> str | None:
+def iso_time(value: datetime | None) -> str | None:
     if value is None:
         return None
     if value.tzinfo is None:  # SQLite keeps no zone; everything stored is UTC

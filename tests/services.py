@@ -57,11 +57,12 @@ def fresh_redis() -> Iterator[str]:
         client.ping()
     except Exception as exc:
         unavailable(f"Redis at {REDIS_URL}", exc)
-    # Claim a free db number among 1..15 with a marker key, so parallel sessions don't collide.
+    # Claim an empty db number among 1..15 with a marker key, so parallel sessions don't collide
+    # and nobody else's data is flushed.
     root = REDIS_URL.rsplit("/", 1)[0]
     for number in range(15, 0, -1):
         candidate = redis.Redis.from_url(f"{root}/{number}")
-        if candidate.set("puzzle-queue-test-claim", "1", nx=True, ex=3600):
+        if candidate.dbsize() == 0 and candidate.set("puzzle-queue-test-claim", "1", nx=True, ex=3600):
             try:
                 yield f"{root}/{number}"
             finally:
@@ -69,4 +70,4 @@ def fresh_redis() -> Iterator[str]:
                 candidate.close()
             return
         candidate.close()
-    pytest.fail("no free Redis database number among 1..15")
+    pytest.fail("no empty Redis database number among 1..15")

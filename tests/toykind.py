@@ -54,7 +54,8 @@ def verify(puzzle, options, outcome):
     if (outcome.status == NO_SOLUTION) != (expected == 0):
         raise WrongAnswer(f"status {outcome.status} is wrong for digit sum {expected}")
     if outcome.status == SOLVED and (outcome.result or {}).get("sum") != expected:
-        raise WrongAnswer(f"sum {(outcome.result or {}).get('sum')} is wrong; the digits add up to {expected}")
+        got = (outcome.result or {}).get("sum")
+        raise WrongAnswer(f"sum {got} is wrong; the digits add up to {expected}")
 
 
 def split(puzzle, options, parts):

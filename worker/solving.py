@@ -20,7 +20,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import JSON, BigInteger, Float, Integer, String, Text, bindparam, case, column, func, select, update
+from sqlalchemy import (JSON, BigInteger, Float, Integer, String, Text, bindparam, case, column, func, select,
+                        update)
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
@@ -171,7 +172,8 @@ def _store(s: Session, results: Sequence[Written], t: datetime) -> list[str]:
                             "err": w.error, "ms": w.solve_ms} for w in results]
         v = func.json_to_recordset(bindparam("rows", rows, type_=JSON)).table_valued(
             column("pid", BigInteger), column("att", Integer), column("st", String), column("res", JSON),
-            column("sts", JSON), column("err", Text), column("ms", Float)).render_derived("v", with_types=True)
+            column("sts", JSON), column("err", Text), column("ms", Float),
+        ).render_derived("v", with_types=True)
         return list(s.scalars(
             update(table).where(table.c.id == v.c.pid, table.c.status == RUNNING, table.c.attempts == v.c.att)
             .values(status=v.c.st, result=v.c.res, stats=v.c.sts, error=v.c.err, solve_ms=v.c.ms,

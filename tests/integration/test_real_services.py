@@ -55,7 +55,8 @@ def test_a_batch_is_chunked_across_both_workers(real_stack, toy_kind):
     items = [{"kind": "toy", "puzzle": str(i)} for i in range(400)]
     job_id = real_stack.submit(items)
     job = real_stack.wait(job_id)
-    assert job["status"] == "completed" and job["counts"]["solved"] == 399 and job["counts"]["no_solution"] == 1
+    assert job["status"] == "completed"
+    assert job["counts"]["solved"] == 399 and job["counts"]["no_solution"] == 1
     results = real_stack.puzzles(job_id)
     assert [r["result"]["sum"] for r in results[1:]] == [sum(map(int, str(i))) for i in range(1, 400)]
     assert all(r["attempts"] == 1 for r in results)

@@ -41,7 +41,8 @@ def test_submit_stores_publishes_and_answers_202(client, app):
 
 
 def test_options_are_stored_with_defaults_filled_in(client, app):
-    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1", "options": {"lie": True}}]})
+    item = {"kind": "toy", "puzzle": "1", "options": {"lie": True}}
+    r = client.post("/api/v1/jobs", json={"puzzles": [item]})
     with app.extensions["sessions"]() as s:
         p = s.query(Puzzle).one()
         assert p.options == {"sleep": 0.0, "crash": False, "lie": True}
@@ -67,7 +68,8 @@ def test_get_job_puzzles_and_one_puzzle(client, app):
     assert seen == [0, 1, 2, 3, 4]
 
 
-@pytest.mark.parametrize("path", ["/api/v1/jobs/nope", "/api/v1/jobs/nope/puzzles", "/api/v1/jobs/nope/puzzles/0"])
+@pytest.mark.parametrize("path", ["/api/v1/jobs/nope", "/api/v1/jobs/nope/puzzles",
+                                  "/api/v1/jobs/nope/puzzles/0"])
 def test_unknown_job_is_404_problem(client, path):
     r = client.get(path)
     assert r.status_code == 404
@@ -106,7 +108,8 @@ def test_list_jobs_newest_first_with_cursor_and_status(client):
     client.post(f"/api/v1/jobs/{ids[0]}/cancel")
     seen, cursor = [], None
     while True:
-        page = client.get("/api/v1/jobs", query_string={"limit": 2, **({"cursor": cursor} if cursor else {})}).json
+        query = {"limit": 2, **({"cursor": cursor} if cursor else {})}
+        page = client.get("/api/v1/jobs", query_string=query).json
         seen += [j["id"] for j in page["items"]]
         cursor = page["next_cursor"]
         if cursor is None:

@@ -17,7 +17,7 @@ def batch(*items, **extra):
 
 
 def needs(kind):
-    return pytest.mark.skipif(kind not in solvers.KINDS, reason=f"kind {kind} is not registered on this branch")
+    return pytest.mark.skipif(kind not in solvers.KINDS, reason=f"kind {kind} is not registered")
 
 
 # (body, status, where the error is: (index, field) for 422 item errors, else a detail fragment)
@@ -103,7 +103,8 @@ def test_every_bad_item_is_listed(client, app):
                  {**GOOD, "options": {"lie": "yes"}})
     r = post(client, body)
     assert r.status_code == 422
-    assert [(e["index"], e["field"]) for e in r.json["errors"]] == [(1, "puzzle"), (3, "kind"), (4, "options")]
+    where = [(e["index"], e["field"]) for e in r.json["errors"]]
+    assert where == [(1, "puzzle"), (3, "kind"), (4, "options")]
     assert "nothing was stored" in r.json["detail"]
     assert row_counts(app) == (0, 0, 0)
 

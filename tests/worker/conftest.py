@@ -1,6 +1,6 @@
 import pytest
 
-from tests.service.conftest import RecordingPublisher, make_app, toy  # noqa: F401  shared fixtures
+from tests.service.conftest import make_app, toy  # noqa: F401  shared fixtures
 from tests.services import fresh_postgres
 
 

@@ -51,7 +51,8 @@ def job_row(app, job_id):
 
 
 def run(app, ids, publisher=None):
-    return solving.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher or RecordingPublisher())
+    publisher = publisher or RecordingPublisher()
+    return solving.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher)
 
 
 def ids_of(app, job_id):
@@ -171,7 +172,8 @@ def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
     publisher = RecordingPublisher()
     report = run(app, ids, publisher)
     assert report.written == 1 and publisher.chunks == [[ids[1]], [ids[2]]]
-    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 1), ("queued", 0), ("queued", 0)]
+    states = [(p.status, p.attempts) for p in rows(app, job_id)]
+    assert states == [("solved", 1), ("queued", 0), ("queued", 0)]
 
 
 def test_reaper_publishes_lost_puzzles_and_fails_those_past_the_cap(app):
@@ -199,7 +201,8 @@ def test_eager_end_to_end_through_the_api(app):
     client = app.test_client()
     job_id = post(app, toys(*[str(i) for i in range(40)]))
     job = client.get(f"/api/v1/jobs/{job_id}").json
-    assert job["status"] == "completed" and job["counts"]["solved"] == 39 and job["counts"]["no_solution"] == 1
+    assert job["status"] == "completed"
+    assert job["counts"]["solved"] == 39 and job["counts"]["no_solution"] == 1
     assert len(publisher.chunks) == 14  # 40 puzzles spread over at least 16 tasks of 3
     items = client.get(f"/api/v1/jobs/{job_id}/puzzles?limit=100").json["items"]
     assert [p["result"] for p in items[1:]] == [{"sum": sum(map(int, str(i)))} for i in range(1, 40)]
