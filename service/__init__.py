@@ -90,7 +90,6 @@ def celery_init_app(app: Flask) -> Celery:
         worker_hijack_root_logger=False,
         beat_schedule={"reap": {"task": REAP, "schedule": cfg["REAP_INTERVAL"],
                                 "options": {"queue": cfg["TASK_QUEUE"]}}},
-        task_always_eager=cfg["EAGER_PUBLISH"],
     )
     celery_app.set_default()
     app.extensions["celery"] = celery_app

@@ -77,7 +77,6 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "VISIBILITY_TIMEOUT": _float(env, "VISIBILITY_TIMEOUT", 2 * (time_limit * chunk_max + hard_grace)),
         "API_TOKENS": _tokens(env.get("API_TOKENS", "")),
         "RETRY_AFTER_SECONDS": _int(env, "RETRY_AFTER_SECONDS", 1),
-        "EAGER_PUBLISH": False,
     }
 
 

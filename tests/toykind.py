@@ -6,6 +6,7 @@ so the worker's handling of time limits, errors and wrong answers can be tested.
 
 from __future__ import annotations
 
+import signal
 import time
 
 from solvers.base import (
@@ -39,7 +40,9 @@ def validate(puzzle, options):
 
 
 def solve(puzzle, options, node_limit=None):
-    if options["sleep"]:
+    if options["stubborn"]:
+        sleep_deaf(options["sleep"])
+    elif options["sleep"]:
         time.sleep(options["sleep"])
     if options["crash"]:
         raise RuntimeError("toy solver crashed on purpose")
@@ -47,6 +50,16 @@ def solve(puzzle, options, node_limit=None):
     if total == 0:
         return Outcome(NO_SOLUTION, None, {"elapsed_ms": 0.0, "subtasks": 0})
     return Outcome(SOLVED, {"sum": total}, {"elapsed_ms": 0.0, "subtasks": 0})
+
+
+def sleep_deaf(seconds):
+    """Sleep with the time-limit signals blocked: what a compiled kernel looks like to Python."""
+    deaf = {signal.SIGALRM, signal.SIGUSR1, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, deaf)
+    try:
+        time.sleep(seconds)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, deaf)
 
 
 def verify(puzzle, options, outcome):
@@ -74,6 +87,7 @@ TOY = Kind(
         Option("sleep", float, 0.0, "seconds to sleep before answering", minimum=0, maximum=30),
         Option("crash", bool, False, "raise instead of answering"),
         Option("lie", bool, False, "answer one too many"),
+        Option("stubborn", bool, False, "ignore time-limit signals while sleeping"),
     ),
     result_fields={"sum": "the digit sum"},
     stats_fields={"elapsed_ms": "time"},

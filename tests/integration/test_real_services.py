@@ -12,6 +12,7 @@ from sqlalchemy import select
 import solvers
 from service.models import Puzzle
 from solvers.base import Outcome
+from worker import solving
 
 pytestmark = pytest.mark.integration
 
@@ -105,3 +106,18 @@ def test_cancel_stops_queued_work(real_stack, toy_kind):
     time.sleep(1.5)  # running solves end; their results must not be written
     after = real_stack.client.get(f"/api/v1/jobs/{job_id}").json
     assert after["counts"] == cancelled["counts"]
+
+
+def test_a_solver_deaf_to_the_time_limit_is_killed_and_finally_failed(real_stack, toy_kind):
+    """A kernel that never returns to Python: the task's hard limit kills the process, the
+    reaper hands the puzzle on, and past the attempt cap it ends `failed`, never stuck."""
+    app = real_stack.app
+    job_id = real_stack.submit([{"kind": "toy", "puzzle": "5", "options": {"sleep": 30.0, "stubborn": True}}])
+    deadline = time.monotonic() + 90
+    while real_stack.client.get(f"/api/v1/jobs/{job_id}").json["status"] != "completed":
+        assert time.monotonic() < deadline, "the puzzle is stuck"
+        solving.reap(app.extensions["sessions"], app.config, app.extensions["publisher"])  # what beat runs
+        time.sleep(0.5)
+    (result,) = real_stack.puzzles(job_id)
+    assert result["status"] == "failed" and result["attempts"] == 2
+    assert result["error"].startswith("gave up after 2 attempts: the worker was lost each time")
