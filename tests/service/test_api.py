@@ -202,3 +202,20 @@ def test_openapi_document_and_page(client):
 ])
 def test_chunk_sizes(n, spread, largest, expected):
     assert chunk_sizes(n, spread, largest) == expected
+
+
+def test_idempotency_key_race_returns_the_winner(client, app, monkeypatch):
+    """Two requests with one key pass the lookup together; the unique index lets one insert."""
+    from service import jobs
+
+    first = submit(client, 2, headers={"Idempotency-Key": "race"}).json
+    real, calls = jobs.find_by_key, []
+
+    def missed_once(s, owner, key):
+        calls.append(key)
+        return None if len(calls) == 1 else real(s, owner, key)
+
+    monkeypatch.setattr(jobs, "find_by_key", missed_once)
+    again = submit(client, 2, headers={"Idempotency-Key": "race"})
+    assert again.status_code == 200 and again.json["id"] == first["id"]
+    assert row_counts(app) == (1, 2, 0)
