@@ -59,7 +59,6 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id')
     )
     with op.batch_alter_table('puzzles', schema=None) as batch_op:
-        batch_op.create_index('ix_puzzles_job_status', ['job_id', 'status'], unique=False)
         batch_op.create_index('ix_puzzles_deadline', ['deadline'], unique=False)
         batch_op.create_index('uq_puzzles_job_index', ['job_id', 'index'], unique=True)
 
@@ -82,7 +81,6 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id')
     )
     with op.batch_alter_table('subtasks', schema=None) as batch_op:
-        batch_op.create_index('ix_subtasks_puzzle_status', ['puzzle_id', 'status'], unique=False)
         batch_op.create_index('ix_subtasks_deadline', ['deadline'], unique=False)
         batch_op.create_index('uq_subtasks_puzzle_index', ['puzzle_id', 'index'], unique=True)
 
@@ -92,13 +90,11 @@ def downgrade() -> None:
     with op.batch_alter_table('subtasks', schema=None) as batch_op:
         batch_op.drop_index('uq_subtasks_puzzle_index')
         batch_op.drop_index('ix_subtasks_deadline')
-        batch_op.drop_index('ix_subtasks_puzzle_status')
 
     op.drop_table('subtasks')
     with op.batch_alter_table('puzzles', schema=None) as batch_op:
         batch_op.drop_index('uq_puzzles_job_index')
         batch_op.drop_index('ix_puzzles_deadline')
-        batch_op.drop_index('ix_puzzles_job_status')
 
     op.drop_table('puzzles')
     with op.batch_alter_table('jobs', schema=None) as batch_op:
