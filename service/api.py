@@ -220,4 +220,6 @@ def openapi():
 @spec.validate(resp=Response(HTTP_200=KindList), tags=["kinds"])
 def kinds():
     """Every registered kind: input format, options with defaults and limits, result and stats fields."""
-    return KindList(items=[k.describe() for k in solvers.KINDS.values()])
+    limits = Limits.from_config(current_app.config)
+    return KindList(items=[{**k.describe(), "service_limits": limits.for_kind(k.name)}
+                           for k in solvers.KINDS.values()])

@@ -32,8 +32,14 @@ class Limits(BaseModel):
         return cls(max_puzzle_bytes={k: int(v) for k, v in config["MAX_PUZZLE_BYTES"].items()},
                    option_limits={k: float(v) for k, v in config["OPTION_LIMITS"].items()})
 
+    def for_kind(self, kind: str) -> dict[str, Any]:
+        """What /kinds tells users about this service's caps on the kind."""
+        prefix = f"{kind}."
+        return {"max_puzzle_bytes": self.max_puzzle_bytes.get(kind, self.max_puzzle_bytes["default"]),
+                "options": {k[len(prefix):]: v for k, v in self.option_limits.items() if k.startswith(prefix)}}
+
     def check(self, kind: str, puzzle: Any, options: dict[str, Any]) -> None:
-        cap = self.max_puzzle_bytes.get(kind, self.max_puzzle_bytes["default"])
+        cap = self.for_kind(kind)["max_puzzle_bytes"]
         size = len(json.dumps(puzzle))
         if size > cap:
             raise solvers.InvalidPuzzle(f"a {kind} puzzle may be at most {cap} bytes of JSON; "
@@ -153,6 +159,7 @@ class KindOut(BaseModel):
     result: dict[str, str]
     stats: dict[str, str]
     example: dict[str, Any]
+    service_limits: dict[str, Any] = Field(description="this service's caps: puzzle JSON size, option maxima")
 
 
 class KindList(BaseModel):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
+import solvers
+
 from service.jobs import chunk_sizes
 from service.models import SOLVED, Job, Puzzle
 from tests.service.conftest import row_counts
@@ -119,9 +121,11 @@ def test_list_jobs_newest_first_with_cursor_and_status(client):
     assert [j["id"] for j in cancelled] == [ids[0]]
 
 
-def test_kinds_describes_the_registry(client, toy):
-    items = client.get("/api/v1/kinds").json["items"]
-    assert toy.describe() in items
+def test_kinds_describes_the_registry_and_the_service_limits(make_app, toy):
+    app = make_app(MAX_PUZZLE_BYTES={"default": "300", "toy": "40"}, OPTION_LIMITS={"toy.sleep": "2"})
+    items = {k["kind"]: k for k in app.test_client().get("/api/v1/kinds").json["items"]}
+    assert set(items) == set(solvers.KINDS)
+    assert items["toy"] == {**toy.describe(), "service_limits": {"max_puzzle_bytes": 40, "options": {"sleep": 2.0}}}
 
 
 def test_idempotency_key_replays_or_conflicts(client, app):
