@@ -116,7 +116,7 @@ def real_stack(tmp_path_factory):
     """PostgreSQL + Redis + two prefork workers (one process each): the production shape."""
     with fresh_postgres() as db_url, fresh_redis() as redis_url:
         migrate(db_url)
-        env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="4",
+        env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="6",
                           HARD_TIME_GRACE="2", MAX_ATTEMPTS="2")
         workers = Workers(env, tmp_path_factory.mktemp("workers"))
         try:

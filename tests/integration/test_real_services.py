@@ -91,7 +91,7 @@ def test_time_limit_and_solver_errors_end_failed(real_stack, toy_kind):
     assert job["status"] == "completed" and job["counts"] == {
         "queued": 0, "running": 0, "solved": 1, "no_solution": 0, "failed": 3, "cancelled": 0}
     errors = [r["error"] for r in real_stack.puzzles(job_id)]
-    assert errors[0] == "exceeded the time limit of 4 s per puzzle"
+    assert errors[0] == "exceeded the time limit of 6 s per puzzle"
     assert errors[1].startswith("solver error: RuntimeError")
     assert errors[2].startswith("internal error: the solver's answer failed verification")
     assert errors[3] is None
