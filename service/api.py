@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from flask import Blueprint, current_app, g, request
@@ -9,6 +11,7 @@ from pydantic import ValidationError
 from spectree import Response, SecurityScheme, SpecTree
 from spectree.models import SecuritySchemeData, SecureType
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 import solvers
 from service import jobs
@@ -57,6 +60,17 @@ ERRORS = {f"HTTP_{code}": ProblemOut for code in (400, 401, 404, 413, 422, 429, 
 
 def sessions():
     return current_app.extensions["sessions"]()
+
+
+@contextmanager
+def snapshot() -> Iterator[Session]:
+    """A read-only session whose queries all see one snapshot, so a job's row and its puzzle
+    counts agree (PostgreSQL's default READ COMMITTED gives each statement its own; SQLite
+    reads inside one transaction are already consistent)."""
+    with sessions() as s:
+        if s.get_bind().dialect.name == "postgresql":
+            s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+        yield s
 
 
 PUBLIC = {"api.openapi", "api.kinds"}
@@ -115,7 +129,7 @@ def submit_job():
     key = request.headers.get("Idempotency-Key")
     digest = jobs.request_hash(body)
     if key is not None:
-        with sessions() as s:
+        with snapshot() as s:
             found = jobs.find_by_key(s, g.owner, key)
             if found is not None:
                 return _replay(s, found, digest)
@@ -134,14 +148,14 @@ def submit_job():
                                        queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"])
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
-        with sessions() as s:
+        with snapshot() as s:
             found = jobs.find_by_key(s, g.owner, key) if key is not None else None
             if found is None:
                 raise
             return _replay(s, found, digest)
     chunks = jobs.chunks_of(ids, cfg["CHUNK_SPREAD"], cfg["CHUNK_MAX"])
     publish_safely(current_app.extensions["publisher"], chunks)
-    with sessions() as s:
+    with snapshot() as s:
         out = jobs.describe_job(s, s.merge(job))
     return out, 202, _poll_headers(job.id)
 
@@ -157,7 +171,7 @@ def _replay(s, job, digest: str):
 def list_jobs():
     """The client's jobs, newest first."""
     q: JobListQuery = request.context.query
-    with sessions() as s:
+    with snapshot() as s:
         try:
             items, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, q.cursor)
         except ValueError as exc:
@@ -169,7 +183,7 @@ def list_jobs():
 @spec.validate(resp=Response(HTTP_200=JobOut, **ERRORS), tags=["jobs"])
 def get_job(job_id: str):
     """A job's status, counts by puzzle status and progress."""
-    with sessions() as s:
+    with snapshot() as s:
         return jobs.describe_job(s, _job_or_404(s, job_id))
 
 
@@ -178,7 +192,7 @@ def get_job(job_id: str):
 def list_puzzles(job_id: str):
     """A job's puzzles with results, in batch order, a page at a time."""
     q: PageQuery = request.context.query
-    with sessions() as s:
+    with snapshot() as s:
         job = _job_or_404(s, job_id)
         try:
             rows, nxt = jobs.list_puzzles(s, job.id, q.limit, q.cursor)
@@ -191,7 +205,7 @@ def list_puzzles(job_id: str):
 @spec.validate(resp=Response(HTTP_200=PuzzleOut, **ERRORS), tags=["jobs"])
 def get_puzzle(job_id: str, index: int):
     """One puzzle of a job, by its index in the batch."""
-    with sessions() as s:
+    with snapshot() as s:
         job = _job_or_404(s, job_id)
         puzzle = jobs.get_puzzle(s, job.id, index)
         if puzzle is None:
@@ -206,7 +220,7 @@ def cancel_job(job_id: str):
     with sessions() as s, s.begin():
         job = _job_or_404(s, job_id)
         jobs.cancel_job(s, job)
-    with sessions() as s:
+    with snapshot() as s:
         return jobs.describe_job(s, s.merge(job)), 202, _poll_headers(job.id)
 
 
