@@ -127,6 +127,8 @@ def submit_job():
     cfg = current_app.config
     body = _read_batch()
     key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 200:
+        raise Problem(400, "Bad Request", "an Idempotency-Key has 1 to 200 characters")
     digest = jobs.request_hash(body)
     if key is not None:
         with snapshot() as s:

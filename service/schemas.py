@@ -82,7 +82,8 @@ class PuzzleItem(BaseModel):
 class JobSubmit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    label: str | None = Field(None, max_length=500)
+    label: str | None = Field(None, max_length=500, pattern=r"^[^\x00]*$",
+                              description="free text, up to 500 characters")
     puzzles: list[PuzzleItem] = Field(min_length=1)
 
 

@@ -32,6 +32,7 @@ CASES = [
     pytest.param(batch(GOOD, colour="red"), 422, (None, "colour"), id="unknown-top-level-field"),
     pytest.param(batch(GOOD, label=7), 422, (None, "label"), id="label-wrong-type"),
     pytest.param(batch(GOOD, label="x" * 501), 422, (None, "label"), id="label-too-long"),
+    pytest.param(batch(GOOD, label="a\x00b"), 422, (None, "label"), id="label-with-nul"),
     pytest.param(batch(GOOD, 5), 422, (1, "item"), id="item-not-object"),
     pytest.param(batch({"kind": "chess", "puzzle": "x"}), 422, (0, "kind"), id="unknown-kind"),
     pytest.param(batch({"kind": 3, "puzzle": "x"}), 422, (0, "kind"), id="kind-wrong-type"),
@@ -142,3 +143,10 @@ def test_service_limits_per_kind(make_app, toy):
     assert "at most 5 bytes" in r.json["errors"][0]["message"]
     assert "limited to 0.5" in r.json["errors"][1]["message"]
     assert post(client, batch({"kind": "toy", "puzzle": "12"})).status_code == 202
+
+
+@pytest.mark.parametrize("key", ["", "k" * 201])
+def test_bad_idempotency_key_is_400(client, app, key):
+    r = client.post("/api/v1/jobs", json=batch(GOOD), headers={"Idempotency-Key": key})
+    assert r.status_code == 400 and "Idempotency-Key" in r.json["detail"]
+    assert row_counts(app) == (0, 0, 0)
