@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 import solvers
 from service import jobs
+from service.models import Job
 from service.problems import Problem, invalid
 from service.publish import publish_safely
 from service.schemas import (
@@ -158,7 +159,7 @@ def submit_job():
     chunks = jobs.chunks_of(ids, cfg["CHUNK_SPREAD"], cfg["CHUNK_MAX"])
     publish_safely(current_app.extensions["publisher"], chunks)
     with snapshot() as s:
-        out = jobs.describe_job(s, s.merge(job))
+        out = jobs.describe_job(s, s.get(Job, job.id))
     return out, 202, _poll_headers(job.id)
 
 
@@ -223,7 +224,7 @@ def cancel_job(job_id: str):
         job = _job_or_404(s, job_id)
         jobs.cancel_job(s, job)
     with snapshot() as s:
-        return jobs.describe_job(s, s.merge(job)), 202, _poll_headers(job.id)
+        return jobs.describe_job(s, s.get(Job, job.id)), 202, _poll_headers(job.id)
 
 
 @bp.get("/openapi.json")

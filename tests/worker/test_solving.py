@@ -199,7 +199,10 @@ def test_eager_end_to_end_through_the_api(app):
     publisher = EagerPublisher(app)
     app.extensions["publisher"] = publisher
     client = app.test_client()
-    job_id = post(app, toys(*[str(i) for i in range(40)]))
+    accepted = client.post("/api/v1/jobs", json={"puzzles": toys(*[str(i) for i in range(40)])})
+    assert accepted.status_code == 202
+    assert accepted.json["status"] == "completed"  # the answer reads the job after publishing
+    job_id = accepted.json["id"]
     job = client.get(f"/api/v1/jobs/{job_id}").json
     assert job["status"] == "completed"
     assert job["counts"]["solved"] == 39 and job["counts"]["no_solution"] == 1
