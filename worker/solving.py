@@ -20,8 +20,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import (JSON, BigInteger, Float, Integer, String, Text, bindparam, case, column, func, select,
-                        update)
+from sqlalchemy import (ARRAY, JSON, BigInteger, Float, Integer, String, Text, any_, bindparam, case, column, func,
+                        select, update)
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
@@ -69,24 +69,47 @@ class ChunkReport:
     republished: list[int] = field(default_factory=list)
 
 
+def _expired(signum, frame):
+    raise PuzzleTimeout
+
+
 @contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise PuzzleTimeout in this thread after ``seconds`` (when the interpreter next runs
-    Python code: a compiled kernel is stopped only by the task's hard limit)."""
+def alarms_raise_timeout() -> Iterator[None]:
+    """While a chunk runs, SIGALRM raises PuzzleTimeout: installed once per chunk, since
+    installing a handler costs several times what arming the timer does."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def _expired(signum, frame):
-        raise PuzzleTimeout
-
     previous = signal.signal(signal.SIGALRM, _expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+class time_limit:
+    """``with time_limit(seconds):`` raises PuzzleTimeout in this thread after ``seconds``, when
+    the interpreter next runs Python code (a compiled kernel is stopped only by the task's hard
+    limit). Inside alarms_raise_timeout() it only arms the timer: about 1 µs a puzzle."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.active = threading.current_thread() is threading.main_thread()
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        if not self.active:
+            return
+        if signal.getsignal(signal.SIGALRM) is not _expired:
+            self.previous = signal.signal(signal.SIGALRM, _expired)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self.active:
+            return
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if self.previous is not None:
+            signal.signal(signal.SIGALRM, self.previous)
 
 
 # -- claiming
@@ -96,17 +119,25 @@ def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> li
     """Mark these puzzles running for this task (attempts + 1); returns what was claimed.
     Final or cancelled puzzles are left alone, so a late or repeated task claims nothing."""
     t = now()
+    mine = _among(s, Puzzle.id, ids)
     # Lock order everywhere: the job row, then its puzzles.
-    jobs_of = select(Puzzle.job_id).where(Puzzle.id.in_(ids)).scalar_subquery()
+    jobs_of = select(Puzzle.job_id).where(mine).scalar_subquery()
     s.execute(update(Job).where(Job.id.in_(jobs_of), Job.status == QUEUED)
               .values(status=RUNNING, started_at=t).execution_options(synchronize_session=False))
     rows = s.execute(
         update(Puzzle)
-        .where(Puzzle.id.in_(ids), Puzzle.status.in_(UNFINISHED), Puzzle.stop_requested.is_(False))
+        .where(mine, Puzzle.status.in_(UNFINISHED), Puzzle.stop_requested.is_(False))
         .values(status=RUNNING, attempts=Puzzle.attempts + 1, started_at=t, worker=worker, deadline=deadline)
         .returning(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts)
         .execution_options(synchronize_session=False))
     return sorted((Claimed(*row) for row in rows), key=lambda c: c.id)
+
+
+def _among(s: Session, col, ids: Sequence[int]):
+    """``col IN ids``; on PostgreSQL as ``= ANY(array)``, one parameter instead of hundreds."""
+    if s.get_bind().dialect.name == "postgresql":
+        return col == any_(bindparam("ids", list(ids), type_=ARRAY(BigInteger)))
+    return col.in_(ids)
 
 
 # -- solving
@@ -218,7 +249,6 @@ def release(s: Session, claims: Sequence[Claimed]) -> None:
 def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any], worker: str,
               publisher: Publisher, clock: Callable[[], float] = time.monotonic) -> ChunkReport:
     report = ChunkReport()
-    seconds = config["PUZZLE_TIME_LIMIT"]
     with sessions() as s, s.begin():
         claims = claim(s, ids, worker, now() + lease(config))
         if len(claims) > 1 and any(c.attempts > 1 for c in claims):
@@ -237,6 +267,13 @@ def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any]
         return report
     report.skipped = len(ids) - len(claims)
 
+    with alarms_raise_timeout():
+        return _solve_claims(sessions, claims, config, publisher, report, clock)
+
+
+def _solve_claims(sessions: sessionmaker, claims: list[Claimed], config: dict[str, Any], publisher: Publisher,
+                  report: ChunkReport, clock: Callable[[], float]) -> ChunkReport:
+    seconds = config["PUZZLE_TIME_LIMIT"]
     done: list[Written] = []
     last_flush = clock()
     for position, c in enumerate(claims):
@@ -276,7 +313,8 @@ def reap(sessions: sessionmaker, config: dict[str, Any], publisher: Publisher) -
     t = now()
     with sessions() as s, s.begin():
         stale = s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status)
-                          .where(Puzzle.status.in_(UNFINISHED), Puzzle.deadline < t)
+                          .join(Job, Job.id == Puzzle.job_id)
+                          .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED), Puzzle.deadline < t)
                           .order_by(Puzzle.id).limit(10_000)).all()
         cap = config["MAX_ATTEMPTS"]
         capped = {pid for pid, _, attempts, status in stale if status == RUNNING and attempts >= cap}

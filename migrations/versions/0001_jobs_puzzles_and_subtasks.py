@@ -33,6 +33,7 @@ def upgrade() -> None:
         batch_op.create_index('ix_jobs_owner_created', ['owner', 'created_at'], unique=False)
         batch_op.create_index('ix_jobs_owner_status_created', ['owner', 'status', 'created_at'], unique=False)
         batch_op.create_index('uq_jobs_owner_idempotency_key', ['owner', 'idempotency_key'], unique=True)
+        batch_op.create_index('ix_jobs_status', ['status'], unique=False)
 
     op.create_table('puzzles',
     sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
@@ -56,10 +57,10 @@ def upgrade() -> None:
     sa.Column('parts_done', sa.Integer(), nullable=False),
     sa.Column('stop_requested', sa.Boolean(), nullable=False),
     sa.ForeignKeyConstraint(['job_id'], ['jobs.id'], ondelete='CASCADE'),
-    sa.PrimaryKeyConstraint('id')
+    sa.PrimaryKeyConstraint('id'),
+    postgresql_with={'fillfactor': 70},
     )
     with op.batch_alter_table('puzzles', schema=None) as batch_op:
-        batch_op.create_index('ix_puzzles_deadline', ['deadline'], unique=False)
         batch_op.create_index('uq_puzzles_job_index', ['job_id', 'index'], unique=True)
 
     op.create_table('subtasks',
@@ -78,10 +79,10 @@ def upgrade() -> None:
     sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
     sa.Column('deadline', sa.DateTime(timezone=True), nullable=True),
     sa.ForeignKeyConstraint(['puzzle_id'], ['puzzles.id'], ondelete='CASCADE'),
-    sa.PrimaryKeyConstraint('id')
+    sa.PrimaryKeyConstraint('id'),
+    postgresql_with={'fillfactor': 70},
     )
     with op.batch_alter_table('subtasks', schema=None) as batch_op:
-        batch_op.create_index('ix_subtasks_deadline', ['deadline'], unique=False)
         batch_op.create_index('uq_subtasks_puzzle_index', ['puzzle_id', 'index'], unique=True)
 
 
@@ -89,16 +90,15 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table('subtasks', schema=None) as batch_op:
         batch_op.drop_index('uq_subtasks_puzzle_index')
-        batch_op.drop_index('ix_subtasks_deadline')
 
     op.drop_table('subtasks')
     with op.batch_alter_table('puzzles', schema=None) as batch_op:
         batch_op.drop_index('uq_puzzles_job_index')
-        batch_op.drop_index('ix_puzzles_deadline')
 
     op.drop_table('puzzles')
     with op.batch_alter_table('jobs', schema=None) as batch_op:
         batch_op.drop_index('uq_jobs_owner_idempotency_key')
+        batch_op.drop_index('ix_jobs_status')
         batch_op.drop_index('ix_jobs_owner_status_created')
         batch_op.drop_index('ix_jobs_owner_created')
 
