@@ -29,6 +29,7 @@ from service.schemas import (
     ProblemOut,
     PuzzleList,
     PuzzleOut,
+    SubmitHeaders,
     item_errors,
 )
 
@@ -117,7 +118,7 @@ def _poll_headers(job_id: str) -> dict[str, str]:
 
 
 @bp.post("/jobs")
-@spec.validate(json=JobSubmit, resp=Response(HTTP_202=JobOut, HTTP_200=JobOut, HTTP_409=ProblemOut, **ERRORS),
+@spec.validate(json=JobSubmit, headers=SubmitHeaders, resp=Response(HTTP_202=JobOut, HTTP_200=JobOut, HTTP_409=ProblemOut, **ERRORS),
                skip_validation=True, tags=["jobs"])
 def submit_job():
     """Submit a batch of puzzles.

@@ -87,6 +87,15 @@ class JobSubmit(BaseModel):
     puzzles: list[PuzzleItem] = Field(min_length=1)
 
 
+class SubmitHeaders(BaseModel):
+    """Documents the optional header of POST /jobs (checked in the view)."""
+
+    idempotency_key: str | None = Field(
+        None, alias="Idempotency-Key", min_length=1, max_length=200,
+        description="the same key with the same body returns the original job (200); "
+                    "with another body it is 409")
+
+
 class Counts(BaseModel):
     queued: int = 0
     running: int = 0

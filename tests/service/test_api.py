@@ -194,6 +194,8 @@ def test_openapi_document_and_page(client):
     body = doc["paths"]["/api/v1/jobs"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert "JobSubmit" in body["$ref"]
     assert "422" in doc["paths"]["/api/v1/jobs"]["post"]["responses"]
+    headers = {p["name"] for p in doc["paths"]["/api/v1/jobs"]["post"]["parameters"] if p["in"] == "header"}
+    assert "Idempotency-Key" in headers
     page = client.get("/api/v1/docs/swagger/")
     assert page.status_code == 200 and b"swagger" in page.data.lower()
 
