@@ -46,8 +46,10 @@ class Workers:
             proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT)
         proc.log = log  # type: ignore[attr-defined]
         self.procs.append(proc)
-        deadline = time.monotonic() + 120
-        while "ready." not in log.read_text():
+        # Ready, and the pool process has loaded the solvers: a worker still compiling kernels
+        # would leave all the work to the other one.
+        deadline = time.monotonic() + 300
+        while not ("ready." in (text := log.read_text()) and "solvers warmed up" in text):
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"worker did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.2)
