@@ -66,7 +66,8 @@ def bit_value(b):
 def initial_cands(givens, full):
     cands = np.empty(givens.shape[0], np.int64)
     for i in range(givens.shape[0]):
-        cands[i] = full if givens[i] == 0 else 1 << (givens[i] - 1)
+        # int(): without the JIT, a uint8 shift would stay uint8 and overflow
+        cands[i] = full if givens[i] == 0 else 1 << (int(givens[i]) - 1)
     return cands
 
 
