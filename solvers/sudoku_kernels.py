@@ -107,12 +107,20 @@ def _count_single(c, cell, units, cell_units, stats):
 
 
 @njit(cache=True)
-def _eliminate_placed(c, queue, qn, peers, units, cell_units, stats):
+def _is_pair(m):
+    x = m & (m - 1)
+    return x != 0 and x & (x - 1) == 0
+
+
+@njit(cache=True)
+def _eliminate_placed(c, queue, qn, pairs, pn, peers, units, cell_units, stats):
     """Remove the value of every queued cell from its peers; newly placed cells join the queue.
 
-    Returns False on a contradiction. The queue never overflows its C slots: a cell
-    joins it only when its mask goes from several bits to one, which happens at
-    most once, and the caller starts the queue with placed cells only.
+    Cells left with exactly two candidates join ``pairs`` (from ``pn`` on); returns
+    the new length of ``pairs``, or -1 on a contradiction. Neither queue overflows
+    its C slots: a cell joins ``queue`` only when its mask goes from several bits to
+    one and ``pairs`` only when it goes to exactly two, each of which happens at
+    most once while masks shrink, and callers start both with cells already so.
     """
     qi = 0
     while qi < qn:
@@ -126,12 +134,15 @@ def _eliminate_placed(c, queue, qn, peers, units, cell_units, stats):
                 m &= ~v
                 c[p] = m
                 if m == 0:
-                    return False
+                    return -1
                 if m & (m - 1) == 0:
                     queue[qn] = p
                     qn += 1
                     _count_single(c, p, units, cell_units, stats)
-    return True
+                elif _is_pair(m):
+                    pairs[pn] = p
+                    pn += 1
+    return pn
 
 
 @njit(cache=True)
@@ -170,61 +181,79 @@ def _hidden_singles(c, queue, full, units, stats):
 
 
 @njit(cache=True)
-def _naked_pairs(c, queue, units, cell_units, stats):
+def _naked_pairs(c, queue, pairs, pn, units, cell_units, stats):
     """Two cells of a unit with the same two candidates take them from the rest of the unit.
 
-    Returns -1 on a contradiction, else the number of cells queued; stats[NAKED_PAIR]
-    grows by one for each pair that removed something.
+    Masks only shrink, so a pair needs applying once, when its second cell comes
+    down to two candidates: only the cells in ``pairs[:pn]`` are looked at (and
+    those its eliminations bring down to two). Returns -1 on a contradiction, else
+    the number of newly placed cells queued; stats[NAKED_PAIR] grows by one for
+    each pair that removed something.
     """
     n = units.shape[1]
     qn = 0
-    for u in range(units.shape[0]):
-        for j in range(n):
-            m = c[units[u, j]]
-            x = m & (m - 1)
-            if x == 0 or x & (x - 1) != 0:
+    pi = 0
+    while pi < pn:
+        a = pairs[pi]
+        pi += 1
+        m = c[a]
+        if not _is_pair(m):
+            continue  # placed since: its singles do the pair's work
+        for k in range(3):
+            u = cell_units[a, k]
+            partner = -1
+            for j in range(n):
+                o = units[u, j]
+                if o != a and c[o] == m:
+                    partner = o
+                    break
+            if partner < 0:
                 continue
-            for k in range(j + 1, n):
-                if c[units[u, k]] != m:
+            removed = False
+            for j in range(n):
+                cell = units[u, j]
+                old = c[cell]
+                if cell == a or cell == partner or old & m == 0:
                     continue
-                removed = False
-                for o in range(n):
-                    cell = units[u, o]
-                    old = c[cell]
-                    if o == j or o == k or old & m == 0:
-                        continue
-                    new = old & ~m
-                    if new == 0:
-                        return -1
-                    c[cell] = new
-                    removed = True
-                    if new & (new - 1) == 0:
-                        queue[qn] = cell
-                        qn += 1
-                        _count_single(c, cell, units, cell_units, stats)
-                if removed:
-                    stats[NAKED_PAIR] += 1
-                break
+                new = old & ~m
+                if new == 0:
+                    return -1
+                c[cell] = new
+                removed = True
+                if new & (new - 1) == 0:
+                    queue[qn] = cell
+                    qn += 1
+                    _count_single(c, cell, units, cell_units, stats)
+                elif _is_pair(new):
+                    pairs[pn] = cell
+                    pn += 1
+            if removed:
+                stats[NAKED_PAIR] += 1
     return qn
 
 
 @njit(cache=True)
-def preprocess(c, queue, qn, full, peers, units, cell_units, stats):
+def preprocess(c, queue, qn, pairs, pn, full, peers, units, cell_units, stats):
     """Full House, Naked Single, Hidden Single, Naked Pair until nothing changes.
 
     ``queue[:qn]`` holds the placed cells whose value is not yet removed from
-    their peers. Returns False on a contradiction.
+    their peers, ``pairs[:pn]`` the cells that came down to two candidates since
+    naked pairs were last looked for. Returns False on a contradiction.
     """
     while True:
-        if not _eliminate_placed(c, queue, qn, peers, units, cell_units, stats):
+        pn = _eliminate_placed(c, queue, qn, pairs, pn, peers, units, cell_units, stats)
+        if pn < 0:
             return False
         qn = _hidden_singles(c, queue, full, units, stats)
         if qn < 0:
             return False
         if qn > 0:
             continue
+        if pn == 0:
+            return True
         pairs_before = stats[NAKED_PAIR]
-        qn = _naked_pairs(c, queue, units, cell_units, stats)
+        qn = _naked_pairs(c, queue, pairs, pn, units, cell_units, stats)
+        pn = 0
         if qn < 0:
             return False
         if stats[NAKED_PAIR] == pairs_before:
@@ -332,7 +361,7 @@ def is_solution(c, full, units):
 
 
 @njit(cache=True)
-def enter_node(c, queue, qn, greedy, start, depth, full, peers, units, cell_units, order, stats):
+def enter_node(c, queue, qn, pairs, pn, greedy, start, depth, full, peers, units, cell_units, order, stats):
     """Count one node, pre-process it (greedy) and choose its branch.
 
     Returns (CONTRADICTION | BRANCH | COMPLETE, branching cell, number of children).
@@ -341,7 +370,7 @@ def enter_node(c, queue, qn, greedy, start, depth, full, peers, units, cell_unit
     stats[NODES] += 1
     if depth > stats[MAX_DEPTH]:
         stats[MAX_DEPTH] = depth
-    if greedy and not preprocess(c, queue, qn, full, peers, units, cell_units, stats):
+    if greedy and not preprocess(c, queue, qn, pairs, pn, full, peers, units, cell_units, stats):
         stats[LEAVES] += 1
         return CONTRADICTION, -1, 0
     if greedy:
@@ -368,11 +397,23 @@ def queue_placed(c, queue):
 
 
 @njit(cache=True)
+def queue_pairs(c, pairs):
+    """Queue every cell with two candidates (the start of a search from an arbitrary grid)."""
+    pn = 0
+    for cell in range(c.shape[0]):
+        if _is_pair(c[cell]):
+            pairs[pn] = cell
+            pn += 1
+    return pn
+
+
+@njit(cache=True)
 def expand(c, greedy, depth, full, peers, units, cell_units, order, stats):
     """One node of the split's breadth-first expansion: (status, cell, children) as in enter_node."""
     queue = np.empty(c.shape[0], np.int64)
-    qn = queue_placed(c, queue)
-    return enter_node(c, queue, qn, greedy, 0, depth, full, peers, units, cell_units, order, stats)
+    pairs = np.empty(c.shape[0], np.int64)
+    return enter_node(c, queue, queue_placed(c, queue), pairs, queue_pairs(c, pairs), greedy, 0, depth, full,
+                      peers, units, cell_units, order, stats)
 
 
 @njit(cache=True)
@@ -399,15 +440,17 @@ def search(cands0, depth0, greedy, max_solutions, node_limit, full, peers, units
     tried = np.zeros(levels, np.int64)
     branch_cell = np.zeros(levels, np.int64)
     queue = np.empty(n_cells, np.int64)
+    pairs = np.empty(n_cells, np.int64)
 
     stack[0, :] = cands0
     qn = queue_placed(stack[0], queue)
+    pn = queue_pairs(stack[0], pairs)
     found = 0
     d = 0
     while True:
         start = branch_cell[d - 1] + 1 if d > 0 else 0
-        status, cell, k = enter_node(stack[d], queue, qn, greedy, start, depth0 + d, full, peers, units,
-                                     cell_units, order[d], stats)
+        status, cell, k = enter_node(stack[d], queue, qn, pairs, pn, greedy, start, depth0 + d, full, peers,
+                                     units, cell_units, order[d], stats)
         if stats[NODES] > node_limit:
             return BUDGET_EXCEEDED
         if status == COMPLETE:
@@ -432,4 +475,5 @@ def search(cands0, depth0, greedy, max_solutions, node_limit, full, peers, units
             stats[GUESSES] += 1
         queue[0] = branch_cell[d]
         qn = 1
+        pn = 0  # the parent's pairs were all applied
         d += 1

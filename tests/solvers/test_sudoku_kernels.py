@@ -19,7 +19,8 @@ def run_preprocess(c, lay):
     stats = np.zeros(K.STATS_LEN, np.int64)
     queue = np.empty(c.shape[0], np.int64)
     qn = K.queue_placed(c, queue)
-    ok = K.preprocess(c, queue, qn, lay.full, lay.peers, lay.units, lay.cell_units, stats)
+    pairs = np.empty(c.shape[0], np.int64)
+    ok = K.preprocess(c, queue, qn, pairs, K.queue_pairs(c, pairs), lay.full, lay.peers, lay.units, lay.cell_units, stats)
     return ok, stats
 
 
@@ -64,7 +65,8 @@ def test_naked_pair_removes_its_values_from_the_unit():
     c[0] = c[1] = 0b0011  # row 1: a pair {1, 2}
     stats = np.zeros(K.STATS_LEN, np.int64)
     queue = np.empty(16, np.int64)
-    qn = K._naked_pairs(c, queue, lay.units, lay.cell_units, stats)
+    pairs = np.zeros(16, np.int64)
+    qn = K._naked_pairs(c, queue, pairs, K.queue_pairs(c, pairs), lay.units, lay.cell_units, stats)
     assert c[2] == c[3] == 0b1100 and stats[K.NAKED_PAIR] >= 1 and qn == 0
 
 
