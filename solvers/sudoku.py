@@ -75,6 +75,7 @@ TECHNIQUES = ("full_house", "naked_single", "hidden_single", "naked_pair")
 MAX_SOLUTIONS = 10_000_000
 MAX_SAT_SOLUTIONS = 10_000  # sat enumerates with one blocking clause per solution
 MAX_PARTS = 1024
+NO_LIMIT = 2**63 - 1
 BACKTRACK_MAX_N = 9  # plain recursion without inference can run for days on 16x16
 
 _NOT_A_SYMBOL = 255
@@ -250,7 +251,7 @@ def _search(grid: Grid, cands: Cands, depth: int, options: Options, node_limit: 
     lay = layout(grid.n)
     solution = np.zeros(grid.n * grid.n, np.uint8)
     counters = np.zeros(K.STATS_LEN, np.int64)
-    limit = np.iinfo(np.int64).max if node_limit is None else node_limit
+    limit = NO_LIMIT if node_limit is None else node_limit
     found = K.search(cands, depth, options["strategy"] == "greedy", options["max_solutions"], limit,
                      lay.full, lay.peers, lay.units, lay.cell_units, solution, counters)
     if found == K.BUDGET_EXCEEDED:

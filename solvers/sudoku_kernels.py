@@ -275,37 +275,44 @@ def _eliminations(c, cell, b, peers):
 
 
 @njit(cache=True)
-def greedy_branch(c, peers, order):
+def greedy_branch(c, peers, order, tied):
     """The paper's choice: fewest candidates (method 1), ties broken by most eliminations (method 2).
 
     Writes the cell's values into ``order`` (most eliminations first, then
     ascending value) and returns (cell, number of values); cell -1 when the grid
-    is complete.
+    is complete. ``tied`` is scratch space for C cells.
     """
     fewest = 64
+    n_tied = 0
     for cell in range(c.shape[0]):
         m = c[cell]
-        if m & (m - 1) != 0:
-            k = popcount(m)
-            if k < fewest:
-                fewest = k
-    if fewest == 64:
-        return -1, 0
-    best_cell = -1
-    best_elim = -1
-    for cell in range(c.shape[0]):
-        m = c[cell]
-        if m & (m - 1) == 0 or popcount(m) != fewest:
+        if m & (m - 1) == 0:
             continue
+        k = 0
+        while m and k <= fewest:
+            m &= m - 1
+            k += 1
+        if k < fewest:
+            fewest = k
+            n_tied = 0
+        if k == fewest:
+            tied[n_tied] = cell
+            n_tied += 1
+    if n_tied == 0:
+        return -1, 0
+    best_cell = tied[0]
+    best_elim = -1
+    for i in range(n_tied if n_tied > 1 else 0):
+        m = c[tied[i]]
         while m:
             b = m & -m
             m ^= b
-            e = _eliminations(c, cell, b, peers)
+            e = _eliminations(c, tied[i], b, peers)
             if e > best_elim:
                 best_elim = e
-                best_cell = cell
-    # insertion sort of the chosen cell's values by eliminations, stable on ascending value
-    elim = np.empty(fewest, np.int64)
+                best_cell = tied[i]
+    # insertion sort of the chosen cell's values by eliminations, stable on ascending value;
+    # the first free slots of ``tied`` hold the counts
     m = c[best_cell]
     k = 0
     while m:
@@ -313,11 +320,11 @@ def greedy_branch(c, peers, order):
         m ^= b
         e = _eliminations(c, best_cell, b, peers)
         i = k
-        while i > 0 and elim[i - 1] < e:
-            elim[i] = elim[i - 1]
+        while i > 0 and tied[i - 1] < e:
+            tied[i] = tied[i - 1]
             order[i] = order[i - 1]
             i -= 1
-        elim[i] = e
+        tied[i] = e
         order[i] = b
         k += 1
     return best_cell, k
@@ -364,6 +371,8 @@ def is_solution(c, full, units):
 def enter_node(c, queue, qn, pairs, pn, greedy, start, depth, full, peers, units, cell_units, order, stats):
     """Count one node, pre-process it (greedy) and choose its branch.
 
+    ``queue`` (C slots) is free once pre-processing is done: greedy_branch uses it as scratch.
+
     Returns (CONTRADICTION | BRANCH | COMPLETE, branching cell, number of children).
     A node without children (contradiction, dead end, complete grid) is a leaf.
     """
@@ -374,7 +383,7 @@ def enter_node(c, queue, qn, pairs, pn, greedy, start, depth, full, peers, units
         stats[LEAVES] += 1
         return CONTRADICTION, -1, 0
     if greedy:
-        cell, k = greedy_branch(c, peers, order)
+        cell, k = greedy_branch(c, peers, order, queue)
     else:
         cell, k = cell_order_branch(c, start, full, peers, order)
     if cell >= 0 and k > 0:

@@ -86,16 +86,16 @@ def test_greedy_branch_prefers_fewest_then_most_eliminations():
     c[[6, 7, 9, 13]] = 0b1110  # peers of cell 5 without a 1
     order = np.empty(4, np.int64)
     # tie on two candidates; 3 or 4 in cell 15 removes 7 candidates, 1 or 2 in cell 5 only 3 or 4
-    assert K.greedy_branch(c, lay.peers, order) == (15, 2)
+    assert K.greedy_branch(c, lay.peers, order, np.empty(16, np.int64)) == (15, 2)
     assert list(order[:2]) == [0b0100, 0b1000]
     c[15] = lay.full
-    assert K.greedy_branch(c, lay.peers, order) == (5, 2)
+    assert K.greedy_branch(c, lay.peers, order, np.empty(16, np.int64)) == (5, 2)
     assert list(order[:2]) == [0b0010, 0b0001]  # 2 removes 4 candidates, 1 removes 3
 
 
 def test_greedy_branch_on_a_complete_grid():
     c, lay = cands_of(EASY_SOLUTION)
-    assert K.greedy_branch(c, lay.peers, np.empty(9, np.int64)) == (-1, 0)
+    assert K.greedy_branch(c, lay.peers, np.empty(9, np.int64), np.empty(81, np.int64)) == (-1, 0)
 
 
 def test_cell_order_branch_uses_the_first_open_cell():
