@@ -250,6 +250,18 @@ def test_strategies_agree_on_hard_and_multi_solution_puzzles(data_dir):
         assert len(set(counts.values())) == 1, (puzzle, counts)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["tdoku_puzzles6_forum_hardest_1106.txt", "tdoku_puzzles7_serg_benchmark.txt",
+                                  "norvig_top95.txt"])
+def test_greedy_agrees_with_sat_on_samples(data_dir, name):
+    for puzzle in load_set(data_dir, name)[:150]:
+        greedy = run(puzzle, max_solutions=1000)
+        sat = run(puzzle, strategy="sat", max_solutions=1000)
+        assert greedy.result["solutions_found"] == sat.result["solutions_found"], puzzle
+        if greedy.result["unique"]:
+            assert greedy.result["solution"] == sat.result["solution"]
+
+
 def test_greedy_tree_is_shallower_than_backtracking():
     """The paper's comparison: depth and leaves of greedy against plain recursion."""
     greedy, plain = run(HARD), run(HARD, strategy="backtrack")
