@@ -111,7 +111,8 @@ def solver_table(quick: bool) -> None:
             cells = [f"{fmt_rate(m['rate'])} | {m['nodes']} | {m['leaves']} | {m['depth'] or '-'}"
                      for m in (first, proof)]
             over = first["over"] + proof["over"]
-            print(f"| {label} | {strategy} | {len(subset)} | {cells[0]} | {cells[1]} | {over or ''} |", flush=True)
+            print(f"| {label} | {strategy} | {len(subset)} | {cells[0]} | {cells[1]} | {over or ''} |",
+                  flush=True)
         if "sat" in rates:
             ratios.append((label, rates["greedy"][0] / rates["sat"][0], rates["greedy"][1] / rates["sat"][1]))
     print()

@@ -288,7 +288,8 @@ def _solve_sat(grid: Grid, options: Options, watch: Stopwatch) -> Outcome:
             if m >> v & 1:
                 var[cell, v] = len(var) + 1
     groups = [[var[cell, v] for v in range(n) if (cell, v) in var] for cell in range(n * n)]
-    groups += [[var[cell, v] for cell in unit if (cell, v) in var] for unit in lay.units.tolist() for v in range(n)]
+    groups += [[var[cell, v] for cell in unit if (cell, v) in var]
+               for unit in lay.units.tolist() for v in range(n)]
     clauses = []
     for group in groups:
         clauses.append(group)

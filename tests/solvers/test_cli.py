@@ -25,8 +25,8 @@ def test_sudoku_lines_with_an_invalid_one(data_dir):
 
 
 def test_sudoku_options_and_all_valid_lines_exit_zero():
-    done = cli("solve", "--kind", "sudoku", "--option", "strategy=backtrack", "--option", "max_solutions=1000",
-               stdin="." * 16 + "\n")
+    done = cli("solve", "--kind", "sudoku", "--option", "strategy=backtrack",
+               "--option", "max_solutions=1000", stdin="." * 16 + "\n")
     assert done.returncode == 0, done.stderr
     (out,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert out["result"]["solutions_found"] == 288 and out["stats"]["max_depth"] == 16

@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 
 from solvers import sudoku
-from solvers.base import NO_SOLUTION, SOLVED, BudgetExceeded, InvalidOption, InvalidPuzzle, Outcome, ParseError, WrongAnswer
+from solvers.base import (
+    NO_SOLUTION,
+    SOLVED,
+    BudgetExceeded,
+    InvalidOption,
+    InvalidPuzzle,
+    Outcome,
+    ParseError,
+    WrongAnswer,
+)
 
 KIND = sudoku.KIND
 EASY = sudoku.EXAMPLE
@@ -54,7 +63,8 @@ def count(puzzle, strategy="greedy", limit=10_000):
         (EASY[:3] + "é" + EASY[4:], ParseError, "row 1, column 4: 'é' is not a sudoku symbol"),
         ("22" + "." * 14, InvalidPuzzle, r"row 1, column 2: '2' already appears in row 1 \(column 1\)"),
         ("1...1" + "." * 11, InvalidPuzzle, r"row 2, column 1: '1' already appears in column 1 \(row 1\)"),
-        ("1....1" + "." * 10, InvalidPuzzle, r"row 2, column 2: '1' already appears in box 1 \(row 1, column 1\)"),
+        ("1....1" + "." * 10, InvalidPuzzle,
+         r"row 2, column 2: '1' already appears in box 1 \(row 1, column 1\)"),
         (EASY[:2] + "5" + EASY[3:], InvalidPuzzle, r"row 1, column 3: '5' already appears in row 1"),
         (12, ParseError, "string of cells or a list of rows, not int"),
         (None, ParseError, "not NoneType"),
@@ -120,8 +130,10 @@ def test_defaults_and_result_shape():
     ("result", "message"),
     [
         ({"solution": EASY_SOLUTION[:-1], "unique": True, "solutions_found": 1}, "string of 81"),
-        ({"solution": EASY_SOLUTION[:2] + "5" + EASY_SOLUTION[3:], "unique": True, "solutions_found": 1}, "repeats a value"),
-        ({"solution": "." + EASY_SOLUTION[1:], "unique": True, "solutions_found": 1}, "leaves row 1, column 1"),
+        ({"solution": EASY_SOLUTION[:2] + "5" + EASY_SOLUTION[3:], "unique": True, "solutions_found": 1},
+         "repeats a value"),
+        ({"solution": "." + EASY_SOLUTION[1:], "unique": True, "solutions_found": 1},
+         "leaves row 1, column 1"),
         ({"solution": EASY_SOLUTION, "unique": False, "solutions_found": 1}, "unique=False contradicts"),
         ({"solution": EASY_SOLUTION, "unique": False, "solutions_found": 3}, "solutions_found must be 1..2"),
         ({"solution": EASY_SOLUTION}, "has solution, unique and solutions_found"),
@@ -137,7 +149,8 @@ def test_verify_rejects_a_changed_given():
     other = run("." * 81, max_solutions=1).result["solution"]
     grid, opts = KIND.prepare(EASY)
     with pytest.raises(WrongAnswer):
-        KIND.verify(grid, opts, Outcome(SOLVED, {"solution": other, "unique": True, "solutions_found": 1}, {}))
+        KIND.verify(grid, opts, Outcome(SOLVED, {"solution": other, "unique": True, "solutions_found": 1},
+                                        {}))
     with pytest.raises(WrongAnswer, match="no result"):
         KIND.verify(grid, opts, Outcome(NO_SOLUTION, {"solution": EASY_SOLUTION}, {}))
 
@@ -251,8 +264,8 @@ def test_strategies_agree_on_hard_and_multi_solution_puzzles(data_dir):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["tdoku_puzzles6_forum_hardest_1106.txt", "tdoku_puzzles7_serg_benchmark.txt",
-                                  "norvig_top95.txt"])
+@pytest.mark.parametrize("name", ["tdoku_puzzles6_forum_hardest_1106.txt",
+                                  "tdoku_puzzles7_serg_benchmark.txt", "norvig_top95.txt"])
 def test_greedy_agrees_with_sat_on_samples(data_dir, name):
     for puzzle in load_set(data_dir, name)[:150]:
         greedy = run(puzzle, max_solutions=1000)

@@ -20,7 +20,8 @@ def run_preprocess(c, lay):
     queue = np.empty(c.shape[0], np.int64)
     qn = K.queue_placed(c, queue)
     pairs = np.empty(c.shape[0], np.int64)
-    ok = K.preprocess(c, queue, qn, pairs, K.queue_pairs(c, pairs), lay.full, lay.peers, lay.units, lay.cell_units, stats)
+    ok = K.preprocess(c, queue, qn, pairs, K.queue_pairs(c, pairs), lay.full, lay.peers, lay.units,
+                      lay.cell_units, stats)
     return ok, stats
 
 
@@ -134,3 +135,15 @@ def test_search_fills_large_empty_grids(n):
     assert found == 3
     c, lay = cands_of("".join(".123456789ABCDEFGHIJKLMNOP"[v] for v in solution))
     assert K.is_solution(c, lay.full, lay.units)
+
+
+def test_expand_one_node_of_the_split():
+    c, lay = cands_of("........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3")
+    order = np.empty(9, np.int64)
+    stats = np.zeros(K.STATS_LEN, np.int64)
+    status, cell, k = K.expand(c, True, 3, lay.full, lay.peers, lay.units, lay.cell_units, order, stats)
+    assert status == K.BRANCH and k >= 2 and K.popcount(c[cell]) == k
+    assert stats[K.NODES] == 1 and stats[K.MAX_DEPTH] == 3
+    done, _ = cands_of(EASY_SOLUTION)
+    status, _, _ = K.expand(done, False, 0, lay.full, lay.peers, lay.units, lay.cell_units, order, stats)
+    assert status == K.COMPLETE
