@@ -38,7 +38,7 @@ SETS = [
     ("forum_hardest_1106", "tdoku_puzzles6_forum_hardest_1106.txt", 375, 375),
     ("serg (2+ solutions)", "tdoku_puzzles7_serg_benchmark.txt", 10_000, 500),
     ("16x16 janko", "gecode_16x16_janko.txt", 55, 55),
-    # the 16 minimal 25x25 puzzles before these need millions of greedy nodes
+    # each of the 16 minimal 25x25 puzzles before these needs over 200,000 greedy nodes
     ("25x25 gecode 89-90", "gecode_25x25.txt", None, None),
 ]
 PY_SUDOKU_SETS = [("17-clue", "tdoku_puzzles2_17_clue_first10000.txt"),

@@ -99,7 +99,7 @@ class Layout:
     n: int
     box: int
     full: int
-    peers: np.ndarray       # int64[C, 3n - 2 - 2 box + box^2 ... ] other cells of the three units
+    peers: np.ndarray       # int64[C, 2(n - 1) + (box - 1)^2]: the other cells of its three units
     units: np.ndarray       # int64[3n, n]: rows, then columns, then boxes
     cell_units: np.ndarray  # int64[C, 3]
 

@@ -234,8 +234,8 @@ def test_serg_whole(data_dir):
     check_multi_set(load_set(data_dir, "tdoku_puzzles7_serg_benchmark.txt"))
 
 
-# Gecode's instances 89 and 90 (lines 17 and 18); the 16 minimal 25x25 puzzles above
-# them need millions of greedy nodes (the sat strategy: up to 270,000 conflicts).
+# Gecode's instances 89 and 90 (lines 17 and 18); each of the 16 minimal 25x25 puzzles
+# above them needs more than 200,000 greedy nodes (line 2: more than 3 million).
 REACHABLE_25 = [16, 17]
 
 
