@@ -41,8 +41,9 @@ def count_subtrees(n, prefixes, weights):
     """Weighted sums over the prefixes of (nodes of the subtree rooted at the prefix, solutions in it).
 
     ``prefixes[p]`` holds the columns of the queens in rows 0..k-1 (a valid partial
-    placement); the subtree includes the prefix node itself. The stack holds one
-    entry per row below the prefix: at most n + 1 entries.
+    placement); the subtree includes the prefix node itself. The stack saves a node
+    only when descending from it to a node above the last two rows, so it is
+    indexed by depths k..n-3: n + 1 entries are more than enough.
     """
     mask = (np.int64(1) << n) - 1
     k = prefixes.shape[1]
@@ -66,37 +67,44 @@ def count_subtrees(n, prefixes, weights):
         if k == n:
             solutions = 1
         else:
+            # The current node lives in locals; the stack keeps its ancestors only.
             depth = k
-            cols[depth] = c
-            left[depth] = lft
-            right[depth] = rgt
-            free[depth] = mask & ~(c | lft | rgt)
-            while depth >= k:
-                avail = free[depth]
+            avail = mask & ~(c | lft | rgt)
+            while True:
                 if avail == 0:
+                    if depth == k:
+                        break
                     depth -= 1
+                    c = cols[depth]
+                    lft = left[depth]
+                    rgt = right[depth]
+                    avail = free[depth]
                     continue
                 bit = avail & -avail
-                free[depth] = avail ^ bit
+                avail ^= bit
                 nodes += 1
                 if depth + 1 == n:
                     solutions += 1
                     continue
-                nc = cols[depth] | bit
-                nl = ((left[depth] | bit) << 1) & mask
-                nr = (right[depth] | bit) >> 1
-                last = mask & ~(nc | nl | nr)
+                nc = c | bit
+                nl = ((lft | bit) << 1) & mask
+                nr = (rgt | bit) >> 1
+                below = mask & ~(nc | nl | nr)
                 if depth + 2 == n:
-                    # The last row has at most one free square: count it without a push.
-                    if last != 0:
+                    # The last row has at most one free square: count it without descending.
+                    if below != 0:
                         nodes += 1
                         solutions += 1
                     continue
+                cols[depth] = c
+                left[depth] = lft
+                right[depth] = rgt
+                free[depth] = avail
                 depth += 1
-                cols[depth] = nc
-                left[depth] = nl
-                right[depth] = nr
-                free[depth] = last
+                c = nc
+                lft = nl
+                rgt = nr
+                avail = below
         total_nodes += weights[p] * nodes
         total_solutions += weights[p] * solutions
     return total_nodes, total_solutions
@@ -207,21 +215,28 @@ def _mix(z):
 def _below(state, m):
     """(new state, uniform integer in [0, m)) for 1 <= m < 2**32, exact by rejection (Lemire)."""
     bound = np.uint64(m)
-    threshold = (_TWO32 - bound) % bound
-    while True:
-        state = state + _GOLDEN
-        product = (_mix(state) >> _S32) * bound
-        if (product & _LOW32) >= threshold:
-            return state, np.int64(product >> _S32)
+    state = state + _GOLDEN
+    product = (_mix(state) >> _S32) * bound
+    if (product & _LOW32) < bound:
+        # Only here can the draw land in the short remainder that would bias it; the
+        # division is paid on this rare path alone.
+        threshold = (_TWO32 - bound) % bound
+        while (product & _LOW32) < threshold:
+            state = state + _GOLDEN
+            product = (_mix(state) >> _S32) * bound
+    return state, np.int64(product >> _S32)
 
 
 @njit(cache=True)
 def _popcount(word):
-    count = 0
-    while word != 0:
-        word &= word - 1
-        count += 1
-    return count
+    """Set bits of a non-negative int64, by adding neighbouring bit fields (no multiply: exact in Python too)."""
+    word = word - ((word >> 1) & 0x5555555555555555)
+    word = (word & 0x3333333333333333) + ((word >> 2) & 0x3333333333333333)
+    word = (word + (word >> 4)) & 0x0F0F0F0F0F0F0F0F
+    word = word + (word >> 8)
+    word = word + (word >> 16)
+    word = word + (word >> 32)
+    return word & 0x7F
 
 
 @njit(cache=True)

@@ -360,3 +360,14 @@ def test_kernel_tests_pass_with_bounds_checks(tmp_path):
         env={**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stdout[-3000:]
     assert " passed" in done.stdout
+
+
+def test_kernel_popcount_and_uniform_draws():
+    words = [0, 1, 2**62, 2**63 - 1, 0x5555555555555555, 123456789123456789]
+    assert [kernels._popcount(w) for w in words] == [bin(w).count("1") for w in words]
+    state, tally = np.uint64(42), [0] * 5
+    for _ in range(50_000):
+        state, pick = kernels._below(state, 5)
+        state = np.uint64(state)  # numba hands back a Python int; keep the kernel's uint64 typing
+        tally[pick] += 1
+    assert all(abs(t - 10_000) < 4 * math.sqrt(50_000 * 0.2 * 0.8) for t in tally)
