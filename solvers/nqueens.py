@@ -63,6 +63,7 @@ MAX_PROBES = 10**8
 PROBE_BUDGET = 2 * 10**9           # probes * n: row steps, a few seconds per 10**9 on one core
 BLOCK_PROBES = 10_000
 PREFIXES_PER_PART = 8              # several subtrees per part even out their unequal sizes
+MAX_PREFIXES = 200_000             # bounds the time and memory of split, whatever the wanted parts
 MIN_SPLIT_COUNT_N = 10             # below this a whole count takes well under a millisecond
 BRUTE_FORCE_N = 8                  # verify recounts by permutations up to this size
 Z95 = 1.959963984540054
@@ -108,9 +109,9 @@ def validate(n: N, options: Options) -> None:
         raise InvalidPuzzle(f"solve handles n up to {MAX_SOLVE_N:,} (the answer lists one column per row); got {n:,}")
     if mode == "count" and n > MAX_COUNT_N:
         raise InvalidPuzzle(
-            f"count handles n up to {MAX_COUNT_N}: the tree grows about 7-fold per extra row, so n={n} "
-            f"would take hours of computing (n={MAX_COUNT_N} already takes minutes); "
-            f"use mode 'estimate' for larger boards")
+            f"count handles n up to {MAX_COUNT_N}: the tree grows about 7-fold per row, so n={MAX_COUNT_N} "
+            f"takes minutes of computing, n=19 most of an hour and n=20 several hours; got n={n}. "
+            f"Mode 'estimate' gives the tree size of larger boards")
     if mode == "estimate":
         if n > MAX_ESTIMATE_N:
             raise InvalidPuzzle(f"estimate handles n up to {MAX_ESTIMATE_N} (a row must fit in one 64-bit word); "
@@ -180,8 +181,6 @@ def canonical_prefixes(n: N, depth: int) -> tuple[list[Prefix], list[int], int]:
 
 
 def _count_prefixes(n: N, prefixes: Sequence[Sequence[int]], weights: Sequence[int]) -> tuple[int, int]:
-    if not prefixes:
-        return 0, 0
     nodes, solutions = kernels.count_subtrees(n, np.array(prefixes, np.int64), np.array(weights, np.int64))
     return int(nodes), int(solutions)
 
@@ -227,7 +226,8 @@ def _split_count(n: N, wanted: int, clock: Stopwatch) -> Split:
         return Split([], _count(n, clock))
     depth = 1
     prefixes, weights, above = canonical_prefixes(n, depth)
-    while len(prefixes) < PREFIXES_PER_PART * wanted and depth < n - 1:
+    # A level has at most n times as many prefixes as the one above it.
+    while len(prefixes) < PREFIXES_PER_PART * wanted and len(prefixes) * n <= MAX_PREFIXES and depth < n - 1:
         depth += 1
         prefixes, weights, above = canonical_prefixes(n, depth)
     groups = min(wanted, len(prefixes))
@@ -389,8 +389,8 @@ def merge(n: N, options: Options, head: Outcome, outcomes: Sequence[Outcome]) ->
 # -- verify: independent checks, never a re-run of the solver
 
 
-def _is_placement(queens: Any, n: N) -> bool:
-    """True if queens lists at most n non-attacking queens, one per row from row 0, in O(len)."""
+def _is_placement(queens: Queens, n: N) -> bool:
+    """True if queens (as it arrived, so of any type) lists at most n non-attacking queens, one per row from row 0, in O(len)."""
     if not isinstance(queens, list) or len(queens) > n:
         return False
     if not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < n for c in queens):

@@ -124,6 +124,11 @@ def test_count_split_16_into_thousands_of_prefixes(counts, tree_nodes):
     assert merged.stats["nodes"] == tree_nodes[16]
 
 
+def test_split_size_is_bounded_whatever_is_wanted():
+    split = KIND.split(18, KIND.read_options({"mode": "count"}), 10**9)
+    assert sum(len(p["prefixes"]) for p in split.parts) <= nqueens.MAX_PREFIXES
+
+
 def test_small_counts_are_not_split():
     split = KIND.split(8, KIND.read_options({"mode": "count"}), 16)
     assert split.parts == [] and split.head.result["solutions"] == 92
@@ -293,7 +298,7 @@ def test_merge_rejects_missing_blocks():
         ("eight", {}, ParseError, "board size"),
         ("{n: 8}", {}, ParseError, "not valid JSON"),
         ([8], {}, ParseError, "must be an integer"),
-        ({"n": 19}, {"mode": "count"}, InvalidPuzzle, "hours"),
+        ({"n": 19}, {"mode": "count"}, InvalidPuzzle, "n=19 most of an hour"),
         ({"n": 64}, {"mode": "estimate"}, InvalidPuzzle, "up to 63"),
         ({"n": 16}, {"mode": "estimate", "probes": 1}, InvalidOption, "at least 2"),
         ({"n": 16}, {"mode": "estimate", "probes": 10**8 + 1}, InvalidOption, "at most"),
