@@ -60,9 +60,9 @@ MAX_SOLVE_N = 1_000_000
 MAX_COUNT_N = 18
 MAX_ESTIMATE_N = 63                # one signed 64-bit word per row in the probe kernel
 MAX_PROBES = 10**8
-PROBE_BUDGET = 2 * 10**9           # probes * n: row steps, a few seconds per 10**9 on one core
+PROBE_BUDGET = 2 * 10**9           # probes * n rows examined; some 10**8 a second on one core
 BLOCK_PROBES = 10_000
-PREFIXES_PER_PART = 8              # several subtrees per part even out their unequal sizes
+PREFIXES_PER_PART = 64             # many subtrees per part even out their unequal sizes
 MAX_PREFIXES = 200_000             # bounds the time and memory of split, whatever the wanted parts
 MIN_SPLIT_COUNT_N = 10             # below this a whole count takes well under a millisecond
 BRUTE_FORCE_N = 8                  # verify recounts by permutations up to this size
@@ -117,7 +117,7 @@ def validate(n: N, options: Options) -> None:
             raise InvalidPuzzle(f"estimate handles n up to {MAX_ESTIMATE_N} (a row must fit in one 64-bit word); "
                                 f"got {n}")
         if options["probes"] * n > PROBE_BUDGET:
-            raise InvalidOption(f"probes x n must be at most {PROBE_BUDGET:,} (about a minute of computing); "
+            raise InvalidOption(f"probes x n must be at most {PROBE_BUDGET:,} (tens of seconds of computing); "
                                 f"{options['probes']:,} probes on n={n} is {options['probes'] * n:,}")
 
 
