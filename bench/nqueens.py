@@ -69,7 +69,8 @@ def read_tree_nodes() -> dict[int, int]:
 
 def count_table(sizes: range, baseline_up_to: int, tree_nodes: dict[int, int]) -> None:
     print("### count (exact): kernel with mirror symmetry vs plain Python\n")
-    print("| n | solutions | tree nodes | wall (s) | CPU (s) | tree nodes/CPU s | plain Python CPU (s) | speed-up |")
+    print("| n | solutions | tree nodes | wall (s) | CPU (s) | tree nodes/CPU s | plain Python CPU (s) "
+          "| speed-up |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         outcome, wall, seconds = timed({"n": n}, mode="count")

@@ -94,7 +94,8 @@ def parse(value: Any) -> N:
             raise ParseError(f'puzzle must be {{"n": <int>}} or a board size such as "8"; got {value[:40]!r}')
     if isinstance(value, dict):
         if set(value) != {"n"}:
-            raise ParseError(f'puzzle must be an object with the single field "n"; got fields {sorted(value)}')
+            raise ParseError(f'puzzle must be an object with the single field "n"; '
+                             f"got fields {sorted(value)}")
         value = value["n"]
     if isinstance(value, bool) or not isinstance(value, int):
         raise ParseError(f"n must be an integer (the board side), not {value!r}")
@@ -106,7 +107,8 @@ def validate(n: N, options: Options) -> None:
     if n < 1:
         raise InvalidPuzzle(f"n must be at least 1 (the board side); got {n}")
     if mode == "solve" and n > MAX_SOLVE_N:
-        raise InvalidPuzzle(f"solve handles n up to {MAX_SOLVE_N:,} (the answer lists one column per row); got {n:,}")
+        raise InvalidPuzzle(f"solve handles n up to {MAX_SOLVE_N:,} (the answer lists one column per row); "
+                            f"got {n:,}")
     if mode == "count" and n > MAX_COUNT_N:
         raise InvalidPuzzle(
             f"count handles n up to {MAX_COUNT_N}: the tree grows about 7-fold per row, so n={MAX_COUNT_N} "
@@ -114,18 +116,19 @@ def validate(n: N, options: Options) -> None:
             f"Mode 'estimate' gives the tree size of larger boards")
     if mode == "estimate":
         if n > MAX_ESTIMATE_N:
-            raise InvalidPuzzle(f"estimate handles n up to {MAX_ESTIMATE_N} (a row must fit in one 64-bit word); "
-                                f"got {n}")
-        if options["probes"] * n > PROBE_BUDGET:
-            raise InvalidOption(f"probes x n must be at most {PROBE_BUDGET:,} (tens of seconds of computing); "
-                                f"{options['probes']:,} probes on n={n} is {options['probes'] * n:,}")
+            raise InvalidPuzzle(f"estimate handles n up to {MAX_ESTIMATE_N} "
+                                f"(a row must fit in one 64-bit word); got {n}")
+        work = options["probes"] * n
+        if work > PROBE_BUDGET:
+            raise InvalidOption(f"probes x n must be at most {PROBE_BUDGET:,} (tens of seconds of "
+                                f"computing); {options['probes']:,} probes on n={n} is {work:,}")
 
 
 # -- solve: an explicit construction (Hoffman, Loessi & Moore 1969; Bernhardsson 1991)
 
 
 def construct(n: N) -> np.ndarray:
-    """A solution for n >= 4 in O(n): two interleaved knight-step staircases, plus a corner queen for odd n."""
+    """A solution for n >= 4 in O(n): two interleaved knight-step staircases, and a corner queen for odd n."""
     even = n - n % 2
     half = even // 2
     i = np.arange(1, half + 1, dtype=np.int64)
@@ -146,7 +149,8 @@ def construct(n: N) -> np.ndarray:
 
 def _solve_one(n: N, clock: Stopwatch) -> Outcome:
     if n >= 4:
-        return Outcome(SOLVED, {"queens": construct(n).tolist()}, QueensStats(elapsed_ms=clock.ms()).as_dict())
+        queens = construct(n).tolist()
+        return Outcome(SOLVED, {"queens": queens}, QueensStats(elapsed_ms=clock.ms()).as_dict())
     # n <= 3: the whole tree is a handful of nodes; exhausting it is the proof.
     nodes, solutions = _count_below(n, 1)
     stats = QueensStats(nodes=nodes, elapsed_ms=clock.ms()).as_dict()
@@ -249,7 +253,7 @@ def _read_count_part(n: N, part: Part) -> tuple[list[list[int]], list[int]]:
         raise ValueError(f"a count part needs prefixes of one depth between 1 and {n - 1}")
     for prefix in prefixes:
         if not _is_placement(prefix, n):
-            raise ValueError(f"prefix {prefix} is not a placement of non-attacking queens on an {n}x{n} board")
+            raise ValueError(f"prefix {prefix} is not a placement of non-attacking queens on {n}x{n}")
     if not all(w in (1, 2) for w in weights):
         raise ValueError("prefix weights must be 1 or 2")
     return prefixes, weights
@@ -390,7 +394,7 @@ def merge(n: N, options: Options, head: Outcome, outcomes: Sequence[Outcome]) ->
 
 
 def _is_placement(queens: Queens, n: N) -> bool:
-    """True if queens (as it arrived, so of any type) lists at most n non-attacking queens, one per row from row 0, in O(len)."""
+    """True if queens (as it arrived: any type) lists at most n non-attacking queens from row 0 on. O(n)."""
     if not isinstance(queens, list) or len(queens) > n:
         return False
     if not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < n for c in queens):
@@ -444,7 +448,8 @@ def _verify_count(n: N, outcome: Outcome) -> None:
     nodes = stats.get("nodes")
     _need(isinstance(nodes, int) and total + 1 <= nodes <= sum(math.perm(n, k) for k in range(n + 1)),
           "tree node count out of range")
-    _need(stats.get("checked_nodes") == 1 + n * (nodes - total), "checked_nodes != 1 + n * (nodes - solutions)")
+    _need(stats.get("checked_nodes") == 1 + n * (nodes - total),
+          "checked_nodes != 1 + n * (nodes - solutions)")
     if n <= BRUTE_FORCE_N:
         _need((total, classes) == brute_force_count(n), "counts differ from a brute-force recount")
 
@@ -495,7 +500,7 @@ KIND = Kind(
         "fundamental": "count: solutions distinct under rotations and reflections",
         "half_turn_symmetric": "count: solutions unchanged by a half turn",
         "quarter_turn_symmetric": "count: solutions unchanged by a quarter turn",
-        "estimated_nodes": "estimate: mean of the seed's numnodes, the checked-node count 1 + n*(nodes - solutions)",
+        "estimated_nodes": "estimate: mean of the seed's numnodes, estimating 1 + n*(nodes - solutions)",
         "std_error": "estimate: standard error of estimated_nodes",
         "ci95": "estimate: 95% confidence interval of estimated_nodes",
         "estimated_tree_nodes": "estimate: Knuth's estimate of the tree size, root included",
@@ -505,7 +510,8 @@ KIND = Kind(
         "probes": "estimate: number of probes made",
     },
     stats_fields={
-        "nodes": "count: tree nodes, root included; estimate: nodes on the probes' paths; solve: nodes searched",
+        "nodes": "count: tree nodes, root included; estimate: nodes on the probes' paths; "
+                 "solve: nodes searched (0 for the construction)",
         "checked_nodes": "count: the seed's checked nodes, 1 + n * (nodes - solutions)",
         "seed": "estimate: the random seed used",
         "subtasks": "parts the puzzle was split into",

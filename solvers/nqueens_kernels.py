@@ -229,7 +229,7 @@ def _below(state, m):
 
 @njit(cache=True)
 def _popcount(word):
-    """Set bits of a non-negative int64, by adding neighbouring bit fields (no multiply: exact in Python too)."""
+    """Set bits of a non-negative int64 by summing bit fields (no multiply, so plain Python agrees)."""
     word = word - ((word >> 1) & 0x5555555555555555)
     word = (word & 0x3333333333333333) + ((word >> 2) & 0x3333333333333333)
     word = (word + (word >> 4)) & 0x0F0F0F0F0F0F0F0F
