@@ -358,6 +358,7 @@ def test_kernels_give_identical_numbers_interpreted():
 
 @pytest.mark.skipif(os.environ.get("NUMBA_BOUNDSCHECK") == "1", reason="already the bounds-checked run")
 def test_kernel_tests_pass_with_bounds_checks(tmp_path):
+    # A cache of its own: bounds-checked machine code must not be stored where normal runs load it.
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "kernel",
          str(Path(__file__))],
