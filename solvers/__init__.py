@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from solvers import sliding
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -27,7 +28,7 @@ from solvers.base import (
 )
 
 # The registry: each kind module is listed here once and nowhere else.
-_KIND_MODULES: tuple[Any, ...] = ()
+_KIND_MODULES: tuple[Any, ...] = (sliding,)
 
 KINDS: dict[str, Kind] = {m.KIND.name: m.KIND for m in _KIND_MODULES}
 
