@@ -129,7 +129,8 @@ def goal_of(puzzle: Puzzle, options: Options) -> Board:
         return default_goal(puzzle.k)
     goal = _board(options["goal"], "option 'goal'", InvalidOption, InvalidOption)
     if goal.k != puzzle.k:
-        raise InvalidOption(f"option 'goal' is a {goal.k}x{goal.k} board but the puzzle is {puzzle.k}x{puzzle.k}")
+        raise InvalidOption(f"option 'goal' is a {goal.k}x{goal.k} board "
+                            f"but the puzzle is {puzzle.k}x{puzzle.k}")
     return goal.board
 
 
@@ -141,7 +142,7 @@ def _algorithm(options: Options) -> str:
 
 
 def _heuristic(k: int, goal: Board, options: Options) -> tuple[str | None, str | None]:
-    """(the heuristic that will run, why it differs from the one asked for); auto = the strongest available."""
+    """(the heuristic that will run, why it differs from the one asked); auto = the strongest available."""
     algorithm, chosen = _algorithm(options), options["heuristic"]
     if algorithm not in ("astar", "idastar"):
         return None, None
@@ -150,7 +151,8 @@ def _heuristic(k: int, goal: Board, options: Options) -> tuple[str | None, str |
     if chosen != "pdb":
         return chosen, None
     if sliding_pdb.frame_for(k, goal) is None:
-        return "linear_conflict", "the pattern database needs the goal's blank in a corner; used linear_conflict"
+        return "linear_conflict", ("the pattern database needs the goal's blank in a corner; "
+                                   "used linear_conflict")
     if sliding_pdb.load() is None:
         return "linear_conflict", ("pattern database not built (python -m solvers.sliding_pdb build); "
                                    "used linear_conflict")
@@ -351,7 +353,7 @@ def _inversion_parity_solvable(k: int, board: Board, goal: Board) -> bool:
     """The textbook rule (inversions, plus the blank's row on even boards), relative to ``goal``."""
     def key(b: Board) -> int:
         tiles = [t for t in b if t]
-        inversions = sum(1 for i in range(len(tiles)) for j in range(i + 1, len(tiles)) if tiles[i] > tiles[j])
+        inversions = sum(1 for i, a in enumerate(tiles) for b in tiles[i + 1:] if a > b)
         return inversions + (b.index(0) // k if k % 2 == 0 else 0)
     # rename tiles by their goal rank so the goal reads 1..n-1 in order around the blank
     order = {t: rank + 1 for rank, t in enumerate(t for t in goal if t)}

@@ -183,10 +183,12 @@ def load() -> Tables | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m solvers.sliding_pdb", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m solvers.sliding_pdb",
+                                     description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     make = sub.add_parser("build", help="build the 6-6-3 tables into the cache folder")
-    make.add_argument("--dir", type=Path, default=None, help="cache folder (default $PUZZLE_CACHE_DIR or var/cache)")
+    make.add_argument("--dir", type=Path, default=None,
+                      help="cache folder (default $PUZZLE_CACHE_DIR or var/cache)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     path = build(args.dir)

@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 
 from solvers import search, sliding, sliding_pdb
-from solvers.base import NO_SOLUTION, BudgetExceeded, SOLVED, InvalidOption, InvalidPuzzle, Outcome, ParseError, WrongAnswer
+from solvers.base import (
+    NO_SOLUTION,
+    SOLVED,
+    BudgetExceeded,
+    InvalidOption,
+    InvalidPuzzle,
+    Outcome,
+    ParseError,
+    WrongAnswer,
+)
 
 KIND = sliding.KIND
 GOAL8 = (1, 2, 3, 4, 5, 6, 7, 8, 0)
