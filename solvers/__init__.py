@@ -27,7 +27,9 @@ from solvers.base import (
 )
 
 # The registry: each kind module is listed here once and nowhere else.
-_KIND_MODULES: tuple[Any, ...] = ()
+from solvers import spokes  # noqa: E402
+
+_KIND_MODULES: tuple[Any, ...] = (spokes,)
 
 KINDS: dict[str, Kind] = {m.KIND.name: m.KIND for m in _KIND_MODULES}
 
