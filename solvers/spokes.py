@@ -130,7 +130,8 @@ def parse(wire: object) -> Spokes:
     width = len(rows[0])
     for r, row in enumerate(rows):
         if len(row) != width:
-            raise ParseError(f"row {r + 1} has {len(row)} points but row 1 has {width}; every row needs the same")
+            raise ParseError(f"row {r + 1} has {len(row)} points but row 1 has {width}; "
+                             "every row needs the same")
     if size is not None and size != (width, len(rows)):
         raise ParseError(f"the header says {size[0]}x{size[1]} but the rows make {width}x{len(rows)}")
     return Spokes(width, len(rows), tuple(c for row in rows for c in row))
@@ -182,7 +183,8 @@ def graph(puzzle: Spokes) -> Graph:
 
 def validate(puzzle: Spokes, options: Options) -> None:
     if not (1 <= puzzle.width <= MAX_SIDE and 1 <= puzzle.height <= MAX_SIDE):
-        raise InvalidPuzzle(f"a spokes grid is at most {MAX_SIDE}x{MAX_SIDE}; got {puzzle.width}x{puzzle.height}")
+        raise InvalidPuzzle(f"a spokes grid is at most {MAX_SIDE}x{MAX_SIDE}; "
+                            f"got {puzzle.width}x{puzzle.height}")
     g = graph(puzzle)
     if not g.hubs:
         raise InvalidPuzzle("the puzzle has no hubs (every point is 0 or '.')")
@@ -243,7 +245,7 @@ class Run:
 
     def __init__(self, g: Graph, pruning: bool, max_solutions: int, node_limit: int | None):
         self.g = g
-        self.pa = pruning  # cleared after the first solution: the search proves uniqueness
+        self.pa = pruning  # cleared at its first contradiction, stall or solution: the search goes on
         self.max_solutions = max_solutions
         self.node_limit = node_limit
         self.stats = SpokesStats(pa_complete=False if pruning else None)
@@ -663,7 +665,8 @@ def solve_part(puzzle: Spokes, options: Options, part: Part) -> Outcome:
     clock = Stopwatch()
     run = _run(puzzle, options, None)
     g, w = run.g, puzzle.width
-    decisions = [(g.index[(r1 * w + c1, r2 * w + c2)], ON if on else OFF) for r1, c1, r2, c2, on in part["decisions"]]
+    decisions = [(g.index[(r1 * w + c1, r2 * w + c2)], ON if on else OFF)
+                 for r1, c1, r2, c2, on in part["decisions"]]
     start = _replay(run, decisions)
     if start is not None:
         run.search(start)
@@ -817,8 +820,10 @@ KIND = Kind(
     stats_fields={
         "guesses": "branching decisions", "backtracks": "decisions that met a contradiction",
         "pruned": "edges deleted by deduction",
-        "probed": "search: edges decided because the other value failed at once", "nodes": "search nodes", "elapsed_ms": "wall time",
-        "pa_complete": "pruning: the Pruning Algorithm alone reached the first solution (no contradiction, no stall); null for search",
+        "probed": "search: edges decided because the other value failed at once",
+        "nodes": "search nodes", "elapsed_ms": "wall time",
+        "pa_complete": "pruning: the Pruning Algorithm alone reached the first solution "
+                       "(no contradiction, no stall); null for search",
         "pa_deletions": "pruning: edges deleted by the paper's priorities",
         "trial_and_error": "decisions undone before the first solution (the paper's trial and error)",
         "stalls": "pruning: times no priority applied, so the search took over",

@@ -7,7 +7,9 @@ import re
 import pytest
 
 from solvers import spokes
-from solvers.base import NO_SOLUTION, SOLVED, BudgetExceeded, InvalidOption, InvalidPuzzle, Outcome, ParseError, WrongAnswer
+from solvers.base import (
+    NO_SOLUTION, SOLVED, BudgetExceeded, InvalidOption, InvalidPuzzle, Outcome, ParseError, WrongAnswer,
+)
 
 STRATEGIES = ("search", "pruning")
 OPTIONS = {"strategy": "search", "max_solutions": 2}
@@ -57,6 +59,17 @@ def test_pruning_alone_solves_every_easy_instance(data_dir):
             outcome = spokes.solve(*prepared(row["game_id"], strategy="pruning", max_solutions=1))
             assert outcome.stats["pa_complete"] is True, row["name"]
             assert outcome.stats["trial_and_error"] == 0
+
+
+@pytest.mark.parametrize(("name", "alone"), [("6x6_h_8", True), ("4x4_t_1", False)])
+def test_pruning_reports_whether_the_paper_alone_got_there(data_dir, name, alone):
+    row = next(r for r in load(data_dir) if r["name"] == name)
+    outcome = spokes.solve(*prepared(row["game_id"], strategy="pruning"))
+    assert outcome.result["spokes"] == given_solution(row)
+    stats = outcome.stats
+    assert stats["pa_deletions"] > 0, "the priorities, not just the r = c rule, were needed"
+    assert stats["pa_complete"] is alone
+    assert (stats["trial_and_error"] == 0) is alone
 
 
 def plain_text_blocks(data_dir):
@@ -221,6 +234,8 @@ def test_split_of_a_non_unique_puzzle_counts_solutions_across_parts():
     options = {"strategy": "search", "max_solutions": 3}
     whole = spokes.solve(puzzle, options)
     split = spokes.split(puzzle, options, 8)
-    merged = spokes.merge(puzzle, options, split.head, [spokes.solve_part(puzzle, options, p) for p in split.parts])
+    assert len(split.parts) >= 2
+    outcomes = [spokes.solve_part(puzzle, options, p) for p in split.parts]
+    merged = spokes.merge(puzzle, options, split.head, outcomes)
     assert merged.result == whole.result
     assert whole.result["solutions_found"] == 3
