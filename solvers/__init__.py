@@ -26,8 +26,10 @@ from solvers.base import (
     WrongAnswer,
 )
 
+from solvers import nqueens, sliding, spokes, sudoku
+
 # The registry: each kind module is listed here once and nowhere else.
-_KIND_MODULES: tuple[Any, ...] = ()
+_KIND_MODULES: tuple[Any, ...] = (sudoku, nqueens, sliding, spokes)
 
 KINDS: dict[str, Kind] = {m.KIND.name: m.KIND for m in _KIND_MODULES}
 

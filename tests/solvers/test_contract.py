@@ -16,6 +16,10 @@ def ids(pairs):
     return [f"{k.name}-{i}" for i, (k, _) in enumerate(pairs)]
 
 
+def test_registry_lists_every_kind():
+    assert set(solvers.KINDS) == {"sudoku", "nqueens", "sliding", "spokes"}
+
+
 def test_registry_entries_are_consistent():
     for name, kind in solvers.KINDS.items():
         assert kind.name == name

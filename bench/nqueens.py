@@ -1,0 +1,133 @@
+"""n-Queens benchmark: exact counts and Knuth's estimates, printed as markdown tables.
+
+    PYTHONPATH=. python bench/nqueens.py [--quick]
+
+Everything goes through the library's public call (prepare + solve). The count
+table compares against a plain-Python bitboard backtracker run in the same
+process; the estimate tables compare against the exact tree sizes of
+tree_nodes.csv (SHARED_DIR, default ../shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import time
+from pathlib import Path
+
+import solvers
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "nqueens"
+KIND = solvers.get("nqueens")
+
+
+MIN_SECONDS = 0.3  # quick calls are repeated until they add up to this much CPU time
+
+
+def per_run(call):
+    """(value, wall seconds, CPU seconds) per call; on a shared machine CPU time is the steadier figure."""
+    runs, wall, cpu = 0, time.perf_counter(), time.process_time()
+    while True:
+        value = call()
+        runs += 1
+        if time.process_time() - cpu >= MIN_SECONDS:
+            return value, (time.perf_counter() - wall) / runs, (time.process_time() - cpu) / runs
+
+
+def timed(puzzle, **options):
+    n, opts = KIND.prepare(puzzle, options)
+    return per_run(lambda: KIND.solve(n, opts))
+
+
+def python_tree(n: int) -> tuple[int, int]:
+    """(tree nodes, solutions): the textbook recursive bitboard backtracker, no symmetry, no compiler."""
+    mask = (1 << n) - 1
+
+    def below(cols: int, left: int, right: int, row: int) -> tuple[int, int]:
+        if row == n:
+            return 1, 1
+        nodes, found = 1, 0
+        free = mask & ~(cols | left | right)
+        while free:
+            bit = free & -free
+            free ^= bit
+            sub_nodes, sub_found = below(cols | bit, ((left | bit) << 1) & mask, (right | bit) >> 1, row + 1)
+            nodes += sub_nodes
+            found += sub_found
+        return nodes, found
+
+    return below(0, 0, 0, 0)
+
+
+def read_tree_nodes() -> dict[int, int]:
+    with open(DATA / "tree_nodes.csv", newline="") as f:
+        return {int(r["n"]): int(r["nodes"]) for r in csv.DictReader(f)}
+
+
+def count_table(sizes: range, baseline_up_to: int, tree_nodes: dict[int, int]) -> None:
+    print("### count (exact): kernel with mirror symmetry vs plain Python\n")
+    print("| n | solutions | tree nodes | wall (s) | CPU (s) | tree nodes/CPU s | plain Python CPU (s) "
+          "| speed-up |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        outcome, wall, seconds = timed({"n": n}, mode="count")
+        nodes = outcome.stats["nodes"]
+        assert nodes == tree_nodes[n], f"n={n}: {nodes} nodes, table says {tree_nodes[n]}"
+        python = ratio = ""
+        if n <= baseline_up_to:
+            found, _, base = per_run(lambda: python_tree(n))
+            assert found == (nodes, outcome.result["solutions"])
+            python, ratio = f"{base:.3g}", f"{base / seconds:.0f}x"
+        print(f"| {n} | {outcome.result['solutions']:,} | {nodes:,} | {wall:.3g} | {seconds:.3g} | "
+              f"{nodes / seconds:,.0f} | {python} | {ratio} |")
+    print()
+
+
+def probe_rate_table(sizes: tuple[int, ...], probes: int) -> None:
+    print(f"### estimate: probes per second ({probes:,} probes each)\n")
+    print("| n | wall (s) | CPU (s) | probes/CPU s | nodes on probe paths/CPU s |")
+    print("|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        outcome, wall, seconds = timed({"n": n}, mode="estimate", probes=probes, seed=1)
+        print(f"| {n} | {wall:.3g} | {seconds:.3g} | {probes / seconds:,.0f} | "
+              f"{outcome.stats['nodes'] / seconds:,.0f} |")
+    print()
+
+
+def accuracy_table(n: int, exponents: range, tree_nodes: dict[int, int]) -> None:
+    exact = tree_nodes[n]
+    print(f"### estimate: accuracy for n={n} (exact tree: {exact:,} nodes, seed 1)\n")
+    print("| probes | estimated tree nodes | relative error | reported relative std. error | CPU (s) |")
+    print("|---:|---:|---:|---:|---:|")
+    for e in exponents:
+        outcome, _, seconds = timed({"n": n}, mode="estimate", probes=10**e, seed=1)
+        est, err = outcome.result["estimated_tree_nodes"], outcome.result["tree_std_error"]
+        print(f"| 10^{e} | {est:,.0f} | {(est - exact) / exact:+.4%} | {err / est:.4%} | {seconds:.3g} |")
+    print()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer probes")
+    args = parser.parse_args(argv)
+    tree_nodes = read_tree_nodes()
+    solvers.warm_up()  # load the compiled kernels before timing
+    print("Measured on a shared, loaded 2-core VM (other jobs running): one process, one core; "
+          "wall time suffers from the load, CPU time much less.\n")
+    if args.quick:
+        count_table(range(8, 14), 10, tree_nodes)
+        probe_rate_table((8, 16, 32), 10**5)
+        accuracy_table(12, range(3, 6), tree_nodes)
+    else:
+        count_table(range(8, 17), 12, tree_nodes)
+        probe_rate_table((8, 12, 16, 24, 32, 63), 10**6)
+        accuracy_table(16, range(3, 8), tree_nodes)
+        accuracy_table(12, range(3, 8), tree_nodes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""Sudoku benchmark: puzzles per second through the library's public call.
+
+    python bench/sudoku.py [--quick]
+
+Each puzzle goes through ``KIND.prepare`` (parse, validate) and ``KIND.solve``
+(search and statistics), for each strategy, once for the first solution
+(``max_solutions=1``, how outside solvers are measured) and once with the default
+proof of uniqueness (``max_solutions=2``). One run per figure; the compiled kernels
+are loaded before timing. ``backtrack`` gets a node budget per puzzle (a puzzle over
+it counts in the time and in the "over budget" column). py-sudoku (PyPI), run in a
+child process with a time cap per puzzle, is compared with greedy on the same puzzles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import solvers  # noqa: E402
+from solvers.base import BudgetExceeded  # noqa: E402
+from solvers.sudoku import KIND  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "sudoku"
+BACKTRACK_BUDGET = 300_000
+PY_SUDOKU_CAP_S = 5.0
+
+# (label, file, puzzles for greedy, puzzles for the other strategies); quick mode divides
+SETS = [
+    ("17-clue", "tdoku_puzzles2_17_clue_first10000.txt", 10_000, 200),
+    ("top1465", "tdoku_puzzles3_magictour_top1465.txt", 1465, 300),
+    ("forum_hardest_1106", "tdoku_puzzles6_forum_hardest_1106.txt", 375, 375),
+    ("serg (2+ solutions)", "tdoku_puzzles7_serg_benchmark.txt", 10_000, 500),
+    ("16x16 janko", "gecode_16x16_janko.txt", 55, 55),
+    # each of the 16 minimal 25x25 puzzles before these needs over 200,000 greedy nodes
+    ("25x25 gecode 89-90", "gecode_25x25.txt", None, None),
+]
+PY_SUDOKU_SETS = [("17-clue", "tdoku_puzzles2_17_clue_first10000.txt"),
+                  ("unbiased", "tdoku_puzzles1_unbiased_first1000.txt"),
+                  ("diabolical (SE 5-9)", "sudoku_exchange_diabolical_first5000.txt")]
+STRATEGIES = ("greedy", "backtrack", "sat")
+
+
+def load(name: str) -> list[str]:
+    lines = [line.strip() for line in (DATA / name).read_text().splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    if name.startswith("sudoku_exchange"):
+        lines = [line.split()[1] for line in lines]
+    if name == "gecode_25x25.txt":
+        lines = lines[16:]
+    return lines
+
+
+def run(puzzles: list[str], strategy: str, max_solutions: int) -> dict | None:
+    """Solve every puzzle once; None when the strategy refuses the size."""
+    options = {"strategy": strategy, "max_solutions": max_solutions}
+    limit = BACKTRACK_BUDGET if strategy == "backtrack" else None
+    try:
+        KIND.prepare(puzzles[0], options)
+    except solvers.InvalidOption:
+        return None
+    nodes, leaves, depth, over = [], [], [], 0
+    start = time.perf_counter()
+    for puzzle in puzzles:
+        grid, opts = KIND.prepare(puzzle, options)
+        try:
+            stats = KIND.solve(grid, opts, node_limit=limit).stats
+        except BudgetExceeded:
+            over += 1
+            continue
+        nodes.append(stats["nodes"])
+        leaves.append(stats["leaves"])
+        depth.append(stats["max_depth"])
+    seconds = time.perf_counter() - start
+    return {"rate": len(puzzles) / seconds, "nodes": mean(nodes), "leaves": mean(leaves),
+            "depth": mean(depth) if strategy != "sat" else None, "over": over}
+
+
+def mean(xs: list[int]) -> str:
+    return f"{statistics.fmean(xs):,.1f}" if xs else "-"
+
+
+def fmt_rate(r: float) -> str:
+    return f"{r:,.0f}" if r >= 100 else f"{r:,.1f}"
+
+
+def solver_table(quick: bool) -> None:
+    print("| set | strategy | puzzles | first sol. /s | nodes | leaves | depth | unique proof /s | nodes "
+          "| leaves | depth | over budget |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    ratios = []
+    for label, name, n_greedy, n_other in SETS:
+        puzzles = load(name)
+        rates = {}
+        for strategy in STRATEGIES:
+            count = n_greedy if strategy == "greedy" else n_other
+            count = count if count is not None else len(puzzles)
+            count = max(min(count, 200 if strategy == "greedy" else 50), 2) if quick else count
+            subset = puzzles[:count]
+            first, proof = run(subset, strategy, 1), run(subset, strategy, 2)
+            if first is None:
+                print(f"| {label} | {strategy} | - | refused (9x9 at most) | | | | | | | | |")
+                continue
+            rates[strategy] = (first["rate"], proof["rate"])
+            cells = [f"{fmt_rate(m['rate'])} | {m['nodes']} | {m['leaves']} | {m['depth'] or '-'}"
+                     for m in (first, proof)]
+            over = first["over"] + proof["over"]
+            print(f"| {label} | {strategy} | {len(subset)} | {cells[0]} | {cells[1]} | {over or ''} |",
+                  flush=True)
+        if "sat" in rates:
+            ratios.append((label, rates["greedy"][0] / rates["sat"][0], rates["greedy"][1] / rates["sat"][1]))
+    print()
+    print("| set | greedy / sat, first solution | greedy / sat, uniqueness proof |")
+    print("|---|---:|---:|")
+    for label, first, proof in ratios:
+        print(f"| {label} | {first:,.3g}x | {proof:,.3g}x |")
+
+
+# -- py-sudoku in a child process, so that a slow puzzle can be cut off
+
+
+def _py_sudoku_worker(conn) -> None:
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]  # this file is sudoku.py too
+    from sudoku import Sudoku
+
+    while True:
+        puzzle = conn.recv()
+        n = 9
+        board = [[int(ch) if ch not in ".0" else 0 for ch in puzzle[r * n:(r + 1) * n]] for r in range(n)]
+        start = time.perf_counter()
+        solved = Sudoku(3, 3, board=board).solve()
+        conn.send((time.perf_counter() - start, solved.board[0][0] is not None))
+
+
+def py_sudoku_times(puzzles: list[str]) -> tuple[list[float], int]:
+    """Seconds per puzzle (the cap for a puzzle cut off) and how many were cut off."""
+    times, capped = [], 0
+    ctx = mp.get_context("spawn")
+    conn, child = ctx.Pipe()
+    worker = ctx.Process(target=_py_sudoku_worker, args=(child,), daemon=True)
+    worker.start()
+    try:
+        for puzzle in puzzles:
+            conn.send(puzzle)
+            if conn.poll(PY_SUDOKU_CAP_S + 30 if not times else PY_SUDOKU_CAP_S):
+                times.append(conn.recv()[0])
+                continue
+            capped += 1
+            times.append(PY_SUDOKU_CAP_S)
+            worker.terminate()
+            worker.join()
+            conn, child = ctx.Pipe()
+            worker = ctx.Process(target=_py_sudoku_worker, args=(child,), daemon=True)
+            worker.start()
+    finally:
+        worker.terminate()
+        worker.join()
+    return times, capped
+
+
+def py_sudoku_table(quick: bool) -> None:
+    print(f"| set | puzzles | py-sudoku /s (cap {PY_SUDOKU_CAP_S:.0f} s) | cut off | greedy /s, first sol. "
+          "| greedy / py-sudoku |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, name in PY_SUDOKU_SETS:
+        puzzles = load(name)[:10 if quick else 30]
+        times, capped = py_sudoku_times(puzzles)
+        py_rate = len(times) / sum(times)
+        greedy = run(puzzles, "greedy", 1)["rate"]
+        bound = "<= " if capped else ""
+        print(f"| {label} | {len(puzzles)} | {bound}{fmt_rate(py_rate)} | {capped} | {fmt_rate(greedy)} "
+              f"| {'>= ' if capped else ''}{greedy / py_rate:,.0f}x |", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a few puzzles per set")
+    parser.add_argument("--no-py-sudoku", action="store_true", help="leave out the py-sudoku comparison")
+    args = parser.parse_args()
+    solvers.warm_up()
+    solver_table(args.quick)
+    if not args.no_py_sudoku:
+        print()
+        py_sudoku_table(args.quick)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,300 @@
+"""Compiled hot loops of the n-Queens kind: tree counting, symmetric counting, Knuth probes.
+
+Bitboards: bit c of a row word stands for column c. ``cols`` marks the occupied
+columns, ``left`` the diagonals whose column grows by one per row (the word shifts
+left going down a row), ``right`` those whose column shrinks (shifts right); the
+free squares of the next row are ``mask & ~(cols | left | right)``. Every word is
+kept inside ``mask`` (n <= 63 bits), so the signed 64-bit arithmetic is the same
+in numba and in plain Python (``NUMBA_DISABLE_JIT=1``).
+
+The random numbers of the probes come from splitmix64, written here on uint64, so
+that compiled and interpreted runs draw the very same numbers. The caller runs the
+probe kernel under ``np.errstate(over="ignore")``: the wrap-around of uint64
+multiplication is intended, and plain-Python numpy would warn about it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# Columns of the per-block sums returned by probe_blocks.
+PROBES, CHECKED, CHECKED_SQ, TREE, TREE_SQ, SOLUTIONS, SOLUTIONS_SQ, VISITED = range(8)
+BLOCK_COLUMNS = 8
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+_S27 = np.uint64(27)
+_S30 = np.uint64(30)
+_S31 = np.uint64(31)
+_S32 = np.uint64(32)
+
+
+# -- counting the whole row-by-row tree below given prefixes
+
+
+@njit(cache=True)
+def count_subtrees(n, prefixes, weights):
+    """Weighted sums over the prefixes of (nodes of the subtree rooted at the prefix, solutions in it).
+
+    ``prefixes[p]`` holds the columns of the queens in rows 0..k-1 (a valid partial
+    placement); the subtree includes the prefix node itself. The stack saves a node
+    only when descending from it to a node above the last two rows, so it is
+    indexed by depths k..n-3: n + 1 entries are more than enough.
+    """
+    mask = (np.int64(1) << n) - 1
+    k = prefixes.shape[1]
+    cols = np.zeros(n + 1, np.int64)
+    left = np.zeros(n + 1, np.int64)
+    right = np.zeros(n + 1, np.int64)
+    free = np.zeros(n + 1, np.int64)
+    total_nodes = 0
+    total_solutions = 0
+    for p in range(prefixes.shape[0]):
+        c = np.int64(0)
+        lft = np.int64(0)
+        rgt = np.int64(0)
+        for row in range(k):
+            bit = np.int64(1) << prefixes[p, row]
+            c |= bit
+            lft = ((lft | bit) << 1) & mask
+            rgt = (rgt | bit) >> 1
+        nodes = 1
+        solutions = 0
+        if k == n:
+            solutions = 1
+        else:
+            # The current node lives in locals; the stack keeps its ancestors only.
+            depth = k
+            avail = mask & ~(c | lft | rgt)
+            while True:
+                if avail == 0:
+                    if depth == k:
+                        break
+                    depth -= 1
+                    c = cols[depth]
+                    lft = left[depth]
+                    rgt = right[depth]
+                    avail = free[depth]
+                    continue
+                bit = avail & -avail
+                avail ^= bit
+                nodes += 1
+                if depth + 1 == n:
+                    solutions += 1
+                    continue
+                nc = c | bit
+                nl = ((lft | bit) << 1) & mask
+                nr = (rgt | bit) >> 1
+                below = mask & ~(nc | nl | nr)
+                if depth + 2 == n:
+                    # The last row has at most one free square: count it without descending.
+                    if below != 0:
+                        nodes += 1
+                        solutions += 1
+                    continue
+                cols[depth] = c
+                left[depth] = lft
+                right[depth] = rgt
+                free[depth] = avail
+                depth += 1
+                c = nc
+                lft = nl
+                rgt = nr
+                avail = below
+        total_nodes += weights[p] * nodes
+        total_solutions += weights[p] * solutions
+    return total_nodes, total_solutions
+
+
+# -- solutions that a rotation maps onto themselves (for Burnside's class count)
+
+
+@njit(cache=True)
+def _orbit(n, row, col, quarter, rows, cols):
+    """The squares that the quarter (or half) turn sends (row, col) to; returns their number (1, 2 or 4)."""
+    size = 0
+    r = row
+    c = col
+    while True:
+        rows[size] = r
+        cols[size] = c
+        size += 1
+        if quarter:
+            r, c = c, n - 1 - r
+        else:
+            r, c = n - 1 - r, n - 1 - c
+        if r == row and c == col:
+            return size
+
+
+@njit(cache=True)
+def _mark(n, r, c, value, row_used, col_used, down, up):
+    row_used[r] = value
+    col_used[c] = value
+    down[r + c] = value
+    up[r - c + n - 1] = value
+
+
+@njit(cache=True)
+def _place_orbit(n, size, rows, cols, row_used, col_used, down, up):
+    """Put a queen on every square of the orbit, or on none if any square is attacked."""
+    for i in range(size):
+        r = rows[i]
+        c = cols[i]
+        if row_used[r] or col_used[c] or down[r + c] or up[r - c + n - 1]:
+            for j in range(i):
+                _mark(n, rows[j], cols[j], False, row_used, col_used, down, up)
+            return False
+        _mark(n, r, c, True, row_used, col_used, down, up)
+    return True
+
+
+@njit(cache=True)
+def count_rotation_fixed(n, quarter):
+    """Number of solutions unchanged by a quarter turn (quarter=True) or by a half turn.
+
+    Fills the lowest empty row, placing the whole orbit of each queen at once; each
+    level fills at least one new row, so the stack never exceeds n entries.
+    """
+    row_used = np.zeros(n, np.bool_)
+    col_used = np.zeros(n, np.bool_)
+    down = np.zeros(2 * n, np.bool_)
+    up = np.zeros(2 * n, np.bool_)
+    level_row = np.zeros(n, np.int64)
+    level_col = np.zeros(n, np.int64)
+    orbit_rows = np.zeros(4, np.int64)
+    orbit_cols = np.zeros(4, np.int64)
+    count = 0
+    depth = 0
+    level_row[0] = 0
+    level_col[0] = -1
+    while depth >= 0:
+        r = level_row[depth]
+        c = level_col[depth]
+        if c >= 0:
+            size = _orbit(n, r, c, quarter, orbit_rows, orbit_cols)
+            for i in range(size):
+                _mark(n, orbit_rows[i], orbit_cols[i], False, row_used, col_used, down, up)
+        c += 1
+        while c < n:
+            size = _orbit(n, r, c, quarter, orbit_rows, orbit_cols)
+            if _place_orbit(n, size, orbit_rows, orbit_cols, row_used, col_used, down, up):
+                break
+            c += 1
+        if c == n:
+            depth -= 1
+            continue
+        level_col[depth] = c
+        nxt = r + 1
+        while nxt < n and row_used[nxt]:
+            nxt += 1
+        if nxt == n:
+            count += 1
+        else:
+            depth += 1
+            level_row[depth] = nxt
+            level_col[depth] = -1
+    return count
+
+
+# -- Knuth's probes
+
+
+@njit(cache=True)
+def _mix(z):
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def _below(state, m):
+    """(new state, uniform integer in [0, m)) for 1 <= m < 2**32, exact by rejection (Lemire)."""
+    bound = np.uint64(m)
+    state = state + _GOLDEN
+    product = (_mix(state) >> _S32) * bound
+    if (product & _LOW32) < bound:
+        # Only here can the draw land in the short remainder that would bias it; the
+        # division is paid on this rare path alone.
+        threshold = (_TWO32 - bound) % bound
+        while (product & _LOW32) < threshold:
+            state = state + _GOLDEN
+            product = (_mix(state) >> _S32) * bound
+    return state, np.int64(product >> _S32)
+
+
+@njit(cache=True)
+def _popcount(word):
+    """Set bits of a non-negative int64 by summing bit fields (no multiply, so plain Python agrees)."""
+    word = word - ((word >> 1) & 0x5555555555555555)
+    word = (word & 0x3333333333333333) + ((word >> 2) & 0x3333333333333333)
+    word = (word + (word >> 4)) & 0x0F0F0F0F0F0F0F0F
+    word = word + (word >> 8)
+    word = word + (word >> 16)
+    word = word + (word >> 32)
+    return word & 0x7F
+
+
+@njit(cache=True)
+def _nth_bit(word, index):
+    for _ in range(index):
+        word &= word - 1
+    return word & -word
+
+
+@njit(cache=True)
+def probe_blocks(n, seed, first_block, blocks, probes, block_size):
+    """Per-block sums of Knuth's probes; block b runs its own splitmix64 stream seeded by (seed, b).
+
+    Each probe follows the seed's pseudocode: at every level all n squares of the
+    next row are checked (``checked`` grows by n times the product of the degrees so
+    far), the promising ones are counted, one is chosen at random. It also forms
+    Knuth's tree-size estimate 1 + d1 + d1*d2 + ... and the solution estimate
+    d1*...*dn. Products of degrees exceed int64 for large n: floats throughout.
+    """
+    mask = (np.int64(1) << n) - 1
+    out = np.zeros((blocks, BLOCK_COLUMNS), np.float64)
+    for b in range(blocks):
+        block = first_block + b
+        state = _mix(np.uint64(seed) + _GOLDEN * np.uint64(block + 1))
+        count = min(block_size, probes - block * block_size)
+        for _ in range(count):
+            cols = np.int64(0)
+            left = np.int64(0)
+            right = np.int64(0)
+            checked = 1.0
+            product = 1.0
+            tree = 1.0
+            visited = 1
+            m = 1
+            row = 0
+            while m != 0 and row != n:
+                checked += product * n
+                free = mask & ~(cols | left | right)
+                m = _popcount(free)
+                row += 1
+                if m != 0:
+                    pick = 0
+                    if m > 1:
+                        state, pick = _below(state, m)
+                    bit = _nth_bit(free, pick)
+                    cols |= bit
+                    left = ((left | bit) << 1) & mask
+                    right = (right | bit) >> 1
+                    product *= m
+                    tree += product
+                    visited += 1
+            solutions = product if (row == n and m != 0) else 0.0
+            out[b, PROBES] += 1.0
+            out[b, CHECKED] += checked
+            out[b, CHECKED_SQ] += checked * checked
+            out[b, TREE] += tree
+            out[b, TREE_SQ] += tree * tree
+            out[b, SOLUTIONS] += solutions
+            out[b, SOLUTIONS_SQ] += solutions * solutions
+            out[b, VISITED] += visited
+    return out

@@ -1,0 +1,530 @@
+"""Sudoku, N x N for N in {4, 9, 16, 25}, after Kim & Kim (2017): pre-processing with
+four human techniques, then a greedy search tree, pruned at contradictions.
+
+Glossary
+  n          side of the grid; box = sqrt(n); C = n*n cells numbered r*n + c.
+  value      1..n; symbol its character: 1-9 then A-P (A = 10 ... P = 25).
+  Grid       the validated puzzle: n and the givens (uint8[C], 0 = blank).
+  mask       an int with bit v-1 set when value v is possible; cands = one mask per cell.
+  unit       a row, column or box; peers of a cell = the other cells of its three units.
+  Layout     the per-size tables the kernels use (peers, units, cell_units).
+
+The search tree (the statistics are counted on it, so that greedy and backtrack
+can be compared as in the paper):
+  node       a grid state the search entered: the root (the puzzle) and every child,
+             a copy of its parent with one open cell set to one of its values. In
+             ``greedy`` each node is pre-processed (Full House, Naked Single, Hidden
+             Single, Naked Pair to a fixed point) before it branches; in ``backtrack``
+             nothing is inferred and the children of a node are the values of the
+             first open cell in reading order that no placed peer uses.
+  leaf       a node without children: a contradiction (greedy), a dead end whose
+             cell has no usable value (backtrack), or a complete grid, which is
+             checked by the answer verifier and counted as a solution.
+  depth      the root is at depth 0, a child one deeper than its parent; in greedy
+             depth is the number of guesses on the path, in backtrack the number of
+             cells filled. ``max_depth`` is the deepest node entered.
+  guesses    children entered whose parent cell had two or more values.
+  techniques cells placed (full_house, naked_single, hidden_single) and pairs that
+             removed a candidate (naked_pair) during pre-processing, over all nodes.
+A search stops once it has ``max_solutions`` solutions, so a larger limit (or
+proving uniqueness) enters more nodes.
+
+Strategies: ``greedy`` (the paper's method), ``backtrack`` (the paper's baseline:
+plain recursion in cell order) and ``sat`` (python-sat's MiniSat 2.2 on a complete
+encoding; the cross-check and the outside baseline). For ``sat`` the statistics
+are the solver's: nodes = guesses = decisions, leaves = conflicts + solutions,
+max_depth = 0 (not reported by the solver).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solvers import sudoku_kernels as K
+from solvers.base import (
+    NO_SOLUTION,
+    SOLVED,
+    BadExample,
+    BudgetExceeded,
+    Example,
+    InvalidOption,
+    InvalidPuzzle,
+    Kind,
+    Option,
+    Options,
+    Outcome,
+    ParseError,
+    Part,
+    Split,
+    Stats,
+    Stopwatch,
+    WrongAnswer,
+)
+
+Cands = np.ndarray   # int64[C] masks
+Values = np.ndarray  # uint8[C] values, 0 = blank
+
+SIZES = (4, 9, 16, 25)
+SYMBOLS = "123456789ABCDEFGHIJKLMNOP"
+BLANKS = ".0"
+TECHNIQUES = ("full_house", "naked_single", "hidden_single", "naked_pair")
+MAX_SOLUTIONS = 10_000_000
+MAX_SAT_SOLUTIONS = 10_000  # sat enumerates with one blocking clause per solution
+MAX_PARTS = 1024
+NO_LIMIT = 2**63 - 1
+BACKTRACK_MAX_N = 9  # plain recursion without inference can run for days on 16x16
+
+_NOT_A_SYMBOL = 255
+_SYMBOL_CODES = bytearray([_NOT_A_SYMBOL]) * 256
+for _v, _s in enumerate(SYMBOLS, start=1):
+    _SYMBOL_CODES[ord(_s)] = _SYMBOL_CODES[ord(_s.lower())] = _v
+for _s in BLANKS:
+    _SYMBOL_CODES[ord(_s)] = 0
+_SYMBOL_CODES = bytes(_SYMBOL_CODES)
+_VALUE_CHARS = np.frombuffer(("." + SYMBOLS).encode("ascii"), np.uint8)
+
+
+@dataclass(frozen=True, eq=False)
+class Grid:
+    n: int
+    givens: Values
+
+
+@dataclass(frozen=True, eq=False)
+class Layout:
+    n: int
+    box: int
+    full: int
+    peers: np.ndarray       # int64[C, 2(n - 1) + (box - 1)^2]: the other cells of its three units
+    units: np.ndarray       # int64[3n, n]: rows, then columns, then boxes
+    cell_units: np.ndarray  # int64[C, 3]
+
+
+@functools.cache
+def layout(n: int) -> Layout:
+    box = int(round(n ** 0.5))
+    cells = np.arange(n * n).reshape(n, n)
+    boxes = cells.reshape(box, box, box, box).transpose(0, 2, 1, 3).reshape(n, n)
+    units = np.concatenate([cells, cells.T, boxes]).astype(np.int64)
+    cell_units = np.empty((n * n, 3), np.int64)
+    for u, unit in enumerate(units):
+        cell_units[unit, u // n] = u
+    peers = np.array([sorted(set(units[cell_units[c]].ravel()) - {c}) for c in range(n * n)], np.int64)
+    return Layout(n, box, (1 << n) - 1, peers, units, cell_units)
+
+
+def where(cell: int, n: int) -> str:
+    return f"row {cell // n + 1}, column {cell % n + 1}"
+
+
+# -- parse: wire form -> Grid
+
+
+def parse(puzzle) -> Grid:
+    if isinstance(puzzle, str):
+        return _parse_text(puzzle)
+    if isinstance(puzzle, list):
+        return _parse_rows(puzzle)
+    raise ParseError(f"a sudoku puzzle is a string of cells or a list of rows, not {type(puzzle).__name__}")
+
+
+def _size_of(cells: int) -> int:
+    n = int(round(cells ** 0.5))
+    if n * n != cells or n not in SIZES:
+        raise ParseError(
+            f"a sudoku string has 16, 81, 256 or 625 cells (4x4, 9x9, 16x16 or 25x25) once "
+            f"whitespace is removed; this one has {cells}")
+    return n
+
+
+def _parse_text(text: str) -> Grid:
+    cells = "".join(text.split())
+    n = _size_of(len(cells))
+    try:
+        codes = np.frombuffer(cells.encode("ascii").translate(_SYMBOL_CODES), np.uint8)
+    except UnicodeEncodeError:
+        codes = np.array([_SYMBOL_CODES[ord(ch)] if ord(ch) < 128 else _NOT_A_SYMBOL for ch in cells],
+                         np.uint8)
+    if codes.max() > n:
+        cell = int(np.argmax(codes > n))
+        ch = cells[cell]
+        if codes[cell] == _NOT_A_SYMBOL:
+            raise ParseError(f"{where(cell, n)}: {ch!r} is not a sudoku symbol "
+                             f"(values are 1-9 then A-P, a blank is '.' or '0')")
+        raise ParseError(f"{where(cell, n)}: {ch!r} (value {codes[cell]}) is too large for a "
+                         f"{n}x{n} grid, whose values are {SYMBOLS[0]}-{SYMBOLS[n - 1]}")
+    return Grid(n, codes)
+
+
+def _parse_rows(rows: list) -> Grid:
+    n = len(rows)
+    if n not in SIZES:
+        raise ParseError(f"a sudoku given as rows has 4, 9, 16 or 25 rows; this one has {n}")
+    givens = np.zeros(n * n, np.uint8)
+    for r, row in enumerate(rows):
+        if not isinstance(row, list):
+            raise ParseError(f"row {r + 1} must be a list of {n} integers, not {type(row).__name__}")
+        if len(row) != n:
+            raise ParseError(f"row {r + 1} has {len(row)} entries; a {n}x{n} grid needs {n}")
+        for c, v in enumerate(row):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ParseError(f"{where(r * n + c, n)}: {v!r} is not an integer (0 = blank, 1-{n})")
+            if not 0 <= v <= n:
+                raise ParseError(f"{where(r * n + c, n)}: {v} is out of range (0 = blank, 1-{n})")
+            givens[r * n + c] = v
+    return Grid(n, givens)
+
+
+# -- validate
+
+
+def validate(grid: Grid, options: Options) -> None:
+    strategy = options["strategy"]
+    if strategy == "backtrack" and grid.n > BACKTRACK_MAX_N:
+        raise InvalidOption(f"strategy 'backtrack' (plain recursion, the paper's baseline) is offered up to "
+                            f"9x9; a {grid.n}x{grid.n} grid needs 'greedy' or 'sat'")
+    if strategy == "sat" and options["max_solutions"] > MAX_SAT_SOLUTIONS:
+        raise InvalidOption(f"strategy 'sat' adds one clause per solution it finds, so max_solutions must be "
+                            f"at most {MAX_SAT_SOLUTIONS} with it; use 'greedy' to count more")
+    lay = layout(grid.n)
+    cell, other = K.first_conflict(grid.givens, lay.peers)
+    if cell >= 0:
+        n = grid.n
+        symbol = SYMBOLS[grid.givens[cell] - 1]
+        if cell // n == other // n:
+            seen = f"row {cell // n + 1} (column {other % n + 1})"
+        elif cell % n == other % n:
+            seen = f"column {cell % n + 1} (row {other // n + 1})"
+        else:
+            box = lay.cell_units[cell, 2] - 2 * n + 1
+            seen = f"box {box} ({where(other, n)})"
+        raise InvalidPuzzle(f"{where(cell, n)}: '{symbol}' already appears in {seen}")
+
+
+# -- solve
+
+
+@dataclass
+class SudokuStats(Stats):
+    nodes: int = 0
+    leaves: int = 0
+    max_depth: int = 0
+    guesses: int = 0
+    techniques: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TECHNIQUES, 0))
+
+    def as_dict(self) -> dict:
+        out = dict(vars(self))  # dataclasses.asdict deep-copies and costs more than the search
+        out["techniques"] = dict(self.techniques)
+        return out
+
+    @classmethod
+    def from_counters(cls, counters: np.ndarray, elapsed_ms: float) -> SudokuStats:
+        c = counters.tolist()
+        return cls(elapsed_ms=elapsed_ms, nodes=c[K.NODES], leaves=c[K.LEAVES], max_depth=c[K.MAX_DEPTH],
+                   guesses=c[K.GUESSES],
+                   techniques={"full_house": c[K.FULL_HOUSE], "naked_single": c[K.NAKED_SINGLE],
+                               "hidden_single": c[K.HIDDEN_SINGLE], "naked_pair": c[K.NAKED_PAIR]})
+
+
+def render(values: np.ndarray) -> str:
+    return _VALUE_CHARS[values].tobytes().decode("ascii")
+
+
+def _result(first: str | None, found: int, max_solutions: int) -> dict | None:
+    if not found:
+        return None
+    # only an exhausted search proves uniqueness, and it is exhausted only below the limit
+    return {"solution": first, "unique": found == 1 and max_solutions > 1, "solutions_found": found}
+
+
+def _outcome(first: str | None, found: int, options: Options, stats: SudokuStats) -> Outcome:
+    return Outcome(SOLVED if found else NO_SOLUTION, _result(first, found, options["max_solutions"]),
+                   stats.as_dict())
+
+
+def _search(grid: Grid, cands: Cands, depth: int, options: Options, node_limit: int | None,
+            watch: Stopwatch) -> Outcome:
+    lay = layout(grid.n)
+    solution = np.zeros(grid.n * grid.n, np.uint8)
+    counters = np.zeros(K.STATS_LEN, np.int64)
+    limit = NO_LIMIT if node_limit is None else node_limit
+    found = K.search(cands, depth, options["strategy"] == "greedy", options["max_solutions"], limit,
+                     lay.full, lay.peers, lay.units, lay.cell_units, solution, counters)
+    if found == K.BUDGET_EXCEEDED:
+        raise BudgetExceeded(int(counters[K.NODES]))
+    first = render(solution) if found else None
+    return _outcome(first, found, options, SudokuStats.from_counters(counters, watch.ms()))
+
+
+def solve(grid: Grid, options: Options, node_limit: int | None = None) -> Outcome:
+    """Solve from the givens; raise BudgetExceeded after ``node_limit`` nodes (not for sat)."""
+    watch = Stopwatch()
+    if options["strategy"] == "sat":
+        return _solve_sat(grid, options, watch)
+    return _search(grid, K.initial_cands(grid.givens, layout(grid.n).full), 0, options, node_limit, watch)
+
+
+def _solve_sat(grid: Grid, options: Options, watch: Stopwatch) -> Outcome:
+    """Enumerate solutions with MiniSat 2.2 on the complete (extended) encoding.
+
+    One variable per candidate left after removing the givens' values from their
+    peers; each cell and each (unit, value) gets at-least-one and pairwise
+    at-most-one clauses; every solution found is blocked before the next call.
+    """
+    from pysat.solvers import Solver
+
+    n, lay = grid.n, layout(grid.n)
+    values = grid.givens.astype(np.int64)
+    given_bits = np.where(values > 0, 1 << np.maximum(values - 1, 0), 0)
+    taken = np.bitwise_or.reduce(given_bits[lay.peers], axis=1)
+    cands = np.where(values > 0, given_bits, lay.full & ~taken).tolist()
+    var = {}  # (cell, value) -> variable
+    for cell, m in enumerate(cands):
+        for v in range(n):
+            if m >> v & 1:
+                var[cell, v] = len(var) + 1
+    groups = [[var[cell, v] for v in range(n) if (cell, v) in var] for cell in range(n * n)]
+    groups += [[var[cell, v] for cell in unit if (cell, v) in var]
+               for unit in lay.units.tolist() for v in range(n)]
+    clauses = []
+    for group in groups:
+        clauses.append(group)
+        clauses.extend([-a, -b] for i, a in enumerate(group) for b in group[i + 1:])
+    decode = sorted(var.items(), key=lambda kv: kv[1])
+    first, found = None, 0
+    with Solver(name="minisat22", bootstrap_with=clauses) as sat:
+        while found < options["max_solutions"] and sat.solve():
+            model = sat.get_model()
+            chosen = [v for v in model[:len(var)] if v > 0]
+            if first is None:
+                solution = np.zeros(n * n, np.uint8)
+                for (cell, v), _ in (decode[x - 1] for x in chosen):
+                    solution[cell] = v + 1
+                first = render(solution)
+            found += 1
+            sat.add_clause([-x for x in chosen])
+        counts = sat.accum_stats()
+    stats = SudokuStats(elapsed_ms=watch.ms(), nodes=counts["decisions"], guesses=counts["decisions"],
+                        leaves=counts["conflicts"] + found)
+    return _outcome(first, found, options, stats)
+
+
+# -- split and merge: the greedy (or backtrack) tree cut breadth-first
+
+
+@dataclass
+class _Entry:
+    """A frontier entry, left to right in the order the depth-first search meets it."""
+
+    depth: int
+    cands: Cands | None = None   # an open node, not yet entered
+    solution: str | None = None  # a complete grid found while expanding
+
+
+def split(grid: Grid, options: Options, k: int) -> Split:
+    """Expand the tree breadth-first until at least ``k`` open nodes (at most MAX_PARTS).
+
+    Parts keep the depth-first order: the whole search's first solution is the first
+    one met reading the head, then the parts, left to right. Solutions found above
+    the cut that precede every open node stay in the head; the others become parts
+    ``{"solution", "depth"}`` so that they keep their place. ``sat`` has no tree of
+    ours to cut: its head is the whole outcome and it has no parts.
+    """
+    watch = Stopwatch()
+    if options["strategy"] == "sat":
+        return Split([], solve(grid, options))
+    lay = layout(grid.n)
+    greedy = options["strategy"] == "greedy"
+    counters = np.zeros(K.STATS_LEN, np.int64)
+    order = np.empty(grid.n, np.int64)
+    frontier = [_Entry(0, cands=K.initial_cands(grid.givens, lay.full))]
+    wanted = min(max(k, 1), MAX_PARTS)
+    n_open = 1
+    while 0 < n_open < wanted:
+        level = min(e.depth for e in frontier if e.cands is not None)
+        expanded = []
+        for entry in frontier:
+            if entry.cands is None or entry.depth != level or n_open >= wanted:
+                expanded.append(entry)
+                continue
+            n_open -= 1
+            c = entry.cands
+            status, cell, n_children = K.expand(c, greedy, entry.depth, lay.full, lay.peers, lay.units,
+                                                lay.cell_units, order, counters)
+            if status == K.COMPLETE:
+                expanded.append(_Entry(entry.depth, solution=render(np.array([K.bit_value(m) for m in c]))))
+            elif status == K.BRANCH:
+                if n_children > 1:
+                    counters[K.GUESSES] += n_children
+                for b in order[:n_children]:
+                    child = c.copy()
+                    child[cell] = b
+                    expanded.append(_Entry(entry.depth + 1, cands=child))
+                n_open += n_children
+        frontier = expanded
+    return _cut(frontier, options, SudokuStats.from_counters(counters, watch.ms()))
+
+
+def _cut(frontier: list[_Entry], options: Options, stats: SudokuStats) -> Split:
+    prefix = 0
+    while prefix < len(frontier) and frontier[prefix].solution is not None:
+        prefix += 1
+    found = min(prefix, options["max_solutions"])
+    head = _outcome(frontier[0].solution if found else None, found, options, stats)
+    if found == options["max_solutions"]:
+        return Split([], head)
+    parts = [{"depth": e.depth, "solution": e.solution} if e.solution is not None
+             else {"depth": e.depth, "cands": e.cands.tolist()} for e in frontier[prefix:]]
+    return Split(parts, head)
+
+
+def solve_part(grid: Grid, options: Options, part: Part) -> Outcome:
+    """Search one part; its max_depth is counted from the whole tree's root."""
+    watch = Stopwatch()
+    depth = part.get("depth")
+    if not isinstance(depth, int) or depth < 0:
+        raise ValueError(f"a sudoku part needs a depth >= 0, not {depth!r}")
+    if part.get("solution") is not None:
+        return _outcome(part["solution"], 1, options, SudokuStats(elapsed_ms=watch.ms(), max_depth=depth))
+    cands = np.array(part.get("cands"), np.int64)
+    lay = layout(grid.n)
+    # masks in 1..full keep every kernel stack within its proved size
+    if cands.shape != (grid.n * grid.n,) or cands.min() < 1 or cands.max() > lay.full:
+        raise ValueError("a sudoku part needs 'cands': one candidate mask per cell, each in 1..2^n-1")
+    return _search(grid, cands, depth, options, None, watch)
+
+
+def merge(grid: Grid, options: Options, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
+    first = head.result["solution"] if head.result else None
+    found = head.result["solutions_found"] if head.result else 0
+    stats = SudokuStats(**{**head.stats, "techniques": dict(head.stats["techniques"])})
+    for out in outcomes:
+        if out.status == SOLVED:
+            first = first or out.result["solution"]
+            found += out.result["solutions_found"]
+        for name in ("nodes", "leaves", "guesses", "elapsed_ms"):
+            setattr(stats, name, getattr(stats, name) + out.stats[name])
+        stats.max_depth = max(stats.max_depth, out.stats["max_depth"])
+        for name in TECHNIQUES:
+            stats.techniques[name] += out.stats["techniques"][name]
+    stats.subtasks = len(outcomes)
+    stats.elapsed_ms = round(stats.elapsed_ms, 3)
+    return _outcome(first, min(found, options["max_solutions"]), options, stats)
+
+
+# -- verify: an independent check of a claimed answer
+
+
+def verify(grid: Grid, options: Options, outcome: Outcome) -> None:
+    """Raise WrongAnswer unless the outcome is consistent with the puzzle.
+
+    A solution is checked completely: its length and symbols, the givens kept, and
+    every row, column and box a permutation of 1..n; ``unique`` must agree with
+    ``solutions_found`` and ``max_solutions``. What needs a search is not redone
+    here: that a ``no_solution`` puzzle has none, and the exact count of solutions
+    (the tests cross-check those against the ``sat`` strategy and known counts).
+    """
+    if outcome.status == NO_SOLUTION:
+        if outcome.result is not None:
+            raise WrongAnswer("a no_solution outcome carries no result")
+        return
+    if outcome.status != SOLVED:
+        raise WrongAnswer(f"unknown status {outcome.status!r}")
+    result = outcome.result
+    if not isinstance(result, dict) or set(result) != {"solution", "unique", "solutions_found"}:
+        raise WrongAnswer(f"a solved sudoku result has solution, unique and solutions_found; got {result!r}")
+    found, unique = result["solutions_found"], result["unique"]
+    if isinstance(found, bool) or not isinstance(found, int) or not 1 <= found <= options["max_solutions"]:
+        raise WrongAnswer(f"solutions_found must be 1..{options['max_solutions']}, not {found!r}")
+    if unique is not (found == 1 and options["max_solutions"] > 1):
+        raise WrongAnswer(f"unique={unique!r} contradicts solutions_found={found}")
+    _check_solution(grid, result["solution"])
+
+
+def _check_solution(grid: Grid, solution) -> None:
+    n = grid.n
+    if not isinstance(solution, str) or len(solution) != n * n:
+        raise WrongAnswer(f"the solution must be a string of {n * n} symbols")
+    try:
+        values = _parse_text(solution).givens
+    except ParseError as exc:
+        raise WrongAnswer(f"the solution is unreadable: {exc}") from None
+    if not values.all():
+        raise WrongAnswer(f"the solution leaves {where(int(np.argmin(values)), n)} blank")
+    kept = (grid.givens == 0) | (grid.givens == values)
+    if not kept.all():
+        raise WrongAnswer(f"the solution changes the given at {where(int(np.argmin(kept)), n)}")
+    units = values[layout(n).units]
+    if not (np.sort(units, axis=1) == np.arange(1, n + 1)).all():
+        u = int(np.argmin((np.sort(units, axis=1) == np.arange(1, n + 1)).all(axis=1)))
+        name = ("row", "column", "box")[u // n]
+        raise WrongAnswer(f"{name} {u % n + 1} of the solution repeats a value")
+
+
+# -- the record
+
+
+EXAMPLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+
+KIND = Kind(
+    name="sudoku",
+    summary="Sudoku 4x4, 9x9, 16x16 and 25x25: the greedy tree of Kim & Kim (2017) with four "
+            "human techniques, plain backtracking, or a SAT solver; counts solutions up to a limit.",
+    input_format="a string of n*n cells (n = 4, 9, 16, 25), row by row: 1-9 then A-P for values "
+                 "10-25, '.' or '0' blank, whitespace ignored; or a list of n rows of n ints, 0 blank",
+    options=(
+        Option("strategy", str, "greedy",
+               "greedy = the paper's pre-processing and greedy tree; backtrack = plain recursion in cell "
+               "order (the paper's baseline, up to 9x9); sat = MiniSat on a complete CNF encoding",
+               choices=("greedy", "backtrack", "sat")),
+        Option("max_solutions", int, 2,
+               "stop after this many solutions: 2 proves uniqueness, a large value counts them "
+               f"(sat: at most {MAX_SAT_SOLUTIONS})", minimum=1, maximum=MAX_SOLUTIONS),
+        Option("split", int, None,
+               "how many open tree nodes the coordinator may fan out as subtasks; 0 = never, "
+               "null = automatic", minimum=0, maximum=MAX_PARTS),
+    ),
+    result_fields={
+        "solution": "the first solution found, n*n symbols",
+        "unique": "true when the search proved it is the only solution (needs max_solutions >= 2)",
+        "solutions_found": "solutions found, at most max_solutions",
+    },
+    stats_fields={
+        "nodes": "search-tree nodes entered (root included)",
+        "leaves": "nodes without children: contradictions, dead ends and solutions",
+        "max_depth": "depth of the deepest node (root 0; greedy: guesses on the path)",
+        "guesses": "children entered at a cell with two or more values",
+        "techniques": "cells placed by full_house, naked_single, hidden_single; naked_pair eliminations",
+        "subtasks": "parts the puzzle was split into (0 = solved whole)",
+        "elapsed_ms": "solver time in milliseconds (summed over parts)",
+    },
+    parse=parse,
+    validate=validate,
+    solve=solve,
+    verify=verify,
+    split=split,
+    solve_part=solve_part,
+    merge=merge,
+    stats_record=SudokuStats,
+    examples=(
+        Example(EXAMPLE),
+        Example("1.3..4.22..3..2.", {"strategy": "backtrack"}),
+        Example([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], {"max_solutions": 1000}),
+        Example("1...5.2.9..7.......6.......2...........5.1..2....2.39.3.4.9...15...1...3...8...4.",
+                status=NO_SOLUTION),
+        Example("8.........95.......76.........426798...571243...893165......916....3.487....1.532",
+                {"strategy": "sat", "max_solutions": 10}),
+    ),
+    bad_examples=(
+        BadExample("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..7"),
+        BadExample("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..7x"),
+        BadExample("55..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79",
+                   error=InvalidPuzzle),
+        BadExample([[1, 2], [3, 4]]),
+        BadExample(EXAMPLE, {"max_solutions": 0}, error=InvalidOption),
+    ),
+)
