@@ -33,9 +33,9 @@ Strategies: ``greedy`` (the paper's method), ``backtrack`` (the paper's baseline
 plain recursion in cell order) and ``sat`` (a python-sat solver on a complete
 encoding; the cross-check and the outside baseline). ``sat_solver`` picks the SAT
 solver: MiniSat 2.2 by default (the fastest here on 9x9), or CaDiCaL 1.9.5, which
-needs about half MiniSat's conflicts on the minimal 25x25 puzzles, the only data
-that none of our own trees reach (the greedy tree needs 200,000 to over 3 million
-nodes on each). For ``sat`` the statistics are the solver's: nodes = guesses =
+takes about half MiniSat's time on the minimal 25x25 puzzles (up to 260,000
+conflicts against 450,000), the only data that none of our own trees reach (the
+greedy tree needs 200,000 to over 3 million nodes on each). For ``sat`` the statistics are the solver's: nodes = guesses =
 decisions, leaves = conflicts + solutions, max_depth = 0 (not reported by the solver).
 """
 
@@ -489,7 +489,7 @@ KIND = Kind(
                choices=("greedy", "backtrack", "sat")),
         Option("sat_solver", str, SAT_SOLVERS[0],
                "the python-sat solver of strategy 'sat': minisat22 (MiniSat 2.2) or cadical195 "
-               "(CaDiCaL 1.9.5, the one that solves every 25x25 puzzle of the data in seconds)",
+               "(CaDiCaL 1.9.5, about twice as fast as MiniSat on the hardest 25x25 puzzles)",
                choices=SAT_SOLVERS),
         Option("max_solutions", int, 2,
                "stop after this many solutions: 2 proves uniqueness, a large value counts them "
