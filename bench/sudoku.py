@@ -3,7 +3,8 @@
     python bench/sudoku.py [--quick]
 
 Each puzzle goes through ``KIND.prepare`` (parse, validate) and ``KIND.solve``
-(search and statistics), for each strategy, once for the first solution
+(search and statistics), for each strategy (``sat`` with each of its SAT solvers),
+once for the first solution
 (``max_solutions=1``, how outside solvers are measured) and once with the default
 proof of uniqueness (``max_solutions=2``). One run per figure; the compiled kernels
 are loaded before timing. ``backtrack`` gets a node budget per puzzle (a puzzle over
@@ -18,6 +19,7 @@ import multiprocessing as mp
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,20 +33,42 @@ DATA = ROOT.parent / "shared" / "data" / "sudoku"
 BACKTRACK_BUDGET = 300_000
 PY_SUDOKU_CAP_S = 5.0
 
-# (label, file, puzzles for greedy, puzzles for the other strategies); quick mode divides
+# the strategies compared: label -> options
+STRATEGIES = {
+    "greedy": {"strategy": "greedy"},
+    "backtrack": {"strategy": "backtrack"},
+    "sat": {"strategy": "sat"},
+    "sat cadical195": {"strategy": "sat", "sat_solver": "cadical195"},
+}
+
+
+@dataclass(frozen=True)
+class PuzzleSet:
+    label: str
+    file: str
+    n_greedy: int | None = None  # puzzles for greedy (None = all)
+    n_other: int | None = None   # puzzles for the other strategies
+    first: int = 0               # the set is the file's puzzles from this one on
+    strategies: tuple[str, ...] = tuple(STRATEGIES)
+    n_quick: int = 50            # at most this many puzzles per strategy in quick mode (greedy: 200)
+
+
+GECODE_25 = "gecode_25x25.txt"
 SETS = [
-    ("17-clue", "tdoku_puzzles2_17_clue_first10000.txt", 10_000, 200),
-    ("top1465", "tdoku_puzzles3_magictour_top1465.txt", 1465, 300),
-    ("forum_hardest_1106", "tdoku_puzzles6_forum_hardest_1106.txt", 375, 375),
-    ("serg (2+ solutions)", "tdoku_puzzles7_serg_benchmark.txt", 10_000, 500),
-    ("16x16 janko", "gecode_16x16_janko.txt", 55, 55),
-    # each of the 16 minimal 25x25 puzzles before these needs over 200,000 greedy nodes
-    ("25x25 gecode 89-90", "gecode_25x25.txt", None, None),
+    PuzzleSet("17-clue", "tdoku_puzzles2_17_clue_first10000.txt", 10_000, 200),
+    PuzzleSet("top1465", "tdoku_puzzles3_magictour_top1465.txt", 1465, 300),
+    PuzzleSet("forum_hardest_1106", "tdoku_puzzles6_forum_hardest_1106.txt", 375, 375),
+    PuzzleSet("serg (2+ solutions)", "tdoku_puzzles7_serg_benchmark.txt", 10_000, 500),
+    PuzzleSet("16x16 janko", "gecode_16x16_janko.txt", 55, 55),
+    # Gecode's instances 89 and 90, the two 25x25 puzzles the greedy tree reaches
+    PuzzleSet("25x25 gecode 89-90", GECODE_25, first=16),
+    # each of the 16 minimal ones needs over 200,000 greedy nodes and up to about
+    # 450,000 MiniSat conflicts; CaDiCaL solves them in seconds to tens of seconds
+    PuzzleSet("25x25 gecode, all 18", GECODE_25, strategies=("sat cadical195",), n_quick=3),
 ]
 PY_SUDOKU_SETS = [("17-clue", "tdoku_puzzles2_17_clue_first10000.txt"),
                   ("unbiased", "tdoku_puzzles1_unbiased_first1000.txt"),
                   ("diabolical (SE 5-9)", "sudoku_exchange_diabolical_first5000.txt")]
-STRATEGIES = ("greedy", "backtrack", "sat")
 
 
 def load(name: str) -> list[str]:
@@ -52,14 +76,12 @@ def load(name: str) -> list[str]:
     lines = [line for line in lines if line and not line.startswith("#")]
     if name.startswith("sudoku_exchange"):
         lines = [line.split()[1] for line in lines]
-    if name == "gecode_25x25.txt":
-        lines = lines[16:]
     return lines
 
 
 def run(puzzles: list[str], strategy: str, max_solutions: int) -> dict | None:
     """Solve every puzzle once; None when the strategy refuses the size."""
-    options = {"strategy": strategy, "max_solutions": max_solutions}
+    options = {**STRATEGIES[strategy], "max_solutions": max_solutions}
     limit = BACKTRACK_BUDGET if strategy == "backtrack" else None
     try:
         KIND.prepare(puzzles[0], options)
@@ -79,7 +101,7 @@ def run(puzzles: list[str], strategy: str, max_solutions: int) -> dict | None:
         depth.append(stats["max_depth"])
     seconds = time.perf_counter() - start
     return {"rate": len(puzzles) / seconds, "nodes": mean(nodes), "leaves": mean(leaves),
-            "depth": mean(depth) if strategy != "sat" else None, "over": over}
+            "depth": mean(depth) if options["strategy"] != "sat" else None, "over": over}
 
 
 def mean(xs: list[int]) -> str:
@@ -95,13 +117,14 @@ def solver_table(quick: bool) -> None:
           "| leaves | depth | over budget |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     ratios = []
-    for label, name, n_greedy, n_other in SETS:
-        puzzles = load(name)
+    for pset in SETS:
+        label = pset.label
+        puzzles = load(pset.file)[pset.first:]
         rates = {}
-        for strategy in STRATEGIES:
-            count = n_greedy if strategy == "greedy" else n_other
+        for strategy in pset.strategies:
+            count = pset.n_greedy if strategy == "greedy" else pset.n_other
             count = count if count is not None else len(puzzles)
-            count = max(min(count, 200 if strategy == "greedy" else 50), 2) if quick else count
+            count = max(min(count, 200 if strategy == "greedy" else pset.n_quick), 2) if quick else count
             subset = puzzles[:count]
             first, proof = run(subset, strategy, 1), run(subset, strategy, 2)
             if first is None:
@@ -113,7 +136,7 @@ def solver_table(quick: bool) -> None:
             over = first["over"] + proof["over"]
             print(f"| {label} | {strategy} | {len(subset)} | {cells[0]} | {cells[1]} | {over or ''} |",
                   flush=True)
-        if "sat" in rates:
+        if "greedy" in rates and "sat" in rates:
             ratios.append((label, rates["greedy"][0] / rates["sat"][0], rates["greedy"][1] / rates["sat"][1]))
     print()
     print("| set | greedy / sat, first solution | greedy / sat, uniqueness proof |")

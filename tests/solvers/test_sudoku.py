@@ -91,6 +91,8 @@ def test_bad_puzzles_are_named_precisely(puzzle, error, message):
         ({"max_solutions": 10_000_001}, "at most 10000000"),
         ({"max_solutions": 20_000, "strategy": "sat"}, "at most 10000 with it"),
         ({"split": -1}, "at least 0"),
+        ({"sat_solver": "glucose4", "strategy": "sat"}, "must be one of minisat22, cadical195"),
+        ({"sat_solver": "cadical195"}, "applies to strategy 'sat' only"),
     ],
 )
 def test_bad_options(options, message):
@@ -235,13 +237,32 @@ def test_serg_whole(data_dir):
 
 
 # Gecode's instances 89 and 90 (lines 17 and 18); each of the 16 minimal 25x25 puzzles
-# above them needs more than 200,000 greedy nodes (line 2: more than 3 million).
+# above them needs more than 200,000 greedy nodes (line 2: more than 3 million), and
+# takes CaDiCaL up to about 260,000 conflicts (MiniSat: up to about 450,000).
 REACHABLE_25 = [16, 17]
+CADICAL = {"strategy": "sat", "sat_solver": "cadical195"}
 
 
 def test_25x25_by_sat(data_dir):
     puzzle = load_set(data_dir, "gecode_25x25.txt")[REACHABLE_25[0]]
     assert run(puzzle, strategy="sat").result["unique"]
+
+
+def test_minimal_25x25_by_cadical(data_dir):
+    """The cheapest of the 16 minimal puzzles (line 3, about 5,000 conflicts)."""
+    puzzle = load_set(data_dir, "gecode_25x25.txt")[2]
+    outcome = run(puzzle, **CADICAL)
+    assert outcome.status == SOLVED and outcome.result["unique"]
+    assert outcome.stats["leaves"] > 1000  # no propagation alone: the solver had to search
+    assert run(puzzle, strategy="sat").result == outcome.result  # MiniSat agrees
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("line", range(1, 19))
+def test_every_25x25_by_cadical(data_dir, line):
+    """Each of the 18 is solved, verified (run() calls verify) and proved unique."""
+    outcome = run(load_set(data_dir, "gecode_25x25.txt")[line - 1], **CADICAL)
+    assert outcome.status == SOLVED and outcome.result["unique"], line
 
 
 @pytest.mark.slow
