@@ -94,11 +94,14 @@ def test_a_killed_worker_mid_split_has_its_part_retried_and_counted_once(real_st
         assert s.scalar(select(Puzzle.parts_done).where(Puzzle.job_id == job_id)) == 6
 
 
-def test_a_part_that_raises_fails_its_puzzle(real_stack, toy_kind):
+def test_a_part_that_raises_or_runs_too_long_fails_its_puzzle(real_stack, toy_kind):
     job_id = real_stack.submit([{"kind": "toy", "puzzle": "123", "options": {"split": 3, "crash": True}},
+                                {"kind": "toy", "puzzle": "12", "options": {"split": 2, "sleep": 10.0}},
                                 {"kind": "toy", "puzzle": "45", "options": {"split": 2}}])
-    job = real_stack.wait(job_id, timeout=30)
-    assert job["status"] == "completed" and job["counts"]["failed"] == 1 and job["counts"]["solved"] == 1
-    failed, solved = real_stack.puzzles(job_id)
-    assert failed["error"].endswith("of 3: solver error: RuntimeError: toy solver crashed on purpose")
-    assert failed["error"].startswith("part ") and solved["result"] == {"sum": 9}
+    job = real_stack.wait(job_id, timeout=60)
+    assert job["status"] == "completed" and job["counts"]["failed"] == 2 and job["counts"]["solved"] == 1
+    crashed, slow, solved = real_stack.puzzles(job_id)
+    assert crashed["error"].startswith("part ")
+    assert crashed["error"].endswith(" of 3: solver error: RuntimeError: toy solver crashed on purpose")
+    assert slow["error"].endswith(" of 2: exceeded the time limit of 6 s per part")
+    assert solved["result"] == {"sum": 9}
