@@ -242,6 +242,11 @@ def test_a_sudoku_over_the_node_budget_is_split_and_gives_the_whole_answer(make_
     assert p.result == whole.result and p.result["unique"] is True
 
 
+def whole_result(kind_name, puzzle, options=None):
+    kind = solvers.get(kind_name)
+    return kind.solve(*kind.prepare(puzzle, options or {})).result
+
+
 def test_split_zero_never_splits(make_app):
     app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1)
     app.extensions["publisher"] = EagerPublisher(app)
@@ -249,3 +254,34 @@ def test_split_zero_never_splits(make_app):
     job_id = submit(app, [{"kind": "sudoku", "puzzle": hard, "options": {"split": 0}}])
     p = puzzle_row(app, job_id)
     assert p.status == "solved" and p.parts_total == 0 and p.stats["subtasks"] == 0
+
+
+@pytest.mark.parametrize("kind", list(solvers.KINDS.values()), ids=lambda k: k.name)
+def test_every_example_split_as_far_as_it_goes_gives_a_verified_answer(make_app, kind):
+    """Split everything that can be: n-Queens from n = 4, Sudoku and spokes past one node."""
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_QUEENS_N=4, SPLIT_PROBES=2, SPLIT_PARTS=4)
+    app.extensions["publisher"] = EagerPublisher(app)
+    items = [{"kind": kind.name, "puzzle": e.puzzle, "options": dict(e.options)} for e in kind.examples]
+    job_id = submit(app, items)
+    assert api_job(app, job_id)["status"] == "completed"
+    split = [puzzle_row(app, job_id, i).parts_total for i in range(len(items))]
+    # sliding never splits; the spokes examples need no branching, so they have nothing to split
+    assert any(split) == (kind.name in ("nqueens", "sudoku")), split
+    for i, example in enumerate(kind.examples):
+        p = puzzle_row(app, job_id, i)
+        assert p.status == example.status, p.error
+        puzzle, options = kind.prepare(example.puzzle, example.options)
+        kind.verify(puzzle, options, solvers.Outcome(p.status, p.result, p.stats))
+        if p.parts_total:
+            assert p.stats["subtasks"] == p.parts_total == p.parts_done
+
+
+def test_a_spokes_puzzle_over_the_budget_is_split_and_gives_the_whole_answer(make_app, data_dir):
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_PARTS=4)
+    app.extensions["publisher"] = EagerPublisher(app)
+    with open(data_dir / "spokes" / "xsheep_generated.tsv") as f:
+        game = next(line.split("\t")[5] for line in f if line.startswith("10x10_h_1\t"))
+    job_id = submit(app, [{"kind": "spokes", "puzzle": game}])
+    p = puzzle_row(app, job_id)
+    assert p.status == "solved" and p.parts_total == p.stats["subtasks"] == 4
+    assert p.result == whole_result("spokes", game)
