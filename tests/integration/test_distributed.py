@@ -105,3 +105,16 @@ def test_a_part_that_raises_or_runs_too_long_fails_its_puzzle(real_stack, toy_ki
     assert crashed["error"].endswith(" of 3: solver error: RuntimeError: toy solver crashed on purpose")
     assert slow["error"].endswith(" of 2: exceeded the time limit of 6 s per part")
     assert solved["result"] == {"sum": 9}
+
+
+def test_duplicated_part_deliveries_count_once(real_stack, toy_kind):
+    job_id = real_stack.submit([{"kind": "toy", "puzzle": "123456", "options": {"split": 6, "sleep": 0.3}}])
+    real_stack.wait(job_id, until=lambda job: len(parts_of(real_stack, job_id)) == 6, timeout=30)
+    ids = [t.id for t in parts_of(real_stack, job_id)]
+    real_stack.app.extensions["publisher"].publish_parts([[i] for i in ids] * 2)  # every part twice more
+    job = real_stack.wait(job_id, timeout=60)
+    (got,) = real_stack.puzzles(job_id)
+    assert job["counts"]["solved"] == 1 and got["result"] == {"sum": 21} and got["stats"]["subtasks"] == 6
+    with real_stack.app.extensions["sessions"]() as s:
+        assert s.scalar(select(Puzzle.parts_done).where(Puzzle.job_id == job_id)) == 6
+    assert all(t.status == "solved" for t in parts_of(real_stack, job_id))
