@@ -102,6 +102,16 @@ def service_walls(n: int, repeats: int) -> dict[int, float] | None:
     return walls
 
 
+def sudoku_node_rate() -> float:
+    """Greedy-search nodes per second counting 10^6 solutions of the empty 9x9 grid: what the
+    SPLIT_NODE_BUDGET of a whole try costs in time."""
+    kind = solvers.get("sudoku")
+    grid, options = kind.prepare("." * 81, {"max_solutions": 1_000_000})
+    start = time.perf_counter()
+    out = kind.solve(grid, options)
+    return out.stats["nodes"] / (time.perf_counter() - start)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=16)
@@ -148,6 +158,10 @@ def main() -> None:
         speedups = [whole / simulate(s_split, times, w, overhead) for w in SIMULATED_WORKERS]
         print(f"| {len(made)} | {s_split:.3f} | {sum(times):.2f} | {max(times):.3f} | "
               + " | ".join(f"{x:.1f}x" for x in speedups) + " |")
+
+    rate = sudoku_node_rate()
+    print(f"\nSudoku greedy search: {rate:,.0f} nodes/s, so a whole try within SPLIT_NODE_BUDGET = 1,000,000 "
+          f"nodes costs about {1e6 / rate:.1f} s before a puzzle is split.")
 
 
 if __name__ == "__main__":
