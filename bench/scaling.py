@@ -126,20 +126,22 @@ def main() -> None:
     whole = min(whole_seconds(n) for _ in range(args.repeats))
     split_s, parts = timed_split(n, args.parts)
     serial = [part_seconds((n, p)) for p in parts]
-    print(f"whole solve in this process: {whole:.2f} s; split into {len(parts)} parts in {split_s * 1000:.1f} ms; "
-          f"parts one after another: {sum(serial):.2f} s\n")
+    print(f"whole solve in this process: {whole:.2f} s; split into {len(parts)} parts in "
+          f"{split_s * 1000:.1f} ms; parts one after another: {sum(serial):.2f} s\n")
     print("| processes | wall (s) | speed-up vs whole | speed-up vs 1 process | efficiency |")
     print("|---:|---:|---:|---:|---:|")
     one = None
     for processes in (1, 2):
         wall = min(pool_wall(n, parts, processes) for _ in range(args.repeats))
         one = one or wall
-        print(f"| {processes} | {wall:.2f} | {whole / wall:.2f}x | {one / wall:.2f}x | {one / wall / processes:.0%} |")
+        print(f"| {processes} | {wall:.2f} | {whole / wall:.2f}x | {one / wall:.2f}x "
+              f"| {one / wall / processes:.0%} |")
 
     overhead = 0.003  # a Celery round trip on Redis (docs/service.md), replaced by the measured one below
     walls = None if args.no_service else service_walls(n, args.repeats)
     if walls:
-        print(f"\nThrough the service ({args.parts} parts requested, PostgreSQL + Redis + celery prefork workers):\n")
+        print(f"\nThrough the service ({args.parts} parts requested, PostgreSQL + Redis + celery prefork "
+              "workers):\n")
         print("| workers | wall, submit to completed (s) | speed-up vs 1 worker | efficiency |")
         print("|---:|---:|---:|---:|")
         for count, wall in walls.items():

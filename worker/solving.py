@@ -292,8 +292,8 @@ def fan_out(s: Session, fanned: Sequence[Fanned], config: dict[str, Any]) -> lis
         s.execute(select(Job.id).where(Job.id == c.job_id).with_for_update())
         hit = s.execute(update(Puzzle).where(Puzzle.id == c.id, Puzzle.status == RUNNING,
                                              Puzzle.attempts == c.attempts, Puzzle.parts_total == 0)
-                        .values(parts_total=len(f.split.parts), parts_done=0, stats={HEAD: f.split.head.to_json()},
-                                deadline=None)
+                        .values(parts_total=len(f.split.parts), parts_done=0,
+                                stats={HEAD: f.split.head.to_json()}, deadline=None)
                         .execution_options(synchronize_session=False)).rowcount
         if not hit:
             continue  # cancelled, or claimed again meanwhile: its parts would never be counted

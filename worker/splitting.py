@@ -39,7 +39,8 @@ from sqlalchemy import Row, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
-from service.models import CANCELLED, FAILED, NO_SOLUTION, RUNNING, SOLVED, UNFINISHED, Job, Puzzle, Subtask, now
+from service.models import (CANCELLED, FAILED, NO_SOLUTION, RUNNING, SOLVED, UNFINISHED, Job, Puzzle, Subtask,
+                            now)
 from service.publish import Publisher, publish_safely
 from solvers.base import Outcome
 from worker.solving import HEAD, PuzzleTimeout, Written, alarms_raise_timeout, lease, time_limit, write
@@ -84,8 +85,9 @@ def _lock(s: Session, puzzle_id: int) -> Row | None:
     if job_id is None:
         return None
     s.execute(select(Job.id).where(Job.id == job_id).with_for_update())
-    return s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.status,
-                            Puzzle.attempts, Puzzle.stop_requested, Puzzle.parts_total, Puzzle.stats)
+    return s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options,
+                            Puzzle.status, Puzzle.attempts, Puzzle.stop_requested, Puzzle.parts_total,
+                            Puzzle.stats)
                      .where(Puzzle.id == puzzle_id).with_for_update()).one()
 
 
@@ -96,7 +98,8 @@ def _claim(s: Session, subtask_id: int, worker: str, config: dict[str, Any]) -> 
         return None  # cancelled or already final: nothing is written
     mine = (Subtask.id == subtask_id) & Subtask.status.in_(UNFINISHED)
     if p.stop_requested:
-        skipped = s.execute(update(Subtask).where(mine).values(status=CANCELLED, finished_at=now(), deadline=None)
+        skipped = s.execute(update(Subtask).where(mine)
+                            .values(status=CANCELLED, finished_at=now(), deadline=None)
                             .execution_options(synchronize_session=False)).rowcount
         if skipped:
             _count_done(s, p)
@@ -104,7 +107,8 @@ def _claim(s: Session, subtask_id: int, worker: str, config: dict[str, Any]) -> 
     row = s.execute(update(Subtask).where(mine)
                     .values(status=RUNNING, attempts=Subtask.attempts + 1, started_at=now(), worker=worker,
                             deadline=now() + lease(config))
-                    .returning(Subtask.id, Subtask.puzzle_id, Subtask.index, Subtask.payload, Subtask.attempts)
+                    .returning(Subtask.id, Subtask.puzzle_id, Subtask.index, Subtask.payload,
+                               Subtask.attempts)
                     .execution_options(synchronize_session=False)).one_or_none()
     if row is None:
         return None  # already recorded by an earlier delivery
@@ -147,8 +151,8 @@ def _record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | N
         return _fail(s, p, part, error)
     hit = s.execute(update(Subtask).where(Subtask.id == part.id, Subtask.status == RUNNING,
                                           Subtask.attempts == part.attempts)
-                    .values(status=outcome.status, result=outcome.result, stats=outcome.stats, finished_at=now(),
-                            deadline=None)
+                    .values(status=outcome.status, result=outcome.result, stats=outcome.stats,
+                            finished_at=now(), deadline=None)
                     .execution_options(synchronize_session=False)).rowcount
     if not hit:
         return False  # a later claim of this part owns it now
@@ -221,7 +225,8 @@ def reap_parts(sessions: sessionmaker, config: dict[str, Any], publisher: Publis
     a running one already at the attempt cap fails its puzzle instead. Returns the ids published."""
     t = now()
     with sessions() as s, s.begin():
-        stale = s.execute(select(Subtask.id, Subtask.puzzle_id, Subtask.index, Subtask.attempts, Subtask.status)
+        stale = s.execute(select(Subtask.id, Subtask.puzzle_id, Subtask.index, Subtask.attempts,
+                                 Subtask.status)
                           .join(Puzzle, Puzzle.id == Subtask.puzzle_id).join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status == RUNNING,
                                  Subtask.status.in_(UNFINISHED), Subtask.deadline < t)

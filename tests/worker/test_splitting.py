@@ -155,7 +155,8 @@ def test_a_wrong_merged_answer_fails_the_puzzle(app):
         run_part(app, i)
     p = puzzle_row(app, job_id)
     assert p.status == "failed"
-    assert p.error.startswith("internal error: the merged answer of 2 parts failed verification (sum 4 is wrong")
+    assert p.error.startswith("internal error: the merged answer of 2 parts failed verification "
+                              "(sum 4 is wrong")
 
 
 def test_cancel_stops_the_parts_and_nothing_is_written_after(app):
@@ -212,7 +213,8 @@ def test_the_reaper_publishes_stale_parts_and_fails_those_past_the_cap(app):
     assert splitting.reap_parts(sessions, app.config, publisher) == []  # deadlines moved on
     with sessions() as s, s.begin():
         s.execute(update(Subtask).where(Subtask.id == parts[2])
-                  .values(status="running", attempts=app.config["MAX_ATTEMPTS"], deadline=now() - timedelta(seconds=1)))
+                  .values(status="running", attempts=app.config["MAX_ATTEMPTS"],
+                          deadline=now() - timedelta(seconds=1)))
     assert splitting.reap_parts(sessions, app.config, RecordingPublisher()) == []
     p = puzzle_row(app, job_id)
     assert p.status == "failed" and p.error.startswith("part 3 of 3: gave up after 3 attempts")
@@ -259,7 +261,8 @@ def test_split_zero_never_splits(make_app):
 @pytest.mark.parametrize("kind", list(solvers.KINDS.values()), ids=lambda k: k.name)
 def test_every_example_split_as_far_as_it_goes_gives_a_verified_answer(make_app, kind):
     """Split everything that can be: n-Queens from n = 4, Sudoku and spokes past one node."""
-    app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_QUEENS_N=4, SPLIT_PROBES=2, SPLIT_PARTS=4)
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_QUEENS_N=4, SPLIT_PROBES=2,
+                   SPLIT_PARTS=4)
     app.extensions["publisher"] = EagerPublisher(app)
     items = [{"kind": kind.name, "puzzle": e.puzzle, "options": dict(e.options)} for e in kind.examples]
     job_id = submit(app, items)
