@@ -75,6 +75,15 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "REAP_INTERVAL": _float(env, "REAP_INTERVAL", 30.0),
         # Longer than the longest task can run, or Redis would hand a running task to a second worker.
         "VISIBILITY_TIMEOUT": _float(env, "VISIBILITY_TIMEOUT", 2 * (time_limit * chunk_max + hard_grace)),
+        # Distributed solving (worker.splitting): how many parts a split puzzle is cut into, and
+        # which puzzles are split: n-Queens counts from this n on, estimates from this many probes,
+        # Sudoku and spokes once a whole try exceeds this many search nodes.
+        "SPLIT_PARTS": _int(env, "SPLIT_PARTS", 64),
+        "SPLIT_QUEENS_N": _int(env, "SPLIT_QUEENS_N", 14),
+        "SPLIT_PROBES": _int(env, "SPLIT_PROBES", 1_000_000),
+        # About 1.5 s of greedy Sudoku search (bench/scaling.py): below that, the dispatch of
+        # SPLIT_PARTS parts (~13 ms each, measured) would cost more than it saves.
+        "SPLIT_NODE_BUDGET": _int(env, "SPLIT_NODE_BUDGET", 1_000_000),
         "API_TOKENS": _tokens(env.get("API_TOKENS", "")),
         "RETRY_AFTER_SECONDS": _int(env, "RETRY_AFTER_SECONDS", 1),
     }

@@ -19,7 +19,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from service.config import dumps
-from service.models import CANCELLED, COMPLETED, QUEUED, UNFINISHED, Job, Puzzle, now
+from service.models import CANCELLED, COMPLETED, FINAL, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, now
 from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, iso_time
 
 
@@ -90,20 +90,34 @@ def counts_for(s: Session, job_ids: Sequence[str]) -> dict[str, Counts]:
     return out
 
 
-def job_out(job: Job, counts: Counts) -> JobOut:
-    done = job.total - job.pending
+def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, float]:
+    """Per job, the finished fraction of its running split puzzles (sum of parts_done / parts_total),
+    so that progress moves while one huge puzzle is solved in parts."""
+    out = dict.fromkeys(job_ids, 0.0)
+    rows = s.execute(select(Puzzle.job_id, func.sum(Puzzle.parts_done * 1.0 / Puzzle.parts_total))
+                     .where(Puzzle.job_id.in_(job_ids), Puzzle.status == RUNNING, Puzzle.parts_total > 0)
+                     .group_by(Puzzle.job_id))
+    for job_id, fraction in rows:
+        out[job_id] = float(fraction or 0.0)
+    return out
+
+
+def job_out(job: Job, counts: Counts, partial: float = 0.0) -> JobOut:
+    done = job.total - job.pending + partial
     return JobOut(id=job.id, status=job.status, label=job.label, created_at=iso_time(job.created_at),
                   started_at=iso_time(job.started_at), finished_at=iso_time(job.finished_at), total=job.total,
                   counts=counts, progress=round(done / job.total, 6) if job.total else 1.0)
 
 
 def describe_job(s: Session, job: Job) -> JobOut:
-    return job_out(job, counts_for(s, [job.id])[job.id])
+    return job_out(job, counts_for(s, [job.id])[job.id], partial_for(s, [job.id])[job.id])
 
 
 def puzzle_out(p: Puzzle) -> PuzzleOut:
-    parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total else None
-    return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=p.stats,
+    # While a split puzzle runs, stats hold its head (worker.solving.HEAD): shown only once final.
+    parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total and p.status == RUNNING else None
+    stats = p.stats if p.status in FINAL else None
+    return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=stats,
                      error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
                      finished_at=iso_time(p.finished_at), subtasks=parts)
 
@@ -159,8 +173,9 @@ def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
     jobs = list(s.scalars(q.order_by(Job.created_at.desc(), Job.id.desc()).limit(limit + 1)))
     nxt = encode_cursor(jobs[limit].created_at.isoformat(), jobs[limit].id) if len(jobs) > limit else None
     jobs = jobs[:limit]
-    counts = counts_for(s, [j.id for j in jobs])
-    return [job_out(j, counts[j.id]) for j in jobs], nxt
+    ids = [j.id for j in jobs]
+    counts, partial = counts_for(s, ids), partial_for(s, ids)
+    return [job_out(j, counts[j.id], partial[j.id]) for j in jobs], nxt
 
 
 def cancel_job(s: Session, job: Job) -> int:

@@ -9,11 +9,15 @@ from typing import Any, Protocol
 log = logging.getLogger(__name__)
 
 SOLVE_CHUNK = "puzzle_queue.solve_chunk"
+SOLVE_PARTS = "puzzle_queue.solve_parts"
 REAP = "puzzle_queue.reap"
 
 
 class Publisher(Protocol):
     def publish(self, chunks: Sequence[Sequence[int]]) -> None: ...
+
+    # Groups of subtask ids (the parts of split puzzles), see worker.splitting.
+    def publish_parts(self, groups: Sequence[Sequence[int]]) -> None: ...
 
 
 def task_limits(config: dict[str, Any], n_puzzles: int) -> tuple[float, float]:
@@ -28,18 +32,24 @@ class CeleryPublisher:
         self.celery, self.config = celery_app, config
 
     def publish(self, chunks: Sequence[Sequence[int]]) -> None:
+        self._send(SOLVE_CHUNK, chunks)
+
+    def publish_parts(self, groups: Sequence[Sequence[int]]) -> None:
+        self._send(SOLVE_PARTS, groups)
+
+    def _send(self, task: str, groups: Sequence[Sequence[int]]) -> None:
         with self.celery.producer_or_acquire() as producer:
-            for ids in chunks:
+            for ids in groups:
                 soft, hard = task_limits(self.config, len(ids))
-                self.celery.send_task(SOLVE_CHUNK, args=[list(ids)], queue=self.config["TASK_QUEUE"],
+                self.celery.send_task(task, args=[list(ids)], queue=self.config["TASK_QUEUE"],
                                       soft_time_limit=soft, time_limit=hard, producer=producer)
 
 
-def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]]) -> bool:
-    """Publish; on a broker failure the puzzles stay queued in SQL and the reaper publishes
-    them again later, so the job is accepted either way."""
+def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]], parts: bool = False) -> bool:
+    """Publish puzzle chunks (or, with ``parts``, groups of subtask ids); on a broker failure the
+    rows stay queued in SQL and the reaper publishes them again later, so nothing is lost."""
     try:
-        publisher.publish(chunks)
+        (publisher.publish_parts if parts else publisher.publish)(chunks)
         return True
     except Exception:
         log.exception("publishing %d chunk(s) failed; the reaper will publish them again", len(chunks))

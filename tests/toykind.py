@@ -2,6 +2,9 @@
 
 Puzzle: a string of digits; result: their sum. Options make it slow, crash or lie,
 so the worker's handling of time limits, errors and wrong answers can be tested.
+With ``split`` = k the worker cuts it into k parts (digits dealt round-robin, each part
+summing its own and sleeping, crashing or ignoring signals like a whole solve would),
+which tests the subtask machinery without a real solver's run times.
 """
 
 from __future__ import annotations
@@ -39,17 +42,24 @@ def validate(puzzle, options):
         raise InvalidPuzzle(f"a toy puzzle has 1 to 20 digits, this one has {len(puzzle)}")
 
 
-def solve(puzzle, options, node_limit=None):
+def _work(options):
     if options["stubborn"]:
         sleep_deaf(options["sleep"])
     elif options["sleep"]:
         time.sleep(options["sleep"])
     if options["crash"]:
         raise RuntimeError("toy solver crashed on purpose")
-    total = sum(puzzle) + (1 if options["lie"] else 0)
+
+
+def _outcome(total, subtasks=0):
     if total == 0:
-        return Outcome(NO_SOLUTION, None, {"elapsed_ms": 0.0, "subtasks": 0})
-    return Outcome(SOLVED, {"sum": total}, {"elapsed_ms": 0.0, "subtasks": 0})
+        return Outcome(NO_SOLUTION, None, {"elapsed_ms": 0.0, "subtasks": subtasks})
+    return Outcome(SOLVED, {"sum": total}, {"elapsed_ms": 0.0, "subtasks": subtasks})
+
+
+def solve(puzzle, options, node_limit=None):
+    _work(options)
+    return _outcome(sum(puzzle) + (1 if options["lie"] else 0))
 
 
 def sleep_deaf(seconds):
@@ -72,11 +82,20 @@ def verify(puzzle, options, outcome):
 
 
 def split(puzzle, options, parts):
-    return Split([], solve(puzzle, options))
+    k = min(parts, len(puzzle))
+    if k < 2:
+        return Split([], solve(puzzle, options))
+    return Split([{"digits": puzzle[i::k]} for i in range(k)], _outcome(0))
 
 
-def not_split(*args):
-    raise AssertionError("toy puzzles are never split")
+def solve_part(puzzle, options, part):
+    _work(options)
+    return _outcome(sum(part["digits"]))
+
+
+def merge(puzzle, options, head, outcomes):
+    total = sum((o.result or {}).get("sum", 0) for o in outcomes) + (1 if options["lie"] else 0)
+    return _outcome(total, len(outcomes))
 
 
 TOY = Kind(
@@ -88,6 +107,7 @@ TOY = Kind(
         Option("crash", bool, False, "raise instead of answering"),
         Option("lie", bool, False, "answer one too many"),
         Option("stubborn", bool, False, "ignore time-limit signals while sleeping"),
+        Option("split", int, 0, "parts the worker cuts it into (0 = whole)", minimum=0, maximum=20),
     ),
     result_fields={"sum": "the digit sum"},
     stats_fields={"elapsed_ms": "time"},
@@ -96,8 +116,8 @@ TOY = Kind(
     solve=solve,
     verify=verify,
     split=split,
-    solve_part=not_split,
-    merge=not_split,
+    solve_part=solve_part,
+    merge=merge,
     stats_record=Stats,
     examples=(Example("123"),),
     bad_examples=(BadExample("12x"),),

@@ -5,6 +5,10 @@ through the registry, verify every answer, and write results in bulk. A write
 only lands for puzzles that are still ``running`` with the attempt number this task
 claimed, so a redelivered or duplicated task never writes a second result, and
 the job's ``pending`` counter moves by exactly the rows written.
+
+A puzzle worth splitting (``parts_wanted``) is not written here: its head and one
+subtask row per part are stored in one transaction, committed, and only then are the
+parts published (``fan_out``); ``worker.splitting`` solves, counts and merges them.
 """
 
 from __future__ import annotations
@@ -21,12 +25,17 @@ from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy import (ARRAY, JSON, BigInteger, Float, Integer, String, Text, any_, bindparam, case, column, func,
-                        select, update)
+                        insert, select, update)
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
-from service.models import COMPLETED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, now
+from service.models import COMPLETED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, now
 from service.publish import Publisher, publish_safely
+from solvers.base import Outcome, Split
+
+# While a split puzzle runs, its stats column holds the head outcome under this key (the API
+# shows stats only once a puzzle is final); the merge replaces it with the merged stats.
+HEAD = "split_head"
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +72,19 @@ class Written:
 
 
 @dataclass
+class Fanned:
+    """A claimed puzzle cut into parts: stored and published as subtasks instead of written."""
+
+    claim: Claimed
+    split: Split
+
+
+@dataclass
 class ChunkReport:
     written: int = 0
     skipped: int = 0
     republished: list[int] = field(default_factory=list)
+    fanned: list[int] = field(default_factory=list)  # subtask ids published
 
 
 def _expired(signum, frame):
@@ -126,7 +144,8 @@ def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> li
               .values(status=RUNNING, started_at=t).execution_options(synchronize_session=False))
     rows = s.execute(
         update(Puzzle)
-        .where(mine, Puzzle.status.in_(UNFINISHED), Puzzle.stop_requested.is_(False))
+        # A puzzle already fanned out belongs to its subtasks, even if its chunk comes back.
+        .where(mine, Puzzle.status.in_(UNFINISHED), Puzzle.stop_requested.is_(False), Puzzle.parts_total == 0)
         .values(status=RUNNING, attempts=Puzzle.attempts + 1, started_at=t, worker=worker, deadline=deadline)
         .returning(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts)
         .execution_options(synchronize_session=False))
@@ -142,16 +161,56 @@ def _among(s: Session, col, ids: Sequence[int]):
 
 # -- solving
 
+# parts_wanted answers
+WHOLE = 0          # solve in one go
+BUDGETED = None    # try whole within SPLIT_NODE_BUDGET nodes, split past it
 
-def solve_one(c: Claimed, seconds: float) -> Written:
-    """Solve and verify one claimed puzzle; every failure becomes a ``failed`` row with a reason."""
+
+def parts_wanted(kind: str, puzzle: Any, options: dict[str, Any], config: dict[str, Any]) -> int | None:
+    """How a puzzle is solved: WHOLE, BUDGETED, or cut into that many parts right away.
+
+    An explicit ``split`` option (Sudoku's) wins: 0 never splits. n-Queens work is known in
+    advance (the board size, the probes), so it is split by size; Sudoku and spokes trees are
+    not, so most puzzles finish inside the budget and only the hard ones are split.
+    """
+    asked = options.get("split")
+    if asked is not None:
+        return asked
+    if kind == "nqueens":
+        big = (options["mode"] == "count" and puzzle >= config["SPLIT_QUEENS_N"]
+               or options["mode"] == "estimate" and options["probes"] >= config["SPLIT_PROBES"])
+        return config["SPLIT_PARTS"] if big else WHOLE
+    return BUDGETED if kind in ("sudoku", "spokes") else WHOLE
+
+
+def solve_or_split(kind: solvers.Kind, puzzle: Any, options: dict[str, Any],
+                   config: dict[str, Any] | None) -> Outcome | Split:
+    """The whole outcome, or a Split with parts to fan out. Without config nothing is split.
+    The nodes of an abandoned budgeted try are not in the split's stats: they were thrown away."""
+    wanted = WHOLE if config is None else parts_wanted(kind.name, puzzle, options, config)
+    if wanted is BUDGETED:
+        try:
+            return kind.solve(puzzle, options, node_limit=config["SPLIT_NODE_BUDGET"])
+        except solvers.BudgetExceeded:
+            wanted = config["SPLIT_PARTS"]
+    if wanted == WHOLE:
+        return kind.solve(puzzle, options)
+    split = kind.split(puzzle, options, wanted)
+    return split if split.parts else split.head
+
+
+def solve_one(c: Claimed, seconds: float, config: dict[str, Any] | None = None) -> Written | Fanned:
+    """Solve and verify one claimed puzzle (or cut it into parts, see solve_or_split); every
+    failure becomes a ``failed`` row with a reason."""
     out = Written(c.id, c.job_id, c.attempts, FAILED)
     start = time.perf_counter()
     try:
         kind = solvers.get(c.kind)
         puzzle, options = kind.prepare(c.input, c.options)
         with time_limit(seconds):
-            outcome = kind.solve(puzzle, options)
+            outcome = solve_or_split(kind, puzzle, options, config)
+        if isinstance(outcome, Split):
+            return Fanned(c, outcome)
         kind.verify(puzzle, options, outcome)
     except (PuzzleTimeout, SoftTimeLimitExceeded):
         out.error = f"exceeded the time limit of {seconds:g} s per puzzle"
@@ -221,6 +280,31 @@ def _store(s: Session, results: Sequence[Written], t: datetime) -> list[str]:
     return written
 
 
+def fan_out(s: Session, fanned: Sequence[Fanned], config: dict[str, Any]) -> list[int]:
+    """Store each split puzzle's head and its parts as queued subtask rows, in batch order;
+    returns the subtask ids to publish once this transaction commits. The puzzle keeps its
+    claim (status, attempts) for the final write, but loses its deadline: from here on the
+    reaper watches the subtasks, and re-publishing the puzzle would split it again."""
+    t = now()
+    ids: list[int] = []
+    for f in fanned:
+        c = f.claim
+        s.execute(select(Job.id).where(Job.id == c.job_id).with_for_update())
+        hit = s.execute(update(Puzzle).where(Puzzle.id == c.id, Puzzle.status == RUNNING,
+                                             Puzzle.attempts == c.attempts, Puzzle.parts_total == 0)
+                        .values(parts_total=len(f.split.parts), parts_done=0,
+                                stats={HEAD: f.split.head.to_json()}, deadline=None)
+                        .execution_options(synchronize_session=False)).rowcount
+        if not hit:
+            continue  # cancelled, or claimed again meanwhile: its parts would never be counted
+        s.execute(insert(Subtask), [
+            {"puzzle_id": c.id, "index": i, "payload": part, "status": QUEUED, "attempts": 0, "created_at": t,
+             "deadline": t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])}
+            for i, part in enumerate(f.split.parts)])
+        ids += s.scalars(select(Subtask.id).where(Subtask.puzzle_id == c.id).order_by(Subtask.index))
+    return ids
+
+
 def lease(config: dict[str, Any]) -> timedelta:
     """How long a claim holds without news: each flush renews it for the puzzles still to do,
     so the reaper takes over only from a worker that has gone silent (dead, or stuck in a
@@ -275,25 +359,39 @@ def _solve_claims(sessions: sessionmaker, claims: list[Claimed], config: dict[st
                   report: ChunkReport, clock: Callable[[], float]) -> ChunkReport:
     seconds = config["PUZZLE_TIME_LIMIT"]
     done: list[Written] = []
+    fanned: list[Fanned] = []
+
+    def flush(rest: Sequence[Claimed], give_back: bool = False) -> None:
+        with sessions() as s, s.begin():
+            report.written += write(s, done)
+            parts = fan_out(s, fanned, config)
+            if give_back:
+                release(s, rest)
+            else:
+                extend(s, rest, now() + lease(config))
+        # Published only after the commit: a subtask task must find its row.
+        if parts:
+            publish_safely(publisher, [[i] for i in parts], parts=True)
+        report.fanned += parts
+        done.clear()
+        fanned.clear()
+
     last_flush = clock()
     for position, c in enumerate(claims):
         try:
-            done.append(solve_one(c, seconds))
+            answer = solve_one(c, seconds, config)
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
             rest = claims[position:]
-            with sessions() as s, s.begin():
-                report.written += write(s, done)
-                release(s, rest)
+            flush(rest, give_back=True)
             report.republished = [c.id for c in rest]
             publish_safely(publisher, [[i] for i in report.republished])
             return report
-        if clock() - last_flush >= FLUSH_SECONDS:
-            with sessions() as s, s.begin():
-                report.written += write(s, done)
-                extend(s, claims[position + 1:], now() + lease(config))
-            done, last_flush = [], clock()
-    with sessions() as s, s.begin():
-        report.written += write(s, done)
+        (fanned if isinstance(answer, Fanned) else done).append(answer)
+        # Parts go out at once, so other workers start on them while this chunk goes on.
+        if fanned or clock() - last_flush >= FLUSH_SECONDS:
+            flush(claims[position + 1:])
+            last_flush = clock()
+    flush([])
     return report
 
 

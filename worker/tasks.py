@@ -9,8 +9,8 @@ from celery import shared_task
 from flask import current_app
 from sqlalchemy.exc import OperationalError
 
-from service.publish import REAP, SOLVE_CHUNK
-from worker import solving
+from service.publish import REAP, SOLVE_CHUNK, SOLVE_PARTS
+from worker import solving, splitting
 
 
 
@@ -29,7 +29,14 @@ def solve_chunk(ids: list[int]) -> dict:
     return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished)}
 
 
+@shared_task(name=SOLVE_PARTS, acks_late=True, reject_on_worker_lost=True, autoretry_for=(OperationalError,),
+             retry_backoff=2, retry_backoff_max=60, max_retries=10)
+def solve_parts(ids: list[int]) -> dict:
+    solved = splitting.run_parts(current_app.extensions["sessions"], ids, current_app.config, _worker_name())
+    return {"solved": solved}
+
+
 @shared_task(name=REAP)
 def reap() -> int:
-    return len(solving.reap(current_app.extensions["sessions"], current_app.config,
-                            current_app.extensions["publisher"]))
+    args = current_app.extensions["sessions"], current_app.config, current_app.extensions["publisher"]
+    return len(solving.reap(*args)) + len(splitting.reap_parts(*args))

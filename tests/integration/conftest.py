@@ -119,7 +119,9 @@ def real_stack(tmp_path_factory):
     with fresh_postgres() as db_url, fresh_redis() as redis_url:
         migrate(db_url)
         env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="6",
-                          HARD_TIME_GRACE="2", MAX_ATTEMPTS="2")
+                          HARD_TIME_GRACE="2", MAX_ATTEMPTS="2",
+                          # Split small work too, so that tests of distributed solving stay quick.
+                          SPLIT_QUEENS_N="10", SPLIT_PARTS="16", SPLIT_PROBES="100000")
         workers = Workers(env, tmp_path_factory.mktemp("workers"))
         try:
             workers.start()

@@ -14,9 +14,13 @@ class RecordingPublisher:
 
     def __init__(self):
         self.chunks: list[list[int]] = []
+        self.parts: list[list[int]] = []
 
     def publish(self, chunks):
         self.chunks.extend([list(c) for c in chunks])
+
+    def publish_parts(self, groups):
+        self.parts.extend([list(g) for g in groups])
 
 
 @pytest.fixture

@@ -162,11 +162,11 @@ def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
     ids = ids_of(app, job_id)
     real, calls = solving.solve_one, []
 
-    def solve_then_expire(c, seconds):
+    def solve_then_expire(c, seconds, config):
         calls.append(c.id)
         if len(calls) == 2:
             raise SoftTimeLimitExceeded()
-        return real(c, seconds)
+        return real(c, seconds, config)
 
     monkeypatch.setattr(solving, "solve_one", solve_then_expire)
     publisher = RecordingPublisher()
@@ -221,10 +221,10 @@ def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch
     monkeypatch.setattr(solving, "FLUSH_SECONDS", 0.0)
     real, seen = solving.solve_one, []
 
-    def watch(c, seconds):
+    def watch(c, seconds, config):
         with app.extensions["sessions"]() as s:
             seen.append(s.scalar(select(Puzzle.deadline).where(Puzzle.id == ids[-1])))
-        return real(c, seconds)
+        return real(c, seconds, config)
 
     monkeypatch.setattr(solving, "solve_one", watch)
     run(app, ids)

@@ -1,0 +1,124 @@
+"""Split puzzles through Redis and two real worker processes into PostgreSQL: answers equal the
+whole solves and the known data, a killed worker's part is retried and counted once, a failing
+part fails its puzzle."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+
+import pytest
+from sqlalchemy import select
+
+import solvers
+from service.models import Puzzle, Subtask
+
+pytestmark = pytest.mark.integration
+
+HARD = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4.."
+
+
+def parts_of(stack, job_id, index=0):
+    with stack.app.extensions["sessions"]() as s:
+        pid = s.scalar(select(Puzzle.id).where(Puzzle.job_id == job_id, Puzzle.index == index))
+        return list(s.scalars(select(Subtask).where(Subtask.puzzle_id == pid).order_by(Subtask.index)))
+
+
+def whole(kind_name, puzzle, options):
+    kind = solvers.get(kind_name)
+    return kind.solve(*kind.prepare(puzzle, options))
+
+
+def test_nqueens_counts_split_into_many_parts_equal_the_known_counts(real_stack, data_dir):
+    known = {int(r["n"]): int(r["total"]) for r in csv.DictReader(open(data_dir / "nqueens" / "counts.csv"))}
+    sizes = range(10, 14)
+    job_id = real_stack.submit([{"kind": "nqueens", "puzzle": n, "options": {"mode": "count"}}
+                                for n in sizes])
+    assert real_stack.wait(job_id, timeout=60)["counts"]["solved"] == len(sizes)
+    results = real_stack.puzzles(job_id)
+    assert [r["result"]["solutions"] for r in results] == [known[n] for n in sizes]
+    assert all(r["stats"]["subtasks"] == 16 for r in results)
+    parts = [t for i in range(len(sizes)) for t in parts_of(real_stack, job_id, i)]
+    assert all(t.status in ("solved", "no_solution") and t.attempts == 1 for t in parts)
+    assert len({t.worker for t in parts}) == 2, "both workers solved parts"
+
+
+def test_a_hard_sudoku_split_into_32_leaves_gives_the_whole_answer(real_stack):
+    job_id = real_stack.submit([{"kind": "sudoku", "puzzle": HARD, "options": {"split": 32}}])
+    real_stack.wait(job_id, timeout=60)
+    (got,) = real_stack.puzzles(job_id)
+    assert got["result"] == whole("sudoku", HARD, {}).result and got["result"]["unique"] is True
+    assert got["stats"]["subtasks"] >= 32 and len(parts_of(real_stack, job_id)) == got["stats"]["subtasks"]
+
+
+def test_the_solution_count_of_a_sparse_sudoku_split_into_many_leaves(real_stack, data_dir):
+    # 22 givens and 847 solutions (tdoku's test set, with its known count)
+    lines = (data_dir / "sudoku" / "tdoku_test_puzzles_with_solution_counts.txt").read_text().split()
+    puzzle = next(line.split(":")[0] for line in lines if line.split(":")[1] == "847")
+    options = {"max_solutions": 100_000}
+    job_id = real_stack.submit([{"kind": "sudoku", "puzzle": puzzle, "options": {**options, "split": 64}}])
+    real_stack.wait(job_id, timeout=60)
+    (got,) = real_stack.puzzles(job_id)
+    assert got["result"]["solutions_found"] == 847
+    assert whole("sudoku", puzzle, options).result["solutions_found"] == 847
+    assert got["stats"]["subtasks"] >= 64
+
+
+def test_an_estimate_with_a_seed_is_identical_in_one_and_in_many_parts(real_stack):
+    options = {"mode": "estimate", "probes": 200_000, "seed": 12345}
+    job_id = real_stack.submit([{"kind": "nqueens", "puzzle": 14, "options": options}])
+    real_stack.wait(job_id, timeout=60)
+    (got,) = real_stack.puzzles(job_id)
+    one = whole("nqueens", 14, options)
+    assert got["stats"]["subtasks"] == 16 and one.stats["subtasks"] == 0
+    assert got["result"] == one.result
+
+
+def test_a_killed_worker_mid_split_has_its_part_retried_and_counted_once(real_stack, toy_kind):
+    job_id = real_stack.submit([{"kind": "toy", "puzzle": "123456", "options": {"split": 6, "sleep": 1.0}}])
+
+    def one_part_running(job):
+        return any(t.status == "running" for t in parts_of(real_stack, job_id))
+
+    real_stack.wait(job_id, until=one_part_running, timeout=30)
+    running = real_stack.client.get(f"/api/v1/jobs/{job_id}/puzzles/0").json
+    assert running["status"] == "running" and running["subtasks"]["total"] == 6
+    victim = next(t for t in parts_of(real_stack, job_id) if t.status == "running")
+    os.kill(int(victim.worker.rsplit(":", 1)[1]), signal.SIGKILL)
+    job = real_stack.wait(job_id, timeout=60)
+    (got,) = real_stack.puzzles(job_id)
+    assert job["counts"]["solved"] == 1 and got["result"] == {"sum": 21} and got["stats"]["subtasks"] == 6
+    parts = parts_of(real_stack, job_id)
+    assert all(t.status == "solved" for t in parts)
+    assert next(t for t in parts if t.id == victim.id).attempts == 2
+    with real_stack.app.extensions["sessions"]() as s:
+        assert s.scalar(select(Puzzle.parts_done).where(Puzzle.job_id == job_id)) == 6
+
+
+def test_a_part_that_raises_or_runs_too_long_fails_its_puzzle(real_stack, toy_kind):
+    job_id = real_stack.submit([{"kind": "toy", "puzzle": "123", "options": {"split": 3, "crash": True}},
+                                {"kind": "toy", "puzzle": "12", "options": {"split": 2, "sleep": 10.0}},
+                                {"kind": "toy", "puzzle": "45", "options": {"split": 2}}])
+    job = real_stack.wait(job_id, timeout=60)
+    assert job["status"] == "completed" and job["counts"]["failed"] == 2 and job["counts"]["solved"] == 1
+    crashed, slow, solved = real_stack.puzzles(job_id)
+    assert crashed["error"].startswith("part ")
+    assert crashed["error"].endswith(" of 3: solver error: RuntimeError: toy solver crashed on purpose")
+    assert slow["error"].endswith(" of 2: exceeded the time limit of 6 s per part")
+    assert solved["result"] == {"sum": 9}
+
+
+def test_duplicated_part_deliveries_count_once(real_stack, toy_kind):
+    job_id = real_stack.submit([{"kind": "toy", "puzzle": "123456", "options": {"split": 6, "sleep": 0.3}}])
+    real_stack.wait(job_id, until=lambda job: len(parts_of(real_stack, job_id)) == 6, timeout=30)
+    ids = [t.id for t in parts_of(real_stack, job_id)]
+    # Every part once more. A delivery that finds its part running claims it again (the first
+    # claim's result is then stale), and claims count towards MAX_ATTEMPTS (2 here).
+    real_stack.app.extensions["publisher"].publish_parts([[i] for i in ids])
+    job = real_stack.wait(job_id, timeout=60)
+    (got,) = real_stack.puzzles(job_id)
+    assert job["counts"]["solved"] == 1 and got["result"] == {"sum": 21} and got["stats"]["subtasks"] == 6
+    with real_stack.app.extensions["sessions"]() as s:
+        assert s.scalar(select(Puzzle.parts_done).where(Puzzle.job_id == job_id)) == 6
+    assert all(t.status == "solved" for t in parts_of(real_stack, job_id))

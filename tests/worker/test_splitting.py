@@ -1,0 +1,290 @@
+"""Split puzzles: the coordinator's fan-out, subtask claims, counting exactly once, merge, failure,
+cancel, early stop and the reaper; on SQLite (and PostgreSQL with -m integration)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select, update
+
+import solvers
+from service.models import Job, Puzzle, Subtask, now
+from tests.service.conftest import RecordingPublisher
+from worker import solving, splitting
+
+
+class EagerPublisher(RecordingPublisher):
+    """Runs every published chunk and part at once, like workers would."""
+
+    def __init__(self, app):
+        super().__init__()
+        self.app = app
+
+    def publish(self, chunks):
+        super().publish(chunks)
+        for ids in chunks:
+            solving.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)
+
+    def publish_parts(self, groups):
+        super().publish_parts(groups)
+        for ids in groups:
+            splitting.run_parts(self.app.extensions["sessions"], ids, self.app.config, "eager")
+
+
+@pytest.fixture
+def app(make_app, toy):
+    return make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_QUEENS_N=10, SPLIT_PARTS=8)
+
+
+def submit(app, items):
+    r = app.test_client().post("/api/v1/jobs", json={"puzzles": items})
+    assert r.status_code == 202, r.json
+    return r.json["id"]
+
+
+def puzzle_row(app, job_id, index=0):
+    with app.extensions["sessions"]() as s:
+        return s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))
+
+
+def subtasks(app, puzzle_id):
+    with app.extensions["sessions"]() as s:
+        return list(s.scalars(select(Subtask).where(Subtask.puzzle_id == puzzle_id).order_by(Subtask.index)))
+
+
+def fan_out(app, item):
+    """Submit one puzzle and run its chunk: returns (job id, puzzle row, published subtask ids)."""
+    job_id = submit(app, [item])
+    publisher = RecordingPublisher()
+    p = puzzle_row(app, job_id)
+    report = solving.run_chunk(app.extensions["sessions"], [p.id], app.config, "coordinator", publisher)
+    assert report.written == 0 and publisher.parts == [[i] for i in report.fanned]
+    return job_id, puzzle_row(app, job_id), report.fanned
+
+
+def run_part(app, subtask_id, worker="w1"):
+    return splitting.run_part(app.extensions["sessions"], subtask_id, app.config, worker)
+
+
+def api_puzzle(app, job_id):
+    return app.test_client().get(f"/api/v1/jobs/{job_id}/puzzles/0").json
+
+
+def api_job(app, job_id):
+    return app.test_client().get(f"/api/v1/jobs/{job_id}").json
+
+
+def toy_item(digits, **options):
+    return {"kind": "toy", "puzzle": digits, "options": options}
+
+
+def test_parts_are_stored_then_counted_merged_and_written_once(app):
+    job_id, p, parts = fan_out(app, toy_item("1234567", split=4))
+    assert p.status == "running" and p.parts_total == 4 and p.deadline is None
+    assert [t.payload for t in subtasks(app, p.id)] == [{"digits": d} for d in ([1, 5], [2, 6], [3, 7], [4])]
+    shown = api_puzzle(app, job_id)
+    assert shown["subtasks"] == {"done": 0, "total": 4} and shown["stats"] is None
+    assert run_part(app, parts[0]) and run_part(app, parts[1])
+    assert api_puzzle(app, job_id)["subtasks"] == {"done": 2, "total": 4}
+    assert api_job(app, job_id)["progress"] == 0.5
+    assert run_part(app, parts[2]) and run_part(app, parts[3])
+    done = api_puzzle(app, job_id)
+    assert done["status"] == "solved" and done["result"] == {"sum": 28} and done["subtasks"] is None
+    assert done["stats"]["subtasks"] == 4 and done["attempts"] == 1
+    job = api_job(app, job_id)
+    assert job["status"] == "completed" and job["progress"] == 1.0
+    assert [t.status for t in subtasks(app, p.id)] == ["solved"] * 4
+
+
+def test_a_duplicate_delivery_counts_nothing_twice(app):
+    job_id, p, parts = fan_out(app, toy_item("1234", split=2))
+    assert run_part(app, parts[0])
+    assert not run_part(app, parts[0])  # delivered again after it was recorded
+    assert puzzle_row(app, job_id).parts_done == 1
+    # Two claims of one part: the first one's result is stale once the second claims it.
+    sessions = app.extensions["sessions"]
+    with sessions() as s, s.begin():
+        first, row = splitting._claim(s, parts[1], "w1", app.config)
+    with sessions() as s, s.begin():
+        second, _ = splitting._claim(s, parts[1], "w2", app.config)
+    outcome, error = splitting._solve(row, first, 5)
+    with sessions() as s, s.begin():
+        assert not splitting._record(s, first, outcome, error)
+    assert puzzle_row(app, job_id).parts_done == 1
+    with sessions() as s, s.begin():
+        assert splitting._record(s, second, outcome, error)
+    assert not run_part(app, parts[1])
+    p = puzzle_row(app, job_id)
+    assert p.status == "solved" and p.result == {"sum": 10} and p.parts_done == 2
+    (part,) = [t for t in subtasks(app, p.id) if t.id == parts[1]]
+    assert part.attempts == 2 and part.worker == "w2"
+    with sessions() as s:
+        assert s.get(Job, job_id).pending == 0
+
+
+def test_a_redelivered_coordinator_chunk_does_not_split_again(app):
+    job_id, p, parts = fan_out(app, toy_item("1234", split=2))
+    report = solving.run_chunk(app.extensions["sessions"], [p.id], app.config, "again", RecordingPublisher())
+    assert report.fanned == [] and report.skipped == 1
+    assert len(subtasks(app, p.id)) == 2 and puzzle_row(app, job_id).attempts == 1
+
+
+def test_a_failing_part_fails_the_puzzle_with_a_clear_error(app):
+    job_id, p, parts = fan_out(app, toy_item("123", split=3, crash=True))
+    assert not run_part(app, parts[1])
+    p = puzzle_row(app, job_id)
+    assert p.status == "failed"
+    assert p.error == "part 2 of 3: solver error: RuntimeError: toy solver crashed on purpose"
+    assert not run_part(app, parts[0]) and not run_part(app, parts[2])  # the puzzle is final
+    assert [t.status for t in subtasks(app, p.id)] == ["queued", "failed", "queued"]
+    job = api_job(app, job_id)
+    assert job["status"] == "completed" and job["counts"]["failed"] == 1
+
+
+def test_a_part_past_the_time_limit_fails_the_puzzle(make_app, toy):
+    app = make_app(PUZZLE_TIME_LIMIT=0.2)
+    job_id, p, parts = fan_out(app, toy_item("12", split=2, sleep=1.0))
+    assert not run_part(app, parts[0])
+    assert puzzle_row(app, job_id).error == "part 1 of 2: exceeded the time limit of 0.2 s per part"
+
+
+def test_a_wrong_merged_answer_fails_the_puzzle(app):
+    job_id, p, parts = fan_out(app, toy_item("12", split=2, lie=True))
+    for i in parts:
+        run_part(app, i)
+    p = puzzle_row(app, job_id)
+    assert p.status == "failed"
+    assert p.error.startswith("internal error: the merged answer of 2 parts failed verification "
+                              "(sum 4 is wrong")
+
+
+def test_cancel_stops_the_parts_and_nothing_is_written_after(app):
+    job_id, p, parts = fan_out(app, toy_item("1234", split=4))
+    sessions = app.extensions["sessions"]
+    with sessions() as s, s.begin():
+        running, row = splitting._claim(s, parts[0], "w1", app.config)
+    assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+    outcome, error = splitting._solve(row, running, 5)
+    with sessions() as s, s.begin():
+        assert not splitting._record(s, running, outcome, error)  # it was running when cancelled
+    assert not any(run_part(app, i) for i in parts[1:])
+    p = puzzle_row(app, job_id)
+    assert p.status == "cancelled" and p.parts_done == 0 and p.result is None
+    assert [t.status for t in subtasks(app, p.id)] == ["running", "queued", "queued", "queued"]
+    assert all(t.result is None for t in subtasks(app, p.id))
+
+
+def test_enough_solutions_skip_the_parts_not_started(app):
+    # The empty 4x4 grid has 288 solutions: the first part alone holds more than 3.
+    job_id, p, parts = fan_out(app, {"kind": "sudoku", "puzzle": "." * 16,
+                                     "options": {"max_solutions": 3, "split": 4}})
+    assert run_part(app, parts[0])
+    assert puzzle_row(app, job_id).stop_requested
+    assert not any(run_part(app, i) for i in parts[1:])
+    p = puzzle_row(app, job_id)
+    assert p.status == "solved" and p.result["solutions_found"] == 3 and p.result["unique"] is False
+    assert p.stats["subtasks"] == 1
+    assert [t.status for t in subtasks(app, p.id)] == ["solved"] + ["cancelled"] * (len(parts) - 1)
+    kind = solvers.get("sudoku")
+    grid, options = kind.prepare("." * 16, {"max_solutions": 3})
+    kind.verify(grid, options, solvers.Outcome(p.status, p.result, p.stats))
+
+
+def test_the_attempt_cap_fails_the_puzzle(app):
+    job_id, p, parts = fan_out(app, toy_item("12", split=2))
+    sessions = app.extensions["sessions"]
+    for _ in range(app.config["MAX_ATTEMPTS"]):  # each claim's worker "dies" before recording
+        with sessions() as s, s.begin():
+            assert splitting._claim(s, parts[0], "w", app.config) is not None
+    assert not run_part(app, parts[0])
+    p = puzzle_row(app, job_id)
+    assert p.status == "failed" and p.error.startswith("part 1 of 2: gave up after 3 attempts")
+
+
+def test_the_reaper_publishes_stale_parts_and_fails_those_past_the_cap(app):
+    job_id, p, parts = fan_out(app, toy_item("123", split=3))
+    sessions = app.extensions["sessions"]
+    with sessions() as s, s.begin():
+        s.execute(update(Subtask).where(Subtask.id.in_(parts)).values(deadline=now() - timedelta(seconds=1)))
+    publisher = RecordingPublisher()
+    assert splitting.reap_parts(sessions, app.config, publisher) == parts
+    assert publisher.parts == [[i] for i in parts]
+    assert splitting.reap_parts(sessions, app.config, publisher) == []  # deadlines moved on
+    with sessions() as s, s.begin():
+        s.execute(update(Subtask).where(Subtask.id == parts[2])
+                  .values(status="running", attempts=app.config["MAX_ATTEMPTS"],
+                          deadline=now() - timedelta(seconds=1)))
+    assert splitting.reap_parts(sessions, app.config, RecordingPublisher()) == []
+    p = puzzle_row(app, job_id)
+    assert p.status == "failed" and p.error.startswith("part 3 of 3: gave up after 3 attempts")
+
+
+def test_nqueens_count_split_through_the_api_matches_the_known_count(app):
+    app.extensions["publisher"] = EagerPublisher(app)
+    job_id = submit(app, [{"kind": "nqueens", "puzzle": 10, "options": {"mode": "count"}},
+                          {"kind": "nqueens", "puzzle": 8, "options": {"mode": "count"}}])
+    big, small = puzzle_row(app, job_id, 0), puzzle_row(app, job_id, 1)
+    assert big.result["solutions"] == 724 and big.stats["subtasks"] == 8
+    assert small.result["solutions"] == 92 and small.parts_total == 0
+    with app.extensions["sessions"]() as s:
+        assert s.scalar(select(func.count()).select_from(Subtask)) == 8
+    assert api_job(app, job_id)["status"] == "completed"
+
+
+def test_a_sudoku_over_the_node_budget_is_split_and_gives_the_whole_answer(make_app):
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_PARTS=6)
+    app.extensions["publisher"] = EagerPublisher(app)
+    hard = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4.."
+    job_id = submit(app, [{"kind": "sudoku", "puzzle": hard}])
+    p = puzzle_row(app, job_id)
+    kind = solvers.get("sudoku")
+    whole = kind.solve(*kind.prepare(hard, {}))
+    assert p.status == "solved" and p.stats["subtasks"] >= 6
+    assert p.result == whole.result and p.result["unique"] is True
+
+
+def whole_result(kind_name, puzzle, options=None):
+    kind = solvers.get(kind_name)
+    return kind.solve(*kind.prepare(puzzle, options or {})).result
+
+
+def test_split_zero_never_splits(make_app):
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1)
+    app.extensions["publisher"] = EagerPublisher(app)
+    hard = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4.."
+    job_id = submit(app, [{"kind": "sudoku", "puzzle": hard, "options": {"split": 0}}])
+    p = puzzle_row(app, job_id)
+    assert p.status == "solved" and p.parts_total == 0 and p.stats["subtasks"] == 0
+
+
+@pytest.mark.parametrize("kind", list(solvers.KINDS.values()), ids=lambda k: k.name)
+def test_every_example_split_as_far_as_it_goes_gives_a_verified_answer(make_app, kind):
+    """Split everything that can be: n-Queens from n = 4, Sudoku and spokes past one node."""
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_QUEENS_N=4, SPLIT_PROBES=2,
+                   SPLIT_PARTS=4)
+    app.extensions["publisher"] = EagerPublisher(app)
+    items = [{"kind": kind.name, "puzzle": e.puzzle, "options": dict(e.options)} for e in kind.examples]
+    job_id = submit(app, items)
+    assert api_job(app, job_id)["status"] == "completed"
+    split = [puzzle_row(app, job_id, i).parts_total for i in range(len(items))]
+    # sliding never splits; the spokes examples need no branching, so they have nothing to split
+    assert any(split) == (kind.name in ("nqueens", "sudoku")), split
+    for i, example in enumerate(kind.examples):
+        p = puzzle_row(app, job_id, i)
+        assert p.status == example.status, p.error
+        puzzle, options = kind.prepare(example.puzzle, example.options)
+        kind.verify(puzzle, options, solvers.Outcome(p.status, p.result, p.stats))
+        if p.parts_total:
+            assert p.stats["subtasks"] == p.parts_total == p.parts_done
+
+
+def test_a_spokes_puzzle_over_the_budget_is_split_and_gives_the_whole_answer(make_app, data_dir):
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_PARTS=4)
+    app.extensions["publisher"] = EagerPublisher(app)
+    with open(data_dir / "spokes" / "xsheep_generated.tsv") as f:
+        game = next(line.split("\t")[5] for line in f if line.startswith("10x10_h_1\t"))
+    job_id = submit(app, [{"kind": "spokes", "puzzle": game}])
+    p = puzzle_row(app, job_id)
+    assert p.status == "solved" and p.parts_total == p.stats["subtasks"] == 4
+    assert p.result == whole_result("spokes", game)
