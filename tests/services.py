@@ -7,6 +7,7 @@ Each user gets its own fresh database / Redis db number and everything is droppe
 from __future__ import annotations
 
 import os
+import socket
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +18,12 @@ from sqlalchemy.engine import make_url
 
 PG_URL = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def unavailable(what: str, exc: BaseException) -> None:

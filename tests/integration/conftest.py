@@ -33,13 +33,14 @@ def migrate(url: str) -> None:
 class Workers:
     """`celery worker` subprocesses sharing one environment; stopped (and reaped) at the end."""
 
-    def __init__(self, env: dict[str, str], logs: Path):
-        self.env, self.logs, self.procs = env, logs, []
+    def __init__(self, env: dict[str, str], logs: Path, app: str = "tests.integration.toyworker"):
+        # The toy worker adds the test-only kind; benchmarks run the real `worker` app.
+        self.env, self.logs, self.app, self.procs = env, logs, app, []
 
     def start(self, pool: str = "prefork") -> subprocess.Popen:
         name = f"w{len(self.procs)}-{uuid.uuid4().hex[:6]}"
         log = self.logs / f"{name}.log"
-        cmd = [sys.executable, "-m", "celery", "-A", "tests.integration.toyworker", "worker",
+        cmd = [sys.executable, "-m", "celery", "-A", self.app, "worker",
                "--pool", pool, "--concurrency", "1", "-Q", self.env["TASK_QUEUE"], "-n", f"{name}@%h",
                "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]
         with open(log, "w") as out:
