@@ -459,16 +459,13 @@ def _check_solution(grid: Grid, solution) -> None:
         values = _parse_text(solution).givens
     except ParseError as exc:
         raise WrongAnswer(f"the solution is unreadable: {exc}") from None
-    if not values.all():
-        raise WrongAnswer(f"the solution leaves {where(int(np.argmin(values)), n)} blank")
-    kept = (grid.givens == 0) | (grid.givens == values)
-    if not kept.all():
-        raise WrongAnswer(f"the solution changes the given at {where(int(np.argmin(kept)), n)}")
-    units = values[layout(n).units]
-    if not (np.sort(units, axis=1) == np.arange(1, n + 1)).all():
-        u = int(np.argmin((np.sort(units, axis=1) == np.arange(1, n + 1)).all(axis=1)))
-        name = ("row", "column", "box")[u // n]
-        raise WrongAnswer(f"{name} {u % n + 1} of the solution repeats a value")
+    fault, at = K.check_solution(grid.givens, values, layout(n).units)
+    if fault == K.BLANK_CELL:
+        raise WrongAnswer(f"the solution leaves {where(at, n)} blank")
+    if fault == K.CHANGED_GIVEN:
+        raise WrongAnswer(f"the solution changes the given at {where(at, n)}")
+    if fault == K.REPEATED_VALUE:
+        raise WrongAnswer(f"{('row', 'column', 'box')[at // n]} {at % n + 1} of the solution repeats a value")
 
 
 # -- the record

@@ -71,6 +71,33 @@ def initial_cands(givens, full):
     return cands
 
 
+# what check_solution found
+SOLUTION_OK = 0
+BLANK_CELL = 1
+CHANGED_GIVEN = 2
+REPEATED_VALUE = 3
+
+
+@njit(cache=True)
+def check_solution(givens, values, units):
+    """(SOLUTION_OK, 0) when ``values`` fills every cell, keeps the givens and makes every unit
+    a permutation of 1..n; otherwise the first fault and the cell or unit where it is."""
+    n = units.shape[1]
+    for cell in range(values.shape[0]):
+        if values[cell] == 0:
+            return BLANK_CELL, cell
+        if givens[cell] != 0 and givens[cell] != values[cell]:
+            return CHANGED_GIVEN, cell
+    full = (1 << n) - 1
+    for u in range(units.shape[0]):
+        seen = 0
+        for k in range(n):
+            seen |= 1 << (np.int64(values[units[u, k]]) - 1)
+        if seen != full:
+            return REPEATED_VALUE, u
+    return SOLUTION_OK, 0
+
+
 @njit(cache=True)
 def first_conflict(givens, peers):
     """(cell, earlier peer) of the first repeated given in reading order, or (-1, -1)."""
