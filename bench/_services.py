@@ -15,17 +15,26 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tests.integration.conftest import Workers, migrate, service_env
+from tests.integration.conftest import Workers, app_for, migrate, service_env
 from tests.services import free_port, fresh_postgres, fresh_redis
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@dataclass
+class Running:
+    base: str       # the API's URL
+    queue: str      # the workers' task queue
+    celery: Any     # a Celery app on the same broker, for remote control of the workers
+
+
 @contextlib.contextmanager
-def stack(workers: int) -> Iterator[str]:
-    """Yield the API's base URL with `workers` warmed-up single-process celery workers behind it."""
+def stack(workers: int) -> Iterator[Running]:
+    """The API with `workers` warmed-up single-process celery workers behind it."""
     with fresh_postgres() as db_url, fresh_redis() as redis_url, tempfile.TemporaryDirectory() as logs:
         migrate(db_url)
         env = service_env(db_url, redis_url, f"bench-{uuid.uuid4().hex[:8]}")
@@ -39,7 +48,7 @@ def stack(workers: int) -> Iterator[str]:
                 pool.start()
             base = f"http://127.0.0.1:{port}"
             wait_ready(base)
-            yield base
+            yield Running(base, env["TASK_QUEUE"], app_for(env).extensions["celery"])
         finally:
             api.terminate()
             api.wait(timeout=20)

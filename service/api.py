@@ -131,7 +131,7 @@ def submit_job():
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= 200:
         raise Problem(400, "Bad Request", "an Idempotency-Key has 1 to 200 characters")
-    digest = jobs.request_hash(body)
+    digest = None if key is None else jobs.request_hash(body)
     if key is not None:
         with snapshot() as s:
             found = jobs.find_by_key(s, g.owner, key)

@@ -45,16 +45,29 @@ def create_job(s: Session, owner: str, submit: JobSubmit, *, label: str | None, 
     s.add(job)
     s.flush()
     deadline = created + timedelta(seconds=queued_stale_seconds)
-    # A plain executemany (pipelined by psycopg) then one SELECT: measured faster here than
-    # INSERT ... RETURNING, whose huge multi-row statements psycopg spends long parsing.
-    s.execute(insert(Puzzle), [
-        {"job_id": job.id, "index": i, "kind": item.kind, "input": item.puzzle,
-         "options": item.checked_options, "status": QUEUED, "attempts": 0, "created_at": created,
-         "deadline": deadline, "parts_total": 0, "parts_done": 0, "stop_requested": False}
-        for i, item in enumerate(items)
-    ])
+    rows = [{"job_id": job.id, "index": i, "kind": item.kind, "input": item.puzzle,
+             "options": item.checked_options, "status": QUEUED, "attempts": 0, "created_at": created,
+             "deadline": deadline, "parts_total": 0, "parts_done": 0, "stop_requested": False}
+            for i, item in enumerate(items)]
+    _insert_puzzles(s, rows)
     ids = s.scalars(select(Puzzle.id).where(Puzzle.job_id == job.id).order_by(Puzzle.index)).all()
     return job, list(ids)
+
+
+def _insert_puzzles(s: Session, rows: list[dict[str, Any]]) -> None:
+    """PostgreSQL: COPY, with the JSON columns sent as text. Measured here for 1000 puzzles:
+    the ORM's bulk insert spent longer sorting out each row's columns than the database spent
+    storing it, and even a pipelined Core executemany costs about five times a COPY."""
+    if s.get_bind().dialect.name != "postgresql":
+        s.execute(insert(Puzzle.__table__), rows)
+        return
+    columns = list(rows[0])
+    as_json = {"input", "options"}
+    quote = s.get_bind().dialect.identifier_preparer.quote
+    statement = f"COPY {Puzzle.__tablename__} ({', '.join(map(quote, columns))}) FROM STDIN"
+    with s.connection().connection.driver_connection.cursor() as cursor, cursor.copy(statement) as copy:
+        for row in rows:
+            copy.write_row([dumps(row[c]) if c in as_json else row[c] for c in columns])
 
 
 def chunks_of(ids: Sequence[int], spread: int, largest: int) -> list[list[int]]:
