@@ -157,7 +157,7 @@ def submit_job():
             if found is None:
                 raise
             return _replay(s, found, digest)
-    chunks = jobs.chunks_of(ids, cfg["CHUNK_SPREAD"], cfg["CHUNK_MAX"])
+    chunks = jobs.chunks_of(ids, [item.cost for item in submit.puzzles], cfg)
     publish_safely(current_app.extensions["publisher"], chunks)
     with snapshot() as s:
         out = jobs.describe_job(s, s.get(Job, job.id))

@@ -47,7 +47,7 @@ def _tokens(text: str) -> dict[str, str]:
 def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
     time_limit = _float(env, "PUZZLE_TIME_LIMIT", 120.0)
-    chunk_max = _int(env, "CHUNK_MAX", 256)
+    chunk_max = _int(env, "CHUNK_MAX", 1000)
     hard_grace = _float(env, "HARD_TIME_GRACE", 15.0)
     return {
         "DATABASE_URL": env.get("DATABASE_URL", f"sqlite:///{VAR / 'puzzle-queue.db'}"),
@@ -67,7 +67,9 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "PUZZLE_TIME_LIMIT": time_limit,
         "HARD_TIME_GRACE": hard_grace,
         "CHUNK_MAX": chunk_max,
-        # Chunks are sized so that a batch spreads over at least this many tasks.
+        # A task carries at least CHUNK_SECONDS of estimated work (Kind.cost); a batch with more
+        # work than that spreads over at least CHUNK_SPREAD tasks (service.jobs.chunk_sizes).
+        "CHUNK_SECONDS": _float(env, "CHUNK_SECONDS", 0.05),
         "CHUNK_SPREAD": _int(env, "CHUNK_SPREAD", 16),
         "MAX_ATTEMPTS": _int(env, "MAX_ATTEMPTS", 3),
         # A queued puzzle whose task has not started after this long is published again.

@@ -27,12 +27,24 @@ def request_hash(body: Any) -> str:
     return hashlib.sha256(dumps(body).encode()).hexdigest()
 
 
-def chunk_sizes(n: int, spread: int, largest: int) -> list[int]:
-    """Split n consecutive puzzles into tasks: at least ``spread`` tasks when there are that many
-    puzzles (so every worker gets some), at most ``largest`` puzzles per task (so a task's
-    dispatch cost is shared by many small solves without one task running for ages)."""
-    size = max(1, min(largest, math.ceil(n / spread)))
-    return [min(size, n - start) for start in range(0, n, size)]
+def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: float) -> list[int]:
+    """Cut consecutive puzzles into tasks by their estimated cost (Kind.cost, seconds).
+
+    A task holds about ``seconds`` of work or more: dispatching it and its SQL round trips cost
+    a few milliseconds, so cheap puzzles travel by the hundred. A batch with more work than that
+    is spread over at least ``spread`` tasks, so that many workers share it; a puzzle dearer
+    than a task's share goes alone. No task holds more than ``largest`` puzzles."""
+    target = max(seconds, sum(costs) / spread)
+    sizes: list[int] = []
+    size, work = 0, 0.0
+    for cost in costs:
+        if size and (size == largest or work + cost > target * (1 + 1e-9)):  # sums of floats
+            sizes.append(size)
+            size, work = 0, 0.0
+        size, work = size + 1, work + cost
+    if size:
+        sizes.append(size)
+    return sizes
 
 
 def create_job(s: Session, owner: str, submit: JobSubmit, *, label: str | None, key: str | None,
@@ -70,9 +82,9 @@ def _insert_puzzles(s: Session, rows: list[dict[str, Any]]) -> None:
             copy.write_row([dumps(row[c]) if c in as_json else row[c] for c in columns])
 
 
-def chunks_of(ids: Sequence[int], spread: int, largest: int) -> list[list[int]]:
+def chunks_of(ids: Sequence[int], costs: Sequence[float], config: dict[str, Any]) -> list[list[int]]:
     out, start = [], 0
-    for size in chunk_sizes(len(ids), spread, largest):
+    for size in chunk_sizes(costs, config["CHUNK_SPREAD"], config["CHUNK_MAX"], config["CHUNK_SECONDS"]):
         out.append(list(ids[start:start + size]))
         start += size
     return out

@@ -59,11 +59,12 @@ class PuzzleItem(BaseModel):
     puzzle: Any = Field(description="the puzzle in the kind's input format")
     options: dict[str, Any] | None = Field(None, description="the kind's options; defaults fill in the rest")
     _options: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _cost: float = PrivateAttr(default=0.0)
 
     @model_validator(mode="after")
     def _check_with_registry(self, info: ValidationInfo) -> PuzzleItem:
         try:
-            kind, _, options = solvers.prepare_item(self.model_dump(exclude_unset=True))
+            kind, puzzle, options = solvers.prepare_item(self.model_dump(exclude_unset=True))
             limits = (info.context or {}).get("limits")
             if limits is not None:
                 limits.check(kind.name, self.puzzle, options)
@@ -71,12 +72,18 @@ class PuzzleItem(BaseModel):
             raise PydanticCustomError("puzzle_item", "{message}", {"message": str(exc), "field": exc.field}) \
                 from None
         self._options = options
+        self._cost = kind.cost(puzzle, options)
         return self
 
     @property
     def checked_options(self) -> dict[str, Any]:
         """The options with every default filled in, as the worker will use them."""
         return self._options
+
+    @property
+    def cost(self) -> float:
+        """The kind's estimate of the seconds it takes, for grouping puzzles into tasks."""
+        return self._cost
 
 
 class JobSubmit(BaseModel):

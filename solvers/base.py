@@ -219,6 +219,9 @@ class Kind:
     solve_part: Callable[[Puzzle, Options, Part], Outcome]
     # (puzzle, options, head, outcomes of the parts in order) -> the puzzle's outcome
     merge: Callable[[Puzzle, Options, Outcome, Sequence[Outcome]], Outcome]
+    # Rough seconds of one core for a typical puzzle like this one: only its order of magnitude
+    # counts (from the bench tables). The service groups cheap puzzles into big tasks with it.
+    cost: Callable[[Puzzle, Options], float]
     stats_record: type[Stats]
     examples: tuple[Example, ...]
     bad_examples: tuple[BadExample, ...]

@@ -474,6 +474,16 @@ def _verify_estimate(n: N, options: Options, outcome: Outcome) -> None:
           and math.isclose(ci[1], checked + Z95 * error, rel_tol=1e-9), "ci95 is not mean +- 1.96 std_error")
 
 
+def cost(n: N, options: Options) -> float:
+    """Seconds, from bench/nqueens.py: counting grows about 6.5x per row (0.73 s at n = 15),
+    an estimate probe costs about 2e-7 s at n = 16, a placement is constructed in O(n)."""
+    if options["mode"] == "count":
+        return max(1e-5, 0.73 * 6.5 ** (n - 15))
+    if options["mode"] == "estimate":
+        return options["probes"] * 2e-7 * n / 16
+    return 1e-5 + n * 1e-7
+
+
 def verify(n: N, options: Options, outcome: Outcome) -> None:
     if options["mode"] == "count":
         _verify_count(n, outcome)
@@ -521,6 +531,7 @@ KIND = Kind(
     validate=validate,
     solve=solve,
     verify=verify,
+    cost=cost,
     split=split,
     solve_part=solve_part,
     merge=merge,

@@ -689,6 +689,13 @@ def merge(puzzle: Spokes, options: Options, head: Outcome, outcomes: Sequence[Ou
     return Outcome(SOLVED, result, stats.as_dict())
 
 
+def cost(puzzle: Spokes, options: Options) -> float:
+    """Seconds, from bench/spokes.py: about 10 ms for a hard 10x10 by search, growing with the
+    square of the points; the pruning strategy takes a few times longer."""
+    points = puzzle.width * puzzle.height
+    return points * points * 1e-6 * (4 if options["strategy"] == "pruning" else 1)
+
+
 def verify(puzzle: Spokes, options: Options, outcome: Outcome) -> None:
     """Check a solved outcome against the five rules, from the puzzle alone.
 
@@ -833,6 +840,7 @@ KIND = Kind(
     validate=validate,
     solve=solve,
     verify=verify,
+    cost=cost,
     split=split,
     solve_part=solve_part,
     merge=merge,

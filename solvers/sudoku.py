@@ -422,6 +422,19 @@ def merge(grid: Grid, options: Options, head: Outcome, outcomes: Sequence[Outcom
     return _outcome(first, min(found, options["max_solutions"]), options, stats)
 
 
+# -- cost: seconds for a typical puzzle of this size and strategy (bench/sudoku.py)
+
+_COST = {"greedy": {4: 2e-5, 9: 1e-4, 16: 2e-4, 25: 10.0},
+         "backtrack": {4: 1e-4, 9: 3e-2},
+         "sat": {4: 1e-3, 9: 4e-3, 16: 1.5e-2, 25: 5.0}}
+
+
+def cost(grid: Grid, options: Options) -> float:
+    # Counting many solutions costs about a microsecond per solution on top.
+    extra = options["max_solutions"] * 1e-6 if options["max_solutions"] > 2 else 0.0
+    return _COST[options["strategy"]][grid.n] + extra
+
+
 # -- verify: an independent check of a claimed answer
 
 
@@ -513,6 +526,7 @@ KIND = Kind(
     validate=validate,
     solve=solve,
     verify=verify,
+    cost=cost,
     split=split,
     solve_part=solve_part,
     merge=merge,

@@ -93,6 +93,10 @@ def solve_part(puzzle, options, part):
     return _outcome(sum(part["digits"]))
 
 
+def cost(puzzle, options):
+    return options["sleep"] + 1e-6
+
+
 def merge(puzzle, options, head, outcomes):
     total = sum((o.result or {}).get("sum", 0) for o in outcomes) + (1 if options["lie"] else 0)
     return _outcome(total, len(outcomes))
@@ -118,6 +122,7 @@ TOY = Kind(
     split=split,
     solve_part=solve_part,
     merge=merge,
+    cost=cost,
     stats_record=Stats,
     examples=(Example("123"),),
     bad_examples=(BadExample("12x"),),

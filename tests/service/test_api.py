@@ -136,7 +136,7 @@ def test_idempotency_key_replays_or_conflicts(client, app):
     other = submit(client, 3, headers={"Idempotency-Key": "k1"})
     assert other.status_code == 409 and other.mimetype == "application/problem+json"
     assert row_counts(app) == (1, 2, 0)
-    assert len(app.extensions["publisher"].chunks) == 2
+    assert sum(map(len, app.extensions["publisher"].chunks)) == 2  # published once, not on replay
 
 
 def test_tokens_required_and_jobs_private(make_app, toy):
@@ -200,14 +200,19 @@ def test_openapi_document_and_page(client):
     assert page.status_code == 200 and b"swagger" in page.data.lower()
 
 
-@pytest.mark.parametrize(("n", "spread", "largest", "expected"), [
-    (1, 16, 64, [1]),
-    (10, 16, 64, [1] * 10),
-    (100, 16, 64, [7] * 14 + [2]),
-    (10_000, 16, 64, [64] * 156 + [16]),
+@pytest.mark.parametrize(("costs", "expected"), [
+    ([1e-4], [1]),
+    ([1e-4] * 1000, [500, 500]),            # 0.1 s of work: tasks of ~0.05 s
+    ([1e-4] * 10_000, [625] * 16),          # 1 s of work over 16 tasks
+    ([1e-5] * 3000, [1000] * 3),            # capped at `largest` puzzles
+    ([1.0] * 20, [1] * 20),                 # dear puzzles go one by one
+    ([0.2] * 160, [10] * 16),               # 32 s of work spread over 16 tasks
+    ([1e-4] * 3 + [5.0] + [1e-4] * 3, [3, 1, 3]),  # a dear puzzle alone, cheap ones around it
 ])
-def test_chunk_sizes(n, spread, largest, expected):
-    assert chunk_sizes(n, spread, largest) == expected
+def test_chunk_sizes(costs, expected):
+    sizes = chunk_sizes(costs, spread=16, largest=1000, seconds=0.05)
+    assert sizes == expected
+    assert sum(sizes) == len(costs)
 
 
 def test_idempotency_key_race_returns_the_winner(client, app, monkeypatch):

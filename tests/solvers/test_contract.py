@@ -5,6 +5,7 @@ import json
 import pytest
 
 import solvers
+from solvers import spokes
 from solvers.base import SOLVED, STATUSES, InvalidOption, Outcome, PuzzleError, WrongAnswer
 
 KINDS = list(solvers.KINDS.values())
@@ -52,6 +53,25 @@ def test_example_solves_and_verifies(kind, example):
     assert set(kind.stats_fields) <= set(outcome.stats), "stats must carry every declared field"
     if outcome.status == SOLVED:
         assert set(outcome.result) <= set(kind.result_fields)
+
+
+@pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
+def test_cost_is_a_positive_number_of_seconds(kind, example):
+    puzzle, options = kind.prepare(example.puzzle, example.options)
+    assert 0 < kind.cost(puzzle, options) < 1e6
+
+
+@pytest.mark.parametrize(("kind", "cheap", "dear"), [
+    ("sudoku", ("." * 16, {}), ("." * 625, {"strategy": "sat"})),
+    ("sudoku", ("." * 81, {}), ("." * 81, {"max_solutions": 10**6})),
+    ("nqueens", (12, {"mode": "count"}), (14, {"mode": "count"})),
+    ("nqueens", (1000, {"mode": "solve"}), (8, {"mode": "estimate", "probes": 10**6})),
+    ("sliding", ("1 2 3 4 5 6 7 0 8", {}), ("1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", {})),
+    ("spokes", (spokes.generate(5, 5, seed=1).text(), {}), (spokes.generate(10, 10, seed=1).text(), {})),
+])
+def test_cost_grows_with_the_work(kind, cheap, dear):
+    k = solvers.get(kind)
+    assert k.cost(*k.prepare(*cheap)) < k.cost(*k.prepare(*dear))
 
 
 @pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
