@@ -118,8 +118,8 @@ class Run:
     parts: int
     workers: int            # how many worker processes solved parts
     solve_sum: float        # the parts' own solve times, as the workers measured them
-    in_task: float          # per part, claim -> record beyond the solve: claim commit, prepare, record
-    between: float          # per part, record -> the same worker's next claim: commit, ack, fetch
+    in_task: float          # per part, claim -> record beyond the solve: claim commit, prepare, row locks
+    between: float          # per part, record -> the same worker's next claim: commit, ack, fetch, locks
     result: dict = field(repr=False)
 
     @property

@@ -157,7 +157,8 @@ def test_a_redis_crash_mid_job_loses_the_queue_and_the_job_still_completes(tmp_p
                 for job_id, sizes in ((first, first_sizes), (second, second_sizes)):
                     job = stack.wait(job_id, timeout=300)
                     assert job["status"] == "completed" and job["counts"]["solved"] == len(sizes), job
-                    assert [r["result"]["solutions"] for r in stack.puzzles(job_id)] == [known[n] for n in sizes]
+                    solutions = [r["result"]["solutions"] for r in stack.puzzles(job_id)]
+                    assert solutions == [known[n] for n in sizes]
                 assert split_parts(stack, first)[1] == 64
                 (whole,) = [r for r in stack.puzzles(first) if r["index"] == 0]
                 assert whole["stats"]["subtasks"] == 64
