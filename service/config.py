@@ -71,6 +71,9 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         # work than that spreads over at least CHUNK_SPREAD tasks (service.jobs.chunk_sizes).
         "CHUNK_SECONDS": _float(env, "CHUNK_SECONDS", 0.05),
         "CHUNK_SPREAD": _int(env, "CHUNK_SPREAD", 16),
+        # Puzzles estimated to take longer are claimed (shown running, with a lease) before they
+        # are solved; cheaper ones in a first delivery are not (worker.solving).
+        "OPTIMISTIC_SECONDS": _float(env, "OPTIMISTIC_SECONDS", 0.1),
         "MAX_ATTEMPTS": _int(env, "MAX_ATTEMPTS", 3),
         # A queued puzzle whose task has not started after this long is published again.
         "QUEUED_STALE_SECONDS": _float(env, "QUEUED_STALE_SECONDS", 900.0),

@@ -6,6 +6,16 @@ only lands for puzzles that are still ``running`` with the attempt number this t
 claimed, so a redelivered or duplicated task never writes a second result, and
 the job's ``pending`` counter moves by exactly the rows written.
 
+Cheap chunks skip the claim (optimistic): a first delivery whose puzzles are all
+queued and never tried reads them, solves them, and writes each result only if the
+row is still ``queued`` with the attempt number it read, counting this run as the
+attempt. Claiming would double what SQL does per puzzle for puzzles solved in
+microseconds. The claim comes back wherever it matters: for a redelivered task (its
+worker died: attempts must count, so a puzzle that kills workers hits the cap), for
+puzzles already tried, and for the rest of a chunk once it meets a puzzle whose
+estimated cost (``Kind.cost``) passes ``OPTIMISTIC_SECONDS`` or runs past
+``FLUSH_SECONDS`` (so anything slow shows ``running`` and holds a lease).
+
 A puzzle worth splitting (``parts_wanted``) is not written here: its head and one
 subtask row per part are stored in one transaction, committed, and only then are the
 parts published (``fan_out``); ``worker.splitting`` solves, counts and merges them.
@@ -24,8 +34,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import (ARRAY, JSON, BigInteger, Float, Integer, String, Text, any_, bindparam, case, column, func,
-                        insert, select, update)
+from sqlalchemy import (ARRAY, JSON, BigInteger, Boolean, DateTime, Float, Integer, String, Text, any_, bindparam,
+                        case, column, func, insert, select, update)
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
@@ -55,6 +65,8 @@ class Claimed:
     input: Any
     options: dict[str, Any]
     attempts: int
+    # Not claimed in SQL: the row is still queued under attempts - 1 (see the module doc).
+    optimistic: bool = False
 
 
 @dataclass
@@ -69,6 +81,10 @@ class Written:
     stats: dict[str, Any] | None = None
     error: str | None = None
     solve_ms: float | None = None
+    # An optimistic result also records what a claim would have: who, and since when.
+    optimistic: bool = False
+    worker: str | None = None
+    started_at: datetime | None = None
 
 
 @dataclass
@@ -152,6 +168,29 @@ def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> li
     return sorted((Claimed(*row) for row in rows), key=lambda c: c.id)
 
 
+def load(s: Session, ids: Sequence[int]) -> list[Claimed]:
+    """Read the unfinished puzzles of a chunk without claiming them (the optimistic path)."""
+    rows = s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts,
+                            Puzzle.status)
+                     .where(_among(s, Puzzle.id, ids), Puzzle.status.in_(UNFINISHED),
+                            Puzzle.stop_requested.is_(False), Puzzle.parts_total == 0)
+                     .order_by(Puzzle.id))
+    return [Claimed(*row[:6]) if row.status == QUEUED else None for row in rows]
+
+
+def may_skip_claim(loaded: Sequence[Claimed | None], redelivered: bool) -> bool:
+    """A first delivery of puzzles all queued and never tried; anything else is claimed."""
+    return not redelivered and all(c is not None and c.attempts == 0 for c in loaded)
+
+
+def still_mine(c: Claimed | Written):
+    """The row is as this task left it: claimed under its attempt number, or (optimistic)
+    still queued under the attempt before it."""
+    if c.optimistic:
+        return (Puzzle.status == QUEUED) & (Puzzle.attempts == c.attempts - 1)
+    return (Puzzle.status == RUNNING) & (Puzzle.attempts == c.attempts)
+
+
 def _among(s: Session, col, ids: Sequence[int]):
     """``col IN ids``; on PostgreSQL as ``= ANY(array)``, one parameter instead of hundreds."""
     if s.get_bind().dialect.name == "postgresql":
@@ -199,14 +238,22 @@ def solve_or_split(kind: solvers.Kind, puzzle: Any, options: dict[str, Any],
     return split if split.parts else split.head
 
 
-def solve_one(c: Claimed, seconds: float, config: dict[str, Any] | None = None) -> Written | Fanned:
+Ready = tuple[solvers.Kind, Any, dict[str, Any]]
+
+
+def prepare(c: Claimed) -> Ready:
+    kind = solvers.get(c.kind)
+    return kind, *kind.prepare(c.input, c.options)
+
+
+def solve_one(c: Claimed, seconds: float, config: dict[str, Any] | None = None,
+              ready: Ready | None = None) -> Written | Fanned:
     """Solve and verify one claimed puzzle (or cut it into parts, see solve_or_split); every
-    failure becomes a ``failed`` row with a reason."""
-    out = Written(c.id, c.job_id, c.attempts, FAILED)
+    failure becomes a ``failed`` row with a reason. ``ready``: the puzzle already prepared."""
+    out = Written(c.id, c.job_id, c.attempts, FAILED, optimistic=c.optimistic)
     start = time.perf_counter()
     try:
-        kind = solvers.get(c.kind)
-        puzzle, options = kind.prepare(c.input, c.options)
+        kind, puzzle, options = ready or prepare(c)
         with time_limit(seconds):
             outcome = solve_or_split(kind, puzzle, options, config)
         if isinstance(outcome, Split):
@@ -243,9 +290,11 @@ def write(s: Session, results: Sequence[Written]) -> int:
         per_job[job_id] = per_job.get(job_id, 0) + 1
     for job_id, n in per_job.items():
         finishing = (Job.pending - n == 0) & Job.status.in_(UNFINISHED)
+        # Optimistic results reach a job nobody has claimed a puzzle of: it starts here.
         s.execute(update(Job).where(Job.id == job_id).values(
             pending=Job.pending - n,
-            status=case((finishing, COMPLETED), else_=Job.status),
+            status=case((finishing, COMPLETED), (Job.status == QUEUED, RUNNING), else_=Job.status),
+            started_at=func.coalesce(Job.started_at, t),
             finished_at=case((finishing, t), else_=Job.finished_at),
         ).execution_options(synchronize_session=False))
     return sum(per_job.values())
@@ -259,28 +308,36 @@ def _store(s: Session, results: Sequence[Written], t: datetime) -> list[str]:
     table = Puzzle.__table__
     if s.get_bind().dialect.name == "postgresql":
         rows = [{"pid": w.id, "att": w.attempts, "st": w.status, "res": w.result, "sts": w.stats,
-                            "err": w.error, "ms": w.solve_ms} for w in results]
+                 "err": w.error, "ms": w.solve_ms, "opt": w.optimistic, "wk": w.worker,
+                 "t0": w.started_at and w.started_at.isoformat()} for w in results]
         v = func.json_to_recordset(bindparam("rows", rows, type_=JSON)).table_valued(
             column("pid", BigInteger), column("att", Integer), column("st", String), column("res", JSON),
-            column("sts", JSON), column("err", Text), column("ms", Float),
+            column("sts", JSON), column("err", Text), column("ms", Float), column("opt", Boolean),
+            column("wk", String), column("t0", DateTime(timezone=True)),
         ).render_derived("v", with_types=True)
+        claimed = (table.c.status == RUNNING) & (table.c.attempts == v.c.att)
+        unclaimed = (table.c.status == QUEUED) & (table.c.attempts == v.c.att - 1)
         return list(s.scalars(
-            update(table).where(table.c.id == v.c.pid, table.c.status == RUNNING, table.c.attempts == v.c.att)
+            update(table).where(table.c.id == v.c.pid, case((v.c.opt, unclaimed), else_=claimed))
             .values(status=v.c.st, result=v.c.res, stats=v.c.sts, error=v.c.err, solve_ms=v.c.ms,
-                    finished_at=t, deadline=None)
+                    attempts=v.c.att, worker=func.coalesce(v.c.wk, table.c.worker),
+                    started_at=func.coalesce(v.c.t0, table.c.started_at), finished_at=t, deadline=None)
             .returning(table.c.job_id)))
     written = []
     for w in results:
-        hit = s.execute(update(table).where(table.c.id == w.id, table.c.status == RUNNING,
-                                            table.c.attempts == w.attempts)
+        hit = s.execute(update(Puzzle).where(Puzzle.id == w.id, still_mine(w))
                         .values(status=w.status, result=w.result, stats=w.stats, error=w.error,
-                                solve_ms=w.solve_ms, finished_at=t, deadline=None)).rowcount
+                                solve_ms=w.solve_ms, attempts=w.attempts,
+                                worker=func.coalesce(w.worker, Puzzle.worker),
+                                started_at=func.coalesce(w.started_at, Puzzle.started_at),
+                                finished_at=t, deadline=None)
+                        .execution_options(synchronize_session=False)).rowcount
         if hit:
             written.append(w.job_id)
     return written
 
 
-def fan_out(s: Session, fanned: Sequence[Fanned], config: dict[str, Any]) -> list[int]:
+def fan_out(s: Session, fanned: Sequence[Fanned], config: dict[str, Any], worker: str) -> list[int]:
     """Store each split puzzle's head and its parts as queued subtask rows, in batch order;
     returns the subtask ids to publish once this transaction commits. The puzzle keeps its
     claim (status, attempts) for the final write, but loses its deadline: from here on the
@@ -290,10 +347,11 @@ def fan_out(s: Session, fanned: Sequence[Fanned], config: dict[str, Any]) -> lis
     for f in fanned:
         c = f.claim
         s.execute(select(Job.id).where(Job.id == c.job_id).with_for_update())
-        hit = s.execute(update(Puzzle).where(Puzzle.id == c.id, Puzzle.status == RUNNING,
-                                             Puzzle.attempts == c.attempts, Puzzle.parts_total == 0)
-                        .values(parts_total=len(f.split.parts), parts_done=0,
-                                stats={HEAD: f.split.head.to_json()}, deadline=None)
+        hit = s.execute(update(Puzzle).where(Puzzle.id == c.id, still_mine(c), Puzzle.parts_total == 0)
+                        .values(status=RUNNING, attempts=c.attempts, parts_total=len(f.split.parts), parts_done=0,
+                                stats={HEAD: f.split.head.to_json()}, deadline=None,
+                                worker=func.coalesce(Puzzle.worker, worker),
+                                started_at=func.coalesce(Puzzle.started_at, t))
                         .execution_options(synchronize_session=False)).rowcount
         if not hit:
             continue  # cancelled, or claimed again meanwhile: its parts would never be counted
@@ -331,8 +389,18 @@ def release(s: Session, claims: Sequence[Claimed]) -> None:
 
 
 def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any], worker: str,
-              publisher: Publisher, clock: Callable[[], float] = time.monotonic) -> ChunkReport:
+              publisher: Publisher, clock: Callable[[], float] = time.monotonic,
+              redelivered: bool = False) -> ChunkReport:
     report = ChunkReport()
+    with sessions() as s:
+        loaded = load(s, ids)
+    if may_skip_claim(loaded, redelivered):
+        report.skipped = len(ids) - len(loaded)
+        for c in loaded:
+            c.attempts, c.optimistic = 1, True
+        with alarms_raise_timeout():
+            return _solve_claims(sessions, loaded, config, worker, publisher, report, clock)
+
     with sessions() as s, s.begin():
         claims = claim(s, ids, worker, now() + lease(config))
         if len(claims) > 1 and any(c.attempts > 1 for c in claims):
@@ -352,47 +420,83 @@ def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any]
     report.skipped = len(ids) - len(claims)
 
     with alarms_raise_timeout():
-        return _solve_claims(sessions, claims, config, publisher, report, clock)
+        return _solve_claims(sessions, claims, config, worker, publisher, report, clock)
 
 
-def _solve_claims(sessions: sessionmaker, claims: list[Claimed], config: dict[str, Any], publisher: Publisher,
-                  report: ChunkReport, clock: Callable[[], float]) -> ChunkReport:
+def _solve_claims(sessions: sessionmaker, claims: list[Claimed], config: dict[str, Any], worker: str,
+                  publisher: Publisher, report: ChunkReport, clock: Callable[[], float]) -> ChunkReport:
     seconds = config["PUZZLE_TIME_LIMIT"]
+    started = now()
     done: list[Written] = []
     fanned: list[Fanned] = []
 
-    def flush(rest: Sequence[Claimed], give_back: bool = False) -> None:
+    def flush(rest: list[Claimed], give_back: bool = False) -> list[Claimed]:
+        """Write what is done; returns the rest, from now on all claimed (or all given back)."""
         with sessions() as s, s.begin():
             report.written += write(s, done)
-            parts = fan_out(s, fanned, config)
+            parts = fan_out(s, fanned, config, worker)
+            held = [c for c in rest if not c.optimistic]
             if give_back:
-                release(s, rest)
+                release(s, held)
             else:
-                extend(s, rest, now() + lease(config))
+                extend(s, held, now() + lease(config))
+                rest = _claim_optimistic(s, rest, worker, now() + lease(config))
         # Published only after the commit: a subtask task must find its row.
         if parts:
             publish_safely(publisher, [[i] for i in parts], parts=True)
         report.fanned += parts
         done.clear()
         fanned.clear()
+        return rest
 
     last_flush = clock()
-    for position, c in enumerate(claims):
+    position = 0
+    while position < len(claims):
+        c = claims[position]
         try:
-            answer = solve_one(c, seconds, config)
+            ready = _ready_or_none(c)
+            if c.optimistic and (_dear(ready, config) or clock() - last_flush >= FLUSH_SECONDS):
+                claims[position:] = flush(claims[position:])  # anything slow shows running, with a lease
+                last_flush = clock()
+                continue
+            answer = solve_one(c, seconds, config, ready)
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
             rest = claims[position:]
             flush(rest, give_back=True)
             report.republished = [c.id for c in rest]
             publish_safely(publisher, [[i] for i in report.republished])
             return report
+        if c.optimistic and isinstance(answer, Written):
+            answer.worker, answer.started_at = worker, started
         (fanned if isinstance(answer, Fanned) else done).append(answer)
+        position += 1
         # Parts go out at once, so other workers start on them while this chunk goes on.
         if fanned or clock() - last_flush >= FLUSH_SECONDS:
-            flush(claims[position + 1:])
+            claims[position:] = flush(claims[position:])
             last_flush = clock()
     flush([])
     return report
+
+
+def _ready_or_none(c: Claimed) -> Ready | None:
+    """The prepared puzzle, or None when preparing fails (solve_one then reports why)."""
+    try:
+        return prepare(c)
+    except Exception:
+        return None
+
+
+def _dear(ready: Ready | None, config: dict[str, Any]) -> bool:
+    return ready is not None and ready[0].cost(ready[1], ready[2]) > config["OPTIMISTIC_SECONDS"]
+
+
+def _claim_optimistic(s: Session, rest: list[Claimed], worker: str, deadline: datetime) -> list[Claimed]:
+    """Claim the optimistic puzzles among ``rest`` (those still queued); claimed ones stay."""
+    wanted = [c.id for c in rest if c.optimistic]
+    if not wanted:
+        return rest
+    taken = {c.id: c for c in claim(s, wanted, worker, deadline)}
+    return [taken[c.id] if c.optimistic else c for c in rest if not c.optimistic or c.id in taken]
 
 
 def _gave_up(puzzle_id: int, job_id: str, attempts: int, tries: int, config: dict[str, Any]) -> Written:

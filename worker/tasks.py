@@ -21,11 +21,13 @@ def _worker_name() -> str:
 
 # A database outage retries the task later (claims are idempotent); anything else a task
 # cannot handle leaves its puzzles to the reaper, which re-publishes or fails them.
-@shared_task(name=SOLVE_CHUNK, acks_late=True, reject_on_worker_lost=True, autoretry_for=(OperationalError,),
-             retry_backoff=2, retry_backoff_max=60, max_retries=10)
-def solve_chunk(ids: list[int]) -> dict:
+@shared_task(name=SOLVE_CHUNK, bind=True, acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError,), retry_backoff=2, retry_backoff_max=60, max_retries=10)
+def solve_chunk(self, ids: list[int]) -> dict:
+    # Redelivered: the worker that had it died (or lost its broker connection) mid-chunk.
+    redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     report = solving.run_chunk(current_app.extensions["sessions"], ids, current_app.config, _worker_name(),
-                               current_app.extensions["publisher"])
+                               current_app.extensions["publisher"], redelivered=redelivered)
     return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished)}
 
 

@@ -102,6 +102,61 @@ def test_two_claims_of_one_puzzle_write_exactly_once(app):
     assert rows(app, job_id)[0].worker == "b"
 
 
+@pytest.mark.parametrize(("options", "redelivered", "seen"), [
+    ({}, False, "queued"),              # cheap, first delivery: optimistic, never claimed
+    ({}, True, "running"),              # its worker died: claimed, so attempts count
+    ({"sleep": 0.2}, False, "running"),  # estimated above OPTIMISTIC_SECONDS: claimed first
+])
+def test_cheap_first_deliveries_skip_the_claim(app, monkeypatch, options, redelivered, seen):
+    job_id = post(app, toys("1", "2", **options))
+    ids = ids_of(app, job_id)
+    real, during = solving.solve_one, []
+
+    def watch(c, seconds, config, ready=None):
+        with app.extensions["sessions"]() as s:
+            during.append(s.scalar(select(Puzzle.status).where(Puzzle.id == c.id)))
+        return real(c, seconds, config, ready)
+
+    monkeypatch.setattr(solving, "solve_one", watch)
+    report = solving.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
+                               redelivered=redelivered)
+    assert report.written == 2 and during == [seen, seen]
+    got = rows(app, job_id)
+    assert all(p.status == "solved" and p.attempts == 1 and p.worker == "w1" and p.started_at for p in got)
+    job = job_row(app, job_id)
+    assert job.status == "completed" and job.started_at and job.pending == 0
+
+
+def test_an_optimistic_result_loses_to_a_claim_made_meanwhile(app):
+    job_id = post(app, toys("5"))
+    sessions = app.extensions["sessions"]
+    with sessions() as s:
+        (read,) = solving.load(s, ids_of(app, job_id))
+    read.attempts, read.optimistic = 1, True
+    with sessions() as s, s.begin():
+        (claimed,) = solving.claim(s, ids_of(app, job_id), "b", now() + timedelta(minutes=5))
+    with sessions() as s, s.begin():
+        assert solving.write(s, [solving.solve_one(read, 5)]) == 0  # the row is no longer queued
+        assert solving.write(s, [solving.solve_one(claimed, 5)]) == 1
+    assert rows(app, job_id)[0].worker == "b" and job_row(app, job_id).pending == 0
+
+
+def test_a_cancel_during_an_optimistic_chunk_is_final(app, monkeypatch):
+    job_id = post(app, toys("1", "2", "3"))
+    real = solving.solve_one
+
+    def cancel_first(c, seconds, config, ready=None):
+        if c.id == ids_of(app, job_id)[0]:
+            assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+        return real(c, seconds, config, ready)
+
+    monkeypatch.setattr(solving, "solve_one", cancel_first)
+    assert run(app, ids_of(app, job_id)).written == 0
+    assert [(p.status, p.result) for p in rows(app, job_id)] == [("cancelled", None)] * 3
+    job = job_row(app, job_id)
+    assert job.status == "cancelled" and job.pending == 0
+
+
 @pytest.mark.parametrize(("options", "message"), [
     ({"lie": True}, "internal error: the solver's answer failed verification (sum 4 is wrong"),
     ({"crash": True}, "solver error: RuntimeError: toy solver crashed on purpose"),
@@ -162,11 +217,11 @@ def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
     ids = ids_of(app, job_id)
     real, calls = solving.solve_one, []
 
-    def solve_then_expire(c, seconds, config):
+    def solve_then_expire(c, seconds, config, ready=None):
         calls.append(c.id)
         if len(calls) == 2:
             raise SoftTimeLimitExceeded()
-        return real(c, seconds, config)
+        return real(c, seconds, config, ready)
 
     monkeypatch.setattr(solving, "solve_one", solve_then_expire)
     publisher = RecordingPublisher()
@@ -222,10 +277,10 @@ def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch
     monkeypatch.setattr(solving, "FLUSH_SECONDS", 0.0)
     real, seen = solving.solve_one, []
 
-    def watch(c, seconds, config):
+    def watch(c, seconds, config, ready=None):
         with app.extensions["sessions"]() as s:
             seen.append(s.scalar(select(Puzzle.deadline).where(Puzzle.id == ids[-1])))
-        return real(c, seconds, config)
+        return real(c, seconds, config, ready)
 
     monkeypatch.setattr(solving, "solve_one", watch)
     run(app, ids)
