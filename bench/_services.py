@@ -30,6 +30,8 @@ class Running:
     base: str       # the API's URL
     queue: str      # the workers' task queue
     celery: Any     # a Celery app on the same broker, for remote control of the workers
+    workers: list[subprocess.Popen]
+    api: subprocess.Popen
 
 
 @contextlib.contextmanager
@@ -48,7 +50,7 @@ def stack(workers: int) -> Iterator[Running]:
                 pool.start()
             base = f"http://127.0.0.1:{port}"
             wait_ready(base)
-            yield Running(base, env["TASK_QUEUE"], app_for(env).extensions["celery"])
+            yield Running(base, env["TASK_QUEUE"], app_for(env).extensions["celery"], pool.procs, api)
         finally:
             api.terminate()
             api.wait(timeout=20)
@@ -66,3 +68,46 @@ def wait_ready(base: str, timeout: float = 60.0) -> None:
             pass
         time.sleep(0.2)
     raise RuntimeError(f"{base} not ready after {timeout} s")
+
+
+def with_children(pid: int) -> list[int]:
+    """The process and its descendants (a celery worker's pool, gunicorn's workers)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            children = (task / "children").read_text().split()
+            todo += [int(c) for c in children]
+    return out
+
+
+def server_pids() -> list[int]:
+    """PostgreSQL's and Redis's processes on this machine (new backends inherit from the postmaster)."""
+    found = subprocess.run(["pgrep", "-x", "postgres|redis-server"], capture_output=True, text=True).stdout
+    return [int(p) for p in found.split()]
+
+
+@contextlib.contextmanager
+def pinned(running: Running) -> Iterator[None]:
+    """Workers on cores 1.., everything else (API, databases, this process) on core 0: the shape
+    of a deployment where the workers have machines of their own. Affinities are restored after."""
+    import os
+
+    cores = sorted(os.sched_getaffinity(0))
+    others = [os.getpid(), *with_children(running.api.pid), *server_pids()]
+    workers = [p for w in running.workers for p in with_children(w.pid)]
+    try:
+        for pid in others:
+            os.sched_setaffinity(pid, cores[:1])
+        for i, w in enumerate(running.workers):
+            for pid in with_children(w.pid):
+                os.sched_setaffinity(pid, [cores[1 + i % (len(cores) - 1)]])
+        yield
+    finally:
+        for pid in others + workers:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(pid, cores)
+        for pid in server_pids():  # backends started meanwhile inherited core 0
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(pid, cores)

@@ -19,6 +19,7 @@ The raw rate is solving the same puzzles in this process on one core.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -30,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import solvers  # noqa: E402
-from bench._services import stack  # noqa: E402
+from bench._services import pinned, stack  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sudoku"
 
@@ -113,19 +114,24 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--batch", type=int, default=1000, help="puzzles per POST (the API's batch limit)")
     ap.add_argument("--latency-runs", type=int, default=50)
+    ap.add_argument("--pin", action="store_true",
+                    help="workers on cores of their own; API, PostgreSQL, Redis and this process on core 0")
     args = ap.parse_args()
+    if args.pin and args.workers >= len(os.sched_getaffinity(0)):
+        ap.error(f"--pin leaves {len(os.sched_getaffinity(0)) - 1} core(s) for workers")
 
     puzzles = load_puzzles(args.puzzles)
     raw = raw_rate(puzzles)
-    with stack(args.workers) as running:
+    with stack(args.workers) as running, pinned(running) if args.pin else contextlib.nullcontext():
         end_to_end(running.base, puzzles[:200], args.batch)  # workers warm and connected
         accepted, work = accept_then_work(running, puzzles, args.batch, args.workers)
         total = end_to_end(running.base, puzzles, args.batch)
         lat = sorted(latencies(running.base, puzzles[0], args.latency_runs))
 
     n, w = len(puzzles), args.workers
-    print(f"{n} 17-clue Sudokus, default options (uniqueness proof), verified; "
-          f"{w} workers, API, PostgreSQL and Redis on this machine's {os.cpu_count()} cores\n")
+    where = ("each worker on a core of its own, API, PostgreSQL and Redis on another" if args.pin else
+             f"workers, API, PostgreSQL and Redis sharing this machine's {os.cpu_count()} cores")
+    print(f"{n} 17-clue Sudokus, default options (uniqueness proof), verified; {w} worker(s), {where}\n")
     print("| measure | value |")
     print("|---|---|")
     print(f"| raw solver, one process (prepare+solve+verify) | {raw:,.0f} puzzles/s |")
