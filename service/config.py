@@ -89,6 +89,9 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         # About 1.5 s of greedy Sudoku search (bench/scaling.py): below that, the dispatch of
         # SPLIT_PARTS parts (~13 ms each, measured) would cost more than it saves.
         "SPLIT_NODE_BUDGET": _int(env, "SPLIT_NODE_BUDGET", 1_000_000),
+        # A running part looks this often (one small SELECT) whether its puzzle was cancelled
+        # or has enough solutions, and then stops at the solver's next check.
+        "STOP_POLL_SECONDS": _float(env, "STOP_POLL_SECONDS", 0.5),
         "API_TOKENS": _tokens(env.get("API_TOKENS", "")),
         "RETRY_AFTER_SECONDS": _int(env, "RETRY_AFTER_SECONDS", 1),
     }

@@ -22,6 +22,7 @@ from solvers.base import (
     Puzzle,
     PuzzleError,
     Split,
+    Stopped,
     UnknownKind,
     WrongAnswer,
 )
@@ -71,6 +72,6 @@ def warm_up() -> None:
 
 __all__ = [
     "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "InvalidItem", "InvalidOption",
-    "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "UnknownKind",
+    "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped", "UnknownKind",
     "WrongAnswer", "get", "prepare_item", "warm_up",
 ]

@@ -9,6 +9,11 @@ Glossary
            can travel in a task message or sit in an SQL column.
   head     what ``split`` itself found and spent while cutting the puzzle up
            (solutions met above the cut, nodes expanded); ``merge`` folds it in.
+  stop     a flag (see :func:`stop_flag`) that another thread may set while
+           ``solve_part`` runs: the search then ends at its next check (every few
+           thousand nodes, every block of probes) and ``solve_part`` raises
+           :class:`Stopped`. The compiled kernels release the GIL, so that the
+           thread which sets it can run meanwhile.
 
 Each kind is one module that fills one :class:`Kind` record (like each game of
 Simon Tatham's collection fills one ``struct game``); the registry in
@@ -23,6 +28,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 JSON = Any
 Puzzle = Any
@@ -71,6 +78,26 @@ class BudgetExceeded(Exception):
     def __init__(self, nodes: int):
         super().__init__(f"node budget exceeded after {nodes} nodes")
         self.nodes = nodes
+
+
+class Stopped(Exception):
+    """``solve_part`` found its stop flag set: the part was abandoned, its outcome is unknown."""
+
+
+# -- stopping a part from another thread
+
+StopFlag = np.ndarray  # int8[1]; nonzero = stop
+
+
+def stop_flag() -> StopFlag:
+    """A new, unset flag; ``flag[0] = 1`` (from any thread) stops the ``solve_part`` it was given to."""
+    return np.zeros(1, np.int8)
+
+
+def check_stop(stop: StopFlag | None) -> None:
+    """Raise Stopped if the flag is set: a kernel that saw it returned early with partial counts."""
+    if stop is not None and stop[0]:
+        raise Stopped
 
 
 # -- outcomes and statistics
@@ -216,7 +243,9 @@ class Kind:
     verify: Callable[[Puzzle, Options, Outcome], None]
     # (puzzle, options, wanted number of parts) -> Split; no parts = not worth splitting
     split: Callable[[Puzzle, Options, int], Split]
-    solve_part: Callable[[Puzzle, Options, Part], Outcome]
+    # (puzzle, options, part, stop=None) -> the part's outcome; raises Stopped once the stop
+    # flag is set (kinds that are never split ignore it)
+    solve_part: Callable[..., Outcome]
     # (puzzle, options, head, outcomes of the parts in order) -> the puzzle's outcome
     merge: Callable[[Puzzle, Options, Outcome, Sequence[Outcome]], Outcome]
     # Rough seconds of one core for a typical puzzle like this one: only its order of magnitude

@@ -48,8 +48,11 @@ from solvers.base import (
     Part,
     Split,
     Stats,
+    StopFlag,
     Stopwatch,
     WrongAnswer,
+    check_stop,
+    stop_flag,
 )
 
 N = int                 # the puzzle: the board side
@@ -184,8 +187,12 @@ def canonical_prefixes(n: N, depth: int) -> tuple[list[Prefix], list[int], int]:
     return [p[0] for p in level], [p[1] for p in level], above
 
 
-def _count_prefixes(n: N, prefixes: Sequence[Sequence[int]], weights: Sequence[int]) -> tuple[int, int]:
-    nodes, solutions = kernels.count_subtrees(n, np.array(prefixes, np.int64), np.array(weights, np.int64))
+def _count_prefixes(n: N, prefixes: Sequence[Sequence[int]], weights: Sequence[int],
+                    stop: StopFlag | None = None) -> tuple[int, int]:
+    stop = stop_flag() if stop is None else stop
+    nodes, solutions = kernels.count_subtrees(n, np.array(prefixes, np.int64), np.array(weights, np.int64),
+                                              stop)
+    check_stop(stop)
     return int(nodes), int(solutions)
 
 
@@ -274,10 +281,14 @@ def _blocks(probes: int) -> int:
     return -(-probes // BLOCK_PROBES)
 
 
-def probe_sums(n: N, seed: int, first_block: int, blocks: int, probes: int) -> np.ndarray:
+def probe_sums(n: N, seed: int, first_block: int, blocks: int, probes: int,
+               stop: StopFlag | None = None) -> np.ndarray:
     """Per-block sums (kernels.BLOCK_COLUMNS columns) for blocks first_block .. first_block + blocks - 1."""
+    stop = stop_flag() if stop is None else stop
     with np.errstate(over="ignore"):
-        return kernels.probe_blocks(n, seed, first_block, blocks, probes, BLOCK_PROBES)
+        sums = kernels.probe_blocks(n, seed, first_block, blocks, probes, BLOCK_PROBES, stop)
+    check_stop(stop)
+    return sums
 
 
 def _mean_and_error(sums: np.ndarray, column: int, probes: int) -> tuple[float, float]:
@@ -367,15 +378,15 @@ def split(n: N, options: Options, wanted: int) -> Split:
     return Split([], _solve_one(n, clock))  # a construction is O(n): nothing to share out
 
 
-def solve_part(n: N, options: Options, part: Part) -> Outcome:
+def solve_part(n: N, options: Options, part: Part, stop: StopFlag | None = None) -> Outcome:
     clock = Stopwatch()
     if options["mode"] == "count":
-        nodes, solutions = _count_prefixes(n, *_read_count_part(n, part))
+        nodes, solutions = _count_prefixes(n, *_read_count_part(n, part), stop)
         return Outcome(SOLVED if solutions else NO_SOLUTION, {"solutions": solutions},
                        QueensStats(nodes=nodes, elapsed_ms=clock.ms()).as_dict())
     if options["mode"] == "estimate":
         seed, first, blocks = _read_estimate_part(options, part)
-        sums = probe_sums(n, seed, first, blocks, options["probes"])
+        sums = probe_sums(n, seed, first, blocks, options["probes"], stop)
         return Outcome(SOLVED, {"first_block": first, "sums": sums.tolist()},
                        QueensStats(nodes=int(sums[:, kernels.VISITED].sum()), seed=seed,
                                    elapsed_ms=clock.ms()).as_dict())

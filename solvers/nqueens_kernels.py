@@ -7,6 +7,10 @@ free squares of the next row are ``mask & ~(cols | left | right)``. Every word i
 kept inside ``mask`` (n <= 63 bits), so the signed 64-bit arithmetic is the same
 in numba and in plain Python (``NUMBA_DISABLE_JIT=1``).
 
+``stop`` is a one-element int8 array that another thread may set: the counting and
+probe kernels then return early with partial sums (the caller discards them). They
+release the GIL (``nogil``) so that the thread setting it can run meanwhile.
+
 The random numbers of the probes come from splitmix64, written here on uint64, so
 that compiled and interpreted runs draw the very same numbers. The caller runs the
 probe kernel under ``np.errstate(over="ignore")``: the wrap-around of uint64
@@ -32,18 +36,24 @@ _S30 = np.uint64(30)
 _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 
+# count_subtrees looks at the stop flag once per this many descents: nodes cost a few
+# nanoseconds each, so a check per node would be a visible share of the work, while
+# this many take some tens of microseconds.
+STOP_CHECK_NODES = 4096
+
 
 # -- counting the whole row-by-row tree below given prefixes
 
 
-@njit(cache=True)
-def count_subtrees(n, prefixes, weights):
+@njit(cache=True, nogil=True)
+def count_subtrees(n, prefixes, weights, stop):
     """Weighted sums over the prefixes of (nodes of the subtree rooted at the prefix, solutions in it).
 
     ``prefixes[p]`` holds the columns of the queens in rows 0..k-1 (a valid partial
     placement); the subtree includes the prefix node itself. The stack saves a node
     only when descending from it to a node above the last two rows, so it is
-    indexed by depths k..n-3: n + 1 entries are more than enough.
+    indexed by depths k..n-3: n + 1 entries are more than enough. Returns partial sums
+    once ``stop[0]`` is set.
     """
     mask = (np.int64(1) << n) - 1
     k = prefixes.shape[1]
@@ -53,7 +63,10 @@ def count_subtrees(n, prefixes, weights):
     free = np.zeros(n + 1, np.int64)
     total_nodes = 0
     total_solutions = 0
+    countdown = STOP_CHECK_NODES
     for p in range(prefixes.shape[0]):
+        if stop[0]:
+            break
         c = np.int64(0)
         lft = np.int64(0)
         rgt = np.int64(0)
@@ -96,6 +109,11 @@ def count_subtrees(n, prefixes, weights):
                         nodes += 1
                         solutions += 1
                     continue
+                countdown -= 1
+                if countdown == 0:
+                    if stop[0]:
+                        break
+                    countdown = STOP_CHECK_NODES
                 cols[depth] = c
                 left[depth] = lft
                 right[depth] = rgt
@@ -246,8 +264,8 @@ def _nth_bit(word, index):
     return word & -word
 
 
-@njit(cache=True)
-def probe_blocks(n, seed, first_block, blocks, probes, block_size):
+@njit(cache=True, nogil=True)
+def probe_blocks(n, seed, first_block, blocks, probes, block_size, stop):
     """Per-block sums of Knuth's probes; block b runs its own splitmix64 stream seeded by (seed, b).
 
     Each probe follows the seed's pseudocode: at every level all n squares of the
@@ -255,10 +273,13 @@ def probe_blocks(n, seed, first_block, blocks, probes, block_size):
     far), the promising ones are counted, one is chosen at random. It also forms
     Knuth's tree-size estimate 1 + d1 + d1*d2 + ... and the solution estimate
     d1*...*dn. Products of degrees exceed int64 for large n: floats throughout.
+    The stop flag is looked at before each block (a block takes milliseconds).
     """
     mask = (np.int64(1) << n) - 1
     out = np.zeros((blocks, BLOCK_COLUMNS), np.float64)
     for b in range(blocks):
+        if stop[0]:
+            break
         block = first_block + b
         state = _mix(np.uint64(seed) + _GOLDEN * np.uint64(block + 1))
         count = min(block_size, probes - block * block_size)

@@ -403,7 +403,7 @@ def split(puzzle: Puzzle, options: Options, parts: int) -> Split:
     return Split([], solve(puzzle, options))
 
 
-def solve_part(puzzle: Puzzle, options: Options, part: dict[str, Any]) -> Outcome:
+def solve_part(puzzle: Puzzle, options: Options, part: dict[str, Any], stop: Any = None) -> Outcome:
     raise ValueError("sliding puzzles are never split into parts")
 
 

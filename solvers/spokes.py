@@ -52,8 +52,10 @@ from solvers.base import (
     Part,
     Split,
     Stats,
+    StopFlag,
     Stopwatch,
     WrongAnswer,
+    check_stop,
 )
 
 Point = int
@@ -243,11 +245,13 @@ class State:
 class Run:
     """One solve: the graph, the strategy's mode, counters and the solutions met."""
 
-    def __init__(self, g: Graph, pruning: bool, max_solutions: int, node_limit: int | None):
+    def __init__(self, g: Graph, pruning: bool, max_solutions: int, node_limit: int | None,
+                 stop: StopFlag | None = None):
         self.g = g
         self.pa = pruning  # cleared at its first contradiction, stall or solution: the search goes on
         self.max_solutions = max_solutions
         self.node_limit = node_limit
+        self.stop = stop
         self.stats = SpokesStats(pa_complete=False if pruning else None)
         self.solutions: list[list[Edge]] = []
         self.trail: list[Edge] | None = None  # edges set during a probe, to take back
@@ -444,6 +448,7 @@ class Run:
         self.stats.nodes += 1
         if self.node_limit is not None and self.stats.nodes > self.node_limit:
             raise BudgetExceeded(self.stats.nodes)
+        check_stop(self.stop)  # a node costs tens of microseconds: the check is lost in it
 
     def root(self) -> State | None:
         st = State.initial(self.g)
@@ -604,8 +609,8 @@ def _unique(found: int, max_solutions: int) -> bool | None:
     return found == 1
 
 
-def _run(puzzle: Spokes, options: Options, node_limit: int | None) -> Run:
-    return Run(graph(puzzle), options["strategy"] == "pruning", options["max_solutions"], node_limit)
+def _run(puzzle: Spokes, options: Options, node_limit: int | None, stop: StopFlag | None = None) -> Run:
+    return Run(graph(puzzle), options["strategy"] == "pruning", options["max_solutions"], node_limit, stop)
 
 
 def solve(puzzle: Spokes, options: Options, node_limit: int | None = None) -> Outcome:
@@ -661,15 +666,16 @@ def split(puzzle: Spokes, options: Options, parts: int) -> Split:
     return Split(made, _outcome(run, clock, len(made)))
 
 
-def solve_part(puzzle: Spokes, options: Options, part: Part) -> Outcome:
+def solve_part(puzzle: Spokes, options: Options, part: Part, stop: StopFlag | None = None) -> Outcome:
     clock = Stopwatch()
-    run = _run(puzzle, options, None)
+    run = _run(puzzle, options, None, stop)
     g, w = run.g, puzzle.width
     decisions = [(g.index[(r1 * w + c1, r2 * w + c2)], ON if on else OFF)
                  for r1, c1, r2, c2, on in part["decisions"]]
     start = _replay(run, decisions)
     if start is not None:
         run.search(start)
+    check_stop(stop)  # also when the replay alone settled the part
     return _outcome(run, clock)
 
 

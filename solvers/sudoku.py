@@ -64,8 +64,11 @@ from solvers.base import (
     Part,
     Split,
     Stats,
+    StopFlag,
     Stopwatch,
     WrongAnswer,
+    check_stop,
+    stop_flag,
 )
 
 Cands = np.ndarray   # int64[C] masks
@@ -253,15 +256,17 @@ def _outcome(first: str | None, found: int, options: Options, stats: SudokuStats
 
 
 def _search(grid: Grid, cands: Cands, depth: int, options: Options, node_limit: int | None,
-            watch: Stopwatch) -> Outcome:
+            watch: Stopwatch, stop: StopFlag | None = None) -> Outcome:
     lay = layout(grid.n)
     solution = np.zeros(grid.n * grid.n, np.uint8)
     counters = np.zeros(K.STATS_LEN, np.int64)
     limit = NO_LIMIT if node_limit is None else node_limit
+    stop = stop_flag() if stop is None else stop
     found = K.search(cands, depth, options["strategy"] == "greedy", options["max_solutions"], limit,
-                     lay.full, lay.peers, lay.units, lay.cell_units, solution, counters)
+                     lay.full, lay.peers, lay.units, lay.cell_units, solution, counters, stop)
     if found == K.BUDGET_EXCEEDED:
         raise BudgetExceeded(int(counters[K.NODES]))
+    check_stop(stop)
     first = render(solution) if found else None
     return _outcome(first, found, options, SudokuStats.from_counters(counters, watch.ms()))
 
@@ -388,20 +393,21 @@ def _cut(frontier: list[_Entry], options: Options, stats: SudokuStats) -> Split:
     return Split(parts, head)
 
 
-def solve_part(grid: Grid, options: Options, part: Part) -> Outcome:
+def solve_part(grid: Grid, options: Options, part: Part, stop: StopFlag | None = None) -> Outcome:
     """Search one part; its max_depth is counted from the whole tree's root."""
     watch = Stopwatch()
     depth = part.get("depth")
     if not isinstance(depth, int) or depth < 0:
         raise ValueError(f"a sudoku part needs a depth >= 0, not {depth!r}")
     if part.get("solution") is not None:
+        check_stop(stop)
         return _outcome(part["solution"], 1, options, SudokuStats(elapsed_ms=watch.ms(), max_depth=depth))
     cands = np.array(part.get("cands"), np.int64)
     lay = layout(grid.n)
     # masks in 1..full keep every kernel stack within its proved size
     if cands.shape != (grid.n * grid.n,) or cands.min() < 1 or cands.max() > lay.full:
         raise ValueError("a sudoku part needs 'cands': one candidate mask per cell, each in 1..2^n-1")
-    return _search(grid, cands, depth, options, None, watch)
+    return _search(grid, cands, depth, options, None, watch, stop)
 
 
 def merge(grid: Grid, options: Options, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:

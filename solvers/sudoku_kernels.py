@@ -13,6 +13,8 @@ Representation (the module ``solvers.sudoku`` builds these arrays):
   order       int64[n] the values (as one-bit masks) of a branching cell, in the
               order their children are searched.
   stats       int64[STATS_LEN] counters, indexed by the constants below.
+  stop        int8[1] a flag another thread may set: ``search`` then returns early
+              (it releases the GIL so that such a thread can run).
 
 Everything here is the numba subset that also runs as plain Python under
 NUMBA_DISABLE_JIT=1. Every array a kernel allocates is sized by the bound proved
@@ -41,6 +43,11 @@ BRANCH = 1
 COMPLETE = 2
 
 BUDGET_EXCEEDED = -1
+
+# search looks at the stop flag once per this many nodes: a node costs about a
+# microsecond (9x9) to tens of microseconds (25x25), so a check costs nothing measurable
+# and a stop lands within milliseconds.
+STOP_CHECK_NODES = 1024
 
 
 @njit(cache=True)
@@ -452,14 +459,16 @@ def expand(c, greedy, depth, full, peers, units, cell_units, order, stats):
                       peers, units, cell_units, order, stats)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(cands0, depth0, greedy, max_solutions, node_limit, full, peers, units, cell_units,
-           solution, stats):
+           solution, stats, stop):
     """Depth-first search of the tree below ``cands0`` (a node at depth ``depth0``).
 
     Children are visited in ``order``; the first complete grid found goes to
     ``solution`` (values 1..n). Stops after ``max_solutions`` solutions. Returns the
     number found, or BUDGET_EXCEEDED once more than ``node_limit`` nodes were entered.
+    Once ``stop[0]`` is set it returns the solutions found so far (the caller knows the
+    count is partial from the flag).
     """
     n_cells = cands0.shape[0]
     n = units.shape[1]
@@ -483,12 +492,18 @@ def search(cands0, depth0, greedy, max_solutions, node_limit, full, peers, units
     pn = queue_pairs(stack[0], pairs)
     found = 0
     d = 0
+    countdown = STOP_CHECK_NODES
     while True:
         start = branch_cell[d - 1] + 1 if d > 0 else 0
         status, cell, k = enter_node(stack[d], queue, qn, pairs, pn, greedy, start, depth0 + d, full, peers,
                                      units, cell_units, order[d], stats)
         if stats[NODES] > node_limit:
             return BUDGET_EXCEEDED
+        countdown -= 1
+        if countdown == 0:
+            if stop[0]:
+                return found
+            countdown = STOP_CHECK_NODES
         if status == COMPLETE:
             found += 1
             if found == 1:

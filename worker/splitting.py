@@ -6,30 +6,38 @@ per part, then publishes the parts. A subtask task here:
   claim    queued or running -> running, attempts + 1, a lease; skipped (counted as done,
            never solved) once the puzzle has ``stop_requested``; nothing at all once the
            puzzle is final (cancelled or failed).
-  solve    ``kind.solve_part`` under the per-puzzle time limit.
+  solve    ``kind.solve_part`` under the per-puzzle time limit, with a stop flag that a
+           watcher thread raises once the puzzle no longer needs the part (cancelled,
+           failed by another part, or ``stop_requested``): it polls the puzzle row every
+           ``STOP_POLL_SECONDS`` in a session of its own, and the solver stops at its next
+           check (the kernels release the GIL so that the watcher runs meanwhile).
   record   the result lands only while the subtask is still ``running`` under this claim,
            and in the same transaction ``parts_done`` moves by one; the transaction that
            brings it to ``parts_total`` merges every part's outcome in index order with the
            head, verifies, and writes the puzzle through ``solving.write`` (so the job's
            ``pending`` counter moves once). A duplicate delivery finds its claim stale and
-           counts nothing.
+           counts nothing. A part stopped for ``stop_requested`` is skipped as at the
+           claim; one stopped by a cancel (or a failure) writes nothing.
   fail     a part that raises, times out or passes the attempt cap fails the whole puzzle
            with the part named in the error.
 
 Lock order is the one of the chunk tasks: the job row, then the puzzle, then its subtask.
 
 Early stop: once the head and the recorded parts hold ``max_solutions`` solutions, the
-puzzle gets ``stop_requested`` and parts not yet started are skipped. The merge then sees
-only the parts that ran, in order: ``solutions_found`` is capped at ``max_solutions`` and
-the reported solution is the first in tree order among the parts that ran, which with
-``max_solutions = 1`` may not be the whole search's first. (With the default of 2 the stop
-happens only when the puzzle is not unique.) A part already running is not interrupted.
+puzzle gets ``stop_requested``: parts not yet started are skipped, and running ones stop
+within about ``STOP_POLL_SECONDS`` and are skipped too. The merge then sees only the parts
+that were recorded, in order: ``solutions_found`` is capped at ``max_solutions`` and the
+reported solution is the first in tree order among them, which with ``max_solutions = 1``
+may not be the whole search's first. (With the default of 2 the stop happens only when the
+puzzle is not unique.)
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -42,7 +50,7 @@ import solvers
 from service.models import (CANCELLED, FAILED, NO_SOLUTION, RUNNING, SOLVED, UNFINISHED, Job, Puzzle, Subtask,
                             now)
 from service.publish import Publisher, publish_safely
-from solvers.base import Outcome
+from solvers.base import Outcome, StopFlag, stop_flag
 from worker.solving import HEAD, PuzzleTimeout, Written, alarms_raise_timeout, lease, time_limit, write
 
 log = logging.getLogger(__name__)
@@ -71,7 +79,10 @@ def run_part(sessions: sessionmaker, subtask_id: int, config: dict[str, Any], wo
         if claimed is None:
             return False
         part, p = claimed
-    outcome, error = _solve(p, part, config["PUZZLE_TIME_LIMIT"])
+    with _watching(sessions, p.id, config["STOP_POLL_SECONDS"]) as stop:
+        outcome, error = _solve(p, part, config["PUZZLE_TIME_LIMIT"], stop)
+    if outcome is None and error is None:
+        log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
     with sessions() as s, s.begin():
         return _record(s, part, outcome, error)
 
@@ -98,11 +109,7 @@ def _claim(s: Session, subtask_id: int, worker: str, config: dict[str, Any]) -> 
         return None  # cancelled or already final: nothing is written
     mine = (Subtask.id == subtask_id) & Subtask.status.in_(UNFINISHED)
     if p.stop_requested:
-        skipped = s.execute(update(Subtask).where(mine)
-                            .values(status=CANCELLED, finished_at=now(), deadline=None)
-                            .execution_options(synchronize_session=False)).rowcount
-        if skipped:
-            _count_done(s, p)
+        _skip(s, p, mine)
         return None
     row = s.execute(update(Subtask).where(mine)
                     .values(status=RUNNING, attempts=Subtask.attempts + 1, started_at=now(), worker=worker,
@@ -124,15 +131,59 @@ def _gave_up(tries: int, config: dict[str, Any]) -> str:
             f"hard time limit; the limit per part is {config['PUZZLE_TIME_LIMIT']:g} s)")
 
 
+def _skip(s: Session, p: Row, mine: Any) -> None:
+    """The puzzle has enough solutions without this part: cancelled, and counted as done once."""
+    skipped = s.execute(update(Subtask).where(mine)
+                        .values(status=CANCELLED, finished_at=now(), deadline=None)
+                        .execution_options(synchronize_session=False)).rowcount
+    if skipped:
+        _count_done(s, p)
+
+
 # -- solving
 
 
-def _solve(p: Row, part: PartClaim, seconds: float) -> tuple[Outcome | None, str | None]:
+@contextmanager
+def _watching(sessions: sessionmaker, puzzle_id: int, seconds: float) -> Iterator[StopFlag]:
+    """A stop flag for one part's solve, raised by a thread that looks every ``seconds``
+    whether the puzzle still needs the part. The thread is stopped and joined on the way out."""
+    stop = stop_flag()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(seconds):
+            try:
+                if not _still_needed(sessions, puzzle_id):
+                    stop[0] = 1
+                    return
+            except Exception:  # a failed poll only delays the stop: the next one may get through
+                log.warning("could not poll puzzle %s for a stop", puzzle_id, exc_info=True)
+
+    watcher = threading.Thread(target=watch, name=f"stop-watch-{puzzle_id}", daemon=True)
+    watcher.start()
+    try:
+        yield stop
+    finally:
+        done.set()
+        watcher.join()
+
+
+def _still_needed(sessions: sessionmaker, puzzle_id: int) -> bool:
+    with sessions() as s:
+        row = s.execute(select(Puzzle.status, Puzzle.stop_requested)
+                        .where(Puzzle.id == puzzle_id)).one_or_none()
+    return row is not None and row.status == RUNNING and not row.stop_requested
+
+
+def _solve(p: Row, part: PartClaim, seconds: float, stop: StopFlag) -> tuple[Outcome | None, str | None]:
+    """(outcome, None), or (None, error), or (None, None) when the stop flag ended the solve."""
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
         with time_limit(seconds):
-            return kind.solve_part(puzzle, options, part.payload), None
+            return kind.solve_part(puzzle, options, part.payload, stop), None
+    except solvers.Stopped:
+        return None, None
     except (PuzzleTimeout, SoftTimeLimitExceeded):
         return None, f"exceeded the time limit of {seconds:g} s per part"
     except Exception as exc:  # a solver bug ends this puzzle, never the worker
@@ -149,8 +200,12 @@ def _record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | N
         return False  # cancelled (or failed by another part) meanwhile: write nothing
     if error is not None:
         return _fail(s, p, part, error)
-    hit = s.execute(update(Subtask).where(Subtask.id == part.id, Subtask.status == RUNNING,
-                                          Subtask.attempts == part.attempts)
+    mine = (Subtask.id == part.id) & (Subtask.status == RUNNING) & (Subtask.attempts == part.attempts)
+    if outcome is None:
+        # Stopped while the puzzle is running: only stop_requested does that.
+        _skip(s, p, mine)
+        return False
+    hit = s.execute(update(Subtask).where(mine)
                     .values(status=outcome.status, result=outcome.result, stats=outcome.stats,
                             finished_at=now(), deadline=None)
                     .execution_options(synchronize_session=False)).rowcount

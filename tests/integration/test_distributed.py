@@ -1,12 +1,13 @@
 """Split puzzles through Redis and two real worker processes into PostgreSQL: answers equal the
 whole solves and the known data, a killed worker's part is retried and counted once, a failing
-part fails its puzzle."""
+part fails its puzzle, a cancel stops the parts running in both workers."""
 
 from __future__ import annotations
 
 import csv
 import os
 import signal
+import time
 
 import pytest
 from sqlalchemy import select
@@ -122,3 +123,26 @@ def test_duplicated_part_deliveries_count_once(real_stack, toy_kind):
     with real_stack.app.extensions["sessions"]() as s:
         assert s.scalar(select(Puzzle.parts_done).where(Puzzle.job_id == job_id)) == 6
     assert all(t.status == "solved" for t in parts_of(real_stack, job_id))
+
+
+def test_a_cancel_stops_the_running_parts_and_frees_both_workers(real_stack):
+    # n = 18 in 16 parts: each part counts for well over the time limit (6 s), so without the
+    # stop flag a running part would hold its worker until the hard limit kills the process.
+    job_id = real_stack.submit([{"kind": "nqueens", "puzzle": 18, "options": {"mode": "count"}}])
+
+    def running(job):
+        return [t for t in parts_of(real_stack, job_id) if t.status == "running"]
+
+    real_stack.wait(job_id, until=lambda job: len(running(job)) == 2, timeout=60)
+    busy = running(None)
+    cancelled = real_stack.client.post(f"/api/v1/jobs/{job_id}/cancel").json
+    assert cancelled["status"] == "cancelled"
+    follow_up = real_stack.submit([{"kind": "nqueens", "puzzle": 8}])
+    # Sooner than a part left running could give its worker back (its time limit): both were stopped.
+    assert real_stack.wait(follow_up, timeout=6)["counts"]["solved"] == 1
+    logs = "".join(p.log.read_text() for p in real_stack.workers.procs)
+    assert all(f"subtask {t.id} stopped" in logs for t in busy), logs[-3000:]
+    assert all(os.kill(int(t.worker.rsplit(":", 1)[1]), 0) is None for t in busy)  # stopped, not killed
+    (got,) = real_stack.puzzles(job_id)
+    assert got["status"] == "cancelled" and got["result"] is None
+    assert all(t.result is None and t.status in ("running", "queued") for t in parts_of(real_stack, job_id))

@@ -1,12 +1,15 @@
 """Every registered kind honours the same contract (the Kind record in solvers.base)."""
 
 import json
+import threading
+import time
 
 import pytest
 
 import solvers
 from solvers import spokes
-from solvers.base import SOLVED, STATUSES, InvalidOption, Outcome, PuzzleError, WrongAnswer
+from solvers.base import (SOLVED, STATUSES, InvalidOption, Outcome, PuzzleError, Stopped, WrongAnswer,
+                          stop_flag)
 
 KINDS = list(solvers.KINDS.values())
 EXAMPLES = [(k, e) for k in KINDS for e in k.examples]
@@ -92,6 +95,55 @@ def test_split_then_merge_equals_whole(kind, example, parts):
     assert merged.status == whole.status
     assert merged.result == whole.result
     kind.verify(puzzle, options, merged)
+
+
+@pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
+def test_a_set_stop_flag_stops_every_part_and_an_unset_one_changes_nothing(kind, example):
+    puzzle, options = kind.prepare(example.puzzle, example.options)
+    for part in kind.split(puzzle, options, 4).parts:
+        plain = kind.solve_part(puzzle, options, part)
+        unset = kind.solve_part(puzzle, options, part, stop_flag())
+        assert (unset.status, unset.result) == (plain.status, plain.result)
+        flag = stop_flag()
+        flag[0] = 1
+        with pytest.raises(Stopped):
+            kind.solve_part(puzzle, options, part, flag)
+
+
+# Parts that run for seconds (an n=17 count in halves, 15 million probes of n=63, a subtree of
+# 77 million nodes without a solution), stopped a moment after they start.
+LONG_PARTS = [
+    ("nqueens", 17, {"mode": "count"}, 2, 0),
+    ("nqueens", 63, {"mode": "estimate", "probes": 30_000_000, "seed": 1}, 2, 0),
+    ("sudoku", "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......",
+     {"strategy": "backtrack", "max_solutions": 1}, 4, 2),
+]
+
+
+@pytest.mark.parametrize(("name", "puzzle", "options", "wanted", "index"), LONG_PARTS,
+                         ids=[f"{p[0]}-{p[2].get('mode', p[2].get('strategy'))}" for p in LONG_PARTS])
+def test_a_flag_set_while_a_part_runs_stops_it(name, puzzle, options, wanted, index):
+    """The kernels see a flag set by another thread (their loads are not hoisted out of the
+    loop), and they release the GIL, or the setting thread could not run until they end."""
+    kind = solvers.get(name)
+    puzzle, options = kind.prepare(puzzle, options)
+    part = kind.split(puzzle, options, wanted).parts[index]
+    flag = stop_flag()
+    ended = []
+
+    def solve():
+        try:
+            ended.append(kind.solve_part(puzzle, options, part, flag))
+        except Stopped as exc:
+            ended.append(exc)
+
+    worker = threading.Thread(target=solve)
+    worker.start()
+    time.sleep(0.2)
+    flag[0] = 1
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "the part did not stop"
+    assert len(ended) == 1 and isinstance(ended[0], Stopped), ended
 
 
 @pytest.mark.parametrize(("kind", "bad"), BAD, ids=ids(BAD))

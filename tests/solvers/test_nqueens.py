@@ -331,9 +331,9 @@ KERNEL_CASES = """
 import json, numpy as np
 from solvers import nqueens, nqueens_kernels as k
 out = {
-  "count": [[above + k.count_subtrees(n, np.array(p, np.int64), np.array(w, np.int64))[0],
-             k.count_subtrees(n, np.array(p, np.int64), np.array(w, np.int64))[1]]
-            for n in range(1, 9) for p, w, above in [nqueens.canonical_prefixes(n, 1 if n < 4 else 2)]],
+  "count": [[above + nodes, solutions]
+            for n in range(1, 9) for p, w, above in [nqueens.canonical_prefixes(n, 1 if n < 4 else 2)]
+            for nodes, solutions in [nqueens._count_prefixes(n, p, w)]],
   "fixed": [nqueens.rotation_fixed(n) for n in range(1, 11)],
   "probes": [nqueens.probe_sums(n, 12345, 3, 2, 50_000).tolist() for n in (1, 6, 8, 63)],
 }

@@ -8,7 +8,8 @@ import pytest
 
 from solvers import spokes
 from solvers.base import (
-    NO_SOLUTION, SOLVED, BudgetExceeded, InvalidOption, InvalidPuzzle, Outcome, ParseError, WrongAnswer,
+    NO_SOLUTION, SOLVED, BudgetExceeded, InvalidOption, InvalidPuzzle, Outcome, ParseError, Stopped,
+    WrongAnswer, stop_flag,
 )
 
 STRATEGIES = ("search", "pruning")
@@ -227,6 +228,21 @@ def test_split_merges_to_the_whole(seed, max_solutions):
         merged = spokes.merge(puzzle, options, split.head, outcomes)
         assert merged.result == whole.result
         assert merged.stats["subtasks"] == len(split.parts)
+
+
+def test_a_set_stop_flag_stops_every_part_and_an_unset_one_changes_nothing():
+    puzzle = spokes.generate(8, 8, seed=2)
+    options = {"strategy": "search", "max_solutions": 3}
+    split = spokes.split(puzzle, options, 8)
+    assert len(split.parts) >= 2
+    for part in split.parts:
+        plain = spokes.solve_part(puzzle, options, part)
+        unset = spokes.solve_part(puzzle, options, part, stop_flag())
+        assert unset.result == plain.result and unset.stats["nodes"] == plain.stats["nodes"]
+        flag = stop_flag()
+        flag[0] = 1
+        with pytest.raises(Stopped):
+            spokes.solve_part(puzzle, options, part, flag)
 
 
 def test_split_of_a_non_unique_puzzle_counts_solutions_across_parts():

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from solvers import sudoku_kernels as K
+from solvers.base import stop_flag
 from solvers.sudoku import layout, parse
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -106,12 +107,12 @@ def test_cell_order_branch_uses_the_first_open_cell():
     assert cell == 2 and [K.bit_value(b) for b in order[:k]] == [1, 2, 4]
 
 
-def search(text, greedy=True, max_solutions=10**9, node_limit=10**12):
+def search(text, greedy=True, max_solutions=10**9, node_limit=10**12, stop=None):
     c, lay = cands_of(text)
     solution = np.zeros(c.shape[0], np.uint8)
     stats = np.zeros(K.STATS_LEN, np.int64)
     found = K.search(c, 0, greedy, max_solutions, node_limit, lay.full, lay.peers, lay.units,
-                     lay.cell_units, solution, stats)
+                     lay.cell_units, solution, stats, stop_flag() if stop is None else stop)
     return found, solution, stats
 
 

@@ -1,8 +1,12 @@
 """Split puzzles: the coordinator's fan-out, subtask claims, counting exactly once, merge, failure,
-cancel, early stop and the reaper; on SQLite (and PostgreSQL with -m integration)."""
+cancel, early stop (of parts not started and of running ones) and the reaper; on SQLite (and
+PostgreSQL with -m integration)."""
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -10,6 +14,7 @@ from sqlalchemy import func, select, update
 
 import solvers
 from service.models import Job, Puzzle, Subtask, now
+from solvers.base import stop_flag
 from tests.service.conftest import RecordingPublisher
 from worker import solving, splitting
 
@@ -108,7 +113,7 @@ def test_a_duplicate_delivery_counts_nothing_twice(app):
         first, row = splitting._claim(s, parts[1], "w1", app.config)
     with sessions() as s, s.begin():
         second, _ = splitting._claim(s, parts[1], "w2", app.config)
-    outcome, error = splitting._solve(row, first, 5)
+    outcome, error = splitting._solve(row, first, 5, stop_flag())
     with sessions() as s, s.begin():
         assert not splitting._record(s, first, outcome, error)
     assert puzzle_row(app, job_id).parts_done == 1
@@ -165,7 +170,7 @@ def test_cancel_stops_the_parts_and_nothing_is_written_after(app):
     with sessions() as s, s.begin():
         running, row = splitting._claim(s, parts[0], "w1", app.config)
     assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
-    outcome, error = splitting._solve(row, running, 5)
+    outcome, error = splitting._solve(row, running, 5, stop_flag())
     with sessions() as s, s.begin():
         assert not splitting._record(s, running, outcome, error)  # it was running when cancelled
     assert not any(run_part(app, i) for i in parts[1:])
@@ -173,6 +178,90 @@ def test_cancel_stops_the_parts_and_nothing_is_written_after(app):
     assert p.status == "cancelled" and p.parts_done == 0 and p.result is None
     assert [t.status for t in subtasks(app, p.id)] == ["running", "queued", "queued", "queued"]
     assert all(t.result is None for t in subtasks(app, p.id))
+
+
+def once_running(app, subtask_id, action):
+    """Call ``action`` from another thread as soon as the subtask is running; returns a function
+    that joins that thread and hands back what ``action`` returned (or raises what it raised)."""
+    box = {}
+
+    def status():
+        with app.extensions["sessions"]() as s:
+            return s.scalar(select(Subtask.status).where(Subtask.id == subtask_id))
+
+    def body():
+        try:
+            deadline = time.monotonic() + 60
+            while status() != "running":
+                assert time.monotonic() < deadline, "the part never started"
+                time.sleep(0.01)
+            box["result"] = action()
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=body)
+    thread.start()
+
+    def finish():
+        thread.join(timeout=120)
+        assert not thread.is_alive()
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
+    return finish
+
+
+def stopped_message(caplog, subtask_id):
+    return any(r.getMessage().startswith(f"subtask {subtask_id} stopped") for r in caplog.records)
+
+
+def no_watcher_left():
+    return not [t for t in threading.enumerate() if t.name.startswith("stop-watch")]
+
+
+def test_cancel_stops_a_running_part_at_its_next_check_and_nothing_is_written(make_app, caplog):
+    # Each half of the n=17 count takes many seconds: it only ends early if the cancel stops it.
+    app = make_app(PUZZLE_TIME_LIMIT=300.0, SPLIT_QUEENS_N=10, SPLIT_PARTS=2, STOP_POLL_SECONDS=0.05)
+    job_id, p, parts = fan_out(app, {"kind": "nqueens", "puzzle": 17, "options": {"mode": "count"}})
+    cancel = once_running(app, parts[0], lambda: app.test_client().post(f"/api/v1/jobs/{job_id}/cancel"))
+    with caplog.at_level(logging.INFO, logger="worker.splitting"):
+        assert not run_part(app, parts[0])
+    assert cancel().status_code == 202
+    assert stopped_message(caplog, parts[0]) and no_watcher_left()
+    assert not run_part(app, parts[1])
+    p = puzzle_row(app, job_id)
+    assert p.status == "cancelled" and p.parts_done == 0 and p.result is None
+    assert [t.status for t in subtasks(app, p.id)] == ["running", "queued"]
+    assert all(t.result is None for t in subtasks(app, p.id))
+    assert api_job(app, job_id)["status"] == "cancelled"
+
+
+# norvig_top95's first puzzle. In plain backtracking cut into 4 parts, the first part finds the
+# solution in about 10 million nodes and the third has none in about 77 million.
+TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+
+
+def test_enough_solutions_stop_a_running_part_which_is_counted_once(make_app, caplog):
+    app = make_app(PUZZLE_TIME_LIMIT=300.0, STOP_POLL_SECONDS=0.05)
+    options = {"strategy": "backtrack", "max_solutions": 1, "split": 4}
+    job_id, p, parts = fan_out(app, {"kind": "sudoku", "puzzle": TOP95_FIRST, "options": options})
+    assert len(parts) == 4
+    finder = once_running(app, parts[2], lambda: run_part(app, parts[0], "w2"))
+    with caplog.at_level(logging.INFO, logger="worker.splitting"):
+        assert not run_part(app, parts[2])
+    assert finder() is True
+    assert stopped_message(caplog, parts[2]) and no_watcher_left()
+    assert puzzle_row(app, job_id).parts_done == 2
+    assert [t.status for t in subtasks(app, p.id)] == ["solved", "queued", "cancelled", "queued"]
+    assert not run_part(app, parts[1]) and not run_part(app, parts[3])
+    p = puzzle_row(app, job_id)
+    assert p.status == "solved" and p.parts_done == 4 and p.stats["subtasks"] == 1
+    assert p.result["solutions_found"] == 1
+    assert [t.status for t in subtasks(app, p.id)] == ["solved", "cancelled", "cancelled", "cancelled"]
+    kind = solvers.get("sudoku")
+    grid, opts = kind.prepare(TOP95_FIRST, options)
+    kind.verify(grid, opts, solvers.Outcome(p.status, p.result, p.stats))
+    assert api_job(app, job_id)["status"] == "completed"
 
 
 def test_enough_solutions_skip_the_parts_not_started(app):
