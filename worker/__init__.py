@@ -14,11 +14,13 @@ from celery.utils.log import get_logger
 
 import solvers
 from service import create_app
+from service.db import relax_commits
 
 log = get_logger(__name__)
 
 flask_app = create_app()
 celery_app = flask_app.extensions["celery"]
+relax_commits(flask_app.extensions["engine"])
 
 from worker import tasks  # noqa: E402  registers the tasks on celery_app
 
