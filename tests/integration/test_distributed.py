@@ -1,12 +1,14 @@
 """Split puzzles through Redis and two real worker processes into PostgreSQL: answers equal the
 whole solves and the known data, a killed worker's part is retried and counted once, a failing
-part fails its puzzle, a cancel stops the parts running in both workers."""
+part fails its puzzle, a cancel stops the parts running in both workers, and a seeded estimate gives the same
+numbers with one and with three workers."""
 
 from __future__ import annotations
 
 import csv
 import os
 import signal
+import socket
 import time
 
 import pytest
@@ -74,6 +76,38 @@ def test_an_estimate_with_a_seed_is_identical_in_one_and_in_many_parts(real_stac
     one = whole("nqueens", 14, options)
     assert got["stats"]["subtasks"] == 16 and one.stats["subtasks"] == 0
     assert got["result"] == one.result
+
+
+def node(proc) -> str:
+    """The celery node name Workers.start gave the process (its log file is named after it)."""
+    return f"{proc.log.stem}@{socket.gethostname()}"
+
+
+def test_a_seeded_estimate_is_identical_with_one_and_with_three_workers(real_stack):
+    # 16 parts of ~0.1 s each; the same seed must give the same numbers however they are shared.
+    item = {"kind": "nqueens", "puzzle": 15, "options": {"mode": "estimate", "probes": 8_000_000, "seed": 4242}}
+    control = real_stack.app.extensions["celery"].control
+    queue = real_stack.app.config["TASK_QUEUE"]
+    third = real_stack.workers.start()
+    others = [node(p) for p in real_stack.workers.procs[1:]]
+    try:
+        results = {}
+        for workers in (3, 1):
+            if workers == 1:
+                assert len(control.cancel_consumer(queue, destination=others, reply=True, limit=2)) == 2
+            job_id = real_stack.submit([item])
+            real_stack.wait(job_id, timeout=120)
+            (got,) = real_stack.puzzles(job_id)
+            parts = parts_of(real_stack, job_id)
+            assert len(parts) == 16 and got["stats"]["subtasks"] == 16
+            assert len({p.worker for p in parts}) == workers
+            results[workers] = got["result"]
+        assert results[3] == results[1]
+    finally:
+        control.add_consumer(queue, destination=others, reply=True, limit=2)
+        third.send_signal(signal.SIGTERM)
+        third.wait(timeout=30)
+        real_stack.workers.procs.remove(third)
 
 
 def test_a_killed_worker_mid_split_has_its_part_retried_and_counted_once(real_stack, toy_kind):
