@@ -1,7 +1,7 @@
 """Split puzzles through Redis and two real worker processes into PostgreSQL: answers equal the
 whole solves and the known data, a killed worker's part is retried and counted once, a failing
-part fails its puzzle, a cancel stops the parts running in both workers, and a seeded estimate gives the same
-numbers with one and with three workers."""
+part fails its puzzle, a cancel stops the parts running in both workers, and a seeded estimate
+gives the same numbers with one and with three workers."""
 
 from __future__ import annotations
 
