@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -79,8 +80,8 @@ def run_part(sessions: sessionmaker, subtask_id: int, config: dict[str, Any], wo
         if claimed is None:
             return False
         part, p = claimed
-    with _watching(sessions, p.id, config["STOP_POLL_SECONDS"]) as stop:
-        outcome, error = _solve(p, part, config["PUZZLE_TIME_LIMIT"], stop)
+    with _watching(sessions, p.id, config["STOP_POLL_SECONDS"], config["PUZZLE_TIME_LIMIT"]) as watch:
+        outcome, error = _solve(p, part, config["PUZZLE_TIME_LIMIT"], watch)
     if outcome is None and error is None:
         log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
     with sessions() as s, s.begin():
@@ -143,26 +144,40 @@ def _skip(s: Session, p: Row, mine: Any) -> None:
 # -- solving
 
 
-@contextmanager
-def _watching(sessions: sessionmaker, puzzle_id: int, seconds: float) -> Iterator[StopFlag]:
-    """A stop flag for one part's solve, raised by a thread that looks every ``seconds``
-    whether the puzzle still needs the part. The thread is stopped and joined on the way out."""
-    stop = stop_flag()
-    done = threading.Event()
+@dataclass
+class Watch:
+    flag: StopFlag
+    expired: bool = False  # raised because the part ran past its time limit
 
-    def watch() -> None:
-        while not done.wait(seconds):
+
+@contextmanager
+def _watching(sessions: sessionmaker, puzzle_id: int, poll: float, limit: float) -> Iterator[Watch]:
+    """A stop flag for one part's solve, raised by a thread that looks every ``poll`` seconds
+    whether the puzzle still needs the part, and raises it anyway at the part's time limit: the
+    limit's signal reaches Python only once a compiled kernel returns, the flag reaches the
+    kernel itself, so the part ends cleanly instead of the hard limit killing the process.
+    The thread is stopped and joined on the way out."""
+    watch = Watch(stop_flag())
+    done = threading.Event()
+    deadline = time.monotonic() + limit
+
+    def run() -> None:
+        while not done.wait(max(0.0, min(poll, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline:
+                watch.expired = True
+                watch.flag[0] = 1
+                return
             try:
                 if not _still_needed(sessions, puzzle_id):
-                    stop[0] = 1
+                    watch.flag[0] = 1
                     return
             except Exception:  # a failed poll only delays the stop: the next one may get through
                 log.warning("could not poll puzzle %s for a stop", puzzle_id, exc_info=True)
 
-    watcher = threading.Thread(target=watch, name=f"stop-watch-{puzzle_id}", daemon=True)
+    watcher = threading.Thread(target=run, name=f"stop-watch-{puzzle_id}", daemon=True)
     watcher.start()
     try:
-        yield stop
+        yield watch
     finally:
         done.set()
         watcher.join()
@@ -175,17 +190,18 @@ def _still_needed(sessions: sessionmaker, puzzle_id: int) -> bool:
     return row is not None and row.status == RUNNING and not row.stop_requested
 
 
-def _solve(p: Row, part: PartClaim, seconds: float, stop: StopFlag) -> tuple[Outcome | None, str | None]:
-    """(outcome, None), or (None, error), or (None, None) when the stop flag ended the solve."""
+def _solve(p: Row, part: PartClaim, seconds: float, watch: Watch) -> tuple[Outcome | None, str | None]:
+    """(outcome, None), or (None, error), or (None, None) when the puzzle no longer needs the part."""
+    too_long = f"exceeded the time limit of {seconds:g} s per part"
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
         with time_limit(seconds):
-            return kind.solve_part(puzzle, options, part.payload, stop), None
+            return kind.solve_part(puzzle, options, part.payload, watch.flag), None
     except solvers.Stopped:
-        return None, None
+        return None, too_long if watch.expired else None
     except (PuzzleTimeout, SoftTimeLimitExceeded):
-        return None, f"exceeded the time limit of {seconds:g} s per part"
+        return None, too_long
     except Exception as exc:  # a solver bug ends this puzzle, never the worker
         log.exception("solver error on subtask %s", part.id)
         return None, f"solver error: {type(exc).__name__}: {exc}"

@@ -4,6 +4,8 @@ PostgreSQL with -m integration)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import logging
 import threading
 import time
@@ -113,7 +115,7 @@ def test_a_duplicate_delivery_counts_nothing_twice(app):
         first, row = splitting._claim(s, parts[1], "w1", app.config)
     with sessions() as s, s.begin():
         second, _ = splitting._claim(s, parts[1], "w2", app.config)
-    outcome, error = splitting._solve(row, first, 5, stop_flag())
+    outcome, error = splitting._solve(row, first, 5, splitting.Watch(stop_flag()))
     with sessions() as s, s.begin():
         assert not splitting._record(s, first, outcome, error)
     assert puzzle_row(app, job_id).parts_done == 1
@@ -152,6 +154,18 @@ def test_a_part_past_the_time_limit_fails_the_puzzle(make_app, toy):
     job_id, p, parts = fan_out(app, toy_item("12", split=2, sleep=1.0))
     assert not run_part(app, parts[0])
     assert puzzle_row(app, job_id).error == "part 1 of 2: exceeded the time limit of 0.2 s per part"
+
+
+def test_a_compiled_part_past_the_time_limit_is_stopped_by_its_flag(make_app, monkeypatch):
+    # The limit's signal cannot enter a compiled kernel; with it switched off here, only the
+    # watcher's flag can end this half of an n=17 count (many seconds) at the limit.
+    monkeypatch.setattr(splitting, "time_limit", lambda seconds: contextlib.nullcontext())
+    app = make_app(PUZZLE_TIME_LIMIT=0.3, SPLIT_QUEENS_N=10, SPLIT_PARTS=2, STOP_POLL_SECONDS=0.05)
+    job_id, p, parts = fan_out(app, {"kind": "nqueens", "puzzle": 17, "options": {"mode": "count"}})
+    assert not run_part(app, parts[0])
+    p = puzzle_row(app, job_id)
+    assert p.status == "failed" and p.error == "part 1 of 2: exceeded the time limit of 0.3 s per part"
+    assert no_watcher_left()
 
 
 def test_a_wrong_merged_answer_fails_the_puzzle(app):
