@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
 import solvers
 from service.models import Puzzle
+from service.publish import SOLVE_CHUNK
 from solvers.base import Outcome
+from tests.service.conftest import RecordingPublisher
 from worker import solving
 
 pytestmark = pytest.mark.integration
@@ -80,6 +83,36 @@ def test_killed_worker_process_is_retried_and_counted_once(real_stack, toy_kind)
     assert result["result"] == {"sum": 6} and result["attempts"] == 2
     with real_stack.app.extensions["sessions"]() as s:
         assert s.scalar(select(Puzzle.worker).where(Puzzle.job_id == job_id)) != holder
+
+
+def pool_children(workers) -> list[int]:
+    return [int(pid) for w in workers.procs
+            for pid in (Path(f"/proc/{w.pid}/task/{w.pid}/children").read_text().split())]
+
+
+def test_a_worker_killed_in_an_optimistic_chunk_has_it_redone_one_puzzle_per_task(real_stack, toy_kind,
+                                                                                 monkeypatch):
+    # 40 puzzles of 50 ms, each estimated below OPTIMISTIC_SECONDS: one task that claims nothing
+    # for its first 0.5 s. It is published by hand so that it is a single task.
+    monkeypatch.setitem(real_stack.app.extensions, "publisher", RecordingPublisher())
+    job_id = real_stack.submit([{"kind": "toy", "puzzle": str(i), "options": {"sleep": 0.05}}
+                                for i in range(1, 41)])
+    with real_stack.app.extensions["sessions"]() as s:
+        ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+    task = real_stack.app.extensions["celery"].send_task(SOLVE_CHUNK, args=[ids],
+                                                         queue=real_stack.app.config["TASK_QUEUE"])
+    deadline = time.monotonic() + 30
+    while not any(f"[{task.id}] received" in p.log.read_text() for p in real_stack.workers.procs):
+        assert time.monotonic() < deadline, "the chunk was never received"
+        time.sleep(0.005)
+    for pid in pool_children(real_stack.workers):  # whichever runs it; the other restarts idle
+        os.kill(pid, signal.SIGKILL)
+    job = real_stack.wait(job_id, timeout=120)
+    assert job["status"] == "completed" and job["counts"]["solved"] == 40
+    assert all(r["attempts"] == 1 for r in real_stack.puzzles(job_id))
+    # Redelivered with the broker's flag, the chunk went on one puzzle per task.
+    logs = "".join(p.log.read_text() for p in real_stack.workers.procs)
+    assert f"[{task.id}] succeeded" in logs and "'republished': 40}" in logs
 
 
 def test_time_limit_and_solver_errors_end_failed(real_stack, toy_kind):
