@@ -10,8 +10,8 @@ Glossary
   head     what ``split`` itself found and spent while cutting the puzzle up
            (solutions met above the cut, nodes expanded); ``merge`` folds it in.
   stop     a flag (see :func:`stop_flag`) that another thread may set while
-           ``solve_part`` runs: the search then ends at its next check (every few
-           thousand nodes, every block of probes) and ``solve_part`` raises
+           ``solve`` or ``solve_part`` runs: the search then ends at its next check
+           (every few thousand nodes, every block of probes) and raises
            :class:`Stopped`. The compiled kernels release the GIL, so that the
            thread which sets it can run meanwhile.
 
@@ -81,7 +81,8 @@ class BudgetExceeded(Exception):
 
 
 class Stopped(Exception):
-    """``solve_part`` found its stop flag set: the part was abandoned, its outcome is unknown."""
+    """``solve`` or ``solve_part`` found its stop flag set: the search was abandoned, its outcome
+    is unknown."""
 
 
 # -- stopping a part from another thread
@@ -237,7 +238,8 @@ class Kind:
     parse: Callable[[JSON], Puzzle]
     # raises InvalidPuzzle / InvalidOption; whatever passes must not crash solve
     validate: Callable[[Puzzle, Options], None]
-    # node_limit: raise BudgetExceeded past it (kinds without a budget ignore it)
+    # (puzzle, options, node_limit=None, stop=None): raise BudgetExceeded past node_limit
+    # (kinds without a budget ignore it), Stopped once the stop flag is set
     solve: Callable[..., Outcome]
     # raises WrongAnswer unless the outcome is right for the puzzle
     verify: Callable[[Puzzle, Options, Outcome], None]

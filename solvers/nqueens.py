@@ -196,10 +196,10 @@ def _count_prefixes(n: N, prefixes: Sequence[Sequence[int]], weights: Sequence[i
     return int(nodes), int(solutions)
 
 
-def _count_below(n: N, depth: int) -> tuple[int, int]:
+def _count_below(n: N, depth: int, stop: StopFlag | None = None) -> tuple[int, int]:
     """(tree nodes, solutions) of the whole tree, enumerated below the prefixes of a depth."""
     prefixes, weights, above = canonical_prefixes(n, depth)
-    nodes, solutions = _count_prefixes(n, prefixes, weights)
+    nodes, solutions = _count_prefixes(n, prefixes, weights, stop)
     return above + nodes, solutions
 
 
@@ -227,8 +227,8 @@ def _count_outcome(n: N, nodes: int, solutions: int, half: int, quarter: int, el
     return Outcome(SOLVED if solutions else NO_SOLUTION, result, stats.as_dict())
 
 
-def _count(n: N, clock: Stopwatch) -> Outcome:
-    nodes, solutions = _count_below(n, 1)
+def _count(n: N, clock: Stopwatch, stop: StopFlag | None = None) -> Outcome:
+    nodes, solutions = _count_below(n, 1, stop)
     return _count_outcome(n, nodes, solutions, *rotation_fixed(n), clock.ms())
 
 
@@ -319,9 +319,9 @@ def _seed(options: Options) -> int:
     return options["seed"] if options["seed"] is not None else secrets.randbits(63)
 
 
-def _estimate(n: N, options: Options, clock: Stopwatch) -> Outcome:
+def _estimate(n: N, options: Options, clock: Stopwatch, stop: StopFlag | None = None) -> Outcome:
     seed, probes = _seed(options), options["probes"]
-    return _estimate_outcome(seed, probe_sums(n, seed, 0, _blocks(probes), probes), clock.ms())
+    return _estimate_outcome(seed, probe_sums(n, seed, 0, _blocks(probes), probes, stop), clock.ms())
 
 
 def _split_estimate(n: N, options: Options, wanted: int, clock: Stopwatch) -> Split:
@@ -360,13 +360,15 @@ def _merge_estimate(head: Outcome, outcomes: Sequence[Outcome], options: Options
 # -- the Kind interface
 
 
-def solve(n: N, options: Options, node_limit: int | None = None) -> Outcome:
+def solve(n: N, options: Options, node_limit: int | None = None, stop: StopFlag | None = None) -> Outcome:
     clock = Stopwatch()
     if options["mode"] == "count":
-        return _count(n, clock)
+        return _count(n, clock, stop)
     if options["mode"] == "estimate":
-        return _estimate(n, options, clock)
-    return _solve_one(n, clock)
+        return _estimate(n, options, clock, stop)
+    outcome = _solve_one(n, clock)  # O(n): not worth a check inside
+    check_stop(stop)
+    return outcome
 
 
 def split(n: N, options: Options, wanted: int) -> Split:

@@ -46,8 +46,11 @@ from solvers.base import (
     ParseError,
     Split,
     Stats,
+    StopFlag,
     Stopwatch,
     WrongAnswer,
+    check_stop,
+    stop_flag,
 )
 
 Board = tuple[int, ...]
@@ -304,7 +307,7 @@ def _generic(puzzle: Puzzle, goal: Board, options: Options, heuristic: str | Non
     return search.ALGORITHMS[algorithm](problem, max_nodes=budget)
 
 
-def _kernel(puzzle: Puzzle, goal: Board, heuristic: str, budget: int) -> search.SearchResult:
+def _kernel(puzzle: Puzzle, goal: Board, heuristic: str, budget: int, stop: StopFlag) -> search.SearchResult:
     clock = Stopwatch()
     k = puzzle.k
     board, frame = np.array(puzzle.board, np.int64), sliding_pdb.IDENTITY
@@ -317,7 +320,8 @@ def _kernel(puzzle: Puzzle, goal: Board, heuristic: str, budget: int) -> search.
         goal_pos = np.arange(k * k, dtype=np.int64)
         tables = sliding_pdb.load()
     status, moves, generated, expanded, deepest = kernels.ida_star(
-        board, goal_pos, k, KERNEL_HEURISTIC[heuristic], *tables.arrays(), budget)
+        board, goal_pos, k, KERNEL_HEURISTIC[heuristic], *tables.arrays(), budget, stop)
+    check_stop(stop)
     stats = {"expanded": int(expanded), "generated": int(generated), "max_frontier": int(deepest) + 1,
              "elapsed_ms": clock.ms()}
     if status == kernels.BUDGET:
@@ -326,19 +330,24 @@ def _kernel(puzzle: Puzzle, goal: Board, heuristic: str, budget: int) -> search.
     return search.SearchResult(list(path), len(path), True, stats)
 
 
-def solve(puzzle: Puzzle, options: Options, node_limit: int | None = None) -> Outcome:
+def solve(puzzle: Puzzle, options: Options, node_limit: int | None = None,
+          stop: StopFlag | None = None) -> Outcome:
+    """The kernel's IDA* checks ``stop``; the Python searches are reached by the time limit's
+    signal instead, and a flag set meanwhile is honoured when they return."""
     clock = Stopwatch()
     goal, algorithm = goal_of(puzzle, options), _algorithm(options)
     heuristic, note = _heuristic(puzzle.k, goal, options)
     stats = SlidingStats(algorithm=algorithm, heuristic=heuristic, note=note)
     if not solvable(puzzle.k, puzzle.board, goal):
+        check_stop(stop)
         stats.elapsed_ms = clock.ms()
         return Outcome(NO_SOLUTION, None, stats.as_dict())
     budget = _node_budget(options, node_limit)
     if algorithm == "idastar":
-        found = _kernel(puzzle, goal, heuristic, budget)
+        found = _kernel(puzzle, goal, heuristic, budget, stop_flag() if stop is None else stop)
     else:
         found = _generic(puzzle, goal, options, heuristic, budget)
+        check_stop(stop)
     for name in ("expanded", "generated", "max_frontier"):
         setattr(stats, name, found.stats[name])
     stats.elapsed_ms = clock.ms()

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 MISPLACED, MANHATTAN, LINEAR_CONFLICT, PATTERN_DB = 0, 1, 2, 3
-SOLVED, BUDGET = 1, -1
+SOLVED, BUDGET, STOPPED = 1, -1, -2
 UNSEEN = 255
 _DR = (-1, 0, 0, 1)
 _DC = (0, -1, 1, 0)
@@ -188,15 +188,16 @@ def _at_goal(pos, goal_pos):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ida_star(board0, goal_pos, k, heuristic, pdb, lk_tiles, lk_size, lk_offset, lk_cells, lk_group,
-             tile_lookup, max_nodes):
+             tile_lookup, max_nodes, stop):
     """Korf's IDA*, parent pruning only; the board is compared with the goal only where h is 0.
 
     Requires a solvable board (with parent pruning the tree is infinite).
 
-    Returns (status, moves, generated, expanded, deepest): status SOLVED or BUDGET
-    (more than max_nodes generated); ``deepest`` is the greatest depth generated.
+    Returns (status, moves, generated, expanded, deepest): status SOLVED, BUDGET (more
+    than max_nodes generated) or STOPPED (``stop[0]`` was set, checked every 4,096 nodes);
+    ``deepest`` is the greatest depth generated.
     """
     n = k * k
     nbr = neighbours(k)
@@ -268,6 +269,8 @@ def ida_star(board0, goal_pos, k, heuristic, pdb, lk_tiles, lk_size, lk_offset, 
                 deepest = depth + 1
             if generated > max_nodes:
                 return BUDGET, np.empty(0, np.int64), generated, expanded, deepest
+            if generated & 4095 == 0 and stop[0]:
+                return STOPPED, np.empty(0, np.int64), generated, expanded, deepest
             f = depth + 1 + h
             if f > bound:
                 if f < next_bound:

@@ -613,12 +613,14 @@ def _run(puzzle: Spokes, options: Options, node_limit: int | None, stop: StopFla
     return Run(graph(puzzle), options["strategy"] == "pruning", options["max_solutions"], node_limit, stop)
 
 
-def solve(puzzle: Spokes, options: Options, node_limit: int | None = None) -> Outcome:
+def solve(puzzle: Spokes, options: Options, node_limit: int | None = None,
+          stop: StopFlag | None = None) -> Outcome:
     clock = Stopwatch()
-    run = _run(puzzle, options, node_limit)
+    run = _run(puzzle, options, node_limit, stop)
     start = run.root()
     if start is not None:
         run.search(start)
+    check_stop(stop)
     return _outcome(run, clock)
 
 

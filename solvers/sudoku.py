@@ -271,12 +271,15 @@ def _search(grid: Grid, cands: Cands, depth: int, options: Options, node_limit: 
     return _outcome(first, found, options, SudokuStats.from_counters(counters, watch.ms()))
 
 
-def solve(grid: Grid, options: Options, node_limit: int | None = None) -> Outcome:
-    """Solve from the givens; raise BudgetExceeded after ``node_limit`` nodes (not for sat)."""
+def solve(grid: Grid, options: Options, node_limit: int | None = None, stop: StopFlag | None = None) -> Outcome:
+    """Solve from the givens; raise BudgetExceeded after ``node_limit`` nodes and Stopped once
+    ``stop`` is set (the SAT solver is not interrupted: a flag set meanwhile counts when it returns)."""
     watch = Stopwatch()
     if options["strategy"] == "sat":
-        return _solve_sat(grid, options, watch)
-    return _search(grid, K.initial_cands(grid.givens, layout(grid.n).full), 0, options, node_limit, watch)
+        outcome = _solve_sat(grid, options, watch)
+        check_stop(stop)
+        return outcome
+    return _search(grid, K.initial_cands(grid.givens, layout(grid.n).full), 0, options, node_limit, watch, stop)
 
 
 def _solve_sat(grid: Grid, options: Options, watch: Stopwatch) -> Outcome:

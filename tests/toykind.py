@@ -57,7 +57,7 @@ def _outcome(total, subtasks=0):
     return Outcome(SOLVED, {"sum": total}, {"elapsed_ms": 0.0, "subtasks": subtasks})
 
 
-def solve(puzzle, options, node_limit=None):
+def solve(puzzle, options, node_limit=None, stop=None):
     _work(options)
     return _outcome(sum(puzzle) + (1 if options["lie"] else 0))
 

@@ -14,7 +14,9 @@ microseconds. The claim comes back wherever it matters: for a redelivered task (
 worker died: attempts must count, so a puzzle that kills workers hits the cap), for
 puzzles already tried, and for the rest of a chunk once it meets a puzzle whose
 estimated cost (``Kind.cost``) passes ``OPTIMISTIC_SECONDS`` or runs past
-``FLUSH_SECONDS`` (so anything slow shows ``running`` and holds a lease).
+``FLUSH_SECONDS`` (so anything slow shows ``running`` and holds a lease). Such a dear
+puzzle is also watched (``watching``): its solver's stop flag is raised at the time limit
+or on a cancel, which reaches a compiled kernel where the limit's signal cannot.
 
 A puzzle worth splitting (``parts_wanted``) is not written here: its head and one
 subtask row per part are stored in one transaction, committed, and only then are the
@@ -28,7 +30,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -41,7 +43,7 @@ from sqlalchemy.orm import Session, sessionmaker
 import solvers
 from service.models import COMPLETED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, now
 from service.publish import Publisher, publish_safely
-from solvers.base import Outcome, Split
+from solvers.base import Outcome, Split, StopFlag, stop_flag
 
 # While a split puzzle runs, its stats column holds the head outcome under this key (the API
 # shows stats only once a puzzle is final); the merge replaces it with the merged stats.
@@ -146,6 +148,55 @@ class time_limit:
             signal.signal(signal.SIGALRM, self.previous)
 
 
+# -- watching a long solve
+
+
+@dataclass
+class Watch:
+    flag: StopFlag
+    expired: bool = False  # raised because the part ran past its time limit
+
+
+@contextmanager
+def watching(sessions: sessionmaker, puzzle_id: int, poll: float, limit: float) -> Iterator[Watch]:
+    """A stop flag for one solve (a part, or a puzzle estimated dear), raised by a thread that
+    looks every ``poll`` seconds whether the puzzle is still running and not stopped, and raises
+    it anyway at the time limit: the limit's signal reaches Python only once a compiled kernel
+    returns, the flag reaches the kernel itself, so the solve ends cleanly instead of the hard
+    limit killing the process. The thread is stopped and joined on the way out."""
+    watch = Watch(stop_flag())
+    done = threading.Event()
+    deadline = time.monotonic() + limit
+
+    def run() -> None:
+        while not done.wait(max(0.0, min(poll, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline:
+                watch.expired = True
+                watch.flag[0] = 1
+                return
+            try:
+                if not _still_needed(sessions, puzzle_id):
+                    watch.flag[0] = 1
+                    return
+            except Exception:  # a failed poll only delays the stop: the next one may get through
+                log.warning("could not poll puzzle %s for a stop", puzzle_id, exc_info=True)
+
+    watcher = threading.Thread(target=run, name=f"stop-watch-{puzzle_id}", daemon=True)
+    watcher.start()
+    try:
+        yield watch
+    finally:
+        done.set()
+        watcher.join()
+
+
+def _still_needed(sessions: sessionmaker, puzzle_id: int) -> bool:
+    with sessions() as s:
+        row = s.execute(select(Puzzle.status, Puzzle.stop_requested)
+                        .where(Puzzle.id == puzzle_id)).one_or_none()
+    return row is not None and row.status == RUNNING and not row.stop_requested
+
+
 # -- claiming
 
 
@@ -223,17 +274,17 @@ def parts_wanted(kind: str, puzzle: Any, options: dict[str, Any], config: dict[s
 
 
 def solve_or_split(kind: solvers.Kind, puzzle: Any, options: dict[str, Any],
-                   config: dict[str, Any] | None) -> Outcome | Split:
+                   config: dict[str, Any] | None, stop: StopFlag | None = None) -> Outcome | Split:
     """The whole outcome, or a Split with parts to fan out. Without config nothing is split.
     The nodes of an abandoned budgeted try are not in the split's stats: they were thrown away."""
     wanted = WHOLE if config is None else parts_wanted(kind.name, puzzle, options, config)
     if wanted is BUDGETED:
         try:
-            return kind.solve(puzzle, options, node_limit=config["SPLIT_NODE_BUDGET"])
+            return kind.solve(puzzle, options, node_limit=config["SPLIT_NODE_BUDGET"], stop=stop)
         except solvers.BudgetExceeded:
             wanted = config["SPLIT_PARTS"]
     if wanted == WHOLE:
-        return kind.solve(puzzle, options)
+        return kind.solve(puzzle, options, stop=stop)
     split = kind.split(puzzle, options, wanted)
     return split if split.parts else split.head
 
@@ -247,20 +298,24 @@ def prepare(c: Claimed) -> Ready:
 
 
 def solve_one(c: Claimed, seconds: float, config: dict[str, Any] | None = None,
-              ready: Ready | None = None) -> Written | Fanned:
+              ready: Ready | None = None, watch: Watch | None = None) -> Written | Fanned:
     """Solve and verify one claimed puzzle (or cut it into parts, see solve_or_split); every
-    failure becomes a ``failed`` row with a reason. ``ready``: the puzzle already prepared."""
+    failure becomes a ``failed`` row with a reason. ``ready``: the puzzle already prepared;
+    ``watch``: a stop flag raised at the time limit or when the puzzle is cancelled."""
     out = Written(c.id, c.job_id, c.attempts, FAILED, optimistic=c.optimistic)
+    too_long = f"exceeded the time limit of {seconds:g} s per puzzle"
     start = time.perf_counter()
     try:
         kind, puzzle, options = ready or prepare(c)
         with time_limit(seconds):
-            outcome = solve_or_split(kind, puzzle, options, config)
+            outcome = solve_or_split(kind, puzzle, options, config, watch and watch.flag)
         if isinstance(outcome, Split):
             return Fanned(c, outcome)
         kind.verify(puzzle, options, outcome)
     except (PuzzleTimeout, SoftTimeLimitExceeded):
-        out.error = f"exceeded the time limit of {seconds:g} s per puzzle"
+        out.error = too_long
+    except solvers.Stopped:  # the write will not land on a cancelled puzzle
+        out.error = too_long if watch.expired else "stopped: the puzzle was cancelled while it ran"
     except solvers.WrongAnswer as exc:
         out.error = f"internal error: the solver's answer failed verification ({exc})"
     except solvers.PuzzleError as exc:
@@ -460,7 +515,11 @@ def _solve_claims(sessions: sessionmaker, claims: list[Claimed], config: dict[st
                 claims[position:] = flush(claims[position:])  # anything slow shows running, with a lease
                 last_flush = clock()
                 continue
-            answer = solve_one(c, seconds, config, ready)
+            # A puzzle estimated dear is watched: it stops at its time limit or on a cancel, even
+            # inside a compiled kernel.
+            dear = not c.optimistic and _dear(ready, config)
+            with watching(sessions, c.id, config["STOP_POLL_SECONDS"], seconds) if dear else nullcontext() as watch:
+                answer = solve_one(c, seconds, config, ready, watch)
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
             rest = claims[position:]
             flush(rest, give_back=True)

@@ -35,10 +35,7 @@ puzzle is not unique.)
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -51,8 +48,9 @@ import solvers
 from service.models import (CANCELLED, FAILED, NO_SOLUTION, RUNNING, SOLVED, UNFINISHED, Job, Puzzle, Subtask,
                             now)
 from service.publish import Publisher, publish_safely
-from solvers.base import Outcome, StopFlag, stop_flag
-from worker.solving import HEAD, PuzzleTimeout, Written, alarms_raise_timeout, lease, time_limit, write
+from solvers.base import Outcome
+from worker.solving import (HEAD, PuzzleTimeout, Watch, Written, alarms_raise_timeout, lease, time_limit, watching,
+                            write)
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +78,7 @@ def run_part(sessions: sessionmaker, subtask_id: int, config: dict[str, Any], wo
         if claimed is None:
             return False
         part, p = claimed
-    with _watching(sessions, p.id, config["STOP_POLL_SECONDS"], config["PUZZLE_TIME_LIMIT"]) as watch:
+    with watching(sessions, p.id, config["STOP_POLL_SECONDS"], config["PUZZLE_TIME_LIMIT"]) as watch:
         outcome, error = _solve(p, part, config["PUZZLE_TIME_LIMIT"], watch)
     if outcome is None and error is None:
         log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
@@ -142,52 +140,6 @@ def _skip(s: Session, p: Row, mine: Any) -> None:
 
 
 # -- solving
-
-
-@dataclass
-class Watch:
-    flag: StopFlag
-    expired: bool = False  # raised because the part ran past its time limit
-
-
-@contextmanager
-def _watching(sessions: sessionmaker, puzzle_id: int, poll: float, limit: float) -> Iterator[Watch]:
-    """A stop flag for one part's solve, raised by a thread that looks every ``poll`` seconds
-    whether the puzzle still needs the part, and raises it anyway at the part's time limit: the
-    limit's signal reaches Python only once a compiled kernel returns, the flag reaches the
-    kernel itself, so the part ends cleanly instead of the hard limit killing the process.
-    The thread is stopped and joined on the way out."""
-    watch = Watch(stop_flag())
-    done = threading.Event()
-    deadline = time.monotonic() + limit
-
-    def run() -> None:
-        while not done.wait(max(0.0, min(poll, deadline - time.monotonic()))):
-            if time.monotonic() >= deadline:
-                watch.expired = True
-                watch.flag[0] = 1
-                return
-            try:
-                if not _still_needed(sessions, puzzle_id):
-                    watch.flag[0] = 1
-                    return
-            except Exception:  # a failed poll only delays the stop: the next one may get through
-                log.warning("could not poll puzzle %s for a stop", puzzle_id, exc_info=True)
-
-    watcher = threading.Thread(target=run, name=f"stop-watch-{puzzle_id}", daemon=True)
-    watcher.start()
-    try:
-        yield watch
-    finally:
-        done.set()
-        watcher.join()
-
-
-def _still_needed(sessions: sessionmaker, puzzle_id: int) -> bool:
-    with sessions() as s:
-        row = s.execute(select(Puzzle.status, Puzzle.stop_requested)
-                        .where(Puzzle.id == puzzle_id)).one_or_none()
-    return row is not None and row.status == RUNNING and not row.stop_requested
 
 
 def _solve(p: Row, part: PartClaim, seconds: float, watch: Watch) -> tuple[Outcome | None, str | None]:

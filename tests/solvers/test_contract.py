@@ -110,6 +110,53 @@ def test_a_set_stop_flag_stops_every_part_and_an_unset_one_changes_nothing(kind,
             kind.solve_part(puzzle, options, part, flag)
 
 
+@pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
+def test_a_set_stop_flag_stops_every_solve_and_an_unset_one_changes_nothing(kind, example):
+    puzzle, options = kind.prepare(example.puzzle, example.options)
+    plain = kind.solve(puzzle, options)
+    unset = kind.solve(puzzle, options, stop=stop_flag())
+    assert (unset.status, unset.result) == (plain.status, plain.result)
+    flag = stop_flag()
+    flag[0] = 1
+    with pytest.raises(Stopped):
+        kind.solve(puzzle, options, stop=flag)
+
+
+def stops_when_flagged(run) -> None:
+    """``run(flag)`` is stopped by a flag set 0.2 s after it starts, from another thread."""
+    flag = stop_flag()
+    ended = []
+
+    def body():
+        try:
+            ended.append(run(flag))
+        except Stopped as exc:
+            ended.append(exc)
+
+    worker = threading.Thread(target=body)
+    worker.start()
+    time.sleep(0.2)
+    flag[0] = 1
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "it did not stop"
+    assert len(ended) == 1 and isinstance(ended[0], Stopped), ended
+
+
+# Whole solves that run for minutes: Korf's first 15-puzzle (blank-last goal) by IDA* with the
+# Manhattan distance alone, and an n=17 count.
+LONG_SOLVES = [
+    ("sliding", "13 6 8 12 15 14 0 10 11 7 4 5 9 1 3 2", {"heuristic": "manhattan"}),
+    ("nqueens", 17, {"mode": "count"}),
+]
+
+
+@pytest.mark.parametrize(("name", "puzzle", "options"), LONG_SOLVES, ids=[p[0] for p in LONG_SOLVES])
+def test_a_flag_set_while_a_whole_solve_runs_stops_it(name, puzzle, options):
+    kind = solvers.get(name)
+    puzzle, options = kind.prepare(puzzle, options)
+    stops_when_flagged(lambda flag: kind.solve(puzzle, options, stop=flag))
+
+
 # Parts that run for seconds (an n=17 count in halves, 15 million probes of n=63, a subtree of
 # 77 million nodes without a solution), stopped a moment after they start.
 LONG_PARTS = [
@@ -128,22 +175,7 @@ def test_a_flag_set_while_a_part_runs_stops_it(name, puzzle, options, wanted, in
     kind = solvers.get(name)
     puzzle, options = kind.prepare(puzzle, options)
     part = kind.split(puzzle, options, wanted).parts[index]
-    flag = stop_flag()
-    ended = []
-
-    def solve():
-        try:
-            ended.append(kind.solve_part(puzzle, options, part, flag))
-        except Stopped as exc:
-            ended.append(exc)
-
-    worker = threading.Thread(target=solve)
-    worker.start()
-    time.sleep(0.2)
-    flag[0] = 1
-    worker.join(timeout=60)
-    assert not worker.is_alive(), "the part did not stop"
-    assert len(ended) == 1 and isinstance(ended[0], Stopped), ended
+    stops_when_flagged(lambda flag: kind.solve_part(puzzle, options, part, flag))
 
 
 @pytest.mark.parametrize(("kind", "bad"), BAD, ids=ids(BAD))

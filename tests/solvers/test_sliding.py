@@ -216,7 +216,8 @@ def test_small_pattern_database_is_admissible_and_exact_where_it_must_be(eight_d
     for board in random.Random(5).sample(sorted(eight_depths), 300):
         canonical = frame.to_canonical(3, board, GOAL8)
         status, moves, *_ = sliding.kernels.ida_star(
-            sliding.np.array(canonical), sliding.np.arange(9), 3, sliding.kernels.PATTERN_DB, *arrays, 10**7)
+            sliding.np.array(canonical), sliding.np.arange(9), 3, sliding.kernels.PATTERN_DB, *arrays, 10**7,
+            sliding.stop_flag())
         assert status == sliding.kernels.SOLVED and len(moves) == eight_depths[board]
 
 
@@ -346,7 +347,7 @@ def test_kernel_small_cases(eight_depths):
     for board in random.Random(11).sample(shallow, 8):
         status, moves, *_ = sliding.kernels.ida_star(
             sliding.np.array(frame.to_canonical(3, board, GOAL8)), sliding.np.arange(9), 3,
-            sliding.kernels.PATTERN_DB, *arrays, 10**6)
+            sliding.kernels.PATTERN_DB, *arrays, 10**6, sliding.stop_flag())
         assert status == sliding.kernels.SOLVED and len(moves) == eight_depths[board]
 
 

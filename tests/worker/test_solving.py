@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -112,10 +115,10 @@ def test_cheap_first_deliveries_skip_the_claim(app, monkeypatch, options, redeli
     ids = ids_of(app, job_id)
     real, during = solving.solve_one, []
 
-    def watch(c, seconds, config, ready=None):
+    def watch(c, *rest):
         with app.extensions["sessions"]() as s:
             during.append(s.scalar(select(Puzzle.status).where(Puzzle.id == c.id)))
-        return real(c, seconds, config, ready)
+        return real(c, *rest)
 
     monkeypatch.setattr(solving, "solve_one", watch)
     report = solving.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
@@ -145,16 +148,52 @@ def test_a_cancel_during_an_optimistic_chunk_is_final(app, monkeypatch):
     job_id = post(app, toys("1", "2", "3"))
     real = solving.solve_one
 
-    def cancel_first(c, seconds, config, ready=None):
+    def cancel_first(c, *rest):
         if c.id == ids_of(app, job_id)[0]:
             assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
-        return real(c, seconds, config, ready)
+        return real(c, *rest)
 
     monkeypatch.setattr(solving, "solve_one", cancel_first)
     assert run(app, ids_of(app, job_id)).written == 0
     assert [(p.status, p.result) for p in rows(app, job_id)] == [("cancelled", None)] * 3
     job = job_row(app, job_id)
     assert job.status == "cancelled" and job.pending == 0
+
+
+def whole_count_17(make_app, **config):
+    """An n=17 count solved whole (about 30 s): estimated dear, so claimed and watched."""
+    app = make_app(SPLIT_QUEENS_N=99, STOP_POLL_SECONDS=0.05, **config)
+    return app, post(app, [{"kind": "nqueens", "puzzle": 17, "options": {"mode": "count"}}])
+
+
+def test_a_dear_puzzle_in_a_compiled_kernel_stops_at_its_time_limit(make_app, monkeypatch):
+    # With the limit's signal switched off only the watcher's flag can end the kernel early.
+    monkeypatch.setattr(solving, "time_limit", lambda seconds: contextlib.nullcontext())
+    app, job_id = whole_count_17(make_app, PUZZLE_TIME_LIMIT=0.3)
+    assert run(app, ids_of(app, job_id)).written == 1
+    (p,) = rows(app, job_id)
+    assert p.status == "failed" and p.error == "exceeded the time limit of 0.3 s per puzzle"
+    assert not [t for t in threading.enumerate() if t.name.startswith("stop-watch")]
+
+
+def test_a_cancel_stops_a_dear_puzzle_in_a_compiled_kernel(make_app, monkeypatch):
+    app, job_id = whole_count_17(make_app, PUZZLE_TIME_LIMIT=300.0)
+    real, answers = solving.solve_one, []
+    monkeypatch.setattr(solving, "solve_one", lambda *args: answers.append(real(*args)) or answers[-1])
+
+    def cancel_once_running():
+        deadline = time.monotonic() + 60
+        while rows(app, job_id)[0].status != "running" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        app.test_client().post(f"/api/v1/jobs/{job_id}/cancel")
+
+    canceller = threading.Thread(target=cancel_once_running)
+    canceller.start()
+    assert run(app, ids_of(app, job_id)).written == 0
+    canceller.join()
+    assert [a.error for a in answers] == ["stopped: the puzzle was cancelled while it ran"]
+    (p,) = rows(app, job_id)
+    assert p.status == "cancelled" and p.result is None and job_row(app, job_id).status == "cancelled"
 
 
 @pytest.mark.parametrize(("options", "message"), [
@@ -226,11 +265,11 @@ def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
     ids = ids_of(app, job_id)
     real, calls = solving.solve_one, []
 
-    def solve_then_expire(c, seconds, config, ready=None):
+    def solve_then_expire(c, *rest):
         calls.append(c.id)
         if len(calls) == 2:
             raise SoftTimeLimitExceeded()
-        return real(c, seconds, config, ready)
+        return real(c, *rest)
 
     monkeypatch.setattr(solving, "solve_one", solve_then_expire)
     publisher = RecordingPublisher()
@@ -286,10 +325,10 @@ def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch
     monkeypatch.setattr(solving, "FLUSH_SECONDS", 0.0)
     real, seen = solving.solve_one, []
 
-    def watch(c, seconds, config, ready=None):
+    def watch(c, *rest):
         with app.extensions["sessions"]() as s:
             seen.append(s.scalar(select(Puzzle.deadline).where(Puzzle.id == ids[-1])))
-        return real(c, seconds, config, ready)
+        return real(c, *rest)
 
     monkeypatch.setattr(solving, "solve_one", watch)
     run(app, ids)
