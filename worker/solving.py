@@ -458,10 +458,12 @@ def run_chunk(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any]
 
     with sessions() as s, s.begin():
         claims = claim(s, ids, worker, now() + lease(config))
-        if len(claims) > 1 and (redelivered or any(c.attempts > 1 for c in claims)):
-            # A chunk that comes back after its worker died (an optimistic run leaves no attempt
-            # behind, hence the broker's flag): one of its puzzles may be what killed it, so
-            # each goes on alone and only the culprit uses up its attempts.
+        if len(claims) > 1 and any(c.attempts > 1 for c in claims):
+            # A chunk that comes back after its worker died with it claimed: one of its puzzles
+            # may be what killed it, so each goes on alone and only the culprit uses up its
+            # attempts. (A redelivered optimistic run left no attempt behind: this claim is the
+            # first, and the chunk runs whole once more, now counted. The broker also redelivers
+            # without a death, on a lost connection, so that case does not scatter the chunk.)
             release(s, claims)
             report.republished = [c.id for c in claims]
         else:

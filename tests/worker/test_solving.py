@@ -251,13 +251,13 @@ def test_redelivered_chunk_goes_on_one_puzzle_per_task(app):
     assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 2)] * 3
 
 
-def test_a_redelivered_optimistic_chunk_goes_on_one_puzzle_per_task(app):
+def test_a_redelivered_optimistic_chunk_runs_whole_once_more_claimed(app):
     job_id = post(app, toys("1", "2", "3"))
     ids = ids_of(app, job_id)  # its worker died mid-chunk without claiming: rows untouched
     publisher = RecordingPublisher()
     report = solving.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher, redelivered=True)
-    assert publisher.chunks == [[i] for i in ids] and report.written == 0
-    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("queued", 0)] * 3
+    assert publisher.chunks == [] and report.written == 3
+    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 1)] * 3
 
 
 def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
