@@ -8,6 +8,7 @@ here it is gunicorn over real HTTP, not Flask's test client.
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.integration.conftest import Workers, app_for, migrate, service_env
-from tests.services import free_port, fresh_postgres, fresh_redis
+from tests.services import free_port, fresh_postgres, fresh_redis, process_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,18 +71,6 @@ def wait_ready(base: str, timeout: float = 60.0) -> None:
     raise RuntimeError(f"{base} not ready after {timeout} s")
 
 
-def with_children(pid: int) -> list[int]:
-    """The process and its descendants (a celery worker's pool, gunicorn's workers)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        for task in Path(f"/proc/{p}/task").glob("*"):
-            children = (task / "children").read_text().split()
-            todo += [int(c) for c in children]
-    return out
-
-
 def server_pids() -> list[int]:
     """PostgreSQL's and Redis's processes on this machine (new backends inherit from the postmaster)."""
     found = subprocess.run(["pgrep", "-x", "postgres|redis-server"], capture_output=True, text=True).stdout
@@ -92,20 +81,18 @@ def server_pids() -> list[int]:
 def pinned(running: Running) -> Iterator[None]:
     """Workers on cores 1.., everything else (API, databases, this process) on core 0: the shape
     of a deployment where the workers have machines of their own. Affinities are restored after."""
-    import os
-
     cores = sorted(os.sched_getaffinity(0))
-    others = [os.getpid(), *with_children(running.api.pid), *server_pids()]
-    workers = [p for w in running.workers for p in with_children(w.pid)]
+    others = [os.getpid(), *process_tree(running.api.pid), *server_pids()]
+    workers = [process_tree(w.pid) for w in running.workers]  # a worker and its pool
     try:
         for pid in others:
             os.sched_setaffinity(pid, cores[:1])
-        for i, w in enumerate(running.workers):
-            for pid in with_children(w.pid):
+        for i, tree in enumerate(workers):
+            for pid in tree:
                 os.sched_setaffinity(pid, [cores[1 + i % (len(cores) - 1)]])
         yield
     finally:
-        for pid in others + workers:
+        for pid in others + [p for tree in workers for p in tree]:
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(pid, cores)
         for pid in server_pids():  # backends started meanwhile inherited core 0

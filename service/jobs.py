@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import math
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta

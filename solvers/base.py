@@ -85,13 +85,14 @@ class Stopped(Exception):
     is unknown."""
 
 
-# -- stopping a part from another thread
+# -- stopping a search from another thread
 
 StopFlag = np.ndarray  # int8[1]; nonzero = stop
 
 
 def stop_flag() -> StopFlag:
-    """A new, unset flag; ``flag[0] = 1`` (from any thread) stops the ``solve_part`` it was given to."""
+    """A new, unset flag; ``flag[0] = 1`` (from any thread) stops the ``solve`` or ``solve_part``
+    it was given to."""
     return np.zeros(1, np.int8)
 
 

@@ -11,6 +11,7 @@ import socket
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -24,6 +25,17 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def process_tree(pid: int) -> list[int]:
+    """The process and its descendants (a celery worker and its pool, gunicorn and its workers)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            todo += [int(c) for c in (task / "children").read_text().split()]
+    return out
 
 
 def unavailable(what: str, exc: BaseException) -> None:

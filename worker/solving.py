@@ -154,7 +154,7 @@ class time_limit:
 @dataclass
 class Watch:
     flag: StopFlag
-    expired: bool = False  # raised because the part ran past its time limit
+    expired: bool = False  # raised because the solve ran past its time limit
 
 
 @contextmanager
@@ -513,13 +513,13 @@ def _solve_claims(sessions: sessionmaker, claims: list[Claimed], config: dict[st
         c = claims[position]
         try:
             ready = _ready_or_none(c)
-            if c.optimistic and (_dear(ready, config) or clock() - last_flush >= FLUSH_SECONDS):
+            dear = _dear(ready, config)
+            if c.optimistic and (dear or clock() - last_flush >= FLUSH_SECONDS):
                 claims[position:] = flush(claims[position:])  # anything slow shows running, with a lease
                 last_flush = clock()
                 continue
             # A puzzle estimated dear is watched: it stops at its time limit or on a cancel, even
             # inside a compiled kernel.
-            dear = not c.optimistic and _dear(ready, config)
             with watching(sessions, c.id, config["STOP_POLL_SECONDS"], seconds) if dear else nullcontext() as watch:
                 answer = solve_one(c, seconds, config, ready, watch)
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on

@@ -9,7 +9,6 @@ import csv
 import os
 import signal
 import socket
-import time
 
 import pytest
 from sqlalchemy import select

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -15,6 +14,7 @@ from service.models import Puzzle
 from service.publish import SOLVE_CHUNK
 from solvers.base import Outcome
 from tests.service.conftest import RecordingPublisher
+from tests.services import process_tree
 from worker import solving
 
 pytestmark = pytest.mark.integration
@@ -87,8 +87,8 @@ def test_killed_worker_process_is_retried_and_counted_once(real_stack, toy_kind)
 
 def kill_pool_children(workers) -> None:
     for w in workers.procs:
-        for pid in Path(f"/proc/{w.pid}/task/{w.pid}/children").read_text().split():
-            os.kill(int(pid), signal.SIGKILL)
+        for pid in process_tree(w.pid)[1:]:
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_workers_killed_in_an_optimistic_chunk_then_in_its_claimed_rerun(real_stack, toy_kind, monkeypatch):
