@@ -5,14 +5,13 @@
 Everything goes through the library's public call (prepare + solve). The count
 table compares against a plain-Python bitboard backtracker run in the same
 process; the estimate tables compare against the exact tree sizes of
-tree_nodes.csv (SHARED_DIR, default ../shared).
+tree_nodes.csv (tests/data/nqueens).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import os
 import sys
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import solvers
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared")) / "data" / "nqueens"
+DATA = ROOT / "tests" / "data" / "nqueens"
 KIND = solvers.get("nqueens")
 
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import solvers  # noqa: E402
 from bench._services import pinned, stack  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sudoku"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "sudoku"
 
 
 def load_puzzles(count: int) -> list[str]:

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from solvers import search, sliding, sliding_pdb  # noqa: E402
 
 KIND = sliding.KIND
-DATA = ROOT.parent / "shared" / "data" / "sliding"
+DATA = ROOT / "tests" / "data" / "sliding"
 KORF_GOAL = " ".join(map(str, range(16)))
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from solvers import spokes
 from solvers.base import BudgetExceeded
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "spokes" / "xsheep_generated.tsv"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "spokes" / "xsheep_generated.tsv"
 STRATEGIES = ("search", "pruning")
 DIFFICULTIES = ("easy", "tricky", "hard")
 

@@ -29,7 +29,7 @@ import solvers  # noqa: E402
 from solvers.base import BudgetExceeded  # noqa: E402
 from solvers.sudoku import KIND  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data" / "sudoku"
+DATA = ROOT / "tests" / "data" / "sudoku"
 BACKTRACK_BUDGET = 300_000
 PY_SUDOKU_CAP_S = 5.0
 

@@ -1,4 +1,4 @@
-"""/api/v1: jobs, their puzzles, kinds. Contract: ../shared/design/API.md."""
+"""/api/v1: jobs, their puzzles, kinds. Contract: docs/API.md."""
 
 from __future__ import annotations
 
