@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 import solvers
 from service import jobs
+from service.db import is_postgresql
 from service.models import Job
 from service.problems import Problem, invalid
 from service.publish import publish_safely
@@ -70,7 +71,7 @@ def snapshot() -> Iterator[Session]:
     counts agree (PostgreSQL's default READ COMMITTED gives each statement its own; SQLite
     reads inside one transaction are already consistent)."""
     with sessions() as s:
-        if s.get_bind().dialect.name == "postgresql":
+        if is_postgresql(s):
             s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
         yield s
 

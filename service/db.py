@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
+
+
+def is_postgresql(bind: Session | Engine | Connection) -> bool:
+    """PostgreSQL gets its own faster statements (COPY, ``= ANY(array)``, one UPDATE per batch);
+    SQLite the plain ones."""
+    engine = bind.get_bind() if isinstance(bind, Session) else bind
+    return engine.dialect.name == "postgresql"
 
 
 def make_engine(url: str) -> Engine:
@@ -44,7 +51,7 @@ def relax_commits(engine: Engine) -> None:
     database crash leaves its rows as they were (queued, or running under a lease), and the
     reaper publishes them again; counters move in the same transactions as the rows they count,
     so they are lost together. The API's commits stay synchronous: an accepted job is durable."""
-    if engine.dialect.name != "postgresql":
+    if not is_postgresql(engine):
         return
 
     @event.listens_for(engine, "connect")

@@ -18,7 +18,9 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from service.config import dumps
-from service.models import CANCELLED, COMPLETED, FINAL, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, now
+from service.db import is_postgresql
+from service.models import (CANCELLED, COMPLETED, FINAL, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, lock_job,
+                            now)
 from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, iso_time
 
 
@@ -69,7 +71,7 @@ def _insert_puzzles(s: Session, rows: list[dict[str, Any]]) -> None:
     """PostgreSQL: COPY, with the JSON columns sent as text. Measured here for 1000 puzzles:
     the ORM's bulk insert spent longer sorting out each row's columns than the database spent
     storing it, and even a pipelined Core executemany costs about five times a COPY."""
-    if s.get_bind().dialect.name != "postgresql":
+    if not is_postgresql(s):
         s.execute(insert(Puzzle.__table__), rows)
         return
     columns = list(rows[0])
@@ -138,7 +140,7 @@ def describe_job(s: Session, job: Job) -> JobOut:
 
 
 def puzzle_out(p: Puzzle) -> PuzzleOut:
-    # While a split puzzle runs, stats hold its head (worker.solving.HEAD): shown only once final.
+    # While a split puzzle runs, stats hold its head (worker.rows.HEAD): shown only once final.
     parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total and p.status == RUNNING else None
     stats = p.stats if p.status in FINAL else None
     return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=stats,
@@ -205,9 +207,8 @@ def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
 def cancel_job(s: Session, job: Job) -> int:
     """Unfinished puzzles -> cancelled; running ones are flagged so their solvers stop and
     their results are never written. Returns how many puzzles were cancelled."""
-    # Lock order everywhere: the job row, then its puzzles. The status is read under the lock,
-    # since a worker may have completed the job since it was loaded.
-    status = s.scalar(select(Job.status).where(Job.id == job.id).with_for_update())
+    # The status is read under the lock, since a worker may have completed the job since it was loaded.
+    status = lock_job(s, job.id)
     if status in (COMPLETED, CANCELLED):
         return 0
     t = now()

@@ -17,8 +17,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text,
+                        select)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 # Puzzle and job states of API.md.
 QUEUED, RUNNING = "queued", "running"
@@ -129,3 +130,11 @@ class Subtask(Base):
         Index("uq_subtasks_puzzle_index", "puzzle_id", "index", unique=True),
         {"postgresql_with": {"fillfactor": 70}},
     )
+
+
+def lock_job(s: Session, job_id: str) -> str | None:
+    """Lock a job's row for this transaction; returns its status (None: no such job).
+
+    Lock order everywhere (API and workers): the job row, then its puzzles, then their
+    subtasks; taking the job row first keeps two writers of one job from deadlocking."""
+    return s.scalar(select(Job.status).where(Job.id == job_id).with_for_update())

@@ -16,7 +16,7 @@ REAP = "puzzle_queue.reap"
 class Publisher(Protocol):
     def publish(self, chunks: Sequence[Sequence[int]]) -> None: ...
 
-    # Groups of subtask ids (the parts of split puzzles), see worker.splitting.
+    # Groups of subtask ids (the parts of split puzzles), see worker.parts.
     def publish_parts(self, groups: Sequence[Sequence[int]]) -> None: ...
 
 
