@@ -46,10 +46,14 @@ from solvers.base import (
     Outcome,
     ParseError,
     Part,
+    Parts,
+    Plan,
+    Settings,
     Split,
     Stats,
     StopFlag,
     Stopwatch,
+    WHOLE,
     WrongAnswer,
     check_stop,
     stop_flag,
@@ -371,6 +375,14 @@ def solve(n: N, options: Options, node_limit: int | None = None, stop: StopFlag 
     return outcome
 
 
+def plan(n: N, options: Options, settings: Settings) -> Plan:
+    """The work is known in advance (the board size, the probes): big counts and estimates are cut
+    into parts right away, everything else is solved whole."""
+    big = (options["mode"] == "count" and n >= settings["SPLIT_QUEENS_N"]
+           or options["mode"] == "estimate" and options["probes"] >= settings["SPLIT_PROBES"])
+    return Parts(settings["SPLIT_PARTS"]) if big else WHOLE
+
+
 def split(n: N, options: Options, wanted: int) -> Split:
     clock = Stopwatch()
     if options["mode"] == "count":
@@ -545,10 +557,10 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
+    plan=plan,
     split=split,
     solve_part=solve_part,
     merge=merge,
-    stats_record=QueensStats,
     examples=(
         Example({"n": 8}),
         Example({"n": 3}, status=NO_SOLUTION),

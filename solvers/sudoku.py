@@ -68,6 +68,7 @@ from solvers.base import (
     Stopwatch,
     WrongAnswer,
     check_stop,
+    split_past_budget,
     stop_flag,
 )
 
@@ -536,10 +537,10 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
+    plan=split_past_budget,
     split=split,
     solve_part=solve_part,
     merge=merge,
-    stats_record=SudokuStats,
     examples=(
         Example(EXAMPLE),
         Example("1.3..4.22..3..2.", {"strategy": "backtrack"}),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +11,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 import solvers
 from service.models import FAILED
-from solvers.base import Outcome, Split, StopFlag
+from solvers.base import Budgeted, Outcome, Parts, Settings, Split, StopFlag, Whole
 from worker.limits import PuzzleTimeout, Watch, time_limit
 from worker.rows import Assigned, Result, SplitPuzzle
 
@@ -72,45 +71,23 @@ def prepared_or_none(a: Assigned) -> Prepared | None:
         return None
 
 
-# parts_wanted answers
-WHOLE = 0          # solve in one go
-BUDGETED = None    # try whole within SPLIT_NODE_BUDGET nodes, split past it
-
-
-def parts_wanted(kind: str, puzzle: Any, options: dict[str, Any], config: Mapping[str, Any]) -> int | None:
-    """How a puzzle is solved: WHOLE, BUDGETED, or cut into that many parts right away.
-
-    An explicit ``split`` option (Sudoku's) wins: 0 never splits. n-Queens work is known in
-    advance (the board size, the probes), so it is split by size; Sudoku and spokes trees are
-    not, so most puzzles finish inside the budget and only the hard ones are split.
-    """
-    asked = options.get("split")
-    if asked is not None:
-        return int(asked)
-    if kind == "nqueens":
-        big = (options["mode"] == "count" and puzzle >= config["SPLIT_QUEENS_N"]
-               or options["mode"] == "estimate" and options["probes"] >= config["SPLIT_PROBES"])
-        return int(config["SPLIT_PARTS"]) if big else WHOLE
-    return BUDGETED if kind in ("sudoku", "spokes") else WHOLE
-
-
-def solve_or_split(p: Prepared, settings: Mapping[str, Any], stop: StopFlag | None = None) -> Outcome | Split:
-    """The whole outcome, or a Split with parts to fan out, as the split settings say.
+def solve_or_split(p: Prepared, settings: Settings, stop: StopFlag | None = None) -> Outcome | Split:
+    """The whole outcome, or a Split with parts to fan out, as the kind plans it.
     The nodes of an abandoned budgeted try are not in the split's stats: they were thrown away."""
     kind, puzzle, options = p.kind, p.puzzle, p.options
-    wanted = parts_wanted(kind.name, puzzle, options, settings)
-    if wanted is BUDGETED:
+    plan = kind.plan(puzzle, options, settings)
+    if isinstance(plan, Budgeted):
         try:
-            return kind.solve(puzzle, options, node_limit=settings["SPLIT_NODE_BUDGET"], stop=stop)
+            return kind.solve(puzzle, options, node_limit=plan.nodes, stop=stop)
         except solvers.BudgetExceeded:
-            wanted = settings["SPLIT_PARTS"]
-    if wanted == WHOLE:
+            plan = Parts(plan.parts)
+    if isinstance(plan, Whole):
         return kind.solve(puzzle, options, stop=stop)
-    split = kind.split(puzzle, options, wanted)
+    split = kind.splitting().split(puzzle, options, plan.count)
     return split if split.parts else split.head
 
 
-def solve_one(a: Assigned, seconds: float, settings: Mapping[str, Any], ready: Prepared | None = None,
+def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared | None = None,
               watch: Watch | None = None) -> Result | SplitPuzzle:
     """Solve and verify one puzzle (or cut it into parts, see solve_or_split); every failure
     becomes a ``failed`` result with its reason. ``ready``: the puzzle already prepared;

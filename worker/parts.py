@@ -147,7 +147,7 @@ def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch) -> tuple[O
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
         with time_limit(seconds):
-            return kind.solve_part(puzzle, options, part.payload, watch.flag), None
+            return kind.splitting().solve_part(puzzle, options, part.payload, watch.flag), None
     except Exception as exc:  # a solver bug ends this puzzle, never the worker
         if isinstance(exc, solvers.Stopped) and not watch.expired:
             return None, None
@@ -211,7 +211,7 @@ def _merged(s: Session, p: Row[Any]) -> Result:
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
-        merged = kind.merge(puzzle, options, Outcome.from_json(p.stats[HEAD]), outcomes)
+        merged = kind.splitting().merge(puzzle, options, Outcome.from_json(p.stats[HEAD]), outcomes)
         kind.verify(puzzle, options, merged)
     except Exception as exc:
         out.error = failure_reason(exc, f"puzzle {p.id}", error="merge error",
