@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import FrameType
+from types import FrameType, TracebackType
 from typing import Any
 
 from sqlalchemy import select
@@ -26,7 +26,17 @@ class PuzzleTimeout(Exception):
     """The alarm of :class:`time_limit` went off: the solve ran past its limit."""
 
 
+@dataclass
+class _Alarm:
+    went_off: bool = False
+
+
+# Signals reach only the main thread, so one record serves every time_limit.
+_alarm = _Alarm()
+
+
 def _expired(signum: int, frame: FrameType | None) -> None:
+    _alarm.went_off = True
     raise PuzzleTimeout
 
 
@@ -48,7 +58,11 @@ class time_limit:  # noqa: N801  a context manager, named like one
     """``with time_limit(seconds):`` raises PuzzleTimeout in this thread after ``seconds``, when
     the interpreter next runs Python code (a compiled kernel is stopped by the watcher's flag, or
     else by the task's hard limit). Inside alarms_raise_timeout() it only arms the timer: about
-    1 µs a puzzle. Off the main thread (where signals cannot go) it does nothing."""
+    1 µs a puzzle. Off the main thread (where signals cannot go) it does nothing.
+
+    Whatever leaves the block once the alarm went off is PuzzleTimeout: the alarm's exception
+    may surface in another form, for example as the SystemError of a compiled function that
+    returned while it was pending (the watcher's flag had stopped the kernel at that moment)."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
@@ -60,14 +74,18 @@ class time_limit:  # noqa: N801  a context manager, named like one
             return
         if signal.getsignal(signal.SIGALRM) is not _expired:
             self.previous = signal.signal(signal.SIGALRM, _expired)
+        _alarm.went_off = False
         signal.setitimer(signal.ITIMER_REAL, self.seconds)
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
         if not self.active:
             return
         signal.setitimer(signal.ITIMER_REAL, 0)
         if self.previous is not None:
             signal.signal(signal.SIGALRM, self.previous)
+        if _alarm.went_off and isinstance(exc, Exception) and not isinstance(exc, PuzzleTimeout):
+            raise PuzzleTimeout from exc
 
 
 @dataclass
