@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from service.config import dumps
 from service.db import is_postgresql
-from service.models import (CANCELLED, COMPLETED, FINAL, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, lock_job,
+from service.models import (CANCELLED, COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, lock_job,
                             now)
 from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, iso_time
 
@@ -140,10 +140,8 @@ def describe_job(s: Session, job: Job) -> JobOut:
 
 
 def puzzle_out(p: Puzzle) -> PuzzleOut:
-    # While a split puzzle runs, stats hold its head (worker.rows.HEAD): shown only once final.
     parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total and p.status == RUNNING else None
-    stats = p.stats if p.status in FINAL else None
-    return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=stats,
+    return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=p.stats,
                      error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
                      finished_at=iso_time(p.finished_at), subtasks=parts)
 

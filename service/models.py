@@ -97,6 +97,9 @@ class Puzzle(Base):
     parts_total: Mapped[int] = mapped_column(Integer, default=0)
     parts_done: Mapped[int] = mapped_column(Integer, default=0)
     stop_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    # While a split puzzle runs: what cutting it up found (solutions above the cut, nodes), the
+    # outcome its parts are merged with. Internal: the API never shows it.
+    split_head: Mapped[dict[str, Any] | None]
 
     # Every puzzle row is updated twice (claimed, then written). No index covers a column
     # those updates change, and pages keep free room, so PostgreSQL can update in place

@@ -48,7 +48,7 @@ from service.models import (CANCELLED, FAILED, NO_SOLUTION, RUNNING, SOLVED, UNF
 from solvers.base import Outcome
 from worker.limits import Watch, alarms_raise_timeout, time_limit, watching
 from worker.outcome import failure_reason, gave_up
-from worker.rows import HEAD, Result, lease, write
+from worker.rows import Result, lease, write
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def lock_puzzle(s: Session, puzzle_id: int) -> Row[Any] | None:
     lock_job(s, job_id)
     return s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options,
                             Puzzle.status, Puzzle.attempts, Puzzle.stop_requested, Puzzle.parts_total,
-                            Puzzle.stats)
+                            Puzzle.split_head)
                      .where(Puzzle.id == puzzle_id).with_for_update()).one()
 
 
@@ -186,7 +186,7 @@ def _enough_solutions(s: Session, p: Row[Any], outcome: Outcome) -> bool:
     wanted = p.options.get("max_solutions")
     if not wanted or not (outcome.result or {}).get("solutions_found"):
         return False
-    head = Outcome.from_json(p.stats[HEAD])
+    head = Outcome.from_json(p.split_head)
     found = (head.result or {}).get("solutions_found", 0)
     found += sum(r["solutions_found"] for r in s.scalars(
         select(Subtask.result).where(Subtask.puzzle_id == p.id, Subtask.status == SOLVED)))
@@ -211,7 +211,7 @@ def _merged(s: Session, p: Row[Any]) -> Result:
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
-        merged = kind.splitting().merge(puzzle, options, Outcome.from_json(p.stats[HEAD]), outcomes)
+        merged = kind.splitting().merge(puzzle, options, Outcome.from_json(p.split_head), outcomes)
         kind.verify(puzzle, options, merged)
     except Exception as exc:
         out.error = failure_reason(exc, f"puzzle {p.id}", error="merge error",

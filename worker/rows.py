@@ -30,11 +30,6 @@ from service.db import is_postgresql
 from service.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
 from solvers.base import Split
 
-# While a split puzzle runs, its stats column holds the head outcome under this key (the API
-# shows stats only once a puzzle is final); the merge replaces it with the merged stats.
-HEAD = "split_head"
-
-
 @dataclass
 class Assigned:
     """A puzzle this task is to solve: claimed (``running`` under ``attempts``), or on the
@@ -179,7 +174,7 @@ def _store(s: Session, results: Sequence[Result], t: datetime) -> list[str]:
                                 solve_ms=r.solve_ms, attempts=r.attempts,
                                 worker=func.coalesce(r.worker, Puzzle.worker),
                                 started_at=func.coalesce(r.started_at, Puzzle.started_at),
-                                finished_at=t, deadline=None)
+                                finished_at=t, deadline=None, split_head=None)
                         .execution_options(synchronize_session=False)).rowcount
         if hit:
             written.append(r.job_id)
@@ -202,7 +197,8 @@ def _store_in_one_statement(s: Session, results: Sequence[Result], t: datetime) 
         update(table).where(table.c.id == v.c.pid, case((v.c.opt, unclaimed), else_=claimed))
         .values(status=v.c.st, result=v.c.res, stats=v.c.sts, error=v.c.err, solve_ms=v.c.ms,
                 attempts=v.c.att, worker=func.coalesce(v.c.wk, table.c.worker),
-                started_at=func.coalesce(v.c.t0, table.c.started_at), finished_at=t, deadline=None)
+                started_at=func.coalesce(v.c.t0, table.c.started_at), finished_at=t, deadline=None,
+                split_head=None)
         .returning(table.c.job_id)))
 
 
@@ -217,7 +213,7 @@ def fan_out(s: Session, split_up: Sequence[SplitPuzzle], config: dict[str, Any],
         lock_job(s, a.job_id)
         hit = s.execute(update(Puzzle).where(Puzzle.id == a.id, still_mine(a), Puzzle.parts_total == 0)
                         .values(status=RUNNING, attempts=a.attempts, parts_total=len(split.parts),
-                                parts_done=0, stats={HEAD: split.head.to_json()}, deadline=None,
+                                parts_done=0, split_head=split.head.to_json(), deadline=None,
                                 worker=func.coalesce(Puzzle.worker, worker),
                                 started_at=func.coalesce(Puzzle.started_at, t))
                         .execution_options(synchronize_session=False)).rowcount

@@ -196,6 +196,15 @@ def test_cancel_stops_the_parts_and_nothing_is_written_after(app):
     assert all(t.result is None for t in subtasks(app, p.id))
 
 
+def test_a_cancelled_split_puzzle_shows_no_internal_state(app):
+    job_id, p, parts = fan_out(app, toy_item("1234", split=4))
+    assert run_part(app, parts[0])
+    assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+    shown = api_puzzle(app, job_id)
+    assert shown["status"] == "cancelled" and shown["stats"] is None and shown["result"] is None
+    assert shown["subtasks"] is None
+
+
 def once_running(app, subtask_id, action):
     """Call ``action`` from another thread as soon as the subtask is running; returns a function
     that joins that thread and hands back what ``action`` returned (or raises what it raised)."""
