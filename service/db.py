@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, CursorResult, Engine, Update, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -14,6 +15,13 @@ def is_postgresql(bind: Session | Engine | Connection) -> bool:
     SQLite the plain ones."""
     engine = bind.get_bind() if isinstance(bind, Session) else bind
     return engine.dialect.name == "postgresql"
+
+
+def changed_rows(s: Session, statement: Update) -> int:
+    """Run an UPDATE without synchronizing the session's objects (these sessions hold none for the
+    rows they change); returns how many rows it changed."""
+    result = s.execute(statement.execution_options(synchronize_session=False))
+    return cast("CursorResult[Any]", result).rowcount
 
 
 def make_engine(url: str) -> Engine:

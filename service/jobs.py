@@ -12,15 +12,14 @@ import json
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from service.config import dumps
-from service.db import is_postgresql
-from service.models import (CANCELLED, COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, lock_job,
-                            now)
+from service.db import changed_rows, is_postgresql
+from service.models import CANCELLED, COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, lock_job, now
 from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, iso_time
 
 
@@ -72,13 +71,14 @@ def _insert_puzzles(s: Session, rows: list[dict[str, Any]]) -> None:
     the ORM's bulk insert spent longer sorting out each row's columns than the database spent
     storing it, and even a pipelined Core executemany costs about five times a COPY."""
     if not is_postgresql(s):
-        s.execute(insert(Puzzle.__table__), rows)
+        s.execute(insert(cast(Table, Puzzle.__table__)), rows)
         return
     columns = list(rows[0])
     as_json = {"input", "options"}
     quote = s.get_bind().dialect.identifier_preparer.quote
     statement = f"COPY {Puzzle.__tablename__} ({', '.join(map(quote, columns))}) FROM STDIN"
-    with s.connection().connection.driver_connection.cursor() as cursor, cursor.copy(statement) as copy:
+    driver: Any = s.connection().connection.driver_connection  # psycopg's own connection
+    with driver.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:
             copy.write_row([dumps(row[c]) if c in as_json else row[c] for c in columns])
 
@@ -210,9 +210,8 @@ def cancel_job(s: Session, job: Job) -> int:
     if status in (COMPLETED, CANCELLED):
         return 0
     t = now()
-    moved = s.execute(update(Puzzle).where(Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
-                      .values(status=CANCELLED, finished_at=t, stop_requested=True)
-                      .execution_options(synchronize_session=False)).rowcount
+    moved = changed_rows(s, update(Puzzle).where(Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
+                      .values(status=CANCELLED, finished_at=t, stop_requested=True))
     s.execute(update(Job).where(Job.id == job.id)
               .values(status=CANCELLED, pending=Job.pending - moved, finished_at=t)
               .execution_options(synchronize_session=False))

@@ -97,7 +97,7 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     try:
         p = ready or prepare(a)
         with time_limit(seconds):
-            outcome = solve_or_split(p, settings, watch and watch.flag)
+            outcome = solve_or_split(p, settings, watch.flag if watch else None)
         if isinstance(outcome, Split):
             return SplitPuzzle(a, outcome)
         p.kind.verify(p.puzzle, p.options, outcome)

@@ -43,8 +43,19 @@ from sqlalchemy import ColumnElement, Row, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
-from service.models import (CANCELLED, FAILED, NO_SOLUTION, RUNNING, SOLVED, UNFINISHED, Puzzle, Subtask,
-                            lock_job, now)
+from service.db import changed_rows
+from service.models import (
+    CANCELLED,
+    FAILED,
+    NO_SOLUTION,
+    RUNNING,
+    SOLVED,
+    UNFINISHED,
+    Puzzle,
+    Subtask,
+    lock_job,
+    now,
+)
 from solvers.base import Outcome
 from worker.limits import Watch, alarms_raise_timeout, time_limit, watching
 from worker.outcome import failure_reason, gave_up
@@ -131,9 +142,8 @@ def claim(s: Session, subtask_id: int, worker: str,
 
 def _skip(s: Session, p: Row[Any], mine: ColumnElement[bool]) -> None:
     """The puzzle has enough solutions without this part: cancelled, and counted as done once."""
-    skipped = s.execute(update(Subtask).where(mine)
-                        .values(status=CANCELLED, finished_at=now(), deadline=None)
-                        .execution_options(synchronize_session=False)).rowcount
+    skipped = changed_rows(s, update(Subtask).where(mine)
+                        .values(status=CANCELLED, finished_at=now(), deadline=None))
     if skipped:
         _count_done(s, p)
 
@@ -169,10 +179,9 @@ def record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | No
         # Stopped while the puzzle is running: only stop_requested does that.
         _skip(s, p, mine)
         return False
-    hit = s.execute(update(Subtask).where(mine)
+    hit = changed_rows(s, update(Subtask).where(mine)
                     .values(status=outcome.status, result=outcome.result, stats=outcome.stats,
-                            finished_at=now(), deadline=None)
-                    .execution_options(synchronize_session=False)).rowcount
+                            finished_at=now(), deadline=None))
     if not hit:
         return False  # a later claim of this part owns it now
     if _enough_solutions(s, p, outcome):
@@ -224,10 +233,9 @@ def _merged(s: Session, p: Row[Any]) -> Result:
 
 def fail(s: Session, p: Row[Any], part: PartClaim, error: str) -> bool:
     """The part failed, so the puzzle does: its other parts find it final and do nothing."""
-    hit = s.execute(update(Subtask).where(Subtask.id == part.id, Subtask.status == RUNNING,
+    hit = changed_rows(s, update(Subtask).where(Subtask.id == part.id, Subtask.status == RUNNING,
                                           Subtask.attempts == part.attempts)
-                    .values(status=FAILED, error=error, finished_at=now(), deadline=None)
-                    .execution_options(synchronize_session=False)).rowcount
+                    .values(status=FAILED, error=error, finished_at=now(), deadline=None))
     if hit:
         message = f"part {part.index + 1} of {p.parts_total}: {error}"
         write(s, [Result(p.id, p.job_id, p.attempts, FAILED, error=message)])

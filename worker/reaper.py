@@ -46,7 +46,7 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
         for row in lost_parts:
             p = parts.lock_puzzle(s, row.puzzle_id)
             if p is not None and p.status == RUNNING:
-                parts.fail(s, p, parts.PartClaim(row.id, row.puzzle_id, row.index, {}, row.attempts),
+                parts.fail(s, p, parts.PartClaim(row.id, row.puzzle_id, row.part, {}, row.attempts),
                            gave_up(row.attempts, limit, "part"))
         again = Reaped([row.id for row in puzzles if row not in lost],
                        [row.id for row in subtasks if row not in lost_parts])
@@ -73,7 +73,8 @@ def _stale_puzzles(s: Session, t: datetime) -> list[Row[Any]]:
 
 
 def _stale_subtasks(s: Session, t: datetime) -> list[Row[Any]]:
-    columns = Subtask.id, Subtask.puzzle_id, Subtask.index, Subtask.attempts, Subtask.status
+    # "index" would name the row's tuple method
+    columns = Subtask.id, Subtask.puzzle_id, Subtask.index.label("part"), Subtask.attempts, Subtask.status
     return list(s.execute(select(*columns)
                           .join(Puzzle, Puzzle.id == Subtask.puzzle_id).join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status == RUNNING,

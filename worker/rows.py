@@ -20,15 +20,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import (ARRAY, JSON, BigInteger, Boolean, ColumnElement, DateTime, Float, Integer, String,
-                        Text, any_, bindparam, case, column, func, insert, select, update)
+from sqlalchemy import (
+    ARRAY,
+    JSON,
+    BigInteger,
+    Boolean,
+    ColumnElement,
+    DateTime,
+    Float,
+    Integer,
+    String,
+    Table,
+    Text,
+    any_,
+    bindparam,
+    case,
+    column,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from service.db import is_postgresql
+from service.db import changed_rows, is_postgresql
 from service.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
 from solvers.base import Split
+
 
 @dataclass
 class Assigned:
@@ -111,7 +131,8 @@ def read_unclaimed(s: Session, ids: Sequence[int]) -> list[Assigned] | None:
                      .order_by(Puzzle.id)).all()
     if any(row.status != QUEUED or row.attempts for row in rows):
         return None
-    return [Assigned(*row[:5], attempts=1, optimistic=True) for row in rows]
+    return [Assigned(row.id, row.job_id, row.kind, row.input, row.options, attempts=1, optimistic=True)
+            for row in rows]
 
 
 def still_mine(a: Assigned | Result) -> ColumnElement[bool]:
@@ -169,20 +190,19 @@ def _store(s: Session, results: Sequence[Result], t: datetime) -> list[str]:
         return _store_in_one_statement(s, results, t)
     written = []
     for r in results:
-        hit = s.execute(update(Puzzle).where(Puzzle.id == r.id, still_mine(r))
+        hit = changed_rows(s, update(Puzzle).where(Puzzle.id == r.id, still_mine(r))
                         .values(status=r.status, result=r.result, stats=r.stats, error=r.error,
                                 solve_ms=r.solve_ms, attempts=r.attempts,
                                 worker=func.coalesce(r.worker, Puzzle.worker),
                                 started_at=func.coalesce(r.started_at, Puzzle.started_at),
-                                finished_at=t, deadline=None, split_head=None)
-                        .execution_options(synchronize_session=False)).rowcount
+                                finished_at=t, deadline=None, split_head=None))
         if hit:
             written.append(r.job_id)
     return written
 
 
 def _store_in_one_statement(s: Session, results: Sequence[Result], t: datetime) -> list[str]:
-    table = Puzzle.__table__
+    table = cast(Table, Puzzle.__table__)
     rows = [{"pid": r.id, "att": r.attempts, "st": r.status, "res": r.result, "sts": r.stats,
              "err": r.error, "ms": r.solve_ms, "opt": r.optimistic, "wk": r.worker,
              "t0": r.started_at and r.started_at.isoformat()} for r in results]
@@ -211,12 +231,11 @@ def fan_out(s: Session, split_up: Sequence[SplitPuzzle], config: dict[str, Any],
     ids: list[int] = []
     for a, split in ((sp.assigned, sp.split) for sp in split_up):
         lock_job(s, a.job_id)
-        hit = s.execute(update(Puzzle).where(Puzzle.id == a.id, still_mine(a), Puzzle.parts_total == 0)
+        hit = changed_rows(s, update(Puzzle).where(Puzzle.id == a.id, still_mine(a), Puzzle.parts_total == 0)
                         .values(status=RUNNING, attempts=a.attempts, parts_total=len(split.parts),
                                 parts_done=0, split_head=split.head.to_json(), deadline=None,
                                 worker=func.coalesce(Puzzle.worker, worker),
-                                started_at=func.coalesce(Puzzle.started_at, t))
-                        .execution_options(synchronize_session=False)).rowcount
+                                started_at=func.coalesce(Puzzle.started_at, t)))
         if not hit:
             continue  # cancelled, or claimed again meanwhile: its parts would never be counted
         s.execute(insert(Subtask), [

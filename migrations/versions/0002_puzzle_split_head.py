@@ -16,7 +16,7 @@ depends_on = None
 HEAD_KEY = "split_head"  # where revision 0001 kept the head: inside stats
 
 
-def _puzzles() -> sa.Table:
+def _puzzles() -> sa.TableClause:
     return sa.table("puzzles", sa.column("id", sa.BigInteger), sa.column("parts_total", sa.Integer),
                     sa.column("stats", sa.JSON), sa.column("split_head", sa.JSON))
 

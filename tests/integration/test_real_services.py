@@ -30,7 +30,7 @@ def example_items(kind, copies=3):
 def check_answers(items, results):
     """Every answer verified by its kind's own check, and with the example's known status."""
     assert [r["index"] for r in results] == list(range(len(items)))
-    for item, got in zip(items, results):
+    for item, got in zip(items, results, strict=True):
         kind = solvers.get(item["kind"])
         expected = next(e.status for e in kind.examples if e.puzzle == item["puzzle"])
         assert got["status"] == expected, got

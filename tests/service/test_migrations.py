@@ -54,8 +54,8 @@ def test_the_split_head_moves_out_of_stats_and_back(tmp_path):
         conn.execute(text("INSERT INTO jobs (id, owner, status, total, pending, created_at) "
                           "VALUES ('j', '', 'running', 1, 1, '2026-01-01')"))
         conn.execute(text("INSERT INTO puzzles (job_id, \"index\", kind, input, options, status, attempts, "
-                          "created_at, parts_total, parts_done, stop_requested, stats) VALUES ('j', 0, 'toy', "
-                          "'\"1\"', '{}', 'running', 1, '2026-01-01', 2, 0, 0, :stats)"),
+                          "created_at, parts_total, parts_done, stop_requested, stats) VALUES "
+                          "('j', 0, 'toy', '\"1\"', '{}', 'running', 1, '2026-01-01', 2, 0, 0, :stats)"),
                      {"stats": json.dumps({"split_head": head})})
     read = text("SELECT stats, split_head FROM puzzles")
     try:
@@ -65,6 +65,7 @@ def test_the_split_head_moves_out_of_stats_and_back(tmp_path):
         assert stats is None and json.loads(moved) == head
         command.downgrade(config, "0001")
         with engine.connect() as conn:
-            assert json.loads(conn.execute(text("SELECT stats FROM puzzles")).scalar()) == {"split_head": head}
+            back = conn.execute(text("SELECT stats FROM puzzles")).scalar()
+        assert json.loads(back) == {"split_head": head}
     finally:
         engine.dispose()

@@ -8,8 +8,22 @@ import pytest
 
 import solvers
 from solvers import spokes
-from solvers.base import (SOLVED, STATUSES, WHOLE, Budgeted, InvalidOption, Kind, Outcome, Parts, PuzzleError,
-                          Stopped, Whole, WrongAnswer, never_split, stop_flag)
+from solvers.base import (
+    SOLVED,
+    STATUSES,
+    WHOLE,
+    Budgeted,
+    InvalidOption,
+    Kind,
+    Outcome,
+    Parts,
+    PuzzleError,
+    Stopped,
+    Whole,
+    WrongAnswer,
+    never_split,
+    stop_flag,
+)
 
 KINDS = list(solvers.KINDS.values())
 EXAMPLES = [(k, e) for k in KINDS for e in k.examples]

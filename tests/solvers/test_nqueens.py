@@ -15,8 +15,17 @@ import pytest
 import solvers
 from solvers import nqueens
 from solvers import nqueens_kernels as kernels
-from solvers.base import (NO_SOLUTION, SOLVED, WHOLE, InvalidOption, InvalidPuzzle, Outcome, ParseError, Parts,
-                          WrongAnswer)
+from solvers.base import (
+    NO_SOLUTION,
+    SOLVED,
+    WHOLE,
+    InvalidOption,
+    InvalidPuzzle,
+    Outcome,
+    ParseError,
+    Parts,
+    WrongAnswer,
+)
 
 KIND = solvers.get("nqueens")
 ROOT = Path(__file__).resolve().parents[2]

@@ -283,7 +283,7 @@ def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
 
 def test_reaper_publishes_lost_puzzles_and_fails_those_past_the_cap(app):
     job_id = post(app, toys("1", "2", "3"))
-    a, b, c = ids_of(app, job_id)
+    a, b, _c = ids_of(app, job_id)
     past = now() - timedelta(seconds=1)
     cap = app.config["MAX_ATTEMPTS"]
     with app.extensions["sessions"]() as s, s.begin():

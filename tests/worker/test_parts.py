@@ -5,7 +5,6 @@ PostgreSQL with -m integration)."""
 from __future__ import annotations
 
 import contextlib
-
 import logging
 import threading
 import time
@@ -133,7 +132,7 @@ def test_a_duplicate_delivery_counts_nothing_twice(app):
 
 
 def test_a_redelivered_coordinator_chunk_does_not_split_again(app):
-    job_id, p, parts = fan_out(app, toy_item("1234", split=2))
+    job_id, p, _parts = fan_out(app, toy_item("1234", split=2))
     report = chunk.run_chunk(app.extensions["sessions"], [p.id], app.config, "again", RecordingPublisher())
     assert report.fanned == [] and report.skipped == 1
     assert len(subtasks(app, p.id)) == 2 and puzzle_row(app, job_id).attempts == 1
@@ -153,7 +152,7 @@ def test_a_failing_part_fails_the_puzzle_with_a_clear_error(app):
 
 def test_a_part_past_the_time_limit_fails_the_puzzle(make_app, toy):
     app = make_app(PUZZLE_TIME_LIMIT=0.2)
-    job_id, p, parts = fan_out(app, toy_item("12", split=2, sleep=1.0))
+    job_id, _p, parts = fan_out(app, toy_item("12", split=2, sleep=1.0))
     assert not run_part(app, parts[0])
     assert puzzle_row(app, job_id).error == "part 1 of 2: exceeded the time limit of 0.2 s per part"
 
@@ -197,7 +196,7 @@ def test_cancel_stops_the_parts_and_nothing_is_written_after(app):
 
 
 def test_a_cancelled_split_puzzle_shows_no_internal_state(app):
-    job_id, p, parts = fan_out(app, toy_item("1234", split=4))
+    job_id, _p, parts = fan_out(app, toy_item("1234", split=4))
     assert run_part(app, parts[0])
     assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
     shown = api_puzzle(app, job_id)

@@ -20,7 +20,7 @@ def test_celery_publisher_sends_ids_with_time_limits(make_app):
         queue = conn.SimpleQueue("q-test")
         messages = [queue.get(timeout=2) for _ in range(2)]
         queue.close()
-    for message, ids in zip(messages, [[1, 2, 3], [4]]):
+    for message, ids in zip(messages, [[1, 2, 3], [4]], strict=True):
         assert message.content_type == "application/json"
         assert message.headers["task"] == SOLVE_CHUNK
         args, _, _ = json.loads(message.body)
