@@ -166,7 +166,8 @@ def counted_puzzles(data_dir):
         yield puzzle, int(known), solution[0] if solution else None
 
 
-@pytest.mark.parametrize("strategy", ["greedy", "sat", pytest.param("backtrack", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("strategy", ["auto", "fast", "greedy", "sat",
+                                      pytest.param("backtrack", marks=pytest.mark.slow)])
 def test_known_solution_counts(data_dir, strategy):
     """tdoku's test puzzles: 0, 1 and up to 847 solutions, counted exactly by every strategy."""
     seen = set()
@@ -266,10 +267,19 @@ def test_every_25x25_by_cadical(data_dir, line):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("line", range(1, 19))
+def test_every_25x25_by_default(data_dir, line):
+    """auto: CaDiCaL answers each of the 18 and proves it unique (a few to ~15 s of CPU each)."""
+    outcome = run(load_set(data_dir, "gecode_25x25.txt")[line - 1])
+    assert outcome.status == SOLVED and outcome.result["unique"], line
+    assert outcome.stats["strategy"] == "sat"
+
+
+@pytest.mark.slow
 def test_25x25_by_greedy_agrees_with_sat(data_dir):
     puzzles = load_set(data_dir, "gecode_25x25.txt")
     for i in REACHABLE_25:
-        greedy = run(puzzles[i], max_solutions=1)
+        greedy = run(puzzles[i], strategy="greedy", max_solutions=1)
         assert greedy.result["solution"] == run(puzzles[i], strategy="sat").result["solution"]
 
 
@@ -280,7 +290,7 @@ def test_strategies_agree_on_hard_and_multi_solution_puzzles(data_dir):
     sample = load_set(data_dir, "tdoku_puzzles6_forum_hardest_1106.txt")[:5]
     sample += load_set(data_dir, "tdoku_puzzles7_serg_benchmark.txt")[:5]
     for puzzle in sample:
-        counts = {s: count(puzzle, s, 1000) for s in ("greedy", "backtrack", "sat")}
+        counts = {s: count(puzzle, s, 1000) for s in ("fast", "greedy", "backtrack", "sat")}
         assert len(set(counts.values())) == 1, (puzzle, counts)
 
 
@@ -289,7 +299,7 @@ def test_strategies_agree_on_hard_and_multi_solution_puzzles(data_dir):
                                   "tdoku_puzzles7_serg_benchmark.txt", "norvig_top95.txt"])
 def test_greedy_agrees_with_sat_on_samples(data_dir, name):
     for puzzle in load_set(data_dir, name)[:150]:
-        greedy = run(puzzle, max_solutions=1000)
+        greedy = run(puzzle, strategy="greedy", max_solutions=1000)
         sat = run(puzzle, strategy="sat", max_solutions=1000)
         assert greedy.result["solutions_found"] == sat.result["solutions_found"], puzzle
         if greedy.result["unique"]:
