@@ -372,21 +372,19 @@ def _solve_fast(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag |
                                                              options["max_solutions"]), stats)
 
 
-def _solve_sat(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag | None = None) -> Outcome:
-    """Enumerate solutions with the chosen SAT solver on the complete (extended) encoding.
+def sat_encoding(grid: Grid) -> tuple[dict[tuple[int, int], int], list[list[int]]]:
+    """The complete (extended) CNF encoding: (variable of each (cell, value - 1), clauses).
 
     One variable per candidate left after removing the givens' values from their
     peers; each cell and each (unit, value) gets at-least-one and pairwise
-    at-most-one clauses; every solution found is blocked before the next call.
+    at-most-one clauses.
     """
-    from pysat.solvers import Solver
-
     n, lay = grid.n, layout(grid.n)
     values = grid.givens.astype(np.int64)
     given_bits = np.where(values > 0, 1 << np.maximum(values - 1, 0), 0)
     taken = np.bitwise_or.reduce(given_bits[lay.peers], axis=1)
     cands = np.where(values > 0, given_bits, lay.full & ~taken).tolist()
-    var = {}  # (cell, value) -> variable
+    var: dict[tuple[int, int], int] = {}
     for cell, m in enumerate(cands):
         for v in range(n):
             if m >> v & 1:
@@ -394,10 +392,20 @@ def _solve_sat(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag | 
     groups = [[var[cell, v] for v in range(n) if (cell, v) in var] for cell in range(n * n)]
     groups += [[var[cell, v] for cell in unit if (cell, v) in var]
                for unit in lay.units.tolist() for v in range(n)]
-    clauses = []
+    clauses: list[list[int]] = []
     for group in groups:
         clauses.append(group)
         clauses.extend([-a, -b] for i, a in enumerate(group) for b in group[i + 1:])
+    return var, clauses
+
+
+def _solve_sat(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag | None = None) -> Outcome:
+    """Enumerate solutions with the chosen SAT solver on ``sat_encoding``; every solution found
+    is blocked before the next call."""
+    from pysat.solvers import Solver
+
+    n = grid.n
+    var, clauses = sat_encoding(grid)
     decode = sorted(var.items(), key=lambda kv: kv[1])
     first, found = None, 0
     with Solver(name=options["sat_solver"], bootstrap_with=clauses) as sat:

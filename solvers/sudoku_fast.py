@@ -73,6 +73,9 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 UNITS, PEERS, POPCOUNT, VALUE = _tables()
+UNIT_BITS = np.array([1 << (c // N) | 1 << (N + c % N) | 1 << (2 * N + c // 27 * 3 + c % N // 3)
+                      for c in range(CELLS)], np.int64)  # the row, column and box of each cell
+ALL_UNITS = (1 << 27) - 1
 UNITS64 = UNITS.astype(np.int64)  # for the shared solution check
 
 
@@ -97,16 +100,19 @@ def queue_singles(state: np.ndarray, queue: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def naked_singles(state: np.ndarray, queue: np.ndarray, qn: int, counters: np.ndarray) -> bool:
+def naked_singles(state: np.ndarray, queue: np.ndarray, qn: int, counters: np.ndarray) -> int:
     """Remove the value of every queued cell from its peers, queueing cells left with one value.
-    False on a contradiction (a peer left without values, or two peers with the same value)."""
+    The units changed (bit u for unit u), or -1 on a contradiction (a peer left without values,
+    or two peers with the same value)."""
     qi = 0
+    dirty = 0
+    placed = 0
     while qi < qn:
         cell = queue[qi]
         qi += 1
         v = state[cell]
-        if v == 0:
-            return False
+        if v & FULL == 0:
+            return -1
         state[cell] = v | DONE
         for k in range(20):
             p = PEERS[cell, k]
@@ -114,22 +120,28 @@ def naked_singles(state: np.ndarray, queue: np.ndarray, qn: int, counters: np.nd
             if m & v:
                 m ^= v
                 state[p] = m
+                dirty |= UNIT_BITS[p]
                 if m & FULL == 0:
-                    return False
+                    return -1
                 if m & (m - 1) == 0:  # one value bit and not DONE (a DONE cell has lost its only bit)
                     queue[qn] = p
                     qn += 1
-                    counters[NAKED] += 1
-    return True
+                    placed += 1
+    counters[NAKED] += placed
+    return dirty
 
 
 @njit(cache=True)
-def hidden_singles(state: np.ndarray, queue: np.ndarray, counters: np.ndarray) -> int:
-    """One pass over the units placing every value that has one open cell left in its unit;
-    each placement is propagated at once, so later units see it. The number of cells placed,
-    or -1 on a contradiction."""
-    placed = 0
-    for u in range(27):
+def hidden_singles(state: np.ndarray, queue: np.ndarray, todo: int, counters: np.ndarray) -> int:
+    """One pass over the units in ``todo`` placing every value that has one open cell left in its
+    unit; each placement is propagated at once, so later units see it. The units changed by the
+    pass, or -1 on a contradiction."""
+    dirty = 0
+    while todo:
+        low = todo & FULL
+        mid = (todo >> 9) & FULL
+        u = VALUE[low] - 1 if low else (VALUE[mid] + 8 if mid else VALUE[todo >> 18] + 17)
+        todo &= todo - 1
         once = 0
         twice = 0
         done = 0
@@ -155,40 +167,27 @@ def hidden_singles(state: np.ndarray, queue: np.ndarray, counters: np.ndarray) -
                 if m & b:
                     if m != b:
                         state[cell] = b
+                        dirty |= UNIT_BITS[cell]
                         queue[qn] = cell
                         qn += 1
-                        counters[HIDDEN] += 1
                     break
             else:
                 return -1  # another hidden value of this unit took the cell
-        if not naked_singles(state, queue, qn, counters):
+        counters[HIDDEN] += qn
+        more = naked_singles(state, queue, qn, counters)
+        if more < 0:
             return -1
-        placed += qn
-    return placed
+        dirty |= more
+        todo &= ~more  # those come back in the next pass
+    return dirty
 
 
 @njit(cache=True)
-def _remove(state: np.ndarray, cell: int, bits: int, queue: np.ndarray, qn: int) -> int:
-    """Remove ``bits`` from an open cell; the new queue length, or -1 on a contradiction."""
-    m = state[cell]
-    if m & DONE or m & bits == 0:
-        return qn
-    m &= ~bits
-    state[cell] = m
-    if m == 0:
-        return -1
-    if m & (m - 1) == 0:
-        queue[qn] = cell
-        qn += 1
-    return qn
-
-
-@njit(cache=True)
-def locked_candidates(state: np.ndarray, queue: np.ndarray) -> int:
+def locked_candidates(state: np.ndarray, queue: np.ndarray) -> tuple[int, int]:
     """Pointing and claiming over the 54 box-line segments; cells placed by it are queued.
-    Returns the queue length, -1 on a contradiction, -2 when nothing changed."""
+    (queue length, units changed); the length is -1 on a contradiction."""
     qn = 0
-    changed = False
+    dirty = 0
     seg = np.empty((3, 3), np.int32)
     for line_kind in range(2):  # 0: rows within a band, 1: columns within a stack
         for band in range(3):
@@ -208,42 +207,49 @@ def locked_candidates(state: np.ndarray, queue: np.ndarray) -> int:
                     claiming = seg[i, k] & ~line_rest & box_rest
                     if pointing == 0 and claiming == 0:
                         continue
-                    changed = True
                     for t in range(3):
                         for other in range(1, 3):
                             a = band * 3 + i
                             b = ((k + other) % 3) * 3 + t  # the line outside the box
                             cell = a * N + b if line_kind == 0 else b * N + a
-                            if pointing:
-                                qn = _remove(state, cell, pointing, queue, qn)
-                            a = band * 3 + (i + other) % 3
-                            b = k * 3 + t  # the box outside the line
-                            cell = a * N + b if line_kind == 0 else b * N + a
-                            if claiming and qn >= 0:
-                                qn = _remove(state, cell, claiming, queue, qn)
-                            if qn < 0:
-                                return -1
-    return qn if changed else -2
+                            for bits in (pointing, claiming):
+                                m = state[cell]
+                                if m & DONE == 0 and m & bits:
+                                    m &= ~bits
+                                    state[cell] = m
+                                    dirty |= UNIT_BITS[cell]
+                                    if m == 0:
+                                        return -1, dirty
+                                    if m & (m - 1) == 0:
+                                        queue[qn] = cell
+                                        qn += 1
+                                a = band * 3 + (i + other) % 3
+                                b = k * 3 + t  # the box outside the line
+                                cell = a * N + b if line_kind == 0 else b * N + a
+    return qn, dirty
 
 
 @njit(cache=True)
-def propagate(state: np.ndarray, queue: np.ndarray, qn: int, locked: bool, counters: np.ndarray) -> bool:
-    """Singles (and locked candidates when ``locked``) to a fixed point; False on a contradiction."""
+def propagate(state: np.ndarray, queue: np.ndarray, qn: int, dirty: int, locked: bool,
+              counters: np.ndarray) -> bool:
+    """Singles (and locked candidates when ``locked``) to a fixed point; False on a contradiction.
+    ``queue`` holds ``qn`` placed cells to propagate, ``dirty`` the units changed since the state
+    was last at a fixed point."""
     while True:
-        if not naked_singles(state, queue, qn, counters):
+        more = naked_singles(state, queue, qn, counters)
+        if more < 0:
             return False
-        placed = hidden_singles(state, queue, counters)
-        if placed < 0:
-            return False
-        qn = 0
-        if placed > 0:
-            continue
+        dirty |= more
+        while dirty:
+            dirty = hidden_singles(state, queue, dirty, counters)
+            if dirty < 0:
+                return False
         if not locked:
             return True
-        qn = locked_candidates(state, queue)
-        if qn == -1:
+        qn, dirty = locked_candidates(state, queue)
+        if qn < 0:
             return False
-        if qn == -2:
+        if dirty == 0:
             return True
 
 
@@ -271,12 +277,14 @@ def search(stack: np.ndarray, queue: np.ndarray, max_solutions: int, locked: boo
     at most ``max_solutions``; the first one's values go to ``solution[out_row]``."""
     found = 0
     depth = 0
+    branched = np.empty(STACK, np.int32)  # the cell each row was branched on
+    dirty = ALL_UNITS
     qn = queue_singles(stack[0], queue)
     while depth >= 0:
         state = stack[depth]
         counters[NODES] += 1
         cell = -1
-        if propagate(state, queue, qn, locked, counters):
+        if propagate(state, queue, qn, dirty, locked, counters):
             cell = branch_cell(state)
             if cell < 0:
                 counters[LEAVES] += 1
@@ -294,14 +302,20 @@ def search(stack: np.ndarray, queue: np.ndarray, max_solutions: int, locked: boo
             child[:] = state
             child[cell] = b
             state[cell] ^= b  # the sibling keeps the other values
+            branched[depth] = cell
             depth += 1
             counters[GUESSES] += 1
             counters[MAX_DEPTH] = max(counters[MAX_DEPTH], depth)
             queue[0] = cell
             qn = 1
         else:
-            depth -= 1  # the sibling waiting below: its reduced cell may now be placed
-            qn = queue_singles(stack[depth], queue) if depth >= 0 else 0
+            depth -= 1  # the sibling waiting below: its branched cell lost a value
+            if depth >= 0:
+                cell = branched[depth]
+                m = stack[depth, cell]
+                queue[0] = cell
+                qn = 1 if m & (m - 1) == 0 else 0
+        dirty = UNIT_BITS[cell] if depth >= 0 and cell >= 0 else 0
     return found
 
 
@@ -318,6 +332,17 @@ def solve_one(givens: np.ndarray, max_solutions: int, locked: bool, solution: np
 @njit(cache=True)
 def first_conflict(givens: np.ndarray, row: int) -> tuple[int, int]:
     """(cell, earlier peer) of the first repeated given of the row in reading order, or (-1, -1)."""
+    repeated = False
+    for u in range(27):  # the common case first: every unit's givens distinct
+        seen = 0
+        for j in range(N):
+            v = np.int32(givens[row, UNITS[u, j]])
+            if v:
+                b = 1 << (v - 1)
+                repeated |= seen & b != 0
+                seen |= b
+    if not repeated:
+        return -1, -1
     for cell in range(CELLS):
         v = givens[row, cell]
         if v == 0:

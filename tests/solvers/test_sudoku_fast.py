@@ -42,7 +42,7 @@ def test_naked_singles_solve_an_easy_grid():
     state = state_of(EASY)
     queue = np.empty(F.CELLS, np.int32)
     counters = np.zeros(F.COUNTERS, np.int64)
-    assert F.propagate(state, queue, F.queue_singles(state, queue), False, counters)
+    assert F.propagate(state, queue, F.queue_singles(state, queue), F.ALL_UNITS, False, counters)
     assert text_of(F.VALUE[state & F.FULL]) == EASY_SOLUTION
     assert (state & F.DONE).all()
     assert counters[F.NAKED] + counters[F.HIDDEN] == EASY.count(".")
@@ -54,7 +54,7 @@ def test_hidden_single_places_the_only_cell_of_a_value():
     state[:8] = F.FULL & ~1
     queue = np.empty(F.CELLS, np.int32)
     counters = np.zeros(F.COUNTERS, np.int64)
-    assert F.hidden_singles(state, queue, counters) >= 1
+    assert F.hidden_singles(state, queue, F.ALL_UNITS, counters) > 0
     assert state[8] == 1 | F.DONE and counters[F.HIDDEN] >= 1
     assert all(state[p] & 1 == 0 for p in F.PEERS[8])
 
@@ -63,7 +63,7 @@ def test_a_unit_without_a_value_is_a_contradiction():
     state = np.full(F.CELLS, F.FULL, np.int32)
     state[:9] = F.FULL & ~(1 << 4)  # no 5 anywhere in row 1
     counters = np.zeros(F.COUNTERS, np.int64)
-    assert F.hidden_singles(state, np.empty(F.CELLS, np.int32), counters) == -1
+    assert F.hidden_singles(state, np.empty(F.CELLS, np.int32), F.ALL_UNITS, counters) == -1
 
 
 def test_two_equal_singles_among_peers_are_a_contradiction():
@@ -71,7 +71,7 @@ def test_two_equal_singles_among_peers_are_a_contradiction():
     state[0] = state[1] = 1 << 2
     queue = np.empty(F.CELLS, np.int32)
     counters = np.zeros(F.COUNTERS, np.int64)
-    assert not F.naked_singles(state, queue, F.queue_singles(state, queue), counters)
+    assert F.naked_singles(state, queue, F.queue_singles(state, queue), counters) == -1
 
 
 def test_pointing_removes_a_value_from_the_rest_of_the_line():
@@ -80,7 +80,7 @@ def test_pointing_removes_a_value_from_the_rest_of_the_line():
     for cell in (9, 10, 11, 18, 19, 20):
         state[cell] = F.FULL & ~1
     queue = np.empty(F.CELLS, np.int32)
-    assert F.locked_candidates(state, queue) == 0
+    assert F.locked_candidates(state, queue)[0] == 0
     assert all(state[c] & 1 == 0 for c in range(3, 9))
     assert state[0] & 1 and state[27] & 1  # the box itself and column 1 below keep it
 
@@ -90,14 +90,14 @@ def test_claiming_removes_a_value_from_the_rest_of_the_box():
     state = np.full(F.CELLS, F.FULL, np.int32)
     state[3:9] = F.FULL & ~1
     queue = np.empty(F.CELLS, np.int32)
-    assert F.locked_candidates(state, queue) == 0
+    assert F.locked_candidates(state, queue)[0] == 0
     assert all(state[c] & 1 == 0 for c in (9, 10, 11, 18, 19, 20))
     assert state[12] & 1
 
 
 def test_locked_candidates_reports_no_change():
     state = np.full(F.CELLS, F.FULL, np.int32)
-    assert F.locked_candidates(state, np.empty(F.CELLS, np.int32)) == -2
+    assert F.locked_candidates(state, np.empty(F.CELLS, np.int32)) == (0, 0)
 
 
 def test_branch_cell_takes_the_first_with_fewest_values():
