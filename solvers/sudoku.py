@@ -109,12 +109,12 @@ AUTO_SAT_SOLVER = "cadical195"
 SAT_CHECK_CONFLICTS = 20_000  # a stop flag is looked at between runs of this many conflicts
 
 _NOT_A_SYMBOL = 255
-_SYMBOL_CODES = bytearray([_NOT_A_SYMBOL]) * 256
+_codes = bytearray([_NOT_A_SYMBOL]) * 256
 for _v, _s in enumerate(SYMBOLS, start=1):
-    _SYMBOL_CODES[ord(_s)] = _SYMBOL_CODES[ord(_s.lower())] = _v
+    _codes[ord(_s)] = _codes[ord(_s.lower())] = _v
 for _s in BLANKS:
-    _SYMBOL_CODES[ord(_s)] = 0
-_SYMBOL_CODES = bytes(_SYMBOL_CODES)
+    _codes[ord(_s)] = 0
+_SYMBOL_CODES = bytes(_codes)
 _VALUE_CHARS = np.frombuffer(("." + SYMBOLS).encode("ascii"), np.uint8)
 
 
@@ -154,7 +154,7 @@ def where(cell: int, n: int) -> str:
 # -- parse: wire form -> Grid
 
 
-def parse(puzzle) -> Grid:
+def parse(puzzle: Any) -> Grid:
     if isinstance(puzzle, str):
         return _parse_text(puzzle)
     if isinstance(puzzle, list):
@@ -163,7 +163,7 @@ def parse(puzzle) -> Grid:
 
 
 def _size_of(cells: int) -> int:
-    n = round(cells ** 0.5)
+    n: int = round(cells ** 0.5)
     if n * n != cells or n not in SIZES:
         raise ParseError(
             f"a sudoku string has 16, 81, 256 or 625 cells (4x4, 9x9, 16x16 or 25x25) once "
@@ -190,7 +190,7 @@ def _parse_text(text: str) -> Grid:
     return Grid(n, codes)
 
 
-def _parse_rows(rows: list) -> Grid:
+def _parse_rows(rows: list[Any]) -> Grid:
     n = len(rows)
     if n not in SIZES:
         raise ParseError(f"a sudoku given as rows has 4, 9, 16 or 25 rows; this one has {n}")
@@ -253,7 +253,7 @@ class SudokuStats(Stats):
     strategy: str = ""
     abandoned: list[dict[str, Any]] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = dict(vars(self))  # dataclasses.asdict deep-copies and costs more than the search
         out["techniques"] = dict(self.techniques)
         out["abandoned"] = [dict(a) for a in self.abandoned]
@@ -279,10 +279,11 @@ def fast_stats(counters: list[int], elapsed_ms: float) -> dict[str, Any]:
 
 
 def render(values: np.ndarray) -> str:
-    return _VALUE_CHARS[values].tobytes().decode("ascii")
+    text: str = _VALUE_CHARS[values].tobytes().decode("ascii")
+    return text
 
 
-def _result(first: str | None, found: int, max_solutions: int) -> dict | None:
+def _result(first: str | None, found: int, max_solutions: int) -> dict[str, Any] | None:
     if not found:
         return None
     # only an exhausted search proves uniqueness, and it is exhausted only below the limit
@@ -505,8 +506,13 @@ def _cut(frontier: list[_Entry], options: Options, stats: SudokuStats) -> Split:
     if found == options["max_solutions"]:
         return Split([], head)
     parts = [{"depth": e.depth, "solution": e.solution} if e.solution is not None
-             else {"depth": e.depth, "cands": e.cands.tolist()} for e in frontier[prefix:]]
+             else {"depth": e.depth, "cands": _open(e).tolist()} for e in frontier[prefix:]]
     return Split(parts, head)
+
+
+def _open(entry: _Entry) -> Cands:
+    assert entry.cands is not None, "a frontier entry is an open node or a solution"
+    return entry.cands
 
 
 def solve_part(grid: Grid, options: Options, part: Part, stop: StopFlag | None = None) -> Outcome:
@@ -532,7 +538,7 @@ def merge(grid: Grid, options: Options, head: Outcome, outcomes: Sequence[Outcom
     found = head.result["solutions_found"] if head.result else 0
     stats = SudokuStats(**{**head.stats, "techniques": dict(head.stats["techniques"])})
     for out in outcomes:
-        if out.status == SOLVED:
+        if out.status == SOLVED and out.result is not None:
             first = first or out.result["solution"]
             found += out.result["solutions_found"]
         for name in ("nodes", "leaves", "guesses", "elapsed_ms"):
@@ -589,7 +595,7 @@ def verify(grid: Grid, options: Options, outcome: Outcome) -> None:
     _check_solution(grid, result["solution"])
 
 
-def _check_solution(grid: Grid, solution) -> None:
+def _check_solution(grid: Grid, solution: Any) -> None:
     n = grid.n
     if not isinstance(solution, str) or len(solution) != n * n:
         raise WrongAnswer(f"the solution must be a string of {n * n} symbols")

@@ -76,6 +76,9 @@ UNITS, PEERS, POPCOUNT, VALUE = _tables()
 UNIT_BITS = np.array([1 << (c // N) | 1 << (N + c % N) | 1 << (2 * N + c // 27 * 3 + c % N // 3)
                       for c in range(CELLS)], np.int64)  # the row, column and box of each cell
 ALL_UNITS = (1 << 27) - 1
+# the units of each band (line kind 0: its rows and boxes) and stack (1: its columns and boxes)
+BAND_UNITS = np.array([[7 << 3 * b | 7 << 18 + 3 * b for b in range(3)],
+                       [7 << 9 + 3 * s | 0b1001001 << 18 + s for s in range(3)]], np.int64)
 UNITS64 = UNITS.astype(np.int64)  # for the shared solution check
 
 
@@ -83,8 +86,8 @@ UNITS64 = UNITS.astype(np.int64)  # for the shared solution check
 def initial_state(givens: np.ndarray, row: int, state: np.ndarray) -> None:
     """Givens (uint8[rows, 81], 0 blank) of one row -> masks; placed cells are left for the queue."""
     for cell in range(CELLS):
-        v = np.int32(givens[row, cell])
-        state[cell] = FULL if v == 0 else 1 << (v - 1)
+        given = int(givens[row, cell])
+        state[cell] = FULL if given == 0 else 1 << (given - 1)
 
 
 @njit(cache=True)
@@ -183,14 +186,17 @@ def hidden_singles(state: np.ndarray, queue: np.ndarray, todo: int, counters: np
 
 
 @njit(cache=True)
-def locked_candidates(state: np.ndarray, queue: np.ndarray) -> tuple[int, int]:
-    """Pointing and claiming over the 54 box-line segments; cells placed by it are queued.
-    (queue length, units changed); the length is -1 on a contradiction."""
+def locked_candidates(state: np.ndarray, queue: np.ndarray, touched: int) -> tuple[int, int]:
+    """Pointing and claiming over the box-line segments of the bands and stacks with a unit in
+    ``touched`` (the others have not changed since their last fixed point); cells placed by it
+    are queued. (queue length, units changed); the length is -1 on a contradiction."""
     qn = 0
     dirty = 0
     seg = np.empty((3, 3), np.int32)
     for line_kind in range(2):  # 0: rows within a band, 1: columns within a stack
         for band in range(3):
+            if touched & BAND_UNITS[line_kind, band] == 0:
+                continue
             for i in range(3):
                 for k in range(3):
                     m = 0
@@ -235,18 +241,21 @@ def propagate(state: np.ndarray, queue: np.ndarray, qn: int, dirty: int, locked:
     """Singles (and locked candidates when ``locked``) to a fixed point; False on a contradiction.
     ``queue`` holds ``qn`` placed cells to propagate, ``dirty`` the units changed since the state
     was last at a fixed point."""
+    touched = dirty
     while True:
         more = naked_singles(state, queue, qn, counters)
         if more < 0:
             return False
         dirty |= more
         while dirty:
+            touched |= dirty
             dirty = hidden_singles(state, queue, dirty, counters)
             if dirty < 0:
                 return False
         if not locked:
             return True
-        qn, dirty = locked_candidates(state, queue)
+        qn, dirty = locked_candidates(state, queue, touched)
+        touched = 0
         if qn < 0:
             return False
         if dirty == 0:
@@ -336,9 +345,9 @@ def first_conflict(givens: np.ndarray, row: int) -> tuple[int, int]:
     for u in range(27):  # the common case first: every unit's givens distinct
         seen = 0
         for j in range(N):
-            v = np.int32(givens[row, UNITS[u, j]])
-            if v:
-                b = 1 << (v - 1)
+            given = int(givens[row, UNITS[u, j]])
+            if given:
+                b = 1 << (given - 1)
                 repeated |= seen & b != 0
                 seen |= b
     if not repeated:

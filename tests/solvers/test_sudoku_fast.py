@@ -80,7 +80,7 @@ def test_pointing_removes_a_value_from_the_rest_of_the_line():
     for cell in (9, 10, 11, 18, 19, 20):
         state[cell] = F.FULL & ~1
     queue = np.empty(F.CELLS, np.int32)
-    assert F.locked_candidates(state, queue)[0] == 0
+    assert F.locked_candidates(state, queue, F.ALL_UNITS)[0] == 0
     assert all(state[c] & 1 == 0 for c in range(3, 9))
     assert state[0] & 1 and state[27] & 1  # the box itself and column 1 below keep it
 
@@ -90,14 +90,14 @@ def test_claiming_removes_a_value_from_the_rest_of_the_box():
     state = np.full(F.CELLS, F.FULL, np.int32)
     state[3:9] = F.FULL & ~1
     queue = np.empty(F.CELLS, np.int32)
-    assert F.locked_candidates(state, queue)[0] == 0
+    assert F.locked_candidates(state, queue, F.ALL_UNITS)[0] == 0
     assert all(state[c] & 1 == 0 for c in (9, 10, 11, 18, 19, 20))
     assert state[12] & 1
 
 
 def test_locked_candidates_reports_no_change():
     state = np.full(F.CELLS, F.FULL, np.int32)
-    assert F.locked_candidates(state, np.empty(F.CELLS, np.int32)) == (0, 0)
+    assert F.locked_candidates(state, np.empty(F.CELLS, np.int32), F.ALL_UNITS) == (0, 0)
 
 
 def test_branch_cell_takes_the_first_with_fewest_values():

@@ -118,7 +118,7 @@ def search(text, greedy=True, max_solutions=10**9, node_limit=10**12, stop=None)
 
 @pytest.mark.parametrize("greedy", [True, False])
 def test_search_counts_every_4x4_grid(greedy):
-    found, solution, stats = search("." * 16, greedy)
+    found, _solution, stats = search("." * 16, greedy)
     assert found == 288  # the number of 4x4 Sudoku grids
     assert stats[K.MAX_DEPTH] <= 16 and stats[K.LEAVES] >= found
 
@@ -132,7 +132,7 @@ def test_search_stops_at_max_solutions_and_budget():
 
 @pytest.mark.parametrize("n", [16, 25])
 def test_search_fills_large_empty_grids(n):
-    found, solution, stats = search("." * n * n, max_solutions=3)
+    found, solution, _stats = search("." * n * n, max_solutions=3)
     assert found == 3
     c, lay = cands_of("".join(".123456789ABCDEFGHIJKLMNOP"[v] for v in solution))
     assert K.is_solution(c, lay.full, lay.units)
