@@ -26,6 +26,7 @@ Simon Tatham's collection fills one ``struct game``); the registry in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -257,6 +258,8 @@ def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: st
 
 # -- the record each kind fills
 
+SolveBatch = Callable[[Sequence[JSON], "Mapping[str, Any] | None"], "list[Outcome | PuzzleError]"]
+
 
 @dataclass(frozen=True)
 class Example:
@@ -341,7 +344,13 @@ class Kind:
     solve_part: SolvePart | None = None
     merge: Merge | None = None
 
+    # (wire puzzles of this kind, wire options shared by all) -> one verified outcome per puzzle,
+    # or in its place the PuzzleError of one that fails prepare; a whole chunk in a few calls
+    solve_batch: SolveBatch = field(default=None)  # type: ignore[assignment]  # set in __post_init__
+
     def __post_init__(self) -> None:
+        if self.solve_batch is None:
+            object.__setattr__(self, "solve_batch", functools.partial(solve_each, self))
         splitting = (self.split, self.solve_part, self.merge)
         if any(f is None for f in splitting) and (self.plan is not never_split or any(splitting)):
             raise TypeError(f"kind {self.name}: plan, split, solve_part and merge come together")
@@ -373,3 +382,19 @@ class Kind:
             "example": {"kind": self.name, "puzzle": self.examples[0].puzzle,
                         "options": dict(self.examples[0].options)},
         }
+
+
+def solve_each(kind: Kind, puzzles: Sequence[JSON], options: Mapping[str, Any] | None = None,
+               ) -> list[Outcome | PuzzleError]:
+    """The default ``solve_batch``: prepare, solve and verify one puzzle after another."""
+    out: list[Outcome | PuzzleError] = []
+    for wire in puzzles:
+        try:
+            puzzle, opts = kind.prepare(wire, options)
+        except PuzzleError as exc:
+            out.append(exc)
+            continue
+        outcome = kind.solve(puzzle, opts)
+        kind.verify(puzzle, opts, outcome)
+        out.append(outcome)
+    return out
