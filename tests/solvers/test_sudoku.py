@@ -417,8 +417,8 @@ def test_kernels_give_the_same_answers_without_the_jit():
         out = run(puzzle, **options)
         out.stats.pop("elapsed_ms")
         expected.append([out.status, out.result, out.stats])
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(NO_JIT_CASES)], check=False, capture_output=True,
-                          text=True, env=python_env(NUMBA_DISABLE_JIT="1"), timeout=600)
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(NO_JIT_CASES)], check=False,
+                          capture_output=True, text=True, env=python_env(NUMBA_DISABLE_JIT="1"), timeout=600)
     assert done.returncode == 0, done.stderr
     assert [json.loads(line) for line in done.stdout.splitlines()] == expected
 
