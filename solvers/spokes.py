@@ -13,6 +13,11 @@ Glossary
            canonical order (by the first point, then the second).
 
 Strategies:
+  auto     the default: the search for a few nodes on small grids, where it is
+           fastest, else (and on bigger grids at once) sat; ``stats.strategy``
+           says which answered and what was tried first and given up.
+  sat      CaDiCaL on the degrees and crossings, connectivity added lazily
+           (``spokes_sat``): complete, and immune to early wrong decisions.
   search   every sound deduction (full/saturated hubs, crossing diagonals, a
            closed group that is not everything, bridges of the open graph are
            drawn, failed-literal probing) and the most constrained hub's edge
@@ -29,12 +34,14 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from solvers import spokes_pruning
+from solvers import spokes_pruning, spokes_sat
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
+    BudgetExceeded,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -67,7 +74,11 @@ from solvers.spokes_search import graph as _graph
 
 Wire = list[list[int]]  # [[r1, c1, r2, c2], ...]
 
+Finished = Search | spokes_sat.SatRun  # a strategy's run: its graph, stats and solutions
+
 MAX_SIDE = 40
+AUTO_SEARCH_POINTS = 144  # auto: grids up to 12x12 try the search first ...
+AUTO_SEARCH_NODES = 64  # ... for this many nodes (x-sheep's instances need at most 21)
 
 
 @dataclass(frozen=True)
@@ -176,7 +187,7 @@ def wire(g: Graph, edges: Sequence[Edge]) -> Wire:
     return [[*divmod(a, w), *divmod(b, w)] for a, b in (g.ends[e] for e in edges)]
 
 
-def _outcome(run: Search, clock: Stopwatch, subtasks: int = 0) -> Outcome:
+def _outcome(run: Finished, clock: Stopwatch, subtasks: int = 0) -> Outcome:
     run.stats.elapsed_ms = clock.ms()
     run.stats.subtasks = subtasks
     found = len(run.solutions)
@@ -196,14 +207,45 @@ def _unique(found: int, max_solutions: int) -> bool | None:
 
 def solve(puzzle: Spokes, options: Options, node_limit: int | None = None,
           stop: StopFlag | None = None) -> Outcome:
+    """Solve by the strategy asked for; ``node_limit`` bounds the search and pruning strategies
+    (auto and sat have budgets of their own and never raise BudgetExceeded)."""
     clock = Stopwatch()
-    g, most = graph(puzzle), options["max_solutions"]
-    if options["strategy"] == "pruning":
+    g, most, strategy = graph(puzzle), options["max_solutions"], options["strategy"]
+    run: Finished
+    abandoned: list[dict[str, Any]] = []
+    if strategy == "auto":
+        run, strategy, abandoned = _auto(puzzle, g, most, stop)
+    elif strategy == "sat":
+        run = spokes_sat.SatRun(g, most, stop).run()
+    elif strategy == "pruning":
         run = spokes_pruning.solve(g, most, node_limit, stop)
     else:
         run = Search(g, most, node_limit, stop).run()
     check_stop(stop)
+    run.stats.strategy = {"answered": strategy, "abandoned": abandoned}
     return _outcome(run, clock)
+
+
+def _auto(puzzle: Spokes, g: Graph, most: int, stop: StopFlag | None
+          ) -> tuple[Finished, str, list[dict[str, Any]]]:
+    """The search where it is cheapest (small grids, settled in a few nodes), SAT elsewhere.
+
+    Measured (bench/spokes.py): up to 12x12 the search answers x-sheep's
+    instances in at most 21 nodes, a little faster than SAT; past a few dozen
+    nodes, and on bigger grids at all, one early wrong decision can cost it
+    minutes, while SAT's clause learning answers every size up to 40x40 in
+    well under a second. So the search gets AUTO_SEARCH_NODES nodes on small
+    grids, and SAT the rest, complete, with the same uniqueness semantics.
+    """
+    if puzzle.width * puzzle.height > AUTO_SEARCH_POINTS:
+        return spokes_sat.SatRun(g, most, stop).run(), "sat", []
+    clock = Stopwatch()
+    attempt = Search(g, most, AUTO_SEARCH_NODES, stop)
+    try:
+        return attempt.run(), "search", []
+    except BudgetExceeded:
+        tried = {"strategy": "search", "nodes": attempt.stats.nodes, "elapsed_ms": clock.ms()}
+        return spokes_sat.SatRun(g, most, stop).run(), "sat", [tried]
 
 
 def _replay(run: Search, decisions: Sequence[Decision]) -> State | None:
@@ -276,6 +318,7 @@ def merge(puzzle: Spokes, options: Options, head: Outcome, outcomes: Sequence[Ou
     for name in COUNTERS + ("elapsed_ms",):
         setattr(stats, name, head.stats.get(name, 0) + sum(o.stats.get(name, 0) for o in outcomes))
     stats.subtasks = len(outcomes)
+    stats.strategy = head.stats.get("strategy") or {}
     solved = [o.result for o in outcomes if o.status == SOLVED and o.result is not None]
     if not solved:
         return Outcome(NO_SOLUTION, None, stats.as_dict())
@@ -286,9 +329,12 @@ def merge(puzzle: Spokes, options: Options, head: Outcome, outcomes: Sequence[Ou
 
 
 def cost(puzzle: Spokes, options: Options) -> float:
-    """Seconds, from bench/spokes.py: about 10 ms for a hard 10x10 by search, growing with the
-    square of the points; the pruning strategy takes a few times longer."""
+    """Seconds, from bench/spokes.py: sat (and so auto) about 0.15 ms per point, 0.15 s for a
+    30x30; the search about 10 ms for a hard 10x10, growing with the square of the points when
+    it does not hang, the pruning strategy a few times longer."""
     points = puzzle.width * puzzle.height
+    if options["strategy"] in ("auto", "sat"):
+        return points * 1.5e-4
     return points * points * 1e-6 * (4 if options["strategy"] == "pruning" else 1)
 
 
@@ -358,20 +404,31 @@ def check_spokes(puzzle: Spokes, spokes: Wire) -> None:
 # -- random instances
 
 
-def generate(width: int, height: int, seed: int, extra: float = 0.5) -> Spokes:
+def generate(width: int, height: int, seed: int, extra: float = 0.5, unique: bool = False) -> Spokes:
     """A solvable puzzle: a random non-crossing spanning tree plus a share of extra spokes.
 
     Orthogonal edges never cross, so Kruskal's join over shuffled candidates
     always spans the grid; ``extra`` of the remaining non-crossing candidates
-    are then drawn too, and the clues are the degrees.
+    are then drawn too, and the clues are the degrees. With ``unique`` the
+    drawing is then repaired until it is the only solution: while the SAT
+    strategy finds another one, one edge where the two differ is taken out of
+    (if the drawing stays connected) or put into (if it crosses nothing) the
+    drawing, which changes two clues so that the other solution no longer fits.
     """
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE) or width * height < 2:
         raise InvalidOption(f"cannot generate a {width}x{height} spokes grid")
     g = graph(Spokes(width, height, (1,) * (width * height)))
     rng = random.Random(seed)
+    drawn = _random_drawing(g, rng, extra)
+    while unique and (other := _another_solution(g, drawn)) is not None:
+        _repair(g, drawn, other, rng)
+    return Spokes(width, height, _degrees(g, drawn))
+
+
+def _random_drawing(g: Graph, rng: random.Random, extra: float) -> list[bool]:
     order = list(range(len(g.ends)))
     rng.shuffle(order)
-    parent = list(range(width * height))
+    parent = list(range(len(g.clues)))
 
     def find(p: Point) -> Point:
         while parent[p] != p:
@@ -380,24 +437,66 @@ def generate(width: int, height: int, seed: int, extra: float = 0.5) -> Spokes:
         return p
 
     drawn = [False] * len(g.ends)
-
-    def free_of_crossing(e: Edge) -> bool:
-        return g.cross[e] < 0 or not drawn[g.cross[e]]
-
     for e in order:
         a, b = (find(p) for p in g.ends[e])
-        if a != b and free_of_crossing(e):
+        if a != b and _crosses_nothing(g, drawn, e):
             parent[a] = b
             drawn[e] = True
     for e in order:
-        if not drawn[e] and free_of_crossing(e) and rng.random() < extra:
+        if not drawn[e] and _crosses_nothing(g, drawn, e) and rng.random() < extra:
             drawn[e] = True
-    degree = [0] * (width * height)
+    return drawn
+
+
+def _crosses_nothing(g: Graph, drawn: list[bool], e: Edge) -> bool:
+    return g.cross[e] < 0 or not drawn[g.cross[e]]
+
+
+def _degrees(g: Graph, drawn: list[bool]) -> tuple[int, ...]:
+    degree = [0] * len(g.clues)
     for e, (a, b) in enumerate(g.ends):
         if drawn[e]:
             degree[a] += 1
             degree[b] += 1
-    return Spokes(width, height, tuple(degree))
+    return tuple(degree)
+
+
+def _another_solution(g: Graph, drawn: list[bool]) -> set[Edge] | None:
+    """A solution of the drawing's clues other than the drawing, or None when it is unique.
+    Every point is a hub (the drawing spans the grid), so the puzzle's edges are g's."""
+    mine = {e for e, on in enumerate(drawn) if on}
+    clues = _degrees(g, drawn)
+    width, height = g.width, len(clues) // g.width
+    found = spokes_sat.SatRun(graph(Spokes(width, height, clues)), 2).run().solutions
+    return next((set(s) for s in found if set(s) != mine), None)
+
+
+def _repair(g: Graph, drawn: list[bool], other: set[Edge], rng: random.Random) -> None:
+    """Toggle one edge in each region where the drawing and the other solution differ (see
+    generate): the regions are independent ambiguities, so one round settles them all."""
+    mine = {e for e, on in enumerate(drawn) if on}
+    differ = sorted(other ^ mine)
+    rng.shuffle(differ)
+    regions = spokes_sat.groups(g, differ)
+    region = {p: k for k, hubs in enumerate(regions) for p in hubs}
+    done: set[int] = set()
+    for e in differ:
+        k = region[g.ends[e][0]]
+        if k not in done and _toggle(g, drawn, e):
+            done.add(k)
+    if not done:
+        raise AssertionError("two different solutions always differ in an edge that can be toggled")
+
+
+def _toggle(g: Graph, drawn: list[bool], e: Edge) -> bool:
+    """Draw or erase e unless that crosses a spoke or cuts the drawing in two."""
+    drawn[e] = not drawn[e]
+    if drawn[e] and _crosses_nothing(g, drawn, e):
+        return True
+    if not drawn[e] and len(spokes_sat.groups(g, [d for d, on in enumerate(drawn) if on])) == 1:
+        return True
+    drawn[e] = not drawn[e]
+    return False
 
 
 # -- the record
@@ -412,8 +511,10 @@ KIND = Kind(
                  "or x-sheep's game id 'WxH:DIGITS'; '#' lines are comments, an optional first line "
                  "'spokes WxH' gives the size",
     options=(
-        Option("strategy", str, "search", "search: propagation and branching; pruning: the paper's "
-               "Pruning Algorithm, with the search as its fallback", choices=("search", "pruning")),
+        Option("strategy", str, "auto", "auto: the search for a few nodes on grids up to 12x12, else "
+               "(and on bigger grids at once) sat; search: propagation and branching; pruning: the paper's "
+               "Pruning Algorithm, with the search as its fallback; sat: CaDiCaL on degrees and crossings, "
+               "connectivity added cut by cut", choices=("auto", "search", "pruning", "sat")),
         Option("max_solutions", int, 2, "stop after this many solutions (2 proves uniqueness)",
                minimum=1, maximum=100),
     ),
@@ -421,10 +522,14 @@ KIND = Kind(
                    "solutions_found": "solutions met, at most max_solutions",
                    "unique": "true when proved unique, false when not, null when max_solutions is 1"},
     stats_fields={
-        "guesses": "branching decisions", "backtracks": "decisions that met a contradiction",
+        "guesses": "branching decisions", "backtracks": "decisions that met a contradiction (sat: conflicts)",
         "pruned": "edges deleted by deduction",
         "probed": "search: edges decided because the other value failed at once",
-        "nodes": "search nodes", "elapsed_ms": "wall time",
+        "nodes": "search nodes (sat: the solver's decisions)", "elapsed_ms": "wall time",
+        "sat_calls": "sat: solver calls (one per connectivity round and per solution)",
+        "cuts": "sat: connectivity clauses added (one per separate group of a disconnected model)",
+        "strategy": "{answered: the strategy whose answer this is, abandoned: [{strategy, nodes, "
+                    "elapsed_ms}] tried first and given up (auto only)}",
         "pa_complete": "pruning: the Pruning Algorithm alone reached the first solution "
                        "(no contradiction, no stall); null for search",
         "pa_deletions": "pruning: edges deleted by the paper's priorities",
@@ -444,6 +549,7 @@ KIND = Kind(
     examples=(
         Example(EXAMPLE),
         Example(EXAMPLE, {"strategy": "pruning"}),
+        Example(EXAMPLE, {"strategy": "sat"}),
         Example("6x6:113143213353154621453162122245115111"),
         Example("1 1\n1 1", status=NO_SOLUTION),
     ),

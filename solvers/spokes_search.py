@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from solvers.base import BudgetExceeded, Stats, StopFlag, check_stop
 
@@ -103,9 +104,13 @@ class SpokesStats(Stats):
     pa_deletions: int = 0
     trial_and_error: int = 0
     stalls: int = 0
+    sat_calls: int = 0
+    cuts: int = 0
+    strategy: dict[str, Any] = field(default_factory=dict)
 
 
-COUNTERS = ("guesses", "backtracks", "pruned", "probed", "nodes", "pa_deletions", "trial_and_error", "stalls")
+COUNTERS = ("guesses", "backtracks", "pruned", "probed", "nodes", "pa_deletions", "trial_and_error", "stalls",
+            "sat_calls", "cuts")
 
 
 class Contradiction(Exception):
