@@ -56,6 +56,7 @@ from solvers.base import (
     Stopwatch,
     WrongAnswer,
     check_stop,
+    split_past_budget,
 )
 from solvers.spokes_search import (
     COUNTERS,
@@ -542,10 +543,10 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
+    plan=split_past_budget,
     split=split,
     solve_part=solve_part,
     merge=merge,
-    stats_record=SpokesStats,
     examples=(
         Example(EXAMPLE),
         Example(EXAMPLE, {"strategy": "pruning"}),

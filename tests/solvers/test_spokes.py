@@ -173,7 +173,7 @@ def test_verify_rejects_a_missing_spoke_and_a_far_spoke(data_dir):
     spokes.verify(puzzle, options, Outcome(SOLVED, {"spokes": answer}, {}))
     with pytest.raises(WrongAnswer, match="spokes, clue"):
         spokes.verify(puzzle, options, Outcome(SOLVED, {"spokes": answer[1:]}, {}))
-    far = answer[:-1] + [[0, 0, 2, 2]]
+    far = [*answer[:-1], [0, 0, 2, 2]]
     with pytest.raises(WrongAnswer, match="neighbouring"):
         spokes.verify(puzzle, options, Outcome(SOLVED, {"spokes": far}, {}))
     with pytest.raises(WrongAnswer, match="empty point"):
