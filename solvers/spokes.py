@@ -15,7 +15,7 @@ Glossary
 Strategies:
   auto     the default: the search for a few nodes on small grids, where it is
            fastest, else (and on bigger grids at once) sat; ``stats.strategy``
-           says which answered and what was tried first and given up.
+           names the method that answered, ``stats.abandoned`` what was given up.
   sat      CaDiCaL on the degrees and crossings, connectivity added lazily
            (``spokes_sat``): complete, and immune to early wrong decisions.
   search   every sound deduction (full/saturated hubs, crossing diagonals, a
@@ -40,6 +40,7 @@ from solvers import spokes_pruning, spokes_sat
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
+    WHOLE,
     BadExample,
     BudgetExceeded,
     Example,
@@ -51,6 +52,8 @@ from solvers.base import (
     Outcome,
     ParseError,
     Part,
+    Plan,
+    Settings,
     Split,
     StopFlag,
     Stopwatch,
@@ -223,7 +226,7 @@ def solve(puzzle: Spokes, options: Options, node_limit: int | None = None,
     else:
         run = Search(g, most, node_limit, stop).run()
     check_stop(stop)
-    run.stats.strategy = {"answered": strategy, "abandoned": abandoned}
+    run.stats.strategy, run.stats.abandoned = strategy, abandoned
     return _outcome(run, clock)
 
 
@@ -255,6 +258,14 @@ def _replay(run: Search, decisions: Sequence[Decision]) -> State | None:
         if st is None or not run.step(st, decision):
             return None
     return st
+
+
+def plan(puzzle: Spokes, options: Options, settings: Settings) -> Plan:
+    """Only the search's tree is split, once it outgrows the node budget; auto and sat answer
+    whole, and the pruning strategy's trial-and-error count belongs to one whole run."""
+    if options["strategy"] != "search":
+        return WHOLE
+    return split_past_budget(puzzle, options, settings)
 
 
 def split(puzzle: Spokes, options: Options, parts: int) -> Split:
@@ -295,7 +306,7 @@ def _settled_children(run: Search, path: tuple[Decision, ...], children: list[No
     for child, decision, _ in reversed(children):
         assert decision is not None
         if run.step(child, decision):
-            settled.append((path + (decision,), child))
+            settled.append(((*path, decision), child))
     return settled
 
 
@@ -316,10 +327,10 @@ def merge(puzzle: Spokes, options: Options, head: Outcome, outcomes: Sequence[Ou
     if not outcomes:
         return head
     stats = SpokesStats()
-    for name in COUNTERS + ("elapsed_ms",):
+    for name in (*COUNTERS, "elapsed_ms"):
         setattr(stats, name, head.stats.get(name, 0) + sum(o.stats.get(name, 0) for o in outcomes))
     stats.subtasks = len(outcomes)
-    stats.strategy = head.stats.get("strategy") or {}
+    stats.strategy = head.stats.get("strategy", "")
     solved = [o.result for o in outcomes if o.status == SOLVED and o.result is not None]
     if not solved:
         return Outcome(NO_SOLUTION, None, stats.as_dict())
@@ -529,8 +540,8 @@ KIND = Kind(
         "nodes": "search nodes (sat: the solver's decisions)", "elapsed_ms": "wall time",
         "sat_calls": "sat: solver calls (one per connectivity round and per solution)",
         "cuts": "sat: connectivity clauses added (one per separate group of a disconnected model)",
-        "strategy": "{answered: the strategy whose answer this is, abandoned: [{strategy, nodes, "
-                    "elapsed_ms}] tried first and given up (auto only)}",
+        "strategy": "the method that answered: search, pruning or sat",
+        "abandoned": "what auto tried first and gave up: [{strategy, nodes, elapsed_ms}]",
         "pa_complete": "pruning: the Pruning Algorithm alone reached the first solution "
                        "(no contradiction, no stall); null for search",
         "pa_deletions": "pruning: edges deleted by the paper's priorities",
@@ -543,7 +554,7 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
-    plan=split_past_budget,
+    plan=plan,
     split=split,
     solve_part=solve_part,
     merge=merge,

@@ -136,7 +136,8 @@ def paper_phase(run: Search, stack: list[Node]) -> bool:
     return False
 
 
-def solve(g: Graph, max_solutions: int, node_limit: int | None = None, stop: StopFlag | None = None) -> Search:
+def solve(g: Graph, max_solutions: int, node_limit: int | None = None,
+          stop: StopFlag | None = None) -> Search:
     run = Search(g, max_solutions, node_limit, stop)
     run.stats.pa_complete = False
     start = run.root(settle_paper, first_cut)

@@ -106,7 +106,8 @@ class SpokesStats(Stats):
     stalls: int = 0
     sat_calls: int = 0
     cuts: int = 0
-    strategy: dict[str, Any] = field(default_factory=dict)
+    strategy: str = ""  # the method that answered
+    abandoned: list[dict[str, Any]] = field(default_factory=list)  # what auto tried first and gave up
 
 
 COUNTERS = ("guesses", "backtracks", "pruned", "probed", "nodes", "pa_deletions", "trial_and_error", "stalls",
@@ -265,7 +266,7 @@ def connectivity_check(run: Search, st: State) -> tuple[Groups, list[Edge]]:
     Returns the groups and the open graph's UNKNOWN bridges for the rules that deduce from them."""
     found = groups(run.g, st)
     everything = len(run.g.hubs)
-    for demand, size in zip(found.demand, found.size):
+    for demand, size in zip(found.demand, found.size, strict=True):
         if demand == 0 and size < everything:
             raise Contradiction
     return found, bridges(run.g, st)
@@ -389,8 +390,7 @@ class Search:
             raise BudgetExceeded(self.stats.nodes)
         check_stop(self.stop)  # a node costs tens of microseconds: the check is lost in it
 
-    def root(self, settle: Settle = settle_fully, first: Callable[[Search, State, list[Point]], None] | None = None
-             ) -> State | None:
+    def root(self, settle: Settle = settle_fully, first: Settle | None = None) -> State | None:
         """The settled puzzle, or None when it has no solution; ``first`` deduces before settling."""
         st = State.initial(self.g)
         queue = list(self.g.hubs)
