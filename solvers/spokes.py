@@ -82,7 +82,7 @@ Finished = Search | spokes_sat.SatRun  # a strategy's run: its graph, stats and 
 
 MAX_SIDE = 40
 AUTO_SEARCH_POINTS = 144  # auto: grids up to 12x12 try the search first ...
-AUTO_SEARCH_NODES = 64  # ... for this many nodes (x-sheep's instances need at most 21)
+AUTO_SEARCH_NODES = 32  # ... for this many nodes (x-sheep's instances need at most 21)
 
 
 @dataclass(frozen=True)
