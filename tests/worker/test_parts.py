@@ -398,7 +398,8 @@ def test_a_spokes_puzzle_over_the_budget_is_split_and_gives_the_whole_answer(mak
     app.extensions["publisher"] = EagerPublisher(app)
     with open(data_dir / "spokes" / "xsheep_generated.tsv") as f:
         game = next(line.split("\t")[5] for line in f if line.startswith("10x10_h_1\t"))
-    job_id = submit(app, [{"kind": "spokes", "puzzle": game}])
+    # the search is the strategy that splits (auto and sat answer whole)
+    job_id = submit(app, [{"kind": "spokes", "puzzle": game, "options": {"strategy": "search"}}])
     p = puzzle_row(app, job_id)
     assert p.status == "solved" and p.parts_total == p.stats["subtasks"] == 4
-    assert p.result == whole_result("spokes", game)
+    assert p.result == whole_result("spokes", game, {"strategy": "search"})
