@@ -32,7 +32,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     celery_init_app(app)
     app.extensions.setdefault("publisher", CeleryPublisher(app.extensions["celery"], app.config))
 
-    from service import api, ops  # blueprints import the app's helpers above
+    # blueprints import the app's helpers above; export adds its route to the api blueprint
+    from service import api, export, ops  # noqa: F401
 
     app.register_blueprint(ops.bp)
     app.register_blueprint(api.bp)

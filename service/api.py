@@ -32,12 +32,13 @@ from service.schemas import (
     SubmitHeaders,
     item_errors,
 )
+from service.waiting import JobQuery, wait_for_job
 
 
 def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: Any, adapter: Any) -> None:
     """spectree hook: its request-validation errors become our 422 problem document."""
     if error is not None:
-        raise invalid(item_errors(error.errors()))
+        raise invalid(item_errors(error.errors()), req.method)
 
 
 spec = SpecTree(
@@ -184,11 +185,17 @@ def list_jobs():
 
 
 @bp.get("/jobs/<job_id>")
-@spec.validate(resp=Response(HTTP_200=JobOut, **ERRORS), tags=["jobs"])
+@spec.validate(query=JobQuery, resp=Response(HTTP_200=JobOut, **ERRORS), tags=["jobs"])
 def get_job(job_id: str):
-    """A job's status, counts by puzzle status and progress."""
-    with snapshot() as s:
-        return jobs.describe_job(s, _job_or_404(s, job_id))
+    """A job's status, counts by puzzle status and progress.
+
+    With `?wait=SECONDS` (at most 60) the answer comes as soon as the job is completed or
+    cancelled, or when the wait ends, whichever is first.
+    """
+    def describe() -> JobOut:
+        with snapshot() as s:
+            return jobs.describe_job(s, _job_or_404(s, job_id))
+    return wait_for_job(describe, request.context.query.wait)
 
 
 @bp.get("/jobs/<job_id>/puzzles")

@@ -143,7 +143,8 @@ def puzzle_out(p: Puzzle) -> PuzzleOut:
     stats = p.stats if p.status in FINAL else None
     return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=stats,
                      error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
-                     finished_at=iso_time(p.finished_at), subtasks=parts)
+                     finished_at=iso_time(p.finished_at), subtasks=parts,
+                     puzzle=p.input, options=p.options)
 
 
 # -- cursors: opaque to clients, a position in a stable order to us

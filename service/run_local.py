@@ -53,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": path}
     bin_dir = Path(sys.executable).parent
+    # Threads: a client waiting on GET /jobs/{id}?wait= or downloading an export holds one.
     api = subprocess.Popen([str(bin_dir / "gunicorn"), "--bind", f"{host}:{port}", "--workers",
-                            str(args.api_workers), "--access-logfile", "-", args.api], cwd=ROOT, env=env)
+                            str(args.api_workers), "--threads", "8", "--access-logfile", "-", args.api],
+                           cwd=ROOT, env=env)
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", args.celery, "worker", "-B",
                                "--schedule", str(VAR / "celerybeat-schedule"), "--pool", "prefork",
                                "--concurrency", os.environ.get("WORKER_CONCURRENCY", "1"),
