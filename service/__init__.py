@@ -32,8 +32,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     celery_init_app(app)
     app.extensions.setdefault("publisher", CeleryPublisher(app.extensions["celery"], app.config))
 
-    # blueprints import the app's helpers above; export adds its route to the api blueprint
-    from service import api, export, ops  # noqa: F401
+    # blueprints import the app's helpers above; checking and export add routes to the api blueprint
+    from service import api, checking, export, ops  # noqa: F401
 
     app.register_blueprint(ops.bp)
     app.register_blueprint(api.bp)

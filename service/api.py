@@ -109,8 +109,16 @@ def _read_batch() -> dict[str, Any]:
     n = len(body["puzzles"]) if isinstance(body.get("puzzles"), list) else 0
     if n > current_app.config["MAX_BATCH"]:
         raise Problem(413, "Content Too Large",
-                      f"a batch may hold at most {current_app.config['MAX_BATCH']} puzzles; this one has {n}")
+                      f"a batch may hold at most {current_app.config['MAX_BATCH']} puzzles; this one has {n}",
+                      max_batch=current_app.config["MAX_BATCH"])
     return body
+
+
+def _validated(body: dict[str, Any]) -> JobSubmit:
+    try:
+        return JobSubmit.model_validate(body, context={"limits": Limits.from_config(current_app.config)})
+    except ValidationError as exc:
+        raise invalid(item_errors(exc.errors())) from None
 
 
 def _poll_headers(job_id: str) -> dict[str, str]:
@@ -138,10 +146,7 @@ def submit_job():
             found = jobs.find_by_key(s, g.owner, key)
             if found is not None:
                 return _replay(s, found, digest)
-    try:
-        submit = JobSubmit.model_validate(body, context={"limits": Limits.from_config(cfg)})
-    except ValidationError as exc:
-        raise invalid(item_errors(exc.errors())) from None
+    submit = _validated(body)
     try:
         with sessions() as s, s.begin():
             pending = jobs.pending_puzzles(s, g.owner)
