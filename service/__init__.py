@@ -33,10 +33,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions.setdefault("publisher", CeleryPublisher(app.extensions["celery"], app.config))
 
     # blueprints import the app's helpers above; checking and export add routes to the api blueprint
-    from service import api, checking, export, ops  # noqa: F401
+    from service import api, checking, export, ops, web  # noqa: F401
 
     app.register_blueprint(ops.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(web.bp)
     api.spec.register(app)
     _error_handlers(app)
     return app

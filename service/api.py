@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, g, request
 from pydantic import ValidationError
-from spectree import Response, SecurityScheme, SpecTree
+from spectree import Response, SecurityScheme
 from spectree.models import SecuritySchemeData, SecureType
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 import solvers
 from service import jobs
 from service.models import Job
+from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
 from service.publish import publish_safely
 from service.schemas import (
@@ -41,7 +42,7 @@ def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: 
         raise invalid(item_errors(error.errors()), req.method)
 
 
-spec = SpecTree(
+spec = DocumentedSpecTree(
     "flask",
     title="puzzle-queue",
     version="v1",

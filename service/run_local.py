@@ -57,8 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     api = subprocess.Popen([str(bin_dir / "gunicorn"), "--bind", f"{host}:{port}", "--workers",
                             str(args.api_workers), "--threads", "8", "--access-logfile", "-", args.api],
                            cwd=ROOT, env=env)
+    # Beside the broker's folder: two embedded services (tests run several) keep apart.
+    schedule = Path(config["BROKER_DIR"]).parent / "celerybeat-schedule"
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", args.celery, "worker", "-B",
-                               "--schedule", str(VAR / "celerybeat-schedule"), "--pool", "prefork",
+                               "--schedule", str(schedule), "--pool", "prefork",
                                "--concurrency", os.environ.get("WORKER_CONCURRENCY", "1"),
                                "-Q", config["TASK_QUEUE"], "--loglevel", "INFO"], cwd=ROOT, env=env)
     children = [api, worker]
