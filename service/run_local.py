@@ -33,6 +33,8 @@ def banner(port: int, host: str) -> str:
     sample = ('{"puzzles": [{"kind": "sudoku", "puzzle": '
               '"53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"}]}')
     return (f"\npuzzle-queue is running at {url}  (Ctrl-C stops it)\n"
+            f"  web page:  {url}/\n"
+            f"  client:    .venv/bin/puzzle-queue submit --kind sudoku --wait examples/sudoku.txt\n"
             f"  API docs:  {url}/api/v1/docs/swagger/\n"
             f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json' \\\n"
             f"               -d '{sample}'\n"
