@@ -79,8 +79,8 @@ def _refused(exc: InvalidRequest, lines: Sequence[Line]) -> NoReturn:
 
 def _wait_and_write(client: Client, jobs: list[Job], out_path: Path | None, fmt: str) -> NoReturn:
     bar = ProgressBar(sys.stderr)
-    try:
-        jobs = client.wait_all(jobs, bar, poll=1.0)
+    try:  # a live bar asks every second; a log gets a line (and the service a request) every 10 s
+        jobs = client.wait_all(jobs, bar, poll=1.0 if bar.tty else bar.every)
     except KeyboardInterrupt:
         bar.interrupted()
         ids = " ".join(j["id"] for j in jobs)
@@ -152,9 +152,12 @@ def submit(client: Client, kind: str | None, options: tuple[str, ...], label: st
     _say(f"follow with: puzzle-queue wait {ids}")
 
 
+def jobs_and_output(fn: F) -> F:
+    return click.argument("job_ids", nargs=-1, required=True, metavar="JOB...")(results_options(fn))
+
+
 @main.command()
-@results_options
-@click.argument("job_ids", nargs=-1, required=True, metavar="JOB...")
+@jobs_and_output
 @click.pass_obj
 def wait(client: Client, output: Path | None, fmt: str, job_ids: tuple[str, ...]) -> None:
     """Show progress until the jobs are done, then write their results (in order)."""
@@ -162,8 +165,7 @@ def wait(client: Client, output: Path | None, fmt: str, job_ids: tuple[str, ...]
 
 
 @main.command()
-@results_options
-@click.argument("job_ids", nargs=-1, required=True, metavar="JOB...")
+@jobs_and_output
 @click.pass_obj
 def results(client: Client, output: Path | None, fmt: str, job_ids: tuple[str, ...]) -> None:
     """Write the results of the jobs now (unfinished puzzles show their status)."""
@@ -172,12 +174,12 @@ def results(client: Client, output: Path | None, fmt: str, job_ids: tuple[str, .
 
 @main.command()
 @as_json
-@click.argument("job_id", metavar="JOB")
+@click.argument("job_ids", nargs=-1, required=True, metavar="JOB...")
 @click.pass_obj
-def status(client: Client, as_json: bool, job_id: str) -> None:
-    """A job's status, progress and counts."""
-    job = client.job(job_id)
-    _emit(job, as_json, _print_job)
+def status(client: Client, as_json: bool, job_ids: tuple[str, ...]) -> None:
+    """The jobs' status, progress and counts (one JOB: a JSON object with --json, several: a list)."""
+    found = [client.job(j) for j in job_ids]
+    _emit(found if len(found) > 1 else found[0], as_json, _print_job)
 
 
 @main.command()

@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.embedded import embedded_service
+from tests.embedded import embedded_service
 
 
 @pytest.fixture(scope="session")
 def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with embedded_service(tmp_path_factory.mktemp("embedded")) as url:
-        yield url
+    with embedded_service(tmp_path_factory.mktemp("embedded")) as service:
+        yield service.url
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.client.embedded import ROOT
+from tests.embedded import ROOT
 
 
 def test_the_client_imports_nothing_of_the_service():

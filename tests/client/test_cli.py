@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from client import Client, InvalidRequest, NotFound
-from tests.client.embedded import ROOT
+from tests.embedded import ROOT, embedded_service
 
 pytestmark = pytest.mark.integration
 
@@ -100,8 +100,8 @@ def test_json_lines_from_standard_input_with_options(service_url):
 
 
 def test_a_file_past_the_batch_limit_goes_as_several_jobs_in_order(tmp_path_factory, tmp_path):
-    from tests.client.embedded import embedded_service
-    with embedded_service(tmp_path_factory.mktemp("small-batches"), MAX_BATCH="40") as url:
+    with embedded_service(tmp_path_factory.mktemp("small-batches"), MAX_BATCH="40") as service:
+        url = service.url
         digits = [str(n) for n in range(1, 101)]
         puzzles = toy_file(tmp_path, digits)
         bad = toy_file(tmp_path, [*digits[:90], "9z", *digits[90:]], name="bad.txt")

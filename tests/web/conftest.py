@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.client.embedded import embedded_service
+from tests.embedded import embedded_service
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -34,8 +34,8 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def web_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with embedded_service(tmp_path_factory.mktemp("web")) as url:
-        yield url
+    with embedded_service(tmp_path_factory.mktemp("web")) as service:
+        yield service.url
 
 
 class Offline:

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from client import Client
-from tests.client.embedded import ROOT, embedded_service
+from tests.embedded import ROOT, embedded_service
 
 pytestmark = pytest.mark.integration
 
@@ -122,7 +122,8 @@ def test_every_kind_is_drawn_with_its_stats(web_url, offline):
 
 
 def test_the_page_asks_for_the_token_and_keeps_it(tmp_path, offline):
-    with embedded_service(tmp_path, API_TOKENS="alice:s3cret,bob:b0b") as url:
+    with embedded_service(tmp_path, API_TOKENS="alice:s3cret,bob:b0b") as service:
+        url = service.url
         with Client(url, token="b0b") as bob:
             bobs = bob.submit([{"kind": "toy", "puzzle": "9"}], label="bob's")
         page = offline(url)

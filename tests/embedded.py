@@ -1,5 +1,5 @@
 """`make run`'s embedded service (SQLite, the filesystem broker, gunicorn and a real celery worker)
-in a temporary folder, for the tests of the client and of the web page."""
+in a temporary folder: for its own test, and for the tests of the client and of the web page."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.services import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _ready(base: str, log: Path) -> bool:
@@ -27,9 +28,17 @@ def _ready(base: str, log: Path) -> bool:
         return False
 
 
+@dataclass
+class Embedded:
+    url: str
+    log: Path
+    proc: subprocess.Popen[bytes]
+
+
 @contextmanager
-def embedded_service(folder: Path, **env_extra: str) -> Iterator[str]:
-    """Start `python -m service.run_local` with the toy kind added; yield its base URL."""
+def embedded_service(folder: Path, **env_extra: str) -> Iterator[Embedded]:
+    """Start `python -m service.run_local` with the toy kind added, in ``folder``; stop it with
+    SIGINT (what Ctrl-C does) at the end."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "API_TOKENS")}
     env.update(PORT=str(port), DATABASE_URL=f"sqlite:///{folder / 'db.sqlite'}",
@@ -47,7 +56,7 @@ def embedded_service(folder: Path, **env_extra: str) -> Iterator[str]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the embedded service did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.3)
-        yield base
+        yield Embedded(base, log, proc)
     finally:
         proc.send_signal(signal.SIGINT)
         try:
