@@ -68,14 +68,15 @@ class Client:
         if label is not None:
             body["label"] = label
         key = uuid.uuid4().hex
-        for attempt in range(3):
+        attempt = 1
+        while True:
             try:
                 return dict(self._call("POST", "/jobs", json=body, headers={"Idempotency-Key": key}))
             except httpx.TransportError:
-                if attempt == 2:
+                if attempt == 3:
                     raise
-                time.sleep(0.5 * (attempt + 1))
-        raise AssertionError("unreachable")
+                time.sleep(0.5 * attempt)
+                attempt += 1
 
     def check(self, items: Sequence[dict[str, Any]]) -> None:
         """Check a batch as submit would, storing nothing; raises InvalidRequest or TooLarge."""
