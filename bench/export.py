@@ -70,7 +70,8 @@ def main() -> None:
     with stack(workers=1) as running, Client(running.base, timeout=300) as client:
         gunicorn_workers = process_tree(running.api.pid)[1:]
         for size in (args.small, len(puzzles)):
-            job = client.submit([{"kind": "sudoku", "puzzle": p} for p in puzzles[:size]], label=f"export {size}")
+            items = [{"kind": "sudoku", "puzzle": p} for p in puzzles[:size]]
+            job = client.submit(items, label=f"export {size}")
             job = client.wait(job)
             assert job["counts"]["solved"] == size, job
 
@@ -91,7 +92,8 @@ def main() -> None:
           "(MiB) | growth during each download (MiB) |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     for size, what, count, seconds, peak, growth in rows:
-        print(f"| {size:,} | {what} | {count:,} | {seconds:.2f} | {size / seconds:,.0f} | {peak} | {growth} |")
+        rate = size / seconds
+        print(f"| {size:,} | {what} | {count:,} | {seconds:.2f} | {rate:,.0f} | {peak} | {growth} |")
 
 
 if __name__ == "__main__":

@@ -46,14 +46,16 @@ def data_set(path: Path) -> None:
         pa[row["difficulty"]].append(outcome.stats)
 
     print(f"### x-sheep instances ({len(rows)}): solve and prove unique (max_solutions=2), ms\n")
-    print("| size | difficulty | n | search mean | search max | pruning mean | pruning max | pruning/search |")
+    print("| size | difficulty | n | search mean | search max | pruning mean | pruning max "
+          "| pruning/search |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     sizes = sorted({k[0] for k in times}, key=lambda s: int(s.split("x")[0]))
     for size in sizes:
         for difficulty in DIFFICULTIES:
             s, p = times[(size, difficulty, "search")], times[(size, difficulty, "pruning")]
             print(f"| {size} | {difficulty} | {len(s)} | {statistics.mean(s):.1f} | {max(s):.1f} | "
-                  f"{statistics.mean(p):.1f} | {max(p):.1f} | {statistics.mean(p) / statistics.mean(s):.2f} |")
+                  f"{statistics.mean(p):.1f} | {max(p):.1f} | "
+                  f"{statistics.mean(p) / statistics.mean(s):.2f} |")
 
     print("\n### The Pruning Algorithm alone (strategy pruning, first solution)\n")
     print("| difficulty | instances | PA alone, no trial and error | stalled | mean PA deletions "
@@ -86,8 +88,8 @@ def generated(sizes: list[int], seeds: int) -> None:
                 ms_list.append(ms)
                 nodes.append(outcome.stats["nodes"])
             if ms_list:
-                print(f"| {size}x{size} | {strategy} | {len(ms_list)} | {over} | {statistics.mean(ms_list):.0f} | "
-                      f"{max(ms_list):.0f} | {statistics.mean(nodes):.0f} |")
+                print(f"| {size}x{size} | {strategy} | {len(ms_list)} | {over} | "
+                      f"{statistics.mean(ms_list):.0f} | {max(ms_list):.0f} | {statistics.mean(nodes):.0f} |")
             else:
                 print(f"| {size}x{size} | {strategy} | 0 | {over} | - | - | - |")
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from time import monotonic
 from typing import Any
 
 from kombu.transport import TRANSPORT_ALIASES, filesystem
-from kombu.utils.json import dumps
+from kombu.utils import json as kombu_json
 
 SCHEME = "pqfilesystem"
+_dumps: Callable[[Any], str] = kombu_json.dumps  # kombu's JSON, which its reader decodes
 
 
 class Channel(filesystem.Channel):
@@ -26,7 +28,7 @@ class Channel(filesystem.Channel):
         final = os.path.join(self.data_folder_out, name)
         part = final + ".part"
         with open(part, "wb") as f:
-            f.write(dumps(payload).encode())  # type: ignore[no-untyped-call]  # kombu's JSON, as its reader
+            f.write(_dumps(payload).encode())
         os.replace(part, final)
 
 

@@ -25,7 +25,8 @@ AUTHENTICATE = {"description": 'Bearer realm="puzzle-queue": a bearer token is r
 POLLED = {("/api/v1/jobs", "post"), ("/api/v1/jobs/{job_id}/cancel", "post")}
 EXPORT = ("/api/v1/jobs/{job_id}/results", "get")
 EXPORT_TYPES = {"application/jsonl": "one JSON object per puzzle: index, kind, status, result, stats, error",
-                "text/csv": "a header, then one row per puzzle: index, kind, status, answer, error, the stats"}
+                "text/csv": "a header, then one row per puzzle: index, kind, status, answer, error, "
+                            "the stats"}
 
 
 def option_schema(spec: dict[str, Any]) -> dict[str, Any]:

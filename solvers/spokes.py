@@ -56,6 +56,7 @@ from solvers.base import (
     Stopwatch,
     WrongAnswer,
     check_stop,
+    split_past_budget,
 )
 
 Point = int
@@ -849,10 +850,10 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
+    plan=split_past_budget,
     split=split,
     solve_part=solve_part,
     merge=merge,
-    stats_record=SpokesStats,
     examples=(
         Example(EXAMPLE),
         Example(EXAMPLE, {"strategy": "pruning"}),

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.integration
 
 
 def cli(url: str, *args: str, stdin: str | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "client", "--url", url, *args], check=False, cwd=ROOT, input=stdin,
+    return subprocess.run([sys.executable, "-m", "client", "--url", url, *args], check=False, cwd=ROOT,
+                          input=stdin,
                           capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
@@ -65,7 +66,8 @@ def test_submit_wait_writes_every_result_in_both_formats(service_url, tmp_path):
     assert "4/4" in r.stderr and "solved 3" in r.stderr and "no_solution 1" in r.stderr
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["index"], r["status"], r["result"]) for r in rows] == [
-        (0, "solved", {"sum": 3}), (1, "solved", {"sum": 12}), (2, "no_solution", None), (3, "solved", {"sum": 21})]
+        (0, "solved", {"sum": 3}), (1, "solved", {"sum": 12}), (2, "no_solution", None),
+        (3, "solved", {"sum": 21})]
     assert set(rows[0]) == {"index", "kind", "status", "result", "stats", "error"}
     job_id = r.stderr.split("as job ")[1].split()[0]
     as_csv = cli(service_url, "results", "--format", "csv", job_id)
@@ -137,7 +139,8 @@ def test_interrupt_stops_waiting_and_wait_resumes(service_url, tmp_path):
     with open(log, "w") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "client", "--url", service_url, "submit", "--kind",
                                  "toy", "--option", "sleep=4", "--wait", str(puzzles)], cwd=ROOT, text=True,
-                                stdout=subprocess.PIPE, stderr=stderr, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                                stdout=subprocess.PIPE, stderr=stderr,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + 60
     while "[" not in log.read_text():  # submitted, and the progress bar is up
         assert proc.poll() is None and time.monotonic() < deadline, log.read_text()

@@ -36,7 +36,8 @@ def test_errors_are_problem_json_and_headers_are_documented(client):
                     assert list(response["content"]) == ["application/problem+json"], (path, method, status)
                 if status in ("429", "503"):
                     assert "Retry-After" in response["headers"], (path, method, status)
-    for path, status in (("/api/v1/jobs", "202"), ("/api/v1/jobs", "200"), ("/api/v1/jobs/{job_id}/cancel", "202")):
+    polled = (("/api/v1/jobs", "202"), ("/api/v1/jobs", "200"), ("/api/v1/jobs/{job_id}/cancel", "202"))
+    for path, status in polled:
         assert {"Location", "Retry-After"} <= set(paths[path]["post"]["responses"][status]["headers"])
     export = paths["/api/v1/jobs/{job_id}/results"]["get"]["responses"]["200"]["content"]
     assert set(export) == {"application/jsonl", "text/csv"}

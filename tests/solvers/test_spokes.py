@@ -8,8 +8,16 @@ import pytest
 
 from solvers import spokes
 from solvers.base import (
-    NO_SOLUTION, SOLVED, BudgetExceeded, InvalidOption, InvalidPuzzle, Outcome, ParseError, Stopped,
-    WrongAnswer, stop_flag,
+    NO_SOLUTION,
+    SOLVED,
+    BudgetExceeded,
+    InvalidOption,
+    InvalidPuzzle,
+    Outcome,
+    ParseError,
+    Stopped,
+    WrongAnswer,
+    stop_flag,
 )
 
 STRATEGIES = ("search", "pruning")
@@ -163,7 +171,7 @@ def test_verify_rejects_a_missing_spoke_and_a_far_spoke(data_dir):
     spokes.verify(puzzle, options, Outcome(SOLVED, {"spokes": answer}, {}))
     with pytest.raises(WrongAnswer, match="spokes, clue"):
         spokes.verify(puzzle, options, Outcome(SOLVED, {"spokes": answer[1:]}, {}))
-    far = answer[:-1] + [[0, 0, 2, 2]]
+    far = [*answer[:-1], [0, 0, 2, 2]]
     with pytest.raises(WrongAnswer, match="neighbouring"):
         spokes.verify(puzzle, options, Outcome(SOLVED, {"spokes": far}, {}))
     with pytest.raises(WrongAnswer, match="empty point"):

@@ -68,7 +68,8 @@ def test_every_kind_is_drawn_with_its_stats(web_url, offline):
     items = [{"kind": "sudoku", "puzzle": SUDOKU},
              {"kind": "nqueens", "puzzle": {"n": 8}},
              {"kind": "nqueens", "puzzle": {"n": 10}, "options": {"mode": "count"}},
-             {"kind": "nqueens", "puzzle": {"n": 16}, "options": {"mode": "estimate", "probes": 2000, "seed": 3}},
+             {"kind": "nqueens", "puzzle": {"n": 16},
+              "options": {"mode": "estimate", "probes": 2000, "seed": 3}},
              {"kind": "sliding", "puzzle": "1 2 3 4 5 6 0 7 8"},
              {"kind": "spokes", "puzzle": SPOKES}]
     with Client(web_url) as c:
@@ -152,6 +153,7 @@ def test_swagger_page_renders_offline(web_url, offline):
     page.goto(web_url + "/api/v1/docs/swagger/")
     page.wait_for_selector(".swagger-ui .info .title")
     assert "puzzle-queue" in page.inner_text(".swagger-ui .info .title")
-    page.wait_for_selector(".opblock-summary-path[data-path='/api/v1/jobs/{job_id}/results']", state="attached")
+    export = ".opblock-summary-path[data-path='/api/v1/jobs/{job_id}/results']"
+    page.wait_for_selector(export, state="attached")
     document = json.loads(page.evaluate("fetch('/api/v1/openapi.json').then(r => r.text())"))
     assert "Item.sudoku" in document["components"]["schemas"]
