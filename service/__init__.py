@@ -34,10 +34,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     celery_init_app(app)
     app.extensions.setdefault("publisher", CeleryPublisher(app.extensions["celery"], app.config))
 
-    from service import api, ops  # blueprints import the app's helpers above
+    # blueprints import the app's helpers above; checking and export add routes to the api blueprint
+    from service import api, checking, export, ops, web  # noqa: F401
 
     app.register_blueprint(ops.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(web.bp)
     api.spec.register(app)
     _error_handlers(app)
     return app

@@ -291,8 +291,8 @@ def test_enough_solutions_stop_a_running_part_which_is_counted_once(make_app, ca
 
 def test_enough_solutions_skip_the_parts_not_started(app):
     # The empty 4x4 grid has 288 solutions: the first part alone holds more than 3.
-    options = {"strategy": "greedy", "max_solutions": 3, "split": 4}
-    job_id, p, parts = fan_out(app, {"kind": "sudoku", "puzzle": "." * 16, "options": options})
+    job_id, p, parts = fan_out(app, {"kind": "sudoku", "puzzle": "." * 16,
+                                     "options": {"max_solutions": 3, "split": 4, "strategy": "greedy"}})
     assert run_part(app, parts[0])
     assert puzzle_row(app, job_id).stop_requested
     assert not any(run_part(app, i) for i in parts[1:])
@@ -301,7 +301,7 @@ def test_enough_solutions_skip_the_parts_not_started(app):
     assert p.stats["subtasks"] == 1
     assert [t.status for t in subtasks(app, p.id)] == ["solved"] + ["cancelled"] * (len(parts) - 1)
     kind = solvers.get("sudoku")
-    grid, options = kind.prepare("." * 16, {**options, "split": None})
+    grid, options = kind.prepare("." * 16, {"max_solutions": 3})
     kind.verify(grid, options, solvers.Outcome(p.status, p.result, p.stats))
 
 
@@ -350,11 +350,11 @@ def test_a_sudoku_over_the_node_budget_is_split_and_gives_the_whole_answer(make_
     app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_PARTS=6)
     app.extensions["publisher"] = EagerPublisher(app)
     hard = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4.."
-    # The default strategy (auto) solves a 9x9 in its fast kernel, with no node budget to pass.
-    job_id = submit(app, [{"kind": "sudoku", "puzzle": hard, "options": {"strategy": "greedy"}}])
+    greedy = {"strategy": "greedy"}  # the tree searches split; auto runs whole
+    job_id = submit(app, [{"kind": "sudoku", "puzzle": hard, "options": greedy}])
     p = puzzle_row(app, job_id)
     kind = solvers.get("sudoku")
-    whole = kind.solve(*kind.prepare(hard, {"strategy": "greedy"}))
+    whole = kind.solve(*kind.prepare(hard, greedy))
     assert p.status == "solved" and p.stats["subtasks"] >= 6
     assert p.result == whole.result and p.result["unique"] is True
 
@@ -383,10 +383,8 @@ def test_every_example_split_as_far_as_it_goes_gives_a_verified_answer(make_app,
     job_id = submit(app, items)
     assert api_job(app, job_id)["status"] == "completed"
     split = [puzzle_row(app, job_id, i).parts_total for i in range(len(items))]
-    # Sliding never splits. The Sudoku examples run strategies with nothing to split (auto, fast and
-    # sat) or a backtracking done at the root, and the spokes examples need no branching: only the
-    # n-Queens counts and estimates, whose work is known in advance, are split here.
-    assert any(split) == (kind.name == "nqueens"), split
+    # sliding never splits; the spokes examples need no branching, so they have nothing to split
+    assert any(split) == (kind.name in ("nqueens", "sudoku")), split
     for i, example in enumerate(kind.examples):
         p = puzzle_row(app, job_id, i)
         assert p.status == example.status, p.error
@@ -401,7 +399,8 @@ def test_a_spokes_puzzle_over_the_budget_is_split_and_gives_the_whole_answer(mak
     app.extensions["publisher"] = EagerPublisher(app)
     with open(data_dir / "spokes" / "xsheep_generated.tsv") as f:
         game = next(line.split("\t")[5] for line in f if line.startswith("10x10_h_1\t"))
-    job_id = submit(app, [{"kind": "spokes", "puzzle": game}])
+    # the search is the strategy that splits (auto and sat answer whole)
+    job_id = submit(app, [{"kind": "spokes", "puzzle": game, "options": {"strategy": "search"}}])
     p = puzzle_row(app, job_id)
     assert p.status == "solved" and p.parts_total == p.stats["subtasks"] == 4
-    assert p.result == whole_result("spokes", game)
+    assert p.result == whole_result("spokes", game, {"strategy": "search"})
