@@ -86,6 +86,9 @@ def celery_init_app(app: Flask) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        # A pool process warms up the compiled solvers before it reports up; on a busy machine
+        # that takes longer than celery's 4 s default, which then kills and restarts it in a loop.
+        worker_proc_alive_timeout=60,
         task_default_queue=cfg["TASK_QUEUE"],
         broker_connection_retry_on_startup=True,
         # The API answers quickly when the broker is down; the reaper publishes later.
