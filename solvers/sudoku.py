@@ -82,6 +82,9 @@ from solvers.base import (
     WrongAnswer,
     check_stop,
     solve_each,
+    WHOLE,
+    Plan,
+    Settings,
     split_past_budget,
     stop_flag,
 )
@@ -316,11 +319,13 @@ def _search(grid: Grid, cands: Cands, depth: int, options: Options, node_limit: 
 def solve(grid: Grid, options: Options, node_limit: int | None = None, stop: StopFlag | None = None) -> Outcome:
     """Solve from the givens; raise BudgetExceeded after ``node_limit`` nodes (greedy, backtrack)
     and Stopped once ``stop`` is set (SAT looks at it every SAT_CHECK_CONFLICTS conflicts).
-    ``auto`` and ``fast`` ignore ``node_limit``: they need no splitting."""
+    ``fast`` ignores ``node_limit`` (it needs no splitting); ``auto`` holds its tree searches to it
+    (so that the worker splits the greedy tree past its budget, see ``tree_options``), and SAT
+    to none."""
     watch = Stopwatch()
     strategy = options["strategy"]
     if strategy == "auto":
-        return _solve_auto(grid, options, watch, stop)
+        return _solve_auto(grid, options, node_limit, watch, stop)
     if strategy == "fast":
         return _solve_fast(grid, options, watch, stop)
     if strategy == "sat":
@@ -347,17 +352,25 @@ def plan(grid: Grid, options: Options) -> list[tuple[Options, int | None]]:
     return [(greedy, AUTO_GREEDY_NODES[n]), (sat, None)]
 
 
-def _solve_auto(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag | None) -> Outcome:
+def _solve_auto(grid: Grid, options: Options, node_limit: int | None, watch: Stopwatch,
+                stop: StopFlag | None) -> Outcome:
+    """Run ``plan``'s steps until one answers; a tree search past the caller's ``node_limit``
+    raises BudgetExceeded (a step past its own budget is abandoned for the next)."""
     abandoned: list[dict[str, Any]] = []
     steps = plan(grid, options)
-    for opts, budget in steps[:-1]:
+    limit = NO_LIMIT if node_limit is None else node_limit
+    for opts, budget in steps:
+        mine = NO_LIMIT if budget is None else budget
         try:
-            outcome = solve(grid, opts, node_limit=budget, stop=stop)
-            break
+            outcome = solve(grid, opts, node_limit=min(mine, limit), stop=stop)
         except BudgetExceeded as exc:
+            if mine > limit:
+                raise
             abandoned.append({"strategy": opts["strategy"], "nodes": exc.nodes, "elapsed_ms": watch.ms()})
-    else:
-        outcome = solve(grid, steps[-1][0], stop=stop)
+            continue
+        if outcome.stats["strategy"] == "fast" and outcome.stats["nodes"] > limit:
+            raise BudgetExceeded(outcome.stats["nodes"])
+        break
     outcome.stats["abandoned"] = abandoned
     outcome.stats["elapsed_ms"] = watch.ms()
     return outcome
@@ -451,7 +464,23 @@ class _Entry:
     solution: str | None = None  # a complete grid found while expanding
 
 
-UNSPLIT = ("auto", "fast", "sat")  # no tree of ours to cut, or no need (see solve)
+def tree_options(grid: Grid, options: Options) -> Options | None:
+    """The options of the tree that ``split`` cuts and ``solve_part`` searches, or None when the
+    puzzle is solved whole: ``sat`` has no tree of ours, ``fast`` needs no splitting, and ``auto``
+    (which the worker's node budget does not split, see ``solve``) cuts the greedy tree when it
+    is asked for parts, unless it goes to SAT first."""
+    strategy = options["strategy"]
+    if strategy == "auto" and plan(grid, options)[0][0]["strategy"] != "sat":
+        return {**options, "strategy": "greedy"}
+    return options if strategy in ("greedy", "backtrack") else None
+
+
+def split_plan(grid: Grid, options: Options, settings: Settings) -> Plan:
+    """A puzzle with a tree to cut (``tree_options``) is split past the node budget or as
+    ``split`` asks; the others (sat, fast, auto going to SAT first) run whole."""
+    if tree_options(grid, options) is None:
+        return WHOLE
+    return split_past_budget(grid, options, settings)
 
 
 def split(grid: Grid, options: Options, k: int) -> Split:
@@ -460,12 +489,14 @@ def split(grid: Grid, options: Options, k: int) -> Split:
     Parts keep the depth-first order: the whole search's first solution is the first
     one met reading the head, then the parts, left to right. Solutions found above
     the cut that precede every open node stay in the head; the others become parts
-    ``{"solution", "depth"}`` so that they keep their place. For the UNSPLIT strategies
-    the head is the whole outcome and there are no parts.
+    ``{"solution", "depth"}`` so that they keep their place. Without a tree to cut
+    (``tree_options``) the head is the whole outcome and there are no parts.
     """
     watch = Stopwatch()
-    if options["strategy"] in UNSPLIT:
+    tree = tree_options(grid, options)
+    if tree is None:
         return Split([], solve(grid, options))
+    options = tree
     lay = layout(grid.n)
     greedy = options["strategy"] == "greedy"
     counters = np.zeros(K.STATS_LEN, np.int64)
@@ -519,19 +550,21 @@ def _open(entry: _Entry) -> Cands:
 def solve_part(grid: Grid, options: Options, part: Part, stop: StopFlag | None = None) -> Outcome:
     """Search one part; its max_depth is counted from the whole tree's root."""
     watch = Stopwatch()
+    greedy = (tree_options(grid, options) or options)["strategy"] == "greedy"
     depth = part.get("depth")
     if not isinstance(depth, int) or depth < 0:
         raise ValueError(f"a sudoku part needs a depth >= 0, not {depth!r}")
     if part.get("solution") is not None:
         check_stop(stop)
-        stats = SudokuStats(elapsed_ms=watch.ms(), max_depth=depth, strategy=options["strategy"])
+        stats = SudokuStats(elapsed_ms=watch.ms(), max_depth=depth, strategy="greedy" if greedy else "backtrack")
         return _outcome(part["solution"], 1, options, stats)
     cands = np.array(part.get("cands"), np.int64)
     lay = layout(grid.n)
     # masks in 1..full keep every kernel stack within its proved size
     if cands.shape != (grid.n * grid.n,) or cands.min() < 1 or cands.max() > lay.full:
         raise ValueError("a sudoku part needs 'cands': one candidate mask per cell, each in 1..2^n-1")
-    return _search(grid, cands, depth, options, None, watch, stop)
+    return _search(grid, cands, depth, {**options, "strategy": "greedy" if greedy else "backtrack"}, None,
+                   watch, stop)
 
 
 def merge(grid: Grid, options: Options, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
@@ -710,8 +743,8 @@ KIND = Kind(
                "stop after this many solutions: 2 proves uniqueness, a large value counts them "
                f"(sat: at most {MAX_SAT_SOLUTIONS})", minimum=1, maximum=MAX_SOLUTIONS),
         Option("split", int, None,
-               "how many open tree nodes the coordinator may fan out as subtasks; 0 = never, "
-               "null = automatic", minimum=0, maximum=MAX_PARTS),
+               "how many open tree nodes the coordinator may fan out as subtasks (greedy, backtrack and "
+               "auto's greedy tree; sat and fast run whole); 0 = never, null = automatic", minimum=0, maximum=MAX_PARTS),
     ),
     result_fields={
         "solution": "the first solution found, n*n symbols",
@@ -734,7 +767,7 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
-    plan=split_past_budget,
+    plan=split_plan,
     split=split,
     solve_part=solve_part,
     merge=merge,
@@ -743,6 +776,7 @@ KIND = Kind(
         Example(EXAMPLE),
         Example("1.3..4.22..3..2.", {"strategy": "backtrack"}),
         Example([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], {"max_solutions": 1000}),
+        Example("." * 16, {"strategy": "greedy", "max_solutions": 1000}),
         Example("1...5.2.9..7.......6.......2...........5.1..2....2.39.3.4.9...15...1...3...8...4.",
                 status=NO_SOLUTION),
         Example("8.........95.......76.........426798...571243...893165......916....3.487....1.532",

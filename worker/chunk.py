@@ -166,8 +166,7 @@ def _solve(batch: Batch) -> None:
         a = batch.todo[0]
         try:
             ready = prepared_or_none(a)
-            expensive = ready is not None and ready.kind.cost(ready.puzzle, ready.options) > \
-                batch.config["OPTIMISTIC_SECONDS"]
+            expensive = ready is not None and ready.cost() > batch.config["OPTIMISTIC_SECONDS"]
             if a.optimistic and (expensive or batch.due()):
                 batch.flush()  # claims the rest: anything slow shows running, with a lease
                 continue       # its first puzzle is claimed now, or gone to another task

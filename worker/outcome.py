@@ -57,6 +57,10 @@ class Prepared:
     puzzle: Any
     options: dict[str, Any]
 
+    def cost(self) -> float:
+        """Estimated seconds of one core (``Kind.cost``)."""
+        return self.kind.cost(self.puzzle, self.options)
+
 
 def prepare(a: Assigned) -> Prepared:
     kind = solvers.get(a.kind)

@@ -48,7 +48,7 @@ def test_nqueens_counts_split_into_many_parts_equal_the_known_counts(real_stack,
 
 
 def test_a_hard_sudoku_split_into_32_leaves_gives_the_whole_answer(real_stack):
-    job_id = real_stack.submit([{"kind": "sudoku", "puzzle": HARD, "options": {"split": 32}}])
+    job_id = real_stack.submit([{"kind": "sudoku", "puzzle": HARD, "options": {"split": 32, "strategy": "greedy"}}])
     real_stack.wait(job_id, timeout=60)
     (got,) = real_stack.puzzles(job_id)
     assert got["result"] == whole("sudoku", HARD, {}).result and got["result"]["unique"] is True
@@ -59,7 +59,7 @@ def test_the_solution_count_of_a_sparse_sudoku_split_into_many_leaves(real_stack
     # 22 givens and 847 solutions (tdoku's test set, with its known count)
     lines = (data_dir / "sudoku" / "tdoku_test_puzzles_with_solution_counts.txt").read_text().split()
     puzzle = next(line.split(":")[0] for line in lines if line.split(":")[1] == "847")
-    options = {"max_solutions": 100_000}
+    options = {"max_solutions": 100_000, "strategy": "greedy"}
     job_id = real_stack.submit([{"kind": "sudoku", "puzzle": puzzle, "options": {**options, "split": 64}}])
     real_stack.wait(job_id, timeout=60)
     (got,) = real_stack.puzzles(job_id)

@@ -347,9 +347,9 @@ CASES = [
     (HARD, {"strategy": "greedy"}),
     (HARD, {}),
     (HARD, {"strategy": "backtrack"}),
-    (MULTI, {"max_solutions": 1}),
-    (MULTI, {"max_solutions": 3}),
-    (MULTI, {"max_solutions": 10_000}),
+    (MULTI, {"strategy": "greedy", "max_solutions": 1}),
+    (MULTI, {"strategy": "greedy", "max_solutions": 3}),
+    (MULTI, {"strategy": "greedy", "max_solutions": 10_000}),
     (MULTI, {"max_solutions": 10_000, "strategy": "backtrack"}),
     (NONE, {"strategy": "greedy"}),
     (NONE, {}),
@@ -366,7 +366,8 @@ def test_split_then_merge_equals_whole(puzzle, options, k):
     assert merged.status == whole.status
     assert merged.result == whole.result
     assert merged.stats["subtasks"] == len(split.parts)
-    if whole.result is None or whole.result["solutions_found"] < options.get("max_solutions", 2):
+    same_tree = merged.stats["strategy"] == whole.stats["strategy"]  # auto: 9x9 whole by fast
+    if same_tree and (whole.result is None or whole.result["solutions_found"] < options.get("max_solutions", 2)):
         # the whole tree was searched both ways: the same nodes, leaves and depth
         for name in ("nodes", "leaves", "max_depth", "guesses"):
             assert merged.stats[name] == whole.stats[name], name

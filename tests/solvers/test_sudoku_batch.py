@@ -9,7 +9,15 @@ import pytest
 
 import solvers
 from solvers import sudoku
-from solvers.base import InvalidOption, InvalidPuzzle, Outcome, ParseError, PuzzleError, solve_each
+from solvers.base import (
+    BudgetExceeded,
+    InvalidOption,
+    InvalidPuzzle,
+    Outcome,
+    ParseError,
+    PuzzleError,
+    solve_each,
+)
 from solvers.sudoku import KIND
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -116,11 +124,30 @@ def test_auto_falls_back_to_sat_when_greedy_runs_out(data_dir, monkeypatch):
     assert given_up["strategy"] == "greedy" and given_up["nodes"] == 1 and given_up["elapsed_ms"] >= 0
 
 
-def test_auto_and_fast_are_never_split():
-    for options in ({}, {"strategy": "fast"}):
-        grid, opts = KIND.prepare(HARD, options)
-        split = KIND.split(grid, opts, 8)
-        assert split.parts == [] and split.head.result["unique"]
+def test_fast_and_sat_first_auto_are_solved_whole_and_auto_otherwise_cuts_the_greedy_tree(data_dir):
+    grid, opts = KIND.prepare(HARD, {"strategy": "fast"})
+    split = KIND.split(grid, opts, 8)
+    assert split.parts == [] and split.head.result["unique"]
+    sparse, opts = KIND.prepare(data(data_dir, "gecode_25x25.txt")[2])
+    assert sudoku.tree_options(sparse, opts) is None
+    grid, opts = KIND.prepare(HARD)
+    split = KIND.split(grid, opts, 8)
+    assert len(split.parts) >= 8 and split.head.stats["strategy"] == "greedy"
+    merged = KIND.merge(grid, opts, split.head, [KIND.solve_part(grid, opts, p) for p in split.parts])
+    assert merged.result == KIND.solve(grid, opts).result and merged.stats["subtasks"] == len(split.parts)
+
+
+def test_auto_holds_its_tree_searches_to_the_callers_node_budget():
+    grid, opts = KIND.prepare(HARD)
+    nodes = KIND.solve(grid, opts).stats["nodes"]
+    assert KIND.solve(grid, opts, node_limit=nodes).result["unique"]
+    with pytest.raises(BudgetExceeded):
+        KIND.solve(grid, opts, node_limit=nodes - 1)
+    grid, opts = KIND.prepare("." * 16, {"max_solutions": 1000})  # greedy
+    with pytest.raises(BudgetExceeded):
+        KIND.solve(grid, opts, node_limit=1)
+    grid, opts = KIND.prepare("." * 256, {"max_solutions": 1})  # CaDiCaL first: no budget
+    assert KIND.solve(grid, opts, node_limit=1).stats["strategy"] == "sat"
 
 
 def test_fast_refuses_other_sizes():

@@ -291,7 +291,7 @@ def test_enough_solutions_stop_a_running_part_which_is_counted_once(make_app, ca
 def test_enough_solutions_skip_the_parts_not_started(app):
     # The empty 4x4 grid has 288 solutions: the first part alone holds more than 3.
     job_id, p, parts = fan_out(app, {"kind": "sudoku", "puzzle": "." * 16,
-                                     "options": {"max_solutions": 3, "split": 4}})
+                                     "options": {"max_solutions": 3, "split": 4, "strategy": "greedy"}})
     assert run_part(app, parts[0])
     assert puzzle_row(app, job_id).stop_requested
     assert not any(run_part(app, i) for i in parts[1:])
@@ -349,10 +349,11 @@ def test_a_sudoku_over_the_node_budget_is_split_and_gives_the_whole_answer(make_
     app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_PARTS=6)
     app.extensions["publisher"] = EagerPublisher(app)
     hard = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4.."
-    job_id = submit(app, [{"kind": "sudoku", "puzzle": hard}])
+    greedy = {"strategy": "greedy"}  # the tree searches split; auto runs whole
+    job_id = submit(app, [{"kind": "sudoku", "puzzle": hard, "options": greedy}])
     p = puzzle_row(app, job_id)
     kind = solvers.get("sudoku")
-    whole = kind.solve(*kind.prepare(hard, {}))
+    whole = kind.solve(*kind.prepare(hard, greedy))
     assert p.status == "solved" and p.stats["subtasks"] >= 6
     assert p.result == whole.result and p.result["unique"] is True
 
@@ -397,7 +398,8 @@ def test_a_spokes_puzzle_over_the_budget_is_split_and_gives_the_whole_answer(mak
     app.extensions["publisher"] = EagerPublisher(app)
     with open(data_dir / "spokes" / "xsheep_generated.tsv") as f:
         game = next(line.split("\t")[5] for line in f if line.startswith("10x10_h_1\t"))
-    job_id = submit(app, [{"kind": "spokes", "puzzle": game}])
+    # the search is the strategy that splits (auto and sat answer whole)
+    job_id = submit(app, [{"kind": "spokes", "puzzle": game, "options": {"strategy": "search"}}])
     p = puzzle_row(app, job_id)
     assert p.status == "solved" and p.parts_total == p.stats["subtasks"] == 4
-    assert p.result == whole_result("spokes", game)
+    assert p.result == whole_result("spokes", game, {"strategy": "search"})
