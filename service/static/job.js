@@ -20,6 +20,7 @@
     for (const [name, value] of Object.entries(p.stats || {})) {
       if (value === null || value === undefined) continue;
       if (typeof value === "object") {
+        if (!Object.keys(value).length) continue;
         add(name, Object.entries(value).map(([k, v]) => `${k} ${PQ.number(v)}`).join(", "));
       } else {
         add(name, PQ.number(value));
