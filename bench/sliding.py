@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solvers import search, sliding, sliding_pdb  # noqa: E402
+from solvers import search, sliding, sliding_pdb
 
 KIND = sliding.KIND
 DATA = ROOT / "tests" / "data" / "sliding"

@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from solvers import search, sliding_kernels as kernels, sliding_pdb
+from solvers import search, sliding_pdb
+from solvers import sliding_kernels as kernels
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
