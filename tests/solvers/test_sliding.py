@@ -182,7 +182,7 @@ def test_korf_easy_instances_optimal_in_both_conventions_without_pdb(data_dir, n
 
 @pytest.mark.slow
 def test_generic_idastar_reproduces_korf_instance_79(data_dir):
-    number, board, _, length, nodes = korf_rows(data_dir)[78]
+    _, board, _, length, nodes = korf_rows(data_dir)[78]
     problem = sliding.SlidingProblem(4, tuple(board), tuple(range(16)), "manhattan")
     found = search.ida_star(problem)
     assert (len(found.path), found.stats["generated"]) == (length, nodes) == (42, 540_860)
@@ -241,7 +241,7 @@ def test_unsolvable_parity_is_no_solution_without_search():
     [
         ("1 2 3 4 5 6 7 8", {}, ParseError, "has 8 numbers"),
         ("1 2 3 4 5 6 7 8 0 9 10", {}, ParseError, "has 11 numbers"),
-        (" ".join(map(str, range(36))), {}, ParseError, "has 36 numbers"),
+        (" ".join(map(str, range(81))), {}, ParseError, "has 81 numbers"),
         ("1 2 3 4 5 6 7 8 8", {}, InvalidPuzzle, "row 3, column 3: 8 appears twice"),
         ("1 2 3 4 5 6 7 9 0", {}, InvalidPuzzle, "holds 9"),
         ("1 2 3 a 5 6 7 8 0", {}, ParseError, "'a' is not a tile number"),
@@ -253,7 +253,7 @@ def test_unsolvable_parity_is_no_solution_without_search():
         ("1 2 3 4 5 6 7 8 0", {"goal": "0 1 2 3 4 5 6 7 7"}, InvalidOption, "7 appears twice"),
         ("1 2 3 4 5 6 7 8 0", {"algorithm": "bogo"}, InvalidOption, "must be one of"),
         (KORF_GOAL, {"algorithm": "bfs"}, InvalidOption, "up to 3x3"),
-        (" ".join(map(str, range(25))), {"algorithm": "astar"}, InvalidOption, "for 5x5 use idastar"),
+        (" ".join(map(str, range(25))), {"algorithm": "astar"}, InvalidOption, "for 5x5 use auto or idastar"),
         ("1 2 3 4 5 6 7 8 0", {"heuristic": "pdb"}, InvalidOption, "15-puzzle"),
         (KORF_GOAL, {"heuristic": "pdb", "algorithm": "astar"}, InvalidOption, "only with algorithm 'idastar'"),
         ("1 2 3 4 5 6 7 8 0", {"max_depth": 5}, InvalidOption, "bounds algorithm 'dfs' only"),
@@ -316,7 +316,7 @@ def test_five_by_five_scrambled_board():
     board = tuple(range(1, 25)) + (0,)
     for _ in range(40):
         board = rng.choice(list(neighbours_of(board, 5)))
-    outcome = solve(text(board), max_nodes=10**7)
+    outcome = solve(text(board), algorithm="idastar", max_nodes=10**7)
     assert outcome.result["length"] <= 40 and outcome.stats["heuristic"] == "linear_conflict"
 
 
@@ -364,6 +364,6 @@ def test_kernels_under_numba_debug_modes(flag, tmp_path):
         cases = cases[:2]  # uncompiled, millions of 15-puzzle nodes would take minutes
     env = dict(os.environ, **{flag: "1"}, NUMBA_CACHE_DIR=str(tmp_path))
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *cases],
-                         cwd=root, env=env, capture_output=True, text=True, timeout=600)
+                         check=False, cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert f"{len(cases)} passed" in run.stdout
