@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -77,7 +77,8 @@ PYTHON_DEFAULT_NODES = 1_000_000
 # The kernel generates ~5-20 M nodes/s on one core, so the maximum is minutes, not hours.
 KERNEL_MAX_NODES = 4_000_000_000
 KERNEL_DEFAULT_NODES = 1_000_000_000
-LARGEST_SIDE = {"auto": 8, "bfs": 3, "dfs": 3, "astar": 4, "idastar": 8}
+PYTHON_ALGORITHMS = ("bfs", "dfs", "astar")
+LARGEST_SIDE = {"auto": 8, "bfs": 3, "dfs": 3, "astar": 4, "idastar": 8, "reduction": 8}
 # auto's optimal attempt: nodes it may spend before the reduction answers instead
 # (the kernel runs ~25 M nodes/s with the pattern database, ~10 M with linear conflict)
 AUTO_BUDGET_PDB = 500_000_000   # Korf's 100 need at most ~50 M: a proof in seconds
@@ -174,10 +175,9 @@ def _heuristic(k: int, goal: Board, algorithm: str, chosen: str) -> tuple[str | 
 
 
 def _node_budget(options: Options, node_limit: int | None) -> int:
-    python = options["algorithm"] not in ("idastar", "auto")
-    budget = options["max_nodes"]
-    if budget is None:
-        budget = PYTHON_DEFAULT_NODES if python else KERNEL_DEFAULT_NODES
+    python = options["algorithm"] in PYTHON_ALGORITHMS
+    asked: int | None = options["max_nodes"]
+    budget = asked if asked is not None else PYTHON_DEFAULT_NODES if python else KERNEL_DEFAULT_NODES
     return budget if node_limit is None else min(budget, node_limit)
 
 
@@ -195,10 +195,10 @@ def validate(puzzle: Puzzle, options: Options) -> None:
         raise InvalidOption("heuristic 'pdb' runs only with algorithm 'idastar' (or 'auto')")
     if options["max_depth"] is not None and algorithm != "dfs":
         raise InvalidOption("option 'max_depth' bounds algorithm 'dfs' only")
-    if options["optimal"] and algorithm == "dfs":
-        raise InvalidOption("algorithm 'dfs' proves no optimality; with optimal: true use auto, "
+    if options["optimal"] and algorithm in ("dfs", "reduction"):
+        raise InvalidOption(f"algorithm {algorithm!r} proves no optimality; with optimal: true use auto, "
                             "idastar, astar or bfs")
-    if algorithm not in ("idastar", "auto") and (options["max_nodes"] or 0) > PYTHON_MAX_NODES:
+    if algorithm in PYTHON_ALGORITHMS and (options["max_nodes"] or 0) > PYTHON_MAX_NODES:
         raise InvalidOption(f"option 'max_nodes' is at most {PYTHON_MAX_NODES:,} for {algorithm!r} "
                             f"(it keeps every state in memory); use 'idastar' for more")
 
@@ -267,36 +267,40 @@ def misplaced(k: int, board: Board, home: Sequence[int]) -> int:
     return sum(1 for cell, t in enumerate(board) if t and home[t] != cell)
 
 
-PYTHON_HEURISTICS = {
+def manhattan_linear_conflict(k: int, board: Board, home: Sequence[int]) -> int:
+    return manhattan(k, board, home) + linear_conflicts(k, board, home)
+
+
+PYTHON_HEURISTICS: dict[str, Callable[[int, Board, Sequence[int]], int]] = {
     "misplaced": misplaced,
     "manhattan": manhattan,
-    "linear_conflict": lambda k, b, home: manhattan(k, b, home) + linear_conflicts(k, b, home),
+    "linear_conflict": manhattan_linear_conflict,
 }
 
 
 class SlidingProblem(search.Problem):
-    def __init__(self, k: int, board: Board, goal: Board, heuristic: str = "manhattan"):
+    def __init__(self, k: int, board: Board, goal: Board, heuristic: str = "manhattan") -> None:
         self.k, self.initial, self.goal = k, board, goal
         self.home = [0] * (k * k)
         for cell, tile in enumerate(goal):
             self.home[tile] = cell
         self._h = PYTHON_HEURISTICS[heuristic]
 
-    def actions(self, state: Board) -> list[Move]:
-        blank = state.index(0)
+    def actions(self, state: search.State) -> list[Move]:
+        blank = cast(Board, state).index(0)
         r, c = divmod(blank, self.k)
         return [m for m in MOVES if 0 <= r + STEP[m][0] < self.k and 0 <= c + STEP[m][1] < self.k]
 
-    def result(self, state: Board, action: Move) -> Board:
-        following = blank_step(self.k, state, action)
+    def result(self, state: search.State, action: Move) -> Board:
+        following = blank_step(self.k, cast(Board, state), action)
         assert following is not None, "actions() offers only moves that stay on the board"
         return following
 
-    def is_goal(self, state: Board) -> bool:
+    def is_goal(self, state: search.State) -> bool:
         return state == self.goal
 
-    def h(self, state: Board) -> int:
-        return self._h(self.k, state, self.home)
+    def h(self, state: search.State) -> int:
+        return self._h(self.k, cast(Board, state), self.home)
 
 
 # -- solving
@@ -320,7 +324,8 @@ def _generic(puzzle: Puzzle, goal: Board, options: Options, heuristic: str | Non
     algorithm = options["algorithm"]
     if algorithm == "dfs":
         return search.depth_first(problem, options["max_depth"], budget)
-    return search.ALGORITHMS[algorithm](problem, max_nodes=budget)
+    run = cast(Callable[..., search.SearchResult], search.ALGORITHMS[algorithm])
+    return run(problem, max_nodes=budget)
 
 
 def _kernel(k: int, board: Board, goal: Board, heuristic: str, budget: int,
@@ -357,25 +362,23 @@ def _auto_budget(k: int, heuristic: str, options: Options, node_limit: int | Non
 
 
 def _square(k: int, board: Board, goal: Board, stop: StopFlag) -> tuple[list[int], int]:
-    """The reduction's moves and IDA* nodes: peel to a 4x4 the kernel solves (with the database,
-    or a 4x4 board as it is), else, when that square runs past its budget, to a 3x3."""
+    """The reduction's moves and IDA* nodes: peel to a 4x4 when the pattern database solves it,
+    else (or when that square runs past its budget) to a 3x3; a board that small is the square."""
     nodes = 0
-    for side in (4, 3):
-        if side > k:
-            continue
+    for side in [s for s in (4, 3) if s < k] or [k]:
         moves, after, square = sliding_reduce.peel(k, board, goal, side)
         check_stop(stop)
         small, small_goal = square.puzzle(after, goal)
         heuristic = _heuristic(side, small_goal, "idastar", "auto")[0] or "manhattan"
-        if side == 4 and heuristic != "pdb" and k > 4:
-            continue  # without the database a 4x4 takes longer than peeling it
+        if side == 4 and heuristic != "pdb":
+            continue  # without the database a 4x4 can take longer than peeling it
         try:
             found = _kernel(side, small, small_goal, heuristic, SQUARE_BUDGET, stop)
         except search.NodeLimitReached as spent:
             nodes += spent.nodes
             continue
         nodes += found.stats["generated"]
-        return moves + [MOVES.index(m) for m in found.path], nodes
+        return moves + [MOVES.index(m) for m in found.path or []], nodes
     raise AssertionError("a 3x3 square is always solved within its budget")
 
 
@@ -424,6 +427,8 @@ def solve(puzzle: Puzzle, options: Options, node_limit: int | None = None,
     stop = stop_flag() if stop is None else stop
     if algorithm == "auto":
         found = _auto(puzzle, goal, options, node_limit, stop, stats)
+    elif algorithm == "reduction":
+        found = _reduction(puzzle.k, puzzle.board, goal, stop)
     elif algorithm == "idastar":
         assert heuristic is not None
         found = _kernel(puzzle.k, puzzle.board, goal, heuristic, budget, stop)
@@ -466,13 +471,14 @@ def verify(puzzle: Puzzle, options: Options, outcome: Outcome) -> None:
     if result.get("length") != len(moves) or not isinstance(result.get("optimal"), bool):
         raise WrongAnswer(f"length {result.get('length')!r} or optimal {result.get('optimal')!r} "
                           f"does not fit {len(moves)} moves")
-    board: Board | None = puzzle.board
+    board = puzzle.board
     for i, move in enumerate(moves):
         if move not in STEP:
             raise WrongAnswer(f"move {i + 1} is {move!r}; moves are U, D, L, R")
-        board = blank_step(puzzle.k, board, move)
-        if board is None:
+        following = blank_step(puzzle.k, board, move)
+        if following is None:
             raise WrongAnswer(f"move {i + 1} ({move}) pushes the blank off the board")
+        board = following
     if board != goal:
         raise WrongAnswer(f"after the {len(moves)} moves the board is {board}, not the goal {goal}")
 
@@ -512,8 +518,9 @@ EXAMPLE_6X6 = "30 10 31 20 27 11 5 34 33 0 35 15 13 28 7 16 23 3 25 26 18 12 14 
 OPTIONS = (
     Option("algorithm", str, "auto",
            "auto: optimal IDA* where it can finish (8-puzzle; 15-puzzle with the pattern database), else "
-           "the fast non-optimal reduction; bfs and dfs: the source's searches; astar; idastar (numba kernel)",
-           choices=("auto", "bfs", "dfs", "astar", "idastar")),
+           "the reduction; bfs and dfs: the source's searches; astar; idastar (numba kernel); reduction: "
+           "fast, not optimal (solve line by line down to a small square, then shorten the route)",
+           choices=("auto", "bfs", "dfs", "astar", "idastar", "reduction")),
     Option("optimal", bool, False, "true: answer only with a proof of the fewest moves (auto never falls "
            "back to the reduction, and may run to the time limit)"),
     Option("heuristic", str, "auto", "lower bound for auto/astar/idastar; auto = pdb for the 15-puzzle when "
@@ -521,7 +528,7 @@ OPTIONS = (
     Option("goal", str, None, "goal board like the puzzle; default 1 .. k*k-1 then 0 (blank last)"),
     Option("max_nodes", int, None, f"node budget; default {PYTHON_DEFAULT_NODES:,} for bfs/dfs/astar "
            f"(at most {PYTHON_MAX_NODES:,}), {KERNEL_DEFAULT_NODES:,} for idastar; for auto, a cap on "
-           f"its optimal attempt", minimum=1, maximum=KERNEL_MAX_NODES),
+           f"its optimal attempt; the reduction's searches have budgets of their own", minimum=1, maximum=KERNEL_MAX_NODES),
     Option("max_depth", int, None, "depth bound for dfs", minimum=0, maximum=10_000),
 )
 

@@ -20,8 +20,24 @@ sized from the IDA* bound: a node on the stack has g <= f <= bound.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
 import numpy as np
+import numpy.typing as npt
 from numba import njit
+
+Ints = npt.NDArray[np.int64]
+Bytes = npt.NDArray[np.uint8]
+Flags = npt.NDArray[np.bool_]
+Found = tuple[int, Ints, int, int, int]  # status, moves, generated, expanded, deepest
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def jit(nogil: bool = False) -> Callable[[F], F]:
+    """``njit(cache=True)``, seen by the type checker as the function it compiles."""
+    return cast(Callable[[F], F], njit(cache=True, nogil=nogil))
+
 
 MISPLACED, MANHATTAN, LINEAR_CONFLICT, PATTERN_DB = 0, 1, 2, 3
 SOLVED, BUDGET, STOPPED = 1, -1, -2
@@ -30,8 +46,8 @@ _DR = (-1, 0, 0, 1)
 _DC = (0, -1, 1, 0)
 
 
-@njit(cache=True)
-def neighbours(k):
+@jit()
+def neighbours(k: int) -> Ints:
     """nbr[cell, d] = the cell the blank reaches by moving in direction d, or -1 off the board."""
     nbr = np.full((k * k, 4), -1, np.int64)
     for cell in range(k * k):
@@ -43,8 +59,8 @@ def neighbours(k):
     return nbr
 
 
-@njit(cache=True)
-def _distance_table(goal_pos, k):
+@jit()
+def _distance_table(goal_pos: Ints, k: int) -> Ints:
     """md[tile, cell] = Manhattan distance of ``tile`` at ``cell`` from its goal cell (0 for the blank)."""
     n = k * k
     md = np.zeros((n, n), np.int64)
@@ -55,8 +71,8 @@ def _distance_table(goal_pos, k):
     return md
 
 
-@njit(cache=True)
-def _line_conflict(board, goal_pos, k, line, is_row, scratch):
+@jit()
+def _line_conflict(board: Ints, goal_pos: Ints, k: int, line: int, is_row: bool, scratch: Ints) -> int:
     """2 * (tiles in their goal line - longest run already in goal order): the linear-conflict penalty."""
     m = 0
     for i in range(k):
@@ -82,8 +98,8 @@ def _line_conflict(board, goal_pos, k, line, is_row, scratch):
     return 2 * (m - longest)
 
 
-@njit(cache=True)
-def rank(cells, m, n):
+@jit()
+def rank(cells: Ints, m: int, n: int) -> int:
     """Index of m distinct cells (order matters) among n: mixed radix n, n-1, ..., n-m+1."""
     r = 0
     for i in range(m):
@@ -96,8 +112,8 @@ def rank(cells, m, n):
     return r
 
 
-@njit(cache=True)
-def unrank(r, m, n, cells):
+@jit()
+def unrank(r: int, m: int, n: int, cells: Ints) -> None:
     """Inverse of rank: fill cells[0..m-1]."""
     for i in range(m - 1, -1, -1):
         cells[i] = r % (n - i)
@@ -114,8 +130,8 @@ def unrank(r, m, n, cells):
                 skip -= 1
 
 
-@njit(cache=True)
-def _tile_table(goal_pos, k, heuristic):
+@jit()
+def _tile_table(goal_pos: Ints, k: int, heuristic: int) -> Ints:
     """tbl[tile * n + cell] = the tile's share of h at that cell: 1 if misplaced, else its
     Manhattan distance home (linear conflict adds its penalty on top)."""
     n = k * k
@@ -127,8 +143,8 @@ def _tile_table(goal_pos, k, heuristic):
     return tbl
 
 
-@njit(cache=True)
-def _pdb_weights(lk_tiles, lk_size, tile_lookup, n):
+@jit()
+def _pdb_weights(lk_tiles: Ints, lk_size: Ints, tile_lookup: Ints, n: int) -> Ints:
     """weight[tile * groups + group]: how far the tile's lookup index moves per cell it moves
     (a lookup's index is its tiles' cells as digits in base n, the first tile most significant)."""
     groups = tile_lookup.shape[1]
@@ -144,8 +160,9 @@ def _pdb_weights(lk_tiles, lk_size, tile_lookup, n):
     return weight
 
 
-@njit(cache=True)
-def _pdb_slots(pos, k, lk_tiles, lk_size, lk_offset, lk_cells, tile_lookup):
+@jit()
+def _pdb_slots(pos: Ints, k: int, lk_tiles: Ints, lk_size: Ints, lk_offset: Ints, lk_cells: Ints,
+               tile_lookup: Ints) -> tuple[Ints, Ints, Ints]:
     """_pdb_ida's view of the lookups: (slot_of, shift, index0).
 
     Slots 0..L-1 are the direct lookups, L..2L-1 the reflected ones (or the direct
@@ -176,8 +193,8 @@ def _pdb_slots(pos, k, lk_tiles, lk_size, lk_offset, lk_cells, tile_lookup):
     return slot_of, shift, index0
 
 
-@njit(cache=True)
-def _at_goal(board, goal_pos):
+@jit()
+def _at_goal(board: Ints, goal_pos: Ints) -> bool:
     for t in range(board.size):
         if board[goal_pos[t]] != t:
             return False
@@ -190,8 +207,9 @@ def _at_goal(board, goal_pos):
 # test per node covers both the budget and the stop flag's 4,096-node period.
 
 
-@njit(cache=True, nogil=True)
-def _additive_ida(board, blank0, h0, tbl, nbr, max_nodes, stop):
+@jit(nogil=True)
+def _additive_ida(board: Ints, blank0: int, h0: int, tbl: Ints, nbr: Ints, max_nodes: int,
+                  stop: Flags) -> Found:
     """IDA* for a sum of per-tile tables (Manhattan, misplaced): h = 0 means every tile is home."""
     n = board.size
     generated = 1
@@ -261,8 +279,9 @@ def _additive_ida(board, blank0, h0, tbl, nbr, max_nodes, stop):
         bound = next_bound
 
 
-@njit(cache=True, nogil=True)
-def _conflict_ida(board, blank0, goal_pos, k, tbl, nbr, max_nodes, stop):
+@jit(nogil=True)
+def _conflict_ida(board: Ints, blank0: int, goal_pos: Ints, k: int, tbl: Ints, nbr: Ints, max_nodes: int,
+                  stop: Flags) -> Found:
     """IDA* on Manhattan + linear conflict: the Manhattan part by table, and the penalty of
     the two lines (rows for a vertical move, columns for a horizontal one) the tile left and
     entered recomputed. lines[0..k-1] hold the rows' penalties, lines[k..2k-1] the columns'."""
@@ -363,8 +382,9 @@ def _conflict_ida(board, blank0, goal_pos, k, tbl, nbr, max_nodes, stop):
         bound = next_bound
 
 
-@njit(cache=True, nogil=True)
-def _pdb_ida(board, blank0, goal_pos, nbr, pdb, slot_of, shift, index0, max_nodes, stop):
+@jit(nogil=True)
+def _pdb_ida(board: Ints, blank0: int, goal_pos: Ints, nbr: Ints, pdb: Bytes, slot_of: Ints, shift: Ints,
+             index0: Ints, max_nodes: int, stop: Flags) -> Found:
     """IDA* on the pattern database (slots from _pdb_slots): h = the larger group sum, and a
     child's h costs one probe per group, its index shifted by the moved tile's table."""
     n = board.size
@@ -465,9 +485,9 @@ def _pdb_ida(board, blank0, goal_pos, nbr, pdb, slot_of, shift, index0, max_node
         bound = next_bound
 
 
-@njit(cache=True, nogil=True)
-def ida_star(board0, goal_pos, k, heuristic, pdb, lk_tiles, lk_size, lk_offset, lk_cells, tile_lookup,
-             max_nodes, stop):
+@jit(nogil=True)
+def ida_star(board0: Ints, goal_pos: Ints, k: int, heuristic: int, pdb: Bytes, lk_tiles: Ints, lk_size: Ints,
+             lk_offset: Ints, lk_cells: Ints, tile_lookup: Ints, max_nodes: int, stop: Flags) -> Found:
     """Korf's IDA*, parent pruning only, iterative over an explicit stack; nothing is allocated
     per node and h is updated from tables, never recomputed whole.
 
@@ -500,8 +520,8 @@ def ida_star(board0, goal_pos, k, heuristic, pdb, lk_tiles, lk_size, lk_offset, 
     return _additive_ida(board, blank, h0, tbl, nbr, max_nodes, stop)
 
 
-@njit(cache=True)
-def spread_table(table, m, n):
+@jit()
+def spread_table(table: Bytes, m: int, n: int) -> Bytes:
     """A pattern table indexed by rank (compact) laid out by the cells as base-n digits (sparse),
     so that one tile's move shifts the index by a constant the search adds instead of re-ranking."""
     dense = np.zeros(n ** m, np.uint8)
@@ -515,8 +535,8 @@ def spread_table(table, m, n):
     return dense
 
 
-@njit(cache=True)
-def expand_layer(dist, done, depth, m, k):
+@jit()
+def expand_layer(dist: Bytes, done: Flags, depth: int, m: int, k: int) -> tuple[int, int]:
     """One layer of the pattern-space search: settle every state at ``depth`` and label its successors.
 
     A state is the cells of m pattern tiles (tile i of the pattern at home cell
@@ -580,8 +600,8 @@ def expand_layer(dist, done, depth, m, k):
     return settled, labelled
 
 
-@njit(cache=True)
-def place(board, locked, tiles, targets, k):
+@jit()
+def place(board: Ints, locked: Flags, tiles: Ints, targets: Ints, k: int) -> Ints:
     """Fewest blank moves that bring ``tiles`` (one or two) to ``targets`` without entering a
     locked cell; ``board`` is moved along. Returns the directions, or -1 alone if impossible.
 

@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from math import perm
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -80,14 +81,15 @@ def frame_for(k: int, goal: tuple[int, ...]) -> Frame | None:
 
 @dataclass(frozen=True)
 class Tables:
-    pdb: np.ndarray          # uint8: every pattern's table spread out (kernels.spread_table), one after another
-    lk_tiles: np.ndarray     # [lookup, i] = the tile read as the pattern's i-th tile
-    lk_size: np.ndarray      # [lookup] = tiles in the pattern
-    lk_offset: np.ndarray    # [lookup] = where its table starts in pdb
-    lk_cells: np.ndarray     # [lookup, cell] = the cell as the table sees it
-    tile_lookup: np.ndarray  # [tile, group] = the lookup that reads the tile
+    pdb: kernels.Bytes       # uint8: every pattern's table spread out (kernels.spread_table), one after another
+    lk_tiles: kernels.Ints   # [lookup, i] = the tile read as the pattern's i-th tile
+    lk_size: kernels.Ints    # [lookup] = tiles in the pattern
+    lk_offset: kernels.Ints  # [lookup] = where its table starts in pdb
+    lk_cells: kernels.Ints   # [lookup, cell] = the cell as the table sees it
+    tile_lookup: kernels.Ints  # [tile, group] = the lookup that reads the tile
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
+    def arrays(self) -> tuple[kernels.Bytes, kernels.Ints, kernels.Ints, kernels.Ints, kernels.Ints,
+                              kernels.Ints]:
         return (self.pdb, self.lk_tiles, self.lk_size, self.lk_offset, self.lk_cells, self.tile_lookup)
 
 
@@ -100,7 +102,7 @@ def transpose(k: int, cell: int) -> int:
     return c * k + r
 
 
-def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[np.ndarray],
+def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[kernels.Bytes],
                 reflect: bool = True) -> Tables:
     """Arrange built tables for the kernel; ``reflect`` adds the diagonal-mirror probes."""
     n = k * k
@@ -124,7 +126,7 @@ def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[np.n
 # -- building
 
 
-def build_table(k: int, pattern: tuple[int, ...], progress=None) -> np.ndarray:
+def build_table(k: int, pattern: tuple[int, ...], progress: Any = None) -> kernels.Bytes:
     """Fewest pattern-tile moves home for every placement of ``pattern`` (canonical goal)."""
     n, m = k * k, len(pattern)
     dist = np.full(perm(n, m + 1), kernels.UNSEEN, np.uint8)
@@ -139,7 +141,8 @@ def build_table(k: int, pattern: tuple[int, ...], progress=None) -> np.ndarray:
             break
         depth += 1
     # blank last in the ranking: the blank's digit is the fastest-changing one
-    return dist.reshape(-1, n - m).min(axis=1)
+    table: kernels.Bytes = dist.reshape(-1, n - m).min(axis=1)
+    return table
 
 
 def build(directory: Path | None = None, quiet: bool = False) -> Path:

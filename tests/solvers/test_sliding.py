@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from solvers import search, sliding, sliding_pdb
+from solvers import search, sliding, sliding_pdb, sliding_reduce
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -351,6 +351,126 @@ def test_kernel_small_cases(eight_depths):
         assert status == sliding.kernels.SOLVED and len(moves) == eight_depths[board]
 
 
+# -- auto: every solvable board answered; optimal where it can be proved
+
+
+def random_walk(k, steps, seed):
+    """A board ``steps`` random blank moves (no immediate returns) from the default goal."""
+    rng = random.Random(seed)
+    board, previous = sliding.default_goal(k), None
+    for _ in range(steps):
+        board, previous = rng.choice([b for b in neighbours_of(board, k) if b != previous]), board
+    return board
+
+
+def shuffled(k, seed):
+    rng = random.Random(seed)
+    goal = sliding.default_goal(k)
+    while True:
+        board = list(goal)
+        rng.shuffle(board)
+        if sliding.solvable(k, tuple(board), goal):
+            return tuple(board)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6, 7, 8])
+def test_auto_answers_shuffled_boards_of_every_size(k, no_pdb):
+    """Without the pattern database a 15-puzzle is proved if linear conflict finishes within
+    auto's budget, else reduced; from the 24-puzzle up a shuffled board is always reduced."""
+    outcome = solve(text(shuffled(k, seed=k)))  # solve() verifies the moves
+    assert outcome.stats["algorithm"] == "auto"
+    assert outcome.result["optimal"] is (outcome.stats["strategy"] == "idastar")
+    if k <= 3:
+        assert outcome.stats["strategy"] == "idastar"
+    if k >= 5:
+        assert outcome.stats["strategy"] == "reduction"
+    if outcome.stats["strategy"] == "reduction":
+        assert [t["strategy"] for t in outcome.stats["tried"]] == ["idastar"]
+        assert outcome.stats["tried"][0]["generated"] > 0
+
+
+@pytest.mark.parametrize(("k", "steps"), [(5, 300), (5, 3000), (6, 1000), (7, 2000), (8, 3000)])
+def test_auto_answers_long_random_walks_with_default_options(k, steps, no_pdb):
+    """The issue's hidden cases: states from random walks of 300-3000 moves, default options."""
+    board = random_walk(k, steps, seed=steps + k)
+    outcome = solve(text(board))
+    assert outcome.status == SOLVED and outcome.result["length"] == len(outcome.result["moves"])
+
+
+def test_auto_proves_what_is_near_the_goal_on_big_boards(no_pdb):
+    board = random_walk(7, 14, seed=1)
+    outcome = solve(text(board))
+    assert outcome.stats["strategy"] == "idastar" and outcome.result["optimal"] is True
+    assert outcome.result["length"] <= 14 and outcome.stats["tried"] == []
+
+
+def test_auto_falls_back_within_its_budget_on_the_15_puzzle(data_dir, no_pdb):
+    """Korf's instance 3 needs 157 M linear-conflict nodes: capped, auto says what it abandoned."""
+    _, board, _, length, _ = korf_rows(data_dir)[2]
+    outcome = solve(text(board), goal=KORF_GOAL, max_nodes=100_000)
+    assert outcome.stats["strategy"] == "reduction" and outcome.result["optimal"] is False
+    assert outcome.result["length"] >= length
+    assert outcome.stats["tried"] == [{"strategy": "idastar", "heuristic": "linear_conflict",
+                                       "generated": 100_001,
+                                       "why": "node budget of 100,000 spent without a proof"}]
+
+
+def test_optimal_true_demands_a_proof(no_pdb):
+    board = text(shuffled(5, seed=3))
+    with pytest.raises(BudgetExceeded):
+        solve(board, optimal=True, max_nodes=50_000)
+    proved = solve("8 6 7 2 5 4 3 0 1", optimal=True)
+    assert proved.result == {"moves": proved.result["moves"], "length": 31, "optimal": True}
+    for algorithm in ("dfs", "reduction"):
+        with pytest.raises(InvalidOption, match="proves no optimality"):
+            KIND.prepare("1 2 3 4 5 6 7 0 8", {"optimal": True, "algorithm": algorithm})
+
+
+def test_named_strategies_keep_their_statistics(eight_depths):
+    board = (8, 6, 7, 2, 5, 4, 3, 0, 1)
+    for algorithm in ("bfs", "dfs", "astar", "idastar", "reduction"):
+        outcome = solve(text(board), algorithm=algorithm, max_nodes=400_000)
+        assert outcome.stats["strategy"] == outcome.stats["algorithm"] == algorithm
+        assert outcome.stats["tried"] == []
+        assert outcome.result["optimal"] is (algorithm not in ("dfs", "reduction"))
+        if outcome.result["optimal"]:
+            assert outcome.result["length"] == eight_depths[board]
+    bfs = solve(text(board), algorithm="bfs")
+    assert bfs.stats["expanded"] > 100_000 and bfs.stats["max_frontier"] > 1000
+
+
+def test_auto_with_a_custom_goal_on_a_big_board(no_pdb):
+    goal = list(range(36))
+    random.Random(4).shuffle(goal)  # the blank anywhere, the tiles in any order
+    board = list(goal)
+    a, b, c = [cell for cell in range(36) if board[cell]][:3]
+    board[a], board[b], board[c] = board[b], board[c], board[a]  # a 3-cycle keeps the parity
+    rng = random.Random(5)
+    for _ in range(200):
+        board = list(rng.choice(list(neighbours_of(tuple(board), 6))))
+    outcome = solve(text(board), goal=text(goal))
+    assert outcome.status == SOLVED and outcome.stats["strategy"] == "reduction"
+
+
+def test_reduction_small_cases():
+    """Peel 4x4 and 5x5 boards to a 3x3, solve it, shorten: every route reaches the goal.
+    Small enough to run uncompiled."""
+    stop = sliding.stop_flag()
+    for k, seed in ((4, 1), (4, 2), (5, 3)):
+        board, goal = shuffled(k, seed), sliding.default_goal(k)
+        moves, after, square = sliding_reduce.peel(k, board, goal, 3)
+        assert sliding_reduce.replay(k, board, moves) == after
+        assert all(after[c] == goal[c] for c in range(k * k) if c not in square.cells)
+        small, small_goal = square.puzzle(after, goal)
+        assert sorted(small) == list(range(9)) and sliding.solvable(3, small, small_goal)
+        rest = solve(text(small), algorithm="idastar", goal=text(small_goal)).result["moves"]
+        route = moves + [sliding.MOVES.index(m) for m in rest]
+        assert sliding_reduce.replay(k, board, route) == goal
+        short = sliding_reduce.shorten(k, board, route, 12, 20_000, stop)
+        assert sliding_reduce.replay(k, board, short) == goal and len(short) <= len(route)
+    assert sliding_reduce.cancel_returns([0, 1, 2, 3, 0]) == [0]
+
+
 # -- the kernels uncompiled and bounds-checked
 
 
@@ -359,9 +479,9 @@ def test_kernels_under_numba_debug_modes(flag, tmp_path):
     root = Path(__file__).resolve().parents[2]
     here = "tests/solvers/test_sliding.py::"
     cases = [here + "test_kernel_small_cases", here + "test_two_by_two_lengths_equal_bfs",
-             here + "test_korf_easy_instances_reproduce_manhattan_node_counts"]
+             here + "test_reduction_small_cases", here + "test_korf_easy_instances_reproduce_manhattan_node_counts"]
     if flag == "NUMBA_DISABLE_JIT":
-        cases = cases[:2]  # uncompiled, millions of 15-puzzle nodes would take minutes
+        cases = cases[:3]  # uncompiled, millions of 15-puzzle nodes would take minutes
     env = dict(os.environ, **{flag: "1"}, NUMBA_CACHE_DIR=str(tmp_path))
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *cases],
                          check=False, cwd=root, env=env, capture_output=True, text=True, timeout=600)
