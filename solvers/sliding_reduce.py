@@ -46,33 +46,57 @@ class Square:
         return tuple(label[board[c]] for c in self.cells), tuple(label[t] for t in goal_tiles)
 
 
+def _place_line(cells: kernels.Ints, locked: kernels.Flags, goal: Board, line: list[int], k: int) -> list[int]:
+    """Bring the line's goal tiles home in order, the last two together; lock them."""
+    moves: list[int] = []
+    for group in [[c] for c in line[:-2]] + [line[-2:]]:
+        tiles = np.array([goal[c] for c in group], np.int64)
+        found = kernels.place(cells, locked, tiles, np.array(group, np.int64), k)
+        if found.size == 1 and found[0] < 0:
+            raise PeelFailed(f"no way to bring tiles {list(tiles)} to cells {group}")
+        moves.extend(int(d) for d in found)
+        locked[group] = True
+    return moves
+
+
+def _choices(k: int, region: tuple[int, int, int, int], blank: tuple[int, int]
+             ) -> list[tuple[list[int], tuple[int, int, int, int]]]:
+    """The lines that may go next (a row if the region is at least as tall as wide, a column if
+    at least as wide as tall; never the goal blank's), each either way, with the region left."""
+    top, bottom, left, right = region
+    found: list[tuple[list[int], tuple[int, int, int, int]]] = []
+    if bottom - top >= right - left:
+        row = bottom if blank[0] == top else top
+        rest = (top + 1, bottom, left, right) if row == top else (top, bottom - 1, left, right)
+        line = [row * k + c for c in range(left, right + 1)]
+        found += [(line, rest), (line[::-1], rest)]
+    if right - left >= bottom - top:
+        col = right if blank[1] == left else left
+        rest = (top, bottom, left + 1, right) if col == left else (top, bottom, left, right - 1)
+        line = [r * k + col for r in range(top, bottom + 1)]
+        found += [(line, rest), (line[::-1], rest)]
+    return found
+
+
 def peel(k: int, board: Board, goal: Board, side: int) -> tuple[list[int], Board, Square]:
     """Moves that solve all but a side x side square holding the goal's blank cell,
-    the board they lead to, and that square."""
+    the board they lead to, and that square. Of the lines that may go next, each way
+    round, the one that costs fewest moves goes."""
     if not 2 <= side <= k:
         raise ValueError(f"cannot peel a {k}x{k} board down to {side}x{side}")
     cells = np.array(board, np.int64)
     locked = np.zeros(k * k, np.bool_)
-    top, bottom, left, right = 0, k - 1, 0, k - 1
-    blank_row, blank_col = divmod(goal.index(0), k)
+    region = (0, k - 1, 0, k - 1)
+    blank = divmod(goal.index(0), k)
     moves: list[int] = []
-    while bottom - top + 1 > side or right - left + 1 > side:
-        if bottom - top >= right - left:  # taller than wide (or square): a row goes
-            row = bottom if blank_row == top else top
-            line = [row * k + c for c in range(left, right + 1)]
-            top, bottom = (top + 1, bottom) if row == top else (top, bottom - 1)
-        else:
-            col = right if blank_col == left else left
-            line = [r * k + col for r in range(top, bottom + 1)]
-            left, right = (left + 1, right) if col == left else (left, right - 1)
-        groups = [[c] for c in line[:-2]] + [line[-2:]]
-        for group in groups:
-            tiles = np.array([goal[c] for c in group], np.int64)
-            found = kernels.place(cells, locked, tiles, np.array(group, np.int64), k)
-            if found.size == 1 and found[0] < 0:
-                raise PeelFailed(f"no way to bring tiles {list(tiles)} to cells {group}")
-            moves.extend(int(d) for d in found)
-            locked[group] = True
+    while region[1] - region[0] + 1 > side or region[3] - region[2] + 1 > side:
+        tries = []
+        for line, rest in _choices(k, region, blank):
+            trial_cells, trial_locked = cells.copy(), locked.copy()
+            tries.append((_place_line(trial_cells, trial_locked, goal, line, k), trial_cells, trial_locked, rest))
+        placed, cells, locked, region = min(tries, key=lambda t: len(t[0]))
+        moves += placed
+    top, bottom, left, right = region
     square = Square(side, tuple(r * k + c for r in range(top, bottom + 1) for c in range(left, right + 1)))
     return moves, tuple(int(t) for t in cells), square
 
@@ -100,7 +124,16 @@ def cancel_returns(moves: list[int]) -> list[int]:
     return kept
 
 
-def shorten(k: int, board: Board, moves: list[int], window: int, budget: int, stop: np.ndarray) -> list[int]:
+def shorten(k: int, board: Board, moves: list[int], windows: tuple[int, ...], budget: int,
+            stop: kernels.Flags) -> list[int]:
+    """One pass of ``_shorten_pass`` per window length, in order."""
+    for window in windows:
+        moves = _shorten_pass(k, board, moves, window, budget, stop)
+    return moves
+
+
+def _shorten_pass(k: int, board: Board, moves: list[int], window: int, budget: int,
+                  stop: kernels.Flags) -> list[int]:
     """Replace windows of the route by optimal ones (IDA* with Manhattan towards the window's end
     board, at most ``budget`` nodes each); windows overlap by half. Ends early if ``stop`` is set."""
     moves = cancel_returns(moves)

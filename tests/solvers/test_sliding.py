@@ -466,7 +466,7 @@ def test_reduction_small_cases():
         rest = solve(text(small), algorithm="idastar", goal=text(small_goal)).result["moves"]
         route = moves + [sliding.MOVES.index(m) for m in rest]
         assert sliding_reduce.replay(k, board, route) == goal
-        short = sliding_reduce.shorten(k, board, route, 12, 20_000, stop)
+        short = sliding_reduce.shorten(k, board, route, (12, 7), 20_000, stop)
         assert sliding_reduce.replay(k, board, short) == goal and len(short) <= len(route)
     assert sliding_reduce.cancel_returns([0, 1, 2, 3, 0]) == [0]
 
