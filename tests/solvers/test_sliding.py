@@ -18,6 +18,7 @@ from solvers.base import (
     InvalidPuzzle,
     Outcome,
     ParseError,
+    Stopped,
     WrongAnswer,
 )
 
@@ -450,6 +451,23 @@ def test_auto_with_a_custom_goal_on_a_big_board(no_pdb):
         board = list(rng.choice(list(neighbours_of(tuple(board), 6))))
     outcome = solve(text(board), goal=text(goal))
     assert outcome.status == SOLVED and outcome.stats["strategy"] == "reduction"
+
+
+def test_reduction_on_korf_instances_is_valid_and_not_shorter_than_optimal(data_dir, no_pdb):
+    lengths = []
+    for _, board, _, length, _ in korf_rows(data_dir)[:20]:
+        outcome = solve(text(board), goal=KORF_GOAL, algorithm="reduction")
+        assert outcome.result["optimal"] is False and outcome.result["length"] >= length
+        lengths.append(outcome.result["length"] / length)
+    assert sum(lengths) / len(lengths) < 1.6  # bench/sliding.py measures about 1.25
+
+
+def test_a_set_stop_flag_ends_auto_on_a_big_board(no_pdb):
+    board, opts = KIND.prepare(text(shuffled(7, seed=9)), {})
+    stop = sliding.stop_flag()
+    stop[0] = True
+    with pytest.raises(Stopped):
+        KIND.solve(board, opts, stop=stop)
 
 
 def test_reduction_small_cases():
