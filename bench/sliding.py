@@ -39,15 +39,6 @@ C_SOURCE = ROOT / "bench" / "c" / "ida_manhattan.c"
 KORF_GOAL = " ".join(map(str, range(16)))
 
 
-def random_solvable(rng: random.Random, k: int) -> tuple[int, ...]:
-    goal = sliding.default_goal(k)
-    while True:
-        board = list(goal)
-        rng.shuffle(board)
-        if sliding.solvable(k, tuple(board), goal):
-            return tuple(board)
-
-
 def run(board: str, **options: Any) -> tuple[Outcome, float]:
     """One verified solve through the kind's interface and its CPU seconds."""
     puzzle, opts = KIND.prepare(board, options)
@@ -189,7 +180,7 @@ def strategy_table(title: str, boards: list[str], rows: list[tuple[str, dict[str
 
 def eight_puzzle(count: int, slow: int) -> None:
     rng = random.Random(2024)
-    boards = [" ".join(map(str, random_solvable(rng, 3))) for _ in range(count)]
+    boards = [" ".join(map(str, sliding.random_board(3, rng))) for _ in range(count)]
     optimal = [length(run(b, algorithm="idastar")[0]) for b in boards]
     strategy_table(f"8-puzzle: {count} random solvable states (seed 2024)", boards, [
         ("auto (default)", {}, count),
@@ -215,7 +206,7 @@ def fifteen_puzzle(limit: int) -> None:
 def big_boards(count: int) -> None:
     for k in (5, 6, 7, 8):
         rng = random.Random(k)
-        boards = [" ".join(map(str, random_solvable(rng, k))) for _ in range(count)]
+        boards = [" ".join(map(str, sliding.random_board(k, rng))) for _ in range(count)]
         strategy_table(f"{k * k - 1}-puzzle: {count} random solvable states (seed {k}); idastar cannot "
                        f"finish these, astar/bfs/dfs refuse them", boards, [
                            ("auto (default)", {}, count),

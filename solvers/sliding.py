@@ -32,6 +32,7 @@ then shorten the route), whose answer says ``optimal: false``. Option
 from __future__ import annotations
 
 import math
+import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -216,6 +217,16 @@ def blank_step(k: int, board: Board, move: Move) -> Board | None:
     cells = list(board)
     cells[blank], cells[r * k + c] = cells[r * k + c], 0
     return tuple(cells)
+
+
+def random_board(k: int, rng: random.Random) -> Board:
+    """A board drawn uniformly from those that can reach the default goal."""
+    goal = default_goal(k)
+    while True:
+        board = list(goal)
+        rng.shuffle(board)
+        if solvable(k, tuple(board), goal):
+            return tuple(board)
 
 
 def solvable(k: int, board: Board, goal: Board) -> bool:

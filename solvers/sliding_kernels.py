@@ -201,6 +201,14 @@ def _at_goal(board: Ints, goal_pos: Ints) -> bool:
     return True
 
 
+@jit()
+def _checkpoint(generated: int, max_nodes: int, stop: Flags) -> int:
+    """BUDGET past max_nodes, STOPPED once the stop flag is set, else 0 (go on)."""
+    if generated > max_nodes:
+        return BUDGET
+    return STOPPED if stop[0] else 0
+
+
 # The three searches below share one shape: an explicit stack of directions, the
 # sibling loop's direction in a register, a child's h computed before (or, for linear
 # conflict, right after) its tile moves, and a child over the bound never kept. One
@@ -241,10 +249,9 @@ def _additive_ida(board: Ints, blank0: int, h0: int, tbl: Ints, nbr: Ints, max_n
                 hc = h + tbl[tile * n + blank] - tbl[tile * n + to]
                 generated += 1
                 if generated == check_at:
-                    if generated > max_nodes:
-                        return BUDGET, path[:0].copy(), generated, expanded, deepest
-                    if stop[0]:
-                        return STOPPED, path[:0].copy(), generated, expanded, deepest
+                    status = _checkpoint(generated, max_nodes, stop)
+                    if status != 0:
+                        return status, path[:0].copy(), generated, expanded, deepest
                     check_at = min(generated + 4096, max_nodes + 1)
                 f = depth + 1 + hc
                 if f > bound:
@@ -333,10 +340,9 @@ def _conflict_ida(board: Ints, blank0: int, goal_pos: Ints, k: int, tbl: Ints, n
                 h = md_child + c
                 generated += 1
                 if generated == check_at:
-                    if generated > max_nodes:
-                        return BUDGET, path[:0].copy(), generated, expanded, deepest
-                    if stop[0]:
-                        return STOPPED, path[:0].copy(), generated, expanded, deepest
+                    status = _checkpoint(generated, max_nodes, stop)
+                    if status != 0:
+                        return status, path[:0].copy(), generated, expanded, deepest
                     check_at = min(generated + 4096, max_nodes + 1)
                 f = depth + 1 + h
                 if f > bound:
@@ -431,10 +437,9 @@ def _pdb_ida(board: Ints, blank0: int, goal_pos: Ints, nbr: Ints, pdb: Bytes, sl
                 h = max(s1, s0)
                 generated += 1
                 if generated == check_at:
-                    if generated > max_nodes:
-                        return BUDGET, path[:0].copy(), generated, expanded, deepest
-                    if stop[0]:
-                        return STOPPED, path[:0].copy(), generated, expanded, deepest
+                    status = _checkpoint(generated, max_nodes, stop)
+                    if status != 0:
+                        return status, path[:0].copy(), generated, expanded, deepest
                     check_at = min(generated + 4096, max_nodes + 1)
                 f = depth + 1 + h
                 if f > bound:
