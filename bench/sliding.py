@@ -30,8 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solvers import sliding, sliding_pdb
-from solvers.base import BudgetExceeded, Outcome
+from solvers import sliding, sliding_pdb  # noqa: E402
+from solvers.base import BudgetExceeded, Outcome  # noqa: E402
 
 KIND = sliding.KIND
 DATA = ROOT / "tests" / "data" / "sliding"
@@ -59,7 +59,8 @@ def korf_rows() -> list[tuple[int, str, int, int]]:
     """(number, board, optimal length, Manhattan IDA* nodes) for Korf's 100."""
     rows = [line.split() for line in (DATA / "korf100.txt").read_text().splitlines() if line.strip()]
     nodes = [line.split("\t") for line in (DATA / "korf100_nodes.tsv").read_text().splitlines()[1:]]
-    return [(i + 1, " ".join(r[:16]), int(r[16]), int(n[4])) for i, (r, n) in enumerate(zip(rows, nodes))]
+    pairs = enumerate(zip(rows, nodes, strict=True))
+    return [(i + 1, " ".join(r[:16]), int(r[16]), int(n[4])) for i, (r, n) in pairs]
 
 
 # -- the kernel against plain C
@@ -93,11 +94,12 @@ def kernel_against_c(rounds: int) -> None:
                 counts[number] = (outcome.stats["generated"], None)
             if binary is not None:
                 out = subprocess.run([str(binary)], input=lines, capture_output=True, text=True, check=True)
-                for (number, *_), line in zip(easiest, out.stdout.splitlines()):
+                for (number, *_), line in zip(easiest, out.stdout.splitlines(), strict=True):
                     _, c_nodes, c_seconds = line.split()
                     anchor[number].append(float(c_seconds))
                     counts[number] = (counts[number][0], int(c_nodes))
-    print("| # | nodes (ours) | nodes (C) | korf100_nodes.tsv | kernel M nodes/s | C M nodes/s | kernel / C |")
+    print("| # | nodes (ours) | nodes (C) | korf100_nodes.tsv | kernel M nodes/s | C M nodes/s "
+          "| kernel / C |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     total = ours_s = c_s = 0.0
     for number, _, _, expected in easiest:
@@ -109,8 +111,8 @@ def kernel_against_c(rounds: int) -> None:
         c_s += theirs or 0.0
         c_rate = f"{c_generated / theirs / 1e6:.1f}" if theirs and c_generated else "-"
         ratio = f"{theirs / mine:.2f}" if theirs else "-"
-        print(f"| {number} | {generated:,} | {c_generated or '-':,} | {expected:,} | {generated / mine / 1e6:.1f} | "
-              f"{c_rate} | {ratio} |")
+        print(f"| {number} | {generated:,} | {c_generated or '-':,} | {expected:,} | "
+              f"{generated / mine / 1e6:.1f} | {c_rate} | {ratio} |")
     c_total = f"{total / c_s / 1e6:.1f}" if c_s else "-"
     ratio_total = f"**{c_s / ours_s:.2f}**" if c_s else "-"
     print(f"| **all 10** | {int(total):,} | | | **{total / ours_s / 1e6:.1f}** | {c_total} | {ratio_total} |")

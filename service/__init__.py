@@ -7,6 +7,7 @@ from typing import Any
 
 from celery import Celery, Task
 from flask import Flask, request
+from flask.json.provider import DefaultJSONProvider
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
@@ -24,7 +25,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if test_config:
         app.config.from_mapping(test_config)
     app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_BODY_BYTES"]
-    app.json.sort_keys = False
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.sort_keys = False
 
     engine = make_engine(app.config["DATABASE_URL"])
     app.extensions["engine"] = engine

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, current_app, g, request
 from pydantic import ValidationError
 from spectree import Response, SecurityScheme, SpecTree
-from spectree.models import SecuritySchemeData, SecureType
+from spectree.models import SecureType, SecuritySchemeData
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import solvers
 from service import jobs
+from service.db import is_postgresql
 from service.models import Job
 from service.problems import Problem, invalid
 from service.publish import publish_safely
@@ -35,9 +36,9 @@ from service.schemas import (
 
 
 def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: Any, adapter: Any) -> None:
-    """spectree hook: its request-validation errors become our 422 problem document."""
+    """spectree hook: its request-validation errors (pydantic's) become our 422 problem document."""
     if error is not None:
-        raise invalid(item_errors(error.errors()))
+        raise invalid(item_errors(cast(ValidationError, error).errors()))
 
 
 spec = SpecTree(
@@ -70,7 +71,7 @@ def snapshot() -> Iterator[Session]:
     counts agree (PostgreSQL's default READ COMMITTED gives each statement its own; SQLite
     reads inside one transaction are already consistent)."""
     with sessions() as s:
-        if s.get_bind().dialect.name == "postgresql":
+        if is_postgresql(s):
             s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
         yield s
 
@@ -118,7 +119,8 @@ def _poll_headers(job_id: str) -> dict[str, str]:
 
 
 @bp.post("/jobs")
-@spec.validate(json=JobSubmit, headers=SubmitHeaders, resp=Response(HTTP_202=JobOut, HTTP_200=JobOut, HTTP_409=ProblemOut, **ERRORS),
+@spec.validate(json=JobSubmit, headers=SubmitHeaders,
+               resp=Response(HTTP_202=JobOut, HTTP_200=JobOut, HTTP_409=ProblemOut, **ERRORS),
                skip_validation=True, tags=["jobs"])
 def submit_job():
     """Submit a batch of puzzles.
@@ -160,11 +162,11 @@ def submit_job():
     chunks = jobs.chunks_of(ids, [item.cost for item in submit.puzzles], cfg)
     publish_safely(current_app.extensions["publisher"], chunks)
     with snapshot() as s:
-        out = jobs.describe_job(s, s.get(Job, job.id))
+        out = jobs.describe_job(s, s.get_one(Job, job.id))
     return out, 202, _poll_headers(job.id)
 
 
-def _replay(s, job, digest: str):
+def _replay(s, job, digest: str | None):
     if job.request_hash != digest:
         raise Problem(409, "Conflict", "this Idempotency-Key was used with a different body")
     return jobs.describe_job(s, job), 200, _poll_headers(job.id)
@@ -174,7 +176,7 @@ def _replay(s, job, digest: str):
 @spec.validate(query=JobListQuery, resp=Response(HTTP_200=JobList, **ERRORS), tags=["jobs"])
 def list_jobs():
     """The client's jobs, newest first."""
-    q: JobListQuery = request.context.query
+    q: JobListQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
         try:
             items, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, q.cursor)
@@ -195,7 +197,7 @@ def get_job(job_id: str):
 @spec.validate(query=PageQuery, resp=Response(HTTP_200=PuzzleList, **ERRORS), tags=["jobs"])
 def list_puzzles(job_id: str):
     """A job's puzzles with results, in batch order, a page at a time."""
-    q: PageQuery = request.context.query
+    q: PageQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
         job = _job_or_404(s, job_id)
         try:
@@ -225,7 +227,7 @@ def cancel_job(job_id: str):
         job = _job_or_404(s, job_id)
         jobs.cancel_job(s, job)
     with snapshot() as s:
-        return jobs.describe_job(s, s.get(Job, job.id)), 202, _poll_headers(job.id)
+        return jobs.describe_job(s, s.get_one(Job, job.id)), 202, _poll_headers(job.id)
 
 
 @bp.get("/openapi.json")

@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         except subprocess.TimeoutExpired:
             child.kill()
             child.wait()
-    failed = [c.args[0] for c in children if c.returncode not in (0, -signal.SIGTERM)]
+    failed = [c for c in children if c.returncode not in (0, -signal.SIGTERM)]
     return 1 if failed and not stopping else 0
 
 

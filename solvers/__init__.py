@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from solvers import nqueens, sliding, spokes, sudoku
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -26,8 +27,6 @@ from solvers.base import (
     UnknownKind,
     WrongAnswer,
 )
-
-from solvers import nqueens, sliding, spokes, sudoku
 
 # The registry: each kind module is listed here once and nowhere else.
 _KIND_MODULES: tuple[Any, ...] = (sudoku, nqueens, sliding, spokes)

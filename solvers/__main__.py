@@ -11,6 +11,7 @@ One JSON object per input line on stdout; an invalid line prints
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Iterable, Iterator
@@ -84,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.jsonl and not args.kind:
         parser.error("solve needs --kind (or --jsonl)")
-    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
-    with stream:
+    with contextlib.ExitStack() as files:
+        stream = sys.stdin if args.file == "-" else files.enter_context(open(args.file, encoding="utf-8"))
         ok = solve_lines(stream, sys.stdout, args.kind, dict(args.option), args.jsonl)
     return 0 if ok else 1
 

@@ -54,7 +54,6 @@ from solvers.base import (
     Options,
     Outcome,
     ParseError,
-    Split,
     Stats,
     StopFlag,
     Stopwatch,
@@ -142,7 +141,7 @@ def parse(raw: Any) -> Puzzle:
 
 
 def default_goal(k: int) -> Board:
-    return tuple(range(1, k * k)) + (0,)
+    return (*tuple(range(1, k * k)), 0)
 
 
 def goal_of(puzzle: Puzzle, options: Options) -> Board:
@@ -324,7 +323,7 @@ class SlidingStats(Stats):
     max_frontier: int = 0
     algorithm: str = ""
     strategy: str = ""
-    tried: list[dict[str, Any]] = field(default_factory=list)
+    abandoned: list[dict[str, Any]] = field(default_factory=list)
     heuristic: str | None = None
     note: str | None = None
 
@@ -415,8 +414,9 @@ def _auto(puzzle: Puzzle, goal: Board, options: Options, node_limit: int | None,
     except search.NodeLimitReached as spent:
         if options["optimal"] or puzzle.k <= 3:  # a 3x3 is IDA*'s in milliseconds: the budget was asked
             raise
-        stats.tried.append({"strategy": "idastar", "heuristic": heuristic, "generated": spent.nodes,
-                            "why": f"node budget of {budget:,} spent without a proof"})
+        stats.abandoned.append({"strategy": "idastar", "heuristic": heuristic, "nodes": spent.nodes,
+                                "elapsed_ms": spent.stats["elapsed_ms"],
+                                "why": f"node budget of {budget:,} spent without a proof"})
     stats.strategy, stats.heuristic = "reduction", None
     return _reduction(puzzle.k, puzzle.board, goal, stop)
 
@@ -494,7 +494,7 @@ def verify(puzzle: Puzzle, options: Options, outcome: Outcome) -> None:
         raise WrongAnswer(f"after the {len(moves)} moves the board is {board}, not the goal {goal}")
 
 
-# -- split/merge: one search is not cut into parts
+# -- cost: seconds for a typical puzzle (sliding puzzles are never split)
 
 
 def cost(puzzle: Puzzle, options: Options) -> float:
@@ -509,22 +509,9 @@ def cost(puzzle: Puzzle, options: Options) -> float:
     return {2: 1e-3, 3: 0.5}.get(puzzle.k, 10.0)
 
 
-def split(puzzle: Puzzle, options: Options, parts: int) -> Split:
-    """Sliding puzzles are never split (IDA*'s last pass dominates); the head is the whole solve."""
-    return Split([], solve(puzzle, options))
-
-
-def solve_part(puzzle: Puzzle, options: Options, part: dict[str, Any], stop: Any = None) -> Outcome:
-    raise ValueError("sliding puzzles are never split into parts")
-
-
-def merge(puzzle: Puzzle, options: Options, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
-    if outcomes:
-        raise ValueError("sliding puzzles are never split into parts")
-    return head
-
-
-EXAMPLE_6X6 = "30 10 31 20 27 11 5 34 33 0 35 15 13 28 7 16 23 3 25 26 18 12 14 29 24 9 8 32 21 17 1 6 19 2 4 22"  # shuffled at random: auto answers without proof
+EXAMPLE_6X6 = (  # shuffled at random: auto answers without proof
+    "30 10 31 20 27 11 5 34 33 0 35 15 13 28 7 16 23 3 "
+    "25 26 18 12 14 29 24 9 8 32 21 17 1 6 19 2 4 22")
 
 OPTIONS = (
     Option("algorithm", str, "auto",
@@ -535,11 +522,12 @@ OPTIONS = (
     Option("optimal", bool, False, "true: answer only with a proof of the fewest moves (auto never falls "
            "back to the reduction, and may run to the time limit)"),
     Option("heuristic", str, "auto", "lower bound for auto/astar/idastar; auto = pdb for the 15-puzzle when "
-           "built, else linear_conflict", choices=("auto",) + HEURISTICS),
+           "built, else linear_conflict", choices=("auto", *HEURISTICS)),
     Option("goal", str, None, "goal board like the puzzle; default 1 .. k*k-1 then 0 (blank last)"),
     Option("max_nodes", int, None, f"node budget; default {PYTHON_DEFAULT_NODES:,} for bfs/dfs/astar "
            f"(at most {PYTHON_MAX_NODES:,}), {KERNEL_DEFAULT_NODES:,} for idastar; for auto, a cap on "
-           f"its optimal attempt; the reduction's searches have budgets of their own", minimum=1, maximum=KERNEL_MAX_NODES),
+           f"its optimal attempt; the reduction's searches have budgets of their own",
+           minimum=1, maximum=KERNEL_MAX_NODES),
     Option("max_depth", int, None, "depth bound for dfs", minimum=0, maximum=10_000),
 )
 
@@ -557,17 +545,14 @@ KIND = Kind(
                   "max_frontier": "largest frontier (for idastar: the longest path)",
                   "elapsed_ms": "solve time", "algorithm": "algorithm asked",
                   "strategy": "what answered: bfs, dfs, astar, idastar, reduction, or parity (no solution)",
-                  "tried": "attempts abandoned first: strategy, heuristic, nodes generated, why",
+                  "abandoned": "what auto tried first and gave up: [{strategy, heuristic, nodes, "
+                               "elapsed_ms, why}]",
                   "heuristic": "heuristic that ran", "note": "why a fallback heuristic ran, if any"},
     parse=parse,
     validate=validate,
     solve=solve,
     verify=verify,
     cost=cost,
-    split=split,
-    solve_part=solve_part,
-    merge=merge,
-    stats_record=SlidingStats,
     examples=(
         Example("8 6 7 2 5 4 3 0 1", {"algorithm": "astar"}),
         Example("1 2 3 4 5 6 8 7 0", {}, NO_SOLUTION),

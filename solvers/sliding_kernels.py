@@ -195,7 +195,7 @@ def _pdb_slots(pos: Ints, k: int, lk_tiles: Ints, lk_size: Ints, lk_offset: Ints
 
 @jit()
 def _at_goal(board: Ints, goal_pos: Ints) -> bool:
-    for t in range(board.size):
+    for t in range(board.size):  # noqa: SIM110 (numba compiles no generator expressions)
         if board[goal_pos[t]] != t:
             return False
     return True

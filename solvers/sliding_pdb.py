@@ -81,7 +81,7 @@ def frame_for(k: int, goal: tuple[int, ...]) -> Frame | None:
 
 @dataclass(frozen=True)
 class Tables:
-    pdb: kernels.Bytes       # uint8: every pattern's table spread out (kernels.spread_table), one after another
+    pdb: kernels.Bytes       # every pattern's table spread out (kernels.spread_table), one after another
     lk_tiles: kernels.Ints   # [lookup, i] = the tile read as the pattern's i-th tile
     lk_size: kernels.Ints    # [lookup] = tiles in the pattern
     lk_offset: kernels.Ints  # [lookup] = where its table starts in pdb
@@ -107,7 +107,7 @@ def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[kern
     """Arrange built tables for the kernel; ``reflect`` adds the diagonal-mirror probes."""
     n = k * k
     groups = (False, True) if reflect else (False,)
-    spread = [kernels.spread_table(t, len(p), n) for t, p in zip(tables, patterns)]
+    spread = [kernels.spread_table(t, len(p), n) for t, p in zip(tables, patterns, strict=True)]
     offsets = np.cumsum([0] + [t.size for t in spread[:-1]])
     lookups = [(p, mirrored) for mirrored in groups for p in range(len(patterns))]
     lk_tiles = np.zeros((len(lookups), max(map(len, patterns))), np.int64)
@@ -131,7 +131,7 @@ def build_table(k: int, pattern: tuple[int, ...], progress: Any = None) -> kerne
     n, m = k * k, len(pattern)
     dist = np.full(perm(n, m + 1), kernels.UNSEEN, np.uint8)
     done = np.zeros(dist.size, np.bool_)
-    dist[kernels.rank(np.array(list(pattern) + [0], np.int64), m + 1, n)] = 0
+    dist[kernels.rank(np.array([*list(pattern), 0], np.int64), m + 1, n)] = 0
     depth = 0
     while True:
         settled, labelled = kernels.expand_layer(dist, done, depth, m, k)

@@ -46,7 +46,8 @@ class Square:
         return tuple(label[board[c]] for c in self.cells), tuple(label[t] for t in goal_tiles)
 
 
-def _place_line(cells: kernels.Ints, locked: kernels.Flags, goal: Board, line: list[int], k: int) -> list[int]:
+def _place_line(cells: kernels.Ints, locked: kernels.Flags, goal: Board, line: list[int],
+                k: int) -> list[int]:
     """Bring the line's goal tiles home in order, the last two together; lock them."""
     moves: list[int] = []
     for group in [[c] for c in line[:-2]] + [line[-2:]]:
@@ -93,7 +94,8 @@ def peel(k: int, board: Board, goal: Board, side: int) -> tuple[list[int], Board
         tries = []
         for line, rest in _choices(k, region, blank):
             trial_cells, trial_locked = cells.copy(), locked.copy()
-            tries.append((_place_line(trial_cells, trial_locked, goal, line, k), trial_cells, trial_locked, rest))
+            placed = _place_line(trial_cells, trial_locked, goal, line, k)
+            tries.append((placed, trial_cells, trial_locked, rest))
         placed, cells, locked, region = min(tries, key=lambda t: len(t[0]))
         moves += placed
     top, bottom, left, right = region

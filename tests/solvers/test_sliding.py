@@ -120,7 +120,7 @@ def test_bfs_solver_lengths_equal_the_table(eight_depths):
 
 
 def test_generic_and_kernel_idastar_agree_node_for_node(eight_depths):
-    for board in random.Random(9).sample(sorted(eight_depths), 12) + [(8, 6, 7, 2, 5, 4, 3, 0, 1)]:
+    for board in [*random.Random(9).sample(sorted(eight_depths), 12), (8, 6, 7, 2, 5, 4, 3, 0, 1)]:
         for heuristic in ("manhattan", "linear_conflict"):
             kernel = solve(text(board), heuristic=heuristic)
             problem = sliding.SlidingProblem(3, board, GOAL8, heuristic)
@@ -155,8 +155,10 @@ def test_eight_puzzle_samples_both_goal_conventions(data_dir, algorithm):
 def korf_rows(data_dir):
     instances = read_rows(data_dir / "sliding" / "korf100.txt")
     blank_last = read_rows(data_dir / "sliding" / "korf100_blank_last.txt")
-    nodes = [line.split("\t") for line in (data_dir / "sliding" / "korf100_nodes.tsv").read_text().splitlines()[1:]]
-    return [(i + 1, a[:16], b[:16], a[16], int(n[4])) for i, (a, b, n) in enumerate(zip(instances, blank_last, nodes))]
+    lines = (data_dir / "sliding" / "korf100_nodes.tsv").read_text().splitlines()[1:]
+    nodes = [line.split("\t") for line in lines]
+    rows = enumerate(zip(instances, blank_last, nodes, strict=True))
+    return [(i + 1, a[:16], b[:16], a[16], int(n[4])) for i, (a, b, n) in rows]
 
 
 EASY = 3_000_000  # Manhattan-only IDA* nodes: the 16 easiest instances, about a second in all
@@ -211,7 +213,7 @@ def test_small_pattern_database_is_admissible_and_exact_where_it_must_be(eight_d
     """An 8-puzzle 4-4 split built by the same code: h never overestimates, lengths equal BFS."""
     patterns = ((1, 2, 3, 4), (5, 6, 7, 8))
     tables = [sliding_pdb.build_table(3, p) for p in patterns]
-    assert all(t[sliding_kernels_rank(p)] == 0 for t, p in zip(tables, patterns))
+    assert all(t[sliding_kernels_rank(p)] == 0 for t, p in zip(tables, patterns, strict=True))
     arrays = sliding_pdb.tables_from(3, patterns, tables).arrays()
     frame = sliding_pdb.frame_for(3, GOAL8)
     for board in random.Random(5).sample(sorted(eight_depths), 300):
@@ -233,7 +235,7 @@ def test_unsolvable_parity_is_no_solution_without_search():
     outcome = solve("1 2 3 4 5 6 8 7 0")
     assert outcome.status == NO_SOLUTION and outcome.result is None
     assert outcome.stats["generated"] == 0
-    korf_swapped = solve(" ".join(map(str, [0, 2, 1] + list(range(3, 16)))), goal=KORF_GOAL)
+    korf_swapped = solve(" ".join(map(str, [0, 2, 1, *list(range(3, 16))])), goal=KORF_GOAL)
     assert korf_swapped.status == NO_SOLUTION
 
 
@@ -256,7 +258,8 @@ def test_unsolvable_parity_is_no_solution_without_search():
         (KORF_GOAL, {"algorithm": "bfs"}, InvalidOption, "up to 3x3"),
         (" ".join(map(str, range(25))), {"algorithm": "astar"}, InvalidOption, "for 5x5 use auto or idastar"),
         ("1 2 3 4 5 6 7 8 0", {"heuristic": "pdb"}, InvalidOption, "15-puzzle"),
-        (KORF_GOAL, {"heuristic": "pdb", "algorithm": "astar"}, InvalidOption, "only with algorithm 'idastar'"),
+        (KORF_GOAL, {"heuristic": "pdb", "algorithm": "astar"}, InvalidOption,
+         "only with algorithm 'idastar'"),
         ("1 2 3 4 5 6 7 8 0", {"max_depth": 5}, InvalidOption, "bounds algorithm 'dfs' only"),
         ("1 2 3 4 5 6 7 8 0", {"algorithm": "astar", "max_nodes": 10**8}, InvalidOption, "at most 3,000,000"),
         ("1 2 3 4 5 6 7 8 0", {"max_nodes": 10**11}, InvalidOption, "at most"),
@@ -305,7 +308,8 @@ def test_dfs_depth_bound_exhausted_is_a_failure_not_no_solution():
 
 def test_node_budget_ends_the_search_with_a_clear_message():
     board, opts = KIND.prepare("8 6 7 2 5 4 3 0 1", {"max_nodes": 1000, "heuristic": "misplaced"})
-    with pytest.raises(search.NodeLimitReached, match="idastar with misplaced stopped after generating 1,001"):
+    message = "idastar with misplaced stopped after generating 1,001"
+    with pytest.raises(search.NodeLimitReached, match=message):
         KIND.solve(board, opts)
     board, opts = KIND.prepare("8 6 7 2 5 4 3 0 1", {"algorithm": "astar"})
     with pytest.raises(BudgetExceeded):
@@ -314,7 +318,7 @@ def test_node_budget_ends_the_search_with_a_clear_message():
 
 def test_five_by_five_scrambled_board():
     rng = random.Random(3)
-    board = tuple(range(1, 25)) + (0,)
+    board = (*tuple(range(1, 25)), 0)
     for _ in range(40):
         board = rng.choice(list(neighbours_of(board, 5)))
     outcome = solve(text(board), algorithm="idastar", max_nodes=10**7)
@@ -342,8 +346,8 @@ def test_kernel_small_cases(eight_depths):
     pattern = (1, 2, 3)
     table = sliding_pdb.build_table(3, pattern)
     assert table.size == 9 * 8 * 7 and table[sliding_kernels_rank(pattern)] == 0
-    arrays = sliding_pdb.tables_from(3, (pattern, (4, 5, 6, 7, 8)), [table, sliding.np.zeros(9 * 8 * 7 * 6 * 5, "u1")],
-                                     reflect=False).arrays()
+    zeros = sliding.np.zeros(9 * 8 * 7 * 6 * 5, "u1")
+    arrays = sliding_pdb.tables_from(3, (pattern, (4, 5, 6, 7, 8)), [table, zeros], reflect=False).arrays()
     frame = sliding_pdb.frame_for(3, GOAL8)
     for board in random.Random(11).sample(shallow, 8):
         status, moves, *_ = sliding.kernels.ida_star(
@@ -380,8 +384,8 @@ def test_auto_answers_shuffled_boards_of_every_size(k, no_pdb):
     if k >= 5:
         assert outcome.stats["strategy"] == "reduction"
     if outcome.stats["strategy"] == "reduction":
-        assert [t["strategy"] for t in outcome.stats["tried"]] == ["idastar"]
-        assert outcome.stats["tried"][0]["generated"] > 0
+        assert [t["strategy"] for t in outcome.stats["abandoned"]] == ["idastar"]
+        assert outcome.stats["abandoned"][0]["nodes"] > 0
 
 
 @pytest.mark.parametrize(("k", "steps"), [(5, 300), (5, 3000), (6, 1000), (7, 2000), (8, 3000)])
@@ -396,7 +400,7 @@ def test_auto_proves_what_is_near_the_goal_on_big_boards(no_pdb):
     board = random_walk(7, 14, seed=1)
     outcome = solve(text(board))
     assert outcome.stats["strategy"] == "idastar" and outcome.result["optimal"] is True
-    assert outcome.result["length"] <= 14 and outcome.stats["tried"] == []
+    assert outcome.result["length"] <= 14 and outcome.stats["abandoned"] == []
 
 
 def test_auto_falls_back_within_its_budget_on_the_15_puzzle(data_dir, no_pdb):
@@ -405,9 +409,10 @@ def test_auto_falls_back_within_its_budget_on_the_15_puzzle(data_dir, no_pdb):
     outcome = solve(text(board), goal=KORF_GOAL, max_nodes=100_000)
     assert outcome.stats["strategy"] == "reduction" and outcome.result["optimal"] is False
     assert outcome.result["length"] >= length
-    assert outcome.stats["tried"] == [{"strategy": "idastar", "heuristic": "linear_conflict",
-                                       "generated": 100_001,
-                                       "why": "node budget of 100,000 spent without a proof"}]
+    [abandoned] = outcome.stats["abandoned"]
+    assert abandoned.pop("elapsed_ms") >= 0
+    assert abandoned == {"strategy": "idastar", "heuristic": "linear_conflict", "nodes": 100_001,
+                         "why": "node budget of 100,000 spent without a proof"}
 
 
 def test_optimal_true_demands_a_proof(no_pdb):
@@ -426,7 +431,7 @@ def test_named_strategies_keep_their_statistics(eight_depths):
     for algorithm in ("bfs", "dfs", "astar", "idastar", "reduction"):
         outcome = solve(text(board), algorithm=algorithm, max_nodes=400_000)
         assert outcome.stats["strategy"] == outcome.stats["algorithm"] == algorithm
-        assert outcome.stats["tried"] == []
+        assert outcome.stats["abandoned"] == []
         assert outcome.result["optimal"] is (algorithm not in ("dfs", "reduction"))
         if outcome.result["optimal"]:
             assert outcome.result["length"] == eight_depths[board]
@@ -491,7 +496,8 @@ def test_kernels_under_numba_debug_modes(flag, tmp_path):
     root = Path(__file__).resolve().parents[2]
     here = "tests/solvers/test_sliding.py::"
     cases = [here + "test_kernel_small_cases", here + "test_two_by_two_lengths_equal_bfs",
-             here + "test_reduction_small_cases", here + "test_korf_easy_instances_reproduce_manhattan_node_counts"]
+             here + "test_reduction_small_cases",
+             here + "test_korf_easy_instances_reproduce_manhattan_node_counts"]
     if flag == "NUMBA_DISABLE_JIT":
         cases = cases[:3]  # uncompiled, millions of 15-puzzle nodes would take minutes
     env = dict(os.environ, **{flag: "1"}, NUMBA_CACHE_DIR=str(tmp_path))
