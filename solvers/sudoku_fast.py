@@ -148,13 +148,13 @@ def hidden_singles(state: np.ndarray, queue: np.ndarray, todo: int, counters: np
         once = 0
         twice = 0
         done = 0
-        for j in range(N):
+        for j in range(N):  # without branches: DONE cells come in no fixed pattern
             m = state[UNITS[u, j]]
-            if m & DONE:
-                done |= m
-            else:
-                twice |= once & m
-                once |= m
+            done_mask = -((m >> 9) & 1)  # all ones when DONE
+            o = m & ~done_mask
+            twice |= once & o
+            once |= o
+            done |= m & done_mask
         if (once | done) & FULL != FULL:
             return -1
         hidden = once & ~twice
