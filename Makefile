@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv run test test-fast bench clean
+.PHONY: venv run test test-fast lint typecheck bench bench-service clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,25 @@ test: venv
 # Quick iteration: no slow data sets, no real services.
 test-fast: venv
 	$(PY) -m pytest -m "not slow and not integration"
+
+# Style and common bugs (rules chosen in pyproject.toml), and types (strict on solvers/).
+lint: venv
+	$(VENV)/bin/ruff check .
+
+typecheck: venv
+	$(VENV)/bin/mypy
+
+# The solvers' benchmark tables (docs/benchmarks.md): BENCH=sudoku runs one of them,
+# BENCH_ARGS=--quick passes options (sudoku, nqueens and sliding know --quick).
+BENCH ?= sudoku nqueens sliding spokes
+bench: venv
+	for name in $(BENCH); do $(PY) bench/$$name.py $(BENCH_ARGS) || exit 1; done
+
+# The service's own: throughput and latency, and split puzzles over 1 and 2 workers. They need
+# PostgreSQL and Redis (TEST_DATABASE_URL, TEST_REDIS_URL, as the integration tests).
+bench-service: venv
+	$(PY) bench/service.py $(BENCH_ARGS)
+	$(PY) bench/scaling.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

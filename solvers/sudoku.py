@@ -82,6 +82,10 @@ from solvers.base import (
     WrongAnswer,
     check_stop,
     solve_each,
+    WHOLE,
+    Plan,
+    Settings,
+    split_past_budget,
     stop_flag,
 )
 
@@ -471,6 +475,14 @@ def tree_options(grid: Grid, options: Options) -> Options | None:
     return options if strategy in ("greedy", "backtrack") else None
 
 
+def split_plan(grid: Grid, options: Options, settings: Settings) -> Plan:
+    """A puzzle with a tree to cut (``tree_options``) is split past the node budget or as
+    ``split`` asks; the others (sat, fast, auto going to SAT first) run whole."""
+    if tree_options(grid, options) is None:
+        return WHOLE
+    return split_past_budget(grid, options, settings)
+
+
 def split(grid: Grid, options: Options, k: int) -> Split:
     """Expand the tree breadth-first until at least ``k`` open nodes (at most MAX_PARTS).
 
@@ -731,8 +743,8 @@ KIND = Kind(
                "stop after this many solutions: 2 proves uniqueness, a large value counts them "
                f"(sat: at most {MAX_SAT_SOLUTIONS})", minimum=1, maximum=MAX_SOLUTIONS),
         Option("split", int, None,
-               "how many open tree nodes the coordinator may fan out as subtasks; 0 = never, "
-               "null = automatic", minimum=0, maximum=MAX_PARTS),
+               "how many open tree nodes the coordinator may fan out as subtasks (greedy, backtrack and "
+               "auto's greedy tree; sat and fast run whole); 0 = never, null = automatic", minimum=0, maximum=MAX_PARTS),
     ),
     result_fields={
         "solution": "the first solution found, n*n symbols",
@@ -755,15 +767,16 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
+    plan=split_plan,
     split=split,
     solve_part=solve_part,
     merge=merge,
-    stats_record=SudokuStats,
     solve_batch=solve_batch,
     examples=(
         Example(EXAMPLE),
         Example("1.3..4.22..3..2.", {"strategy": "backtrack"}),
         Example([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], {"max_solutions": 1000}),
+        Example("." * 16, {"strategy": "greedy", "max_solutions": 1000}),
         Example("1...5.2.9..7.......6.......2...........5.1..2....2.39.3.4.9...15...1...3...8...4.",
                 status=NO_SOLUTION),
         Example("8.........95.......76.........426798...571243...893165......916....3.487....1.532",
