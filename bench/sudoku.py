@@ -40,10 +40,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import solvers
-from solvers import sudoku
-from solvers.base import BudgetExceeded
-from solvers.sudoku import KIND
+import solvers  # noqa: E402
+from solvers import sudoku  # noqa: E402
+from solvers.base import BudgetExceeded  # noqa: E402
+from solvers.sudoku import KIND  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "sudoku"
 BACKTRACK_BUDGET = 300_000
@@ -177,7 +177,8 @@ TDOKU = {"17-clue": (453_000, 436_000), "top1465": (212_000, 140_000), "forum_ha
 BATCH_SETS = [("17-clue", "tdoku_puzzles2_17_clue_first10000.txt"),
               ("top1465", "tdoku_puzzles3_magictour_top1465.txt"),
               ("forum_hardest_1106", "tdoku_puzzles6_forum_hardest_1106.txt"),
-              ("forum_hardest_1905 11+ (first 10000)", "tdoku_puzzles5_forum_hardest_1905_11plus_first10000.txt"),
+              ("forum_hardest_1905 11+ (first 10000)",
+               "tdoku_puzzles5_forum_hardest_1905_11plus_first10000.txt"),
               ("serg (2+ solutions)", "tdoku_puzzles7_serg_benchmark.txt")]
 
 
@@ -216,7 +217,8 @@ def batch_table(quick: bool) -> None:
         tdoku = (f"{ref[0]:,} | {ref[1]:,} | {batch[0] / ref[0]:.2f} | {batch[1] / ref[1]:.2f}" if ref
                  else "- | - | - | -")
         print(f"| {label} | {count} | {fmt_rate(batch[0])} | {fmt_rate(batch[1])} | {fmt_rate(single[0])} "
-              f"| {fmt_rate(single[1])} | {fmt_rate(greedy)} | {batch[0] / greedy:.1f}x | {tdoku} |", flush=True)
+              f"| {fmt_rate(single[1])} | {fmt_rate(greedy)} | {batch[0] / greedy:.1f}x | {tdoku} |",
+              flush=True)
 
 
 # -- would cubes help a big SAT solve?
@@ -258,7 +260,7 @@ def cubes_table(quick: bool) -> None:
         KIND.solve(grid, opts)
         whole = time.process_time() - start
         for k in (8, 32):
-            split = KIND.split(grid, {**opts, "strategy": "greedy", "sat_solver": "minisat22"}, k)
+            split = KIND.splitting().split(grid, {**opts, "strategy": "greedy", "sat_solver": "minisat22"}, k)
             times = cube_times(grid, split.parts)
             print(f"| {line} | {whole:.2f} | {k} | {len(times)} | {sum(times):.2f} | {max(times):.2f} "
                   f"| {whole / max(times):.2f} | {sum(times) / whole:.2f} |", flush=True)

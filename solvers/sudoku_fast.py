@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers import sudoku_kernels as K
+from solvers import sudoku_kernels as kernels
 
 N = 9
 CELLS = 81
@@ -386,8 +386,8 @@ def solve_batch(givens: np.ndarray, max_solutions: int, locked: bool, solutions:
         initial_state(givens, i, stack[0])
         found[i] = search(stack, queue, max_solutions, locked, solutions, i, counters[i])
         if found[i] > 0:
-            fault, where = K.check_solution(givens[i], solutions[i], UNITS64)
-            if fault != K.SOLUTION_OK:
+            fault, where = kernels.check_solution(givens[i], solutions[i], UNITS64)
+            if fault != kernels.SOLUTION_OK:
                 faults[i, 0] = WRONG_ANSWER
                 faults[i, 1] = fault
                 faults[i, 2] = where
