@@ -39,10 +39,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import solvers
-from solvers import sudoku
-from solvers.base import BudgetExceeded
-from solvers.sudoku import KIND
+import solvers  # noqa: E402
+from solvers import sudoku  # noqa: E402
+from solvers.base import BudgetExceeded  # noqa: E402
+from solvers.sudoku import KIND  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -261,7 +261,7 @@ def cubes_table(quick: bool) -> None:
         KIND.solve(grid, opts)
         whole = time.process_time() - start
         for k in (8, 32):
-            split = KIND.split(grid, {**opts, "strategy": "greedy", "sat_solver": "minisat22"}, k)
+            split = KIND.splitting().split(grid, {**opts, "strategy": "greedy", "sat_solver": "minisat22"}, k)
             times = cube_times(grid, split.parts)
             print(f"| {line} | {whole:.2f} | {k} | {len(times)} | {sum(times):.2f} | {max(times):.2f} "
                   f"| {whole / max(times):.2f} | {sum(times) / whole:.2f} |", flush=True)

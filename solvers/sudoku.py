@@ -37,10 +37,11 @@ encoding; the cross-check and the outside baseline). ``sat_solver`` picks the SA
 solver: MiniSat 2.2 by default (the fastest here on 9x9), or CaDiCaL 1.9.5, which
 takes about half MiniSat's time on the minimal 25x25 puzzles (up to 260,000
 conflicts against 450,000), the only data that none of our own trees reach (the
-greedy tree needs 200,000 to over 3 million nodes on each). For ``sat`` the statistics are the solver's: nodes = guesses =
-decisions, leaves = conflicts + solutions, max_depth = 0 (not reported by the solver). For ``fast``
-nodes are the states propagated, guesses the children entered (each branch is binary: the cell's
-lowest value, or not that value), and techniques count naked and hidden singles only.
+greedy tree needs 200,000 to over 3 million nodes on each). For ``sat`` the statistics are the
+solver's: nodes = guesses = decisions, leaves = conflicts + solutions, max_depth = 0 (not reported
+by the solver). For ``fast`` nodes are the states propagated, guesses the children entered
+(each branch is binary: the cell's lowest value, or not that value), and techniques count naked
+and hidden singles only.
 ``stats.strategy`` names the method that answered; ``stats.abandoned`` lists what ``auto``
 tried first and gave up, with its nodes.
 
@@ -58,11 +59,12 @@ from typing import Any
 
 import numpy as np
 
-from solvers import sudoku_fast as F
-from solvers import sudoku_kernels as K
+from solvers import sudoku_fast as fastk
+from solvers import sudoku_kernels as kernels
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
+    WHOLE,
     BadExample,
     BudgetExceeded,
     Example,
@@ -74,7 +76,9 @@ from solvers.base import (
     Outcome,
     ParseError,
     Part,
+    Plan,
     PuzzleError,
+    Settings,
     Split,
     Stats,
     StopFlag,
@@ -82,9 +86,6 @@ from solvers.base import (
     WrongAnswer,
     check_stop,
     solve_each,
-    WHOLE,
-    Plan,
-    Settings,
     split_past_budget,
     stop_flag,
 )
@@ -230,7 +231,7 @@ def validate(grid: Grid, options: Options) -> None:
         raise InvalidOption(f"strategy 'sat' adds one clause per solution it finds, so max_solutions must be "
                             f"at most {MAX_SAT_SOLUTIONS} with it; use 'greedy' to count more")
     lay = layout(grid.n)
-    cell, other = K.first_conflict(grid.givens, lay.peers)
+    cell, other = kernels.first_conflict(grid.givens, lay.peers)
     if cell >= 0:
         n = grid.n
         symbol = SYMBOLS[grid.givens[cell] - 1]
@@ -266,19 +267,21 @@ class SudokuStats(Stats):
     @classmethod
     def from_counters(cls, counters: np.ndarray, elapsed_ms: float, strategy: str) -> SudokuStats:
         c = counters.tolist()
-        return cls(elapsed_ms=elapsed_ms, nodes=c[K.NODES], leaves=c[K.LEAVES], max_depth=c[K.MAX_DEPTH],
-                   guesses=c[K.GUESSES],
-                   techniques={"full_house": c[K.FULL_HOUSE], "naked_single": c[K.NAKED_SINGLE],
-                               "hidden_single": c[K.HIDDEN_SINGLE], "naked_pair": c[K.NAKED_PAIR]},
+        k = kernels
+        return cls(elapsed_ms=elapsed_ms, nodes=c[k.NODES], leaves=c[k.LEAVES], max_depth=c[k.MAX_DEPTH],
+                   guesses=c[k.GUESSES],
+                   techniques={"full_house": c[k.FULL_HOUSE], "naked_single": c[k.NAKED_SINGLE],
+                               "hidden_single": c[k.HIDDEN_SINGLE], "naked_pair": c[k.NAKED_PAIR]},
                    strategy=strategy)
 
 
 def fast_stats(counters: list[int], elapsed_ms: float) -> dict[str, Any]:
     """The stats dict of a ``fast`` search from its kernel counters (built directly: batches make many)."""
-    return {"elapsed_ms": elapsed_ms, "subtasks": 0, "nodes": counters[F.NODES], "leaves": counters[F.LEAVES],
-            "max_depth": counters[F.MAX_DEPTH], "guesses": counters[F.GUESSES],
-            "techniques": {"full_house": 0, "naked_single": counters[F.NAKED],
-                           "hidden_single": counters[F.HIDDEN], "naked_pair": 0},
+    return {"elapsed_ms": elapsed_ms, "subtasks": 0, "nodes": counters[fastk.NODES],
+            "leaves": counters[fastk.LEAVES],
+            "max_depth": counters[fastk.MAX_DEPTH], "guesses": counters[fastk.GUESSES],
+            "techniques": {"full_house": 0, "naked_single": counters[fastk.NAKED],
+                           "hidden_single": counters[fastk.HIDDEN], "naked_pair": 0},
             "strategy": "fast", "abandoned": []}
 
 
@@ -303,20 +306,21 @@ def _search(grid: Grid, cands: Cands, depth: int, options: Options, node_limit: 
             watch: Stopwatch, stop: StopFlag | None = None) -> Outcome:
     lay = layout(grid.n)
     solution = np.zeros(grid.n * grid.n, np.uint8)
-    counters = np.zeros(K.STATS_LEN, np.int64)
+    counters = np.zeros(kernels.STATS_LEN, np.int64)
     limit = NO_LIMIT if node_limit is None else node_limit
     stop = stop_flag() if stop is None else stop
-    found = K.search(cands, depth, options["strategy"] == "greedy", options["max_solutions"], limit,
+    found = kernels.search(cands, depth, options["strategy"] == "greedy", options["max_solutions"], limit,
                      lay.full, lay.peers, lay.units, lay.cell_units, solution, counters, stop)
-    if found == K.BUDGET_EXCEEDED:
-        raise BudgetExceeded(int(counters[K.NODES]))
+    if found == kernels.BUDGET_EXCEEDED:
+        raise BudgetExceeded(int(counters[kernels.NODES]))
     check_stop(stop)
     first = render(solution) if found else None
     stats = SudokuStats.from_counters(counters, watch.ms(), options["strategy"])
     return _outcome(first, found, options, stats)
 
 
-def solve(grid: Grid, options: Options, node_limit: int | None = None, stop: StopFlag | None = None) -> Outcome:
+def solve(grid: Grid, options: Options, node_limit: int | None = None,
+          stop: StopFlag | None = None) -> Outcome:
     """Solve from the givens; raise BudgetExceeded after ``node_limit`` nodes (greedy, backtrack)
     and Stopped once ``stop`` is set (SAT looks at it every SAT_CHECK_CONFLICTS conflicts).
     ``fast`` ignores ``node_limit`` (it needs no splitting); ``auto`` holds its tree searches to it
@@ -330,7 +334,8 @@ def solve(grid: Grid, options: Options, node_limit: int | None = None, stop: Sto
         return _solve_fast(grid, options, watch, stop)
     if strategy == "sat":
         return _solve_sat(grid, options, watch, stop)
-    return _search(grid, K.initial_cands(grid.givens, layout(grid.n).full), 0, options, node_limit, watch, stop)
+    cands = kernels.initial_cands(grid.givens, layout(grid.n).full)
+    return _search(grid, cands, 0, options, node_limit, watch, stop)
 
 
 def plan(grid: Grid, options: Options) -> list[tuple[Options, int | None]]:
@@ -379,8 +384,8 @@ def _solve_auto(grid: Grid, options: Options, node_limit: int | None, watch: Sto
 def _solve_fast(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag | None) -> Outcome:
     """A 9x9 search takes milliseconds at most: the stop flag is looked at once, at the end."""
     solution = np.zeros((1, grid.n * grid.n), np.uint8)
-    counters = np.zeros(F.COUNTERS, np.int64)
-    found = F.solve_one(grid.givens.reshape(1, -1), options["max_solutions"], True, solution, counters)
+    counters = np.zeros(fastk.COUNTERS, np.int64)
+    found = fastk.solve_one(grid.givens.reshape(1, -1), options["max_solutions"], True, solution, counters)
     stats = fast_stats(counters.tolist(), watch.ms())
     check_stop(stop)
     return Outcome(SOLVED if found else NO_SOLUTION, _result(render(solution[0]) if found else None, found,
@@ -499,9 +504,9 @@ def split(grid: Grid, options: Options, k: int) -> Split:
     options = tree
     lay = layout(grid.n)
     greedy = options["strategy"] == "greedy"
-    counters = np.zeros(K.STATS_LEN, np.int64)
+    counters = np.zeros(kernels.STATS_LEN, np.int64)
     order = np.empty(grid.n, np.int64)
-    frontier = [_Entry(0, cands=K.initial_cands(grid.givens, lay.full))]
+    frontier = [_Entry(0, cands=kernels.initial_cands(grid.givens, lay.full))]
     wanted = min(max(k, 1), MAX_PARTS)
     n_open = 1
     while 0 < n_open < wanted:
@@ -513,13 +518,14 @@ def split(grid: Grid, options: Options, k: int) -> Split:
                 continue
             n_open -= 1
             c = entry.cands
-            status, cell, n_children = K.expand(c, greedy, entry.depth, lay.full, lay.peers, lay.units,
+            status, cell, n_children = kernels.expand(c, greedy, entry.depth, lay.full, lay.peers, lay.units,
                                                 lay.cell_units, order, counters)
-            if status == K.COMPLETE:
-                expanded.append(_Entry(entry.depth, solution=render(np.array([K.bit_value(m) for m in c]))))
-            elif status == K.BRANCH:
+            if status == kernels.COMPLETE:
+                values = np.array([kernels.bit_value(m) for m in c])
+                expanded.append(_Entry(entry.depth, solution=render(values)))
+            elif status == kernels.BRANCH:
                 if n_children > 1:
-                    counters[K.GUESSES] += n_children
+                    counters[kernels.GUESSES] += n_children
                 for b in order[:n_children]:
                     child = c.copy()
                     child[cell] = b
@@ -556,7 +562,8 @@ def solve_part(grid: Grid, options: Options, part: Part, stop: StopFlag | None =
         raise ValueError(f"a sudoku part needs a depth >= 0, not {depth!r}")
     if part.get("solution") is not None:
         check_stop(stop)
-        stats = SudokuStats(elapsed_ms=watch.ms(), max_depth=depth, strategy="greedy" if greedy else "backtrack")
+        stats = SudokuStats(elapsed_ms=watch.ms(), max_depth=depth,
+                            strategy="greedy" if greedy else "backtrack")
         return _outcome(part["solution"], 1, options, stats)
     cands = np.array(part.get("cands"), np.int64)
     lay = layout(grid.n)
@@ -637,19 +644,20 @@ def _check_solution(grid: Grid, solution: Any) -> None:
         values = _parse_text(solution).givens
     except ParseError as exc:
         raise WrongAnswer(f"the solution is unreadable: {exc}") from None
-    fault, at = K.check_solution(grid.givens, values, layout(n).units)
-    if fault == K.BLANK_CELL:
+    fault, at = kernels.check_solution(grid.givens, values, layout(n).units)
+    if fault == kernels.BLANK_CELL:
         raise WrongAnswer(f"the solution leaves {where(at, n)} blank")
-    if fault == K.CHANGED_GIVEN:
+    if fault == kernels.CHANGED_GIVEN:
         raise WrongAnswer(f"the solution changes the given at {where(at, n)}")
-    if fault == K.REPEATED_VALUE:
+    if fault == kernels.REPEATED_VALUE:
         raise WrongAnswer(f"{('row', 'column', 'box')[at // n]} {at % n + 1} of the solution repeats a value")
 
 
 # -- solve_batch: a chunk of wire puzzles, the 9x9 ones in one kernel call
 
 
-def solve_batch(puzzles: Sequence[Any], options: Mapping[str, Any] | None = None) -> list[Outcome | PuzzleError]:
+def solve_batch(puzzles: Sequence[Any],
+                options: Mapping[str, Any] | None = None) -> list[Outcome | PuzzleError]:
     """One verified outcome per wire puzzle, or the PuzzleError of one that fails ``prepare``.
 
     With strategy ``auto`` or ``fast`` the 9x9 puzzles are read into one array, and one call of
@@ -673,16 +681,17 @@ def solve_batch(puzzles: Sequence[Any], options: Mapping[str, Any] | None = None
     batch = len(rows)
     solutions = np.zeros((batch, FAST_N * FAST_N), np.uint8)
     found = np.zeros(batch, np.int64)
-    counters = np.zeros((batch, F.COUNTERS), np.int64)
+    counters = np.zeros((batch, fastk.COUNTERS), np.int64)
     faults = np.zeros((batch, 3), np.int64)
     max_solutions = opts["max_solutions"]
-    F.solve_batch(givens, max_solutions, True, solutions, found, counters, faults)
+    fastk.solve_batch(givens, max_solutions, True, solutions, found, counters, faults)
     texts = render(solutions)
     share = round(watch.ms() / max(batch, 1), 4)
-    for j, (i, n_found, count, fault) in enumerate(zip(rows, found.tolist(), counters.tolist(), faults.tolist())):
-        if fault[0] == F.CONFLICT:
+    per_row = zip(rows, found.tolist(), counters.tolist(), faults.tolist(), strict=True)
+    for j, (i, n_found, count, fault) in enumerate(per_row):
+        if fault[0] == fastk.CONFLICT:
             out[i] = _invalid(Grid(FAST_N, givens[j].copy()), opts)
-        elif fault[0] == F.WRONG_ANSWER:
+        elif fault[0] == fastk.WRONG_ANSWER:
             raise WrongAnswer(f"puzzle {i} of the batch: fault {fault[1]} at {fault[2]} in the solution")
         elif n_found:
             result = _result(texts[j * 81:(j + 1) * 81], n_found, max_solutions)
@@ -703,7 +712,7 @@ def _read_9x9(puzzles: Sequence[Any]) -> tuple[list[int], np.ndarray]:
     good = codes.max(axis=1) <= FAST_N
     if good.all():
         return plain, codes
-    return [i for i, ok in zip(plain, good.tolist()) if ok], codes[good]
+    return [i for i, ok in zip(plain, good.tolist(), strict=False) if ok], codes[good]
 
 
 def _invalid(grid: Grid, options: Options) -> PuzzleError:
@@ -744,7 +753,8 @@ KIND = Kind(
                f"(sat: at most {MAX_SAT_SOLUTIONS})", minimum=1, maximum=MAX_SOLUTIONS),
         Option("split", int, None,
                "how many open tree nodes the coordinator may fan out as subtasks (greedy, backtrack and "
-               "auto's greedy tree; sat and fast run whole); 0 = never, null = automatic", minimum=0, maximum=MAX_PARTS),
+               "auto's greedy tree; sat and fast run whole); 0 = never, null = automatic",
+               minimum=0, maximum=MAX_PARTS),
     ),
     result_fields={
         "solution": "the first solution found, n*n symbols",

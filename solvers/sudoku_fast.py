@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers import sudoku_kernels as K
+from solvers import sudoku_kernels as kernels
 
 N = 9
 CELLS = 81
@@ -148,13 +148,13 @@ def hidden_singles(state: np.ndarray, queue: np.ndarray, todo: int, counters: np
         once = 0
         twice = 0
         done = 0
-        for j in range(N):
+        for j in range(N):  # without branches: DONE cells come in no fixed pattern
             m = state[UNITS[u, j]]
-            if m & DONE:
-                done |= m
-            else:
-                twice |= once & m
-                once |= m
+            done_mask = -((m >> 9) & 1)  # all ones when DONE
+            o = m & ~done_mask
+            twice |= once & o
+            once |= o
+            done |= m & done_mask
         if (once | done) & FULL != FULL:
             return -1
         hidden = once & ~twice
@@ -386,8 +386,8 @@ def solve_batch(givens: np.ndarray, max_solutions: int, locked: bool, solutions:
         initial_state(givens, i, stack[0])
         found[i] = search(stack, queue, max_solutions, locked, solutions, i, counters[i])
         if found[i] > 0:
-            fault, where = K.check_solution(givens[i], solutions[i], UNITS64)
-            if fault != K.SOLUTION_OK:
+            fault, where = kernels.check_solution(givens[i], solutions[i], UNITS64)
+            if fault != kernels.SOLUTION_OK:
                 faults[i, 0] = WRONG_ANSWER
                 faults[i, 1] = fault
                 faults[i, 2] = where

@@ -122,7 +122,8 @@ def first_conflict(givens: np.ndarray, peers: np.ndarray) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _count_single(c: np.ndarray, cell: int, units: np.ndarray, cell_units: np.ndarray, stats: np.ndarray) -> None:
+def _count_single(c: np.ndarray, cell: int, units: np.ndarray, cell_units: np.ndarray,
+                  stats: np.ndarray) -> None:
     """Attribute a cell that just became placed: Full House if it was the last open cell of a unit."""
     n = units.shape[1]
     for k in range(3):
@@ -147,7 +148,9 @@ def _is_pair(m: int) -> bool:
 
 
 @njit(cache=True)
-def _eliminate_placed(c: np.ndarray, queue: np.ndarray, qn: int, pairs: np.ndarray, pn: int, peers: np.ndarray, units: np.ndarray,
+def _eliminate_placed(c: np.ndarray, queue: np.ndarray, qn: int, pairs: np.ndarray, pn: int,
+                      peers: np.ndarray,
+                      units: np.ndarray,
                       cell_units: np.ndarray, stats: np.ndarray) -> int:
     """Remove the value of every queued cell from its peers; newly placed cells join the queue.
 
@@ -216,7 +219,8 @@ def _hidden_singles(c: np.ndarray, queue: np.ndarray, full: int, units: np.ndarr
 
 
 @njit(cache=True)
-def _naked_pairs(c: np.ndarray, queue: np.ndarray, pairs: np.ndarray, pn: int, units: np.ndarray, cell_units: np.ndarray,
+def _naked_pairs(c: np.ndarray, queue: np.ndarray, pairs: np.ndarray, pn: int, units: np.ndarray,
+                 cell_units: np.ndarray,
                  stats: np.ndarray) -> int:
     """Two cells of a unit with the same two candidates take them from the rest of the unit.
 
@@ -249,7 +253,7 @@ def _naked_pairs(c: np.ndarray, queue: np.ndarray, pairs: np.ndarray, pn: int, u
             for j in range(n):
                 cell = units[u, j]
                 old = c[cell]
-                if cell == a or cell == partner or old & m == 0:
+                if cell in (a, partner) or old & m == 0:
                     continue
                 new = old & ~m
                 if new == 0:
@@ -269,7 +273,9 @@ def _naked_pairs(c: np.ndarray, queue: np.ndarray, pairs: np.ndarray, pn: int, u
 
 
 @njit(cache=True)
-def preprocess(c: np.ndarray, queue: np.ndarray, qn: int, pairs: np.ndarray, pn: int, full: int, peers: np.ndarray, units: np.ndarray,
+def preprocess(c: np.ndarray, queue: np.ndarray, qn: int, pairs: np.ndarray, pn: int, full: int,
+               peers: np.ndarray,
+               units: np.ndarray,
                cell_units: np.ndarray, stats: np.ndarray) -> bool:
     """Full House, Naked Single, Hidden Single, Naked Pair until nothing changes.
 
@@ -368,7 +374,8 @@ def greedy_branch(c: np.ndarray, peers: np.ndarray, order: np.ndarray, tied: np.
 
 
 @njit(cache=True)
-def cell_order_branch(c: np.ndarray, start: int, full: int, peers: np.ndarray, order: np.ndarray) -> tuple[int, int]:
+def cell_order_branch(c: np.ndarray, start: int, full: int, peers: np.ndarray,
+                      order: np.ndarray) -> tuple[int, int]:
     """Plain recursion's choice: the first open cell from ``start`` on, values not used by a placed peer."""
     cell = start
     while cell < c.shape[0] and c[cell] & (c[cell] - 1) == 0:
@@ -405,7 +412,9 @@ def is_solution(c: np.ndarray, full: int, units: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def enter_node(c: np.ndarray, queue: np.ndarray, qn: int, pairs: np.ndarray, pn: int, greedy: bool, start: int, depth: int,
+def enter_node(c: np.ndarray, queue: np.ndarray, qn: int, pairs: np.ndarray, pn: int, greedy: bool,
+               start: int,
+               depth: int,
                full: int, peers: np.ndarray, units: np.ndarray, cell_units: np.ndarray, order: np.ndarray,
                stats: np.ndarray) -> tuple[int, int, int]:
     """Count one node, pre-process it (greedy) and choose its branch.
@@ -455,7 +464,8 @@ def queue_pairs(c: np.ndarray, pairs: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def expand(c: np.ndarray, greedy: bool, depth: int, full: int, peers: np.ndarray, units: np.ndarray, cell_units: np.ndarray,
+def expand(c: np.ndarray, greedy: bool, depth: int, full: int, peers: np.ndarray, units: np.ndarray,
+           cell_units: np.ndarray,
            order: np.ndarray, stats: np.ndarray) -> tuple[int, int, int]:
     """One node of the split's breadth-first expansion: (status, cell, children) as in enter_node."""
     queue = np.empty(c.shape[0], np.int64)
@@ -465,8 +475,9 @@ def expand(c: np.ndarray, greedy: bool, depth: int, full: int, peers: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def search(cands0: np.ndarray, depth0: int, greedy: bool, max_solutions: int, node_limit: int, full: int,
-           peers: np.ndarray, units: np.ndarray, cell_units: np.ndarray, solution: np.ndarray, stats: np.ndarray, stop: np.ndarray) -> int:
+def search(cands0: np.ndarray, depth0: int, greedy: bool, max_solutions: int, node_limit: int,
+           full: int, peers: np.ndarray, units: np.ndarray, cell_units: np.ndarray, solution: np.ndarray,
+           stats: np.ndarray, stop: np.ndarray) -> int:
     """Depth-first search of the tree below ``cands0`` (a node at depth ``depth0``).
 
     Children are visited in ``order``; the first complete grid found goes to
