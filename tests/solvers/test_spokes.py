@@ -324,7 +324,7 @@ def test_auto_is_the_default_and_says_what_answered(data_dir):
     assert tried["strategy"] == "search" and tried["nodes"] == spokes.AUTO_SEARCH_NODES + 1
     assert outcome.result["solutions_found"] == 2 and outcome.result["unique"] is False
     # bigger grids go to SAT at once
-    outcome = default_solve(spokes.generate(13, 12, seed=0))
+    outcome = default_solve(spokes.generate(11, 10, seed=0))
     assert (outcome.stats["strategy"], outcome.stats["abandoned"]) == ("sat", [])
 
 
