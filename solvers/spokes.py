@@ -1,8 +1,9 @@
 """Spokes (x-sheep's puzzle): join the hubs of a grid with non-crossing spokes.
 
-The kind: the wire form, validation, the record, the answer check and a
-generator. The search (graph, state, deduction rules) is in ``spokes_search``,
-the paper's Pruning Algorithm in ``spokes_pruning``.
+The kind: the wire form, validation, the record, the answer check, the choice
+of strategy and a generator. The search (graph, state, deduction rules) is in
+``spokes_search``, the paper's Pruning Algorithm in ``spokes_pruning``, the
+SAT strategy in ``spokes_sat``.
 
 Glossary
   point    a grid point (r, c), numbered ``p = r * width + c``; row 0 is the top.
