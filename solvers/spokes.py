@@ -1,8 +1,9 @@
 """Spokes (x-sheep's puzzle): join the hubs of a grid with non-crossing spokes.
 
-The kind: the wire form, validation, the record, the answer check and a
-generator. The search (graph, state, deduction rules) is in ``spokes_search``,
-the paper's Pruning Algorithm in ``spokes_pruning``.
+The kind: the wire form, validation, the record, the answer check, the choice
+of strategy and a generator. The search (graph, state, deduction rules) is in
+``spokes_search``, the paper's Pruning Algorithm in ``spokes_pruning``, the
+SAT strategy in ``spokes_sat``.
 
 Glossary
   point    a grid point (r, c), numbered ``p = r * width + c``; row 0 is the top.
@@ -81,7 +82,7 @@ Wire = list[list[int]]  # [[r1, c1, r2, c2], ...]
 Finished = Search | spokes_sat.SatRun  # a strategy's run: its graph, stats and solutions
 
 MAX_SIDE = 40
-AUTO_SEARCH_POINTS = 144  # auto: grids up to 12x12 try the search first ...
+AUTO_SEARCH_POINTS = 100  # auto: grids up to 10x10 try the search first ...
 AUTO_SEARCH_NODES = 32  # ... for this many nodes (x-sheep's instances need at most 21)
 
 
@@ -234,12 +235,13 @@ def _auto(puzzle: Spokes, g: Graph, most: int, stop: StopFlag | None
           ) -> tuple[Finished, str, list[dict[str, Any]]]:
     """The search where it is cheapest (small grids, settled in a few nodes), SAT elsewhere.
 
-    Measured (bench/spokes.py): up to 12x12 the search answers x-sheep's
-    instances in at most 21 nodes, a little faster than SAT; past a few dozen
-    nodes, and on bigger grids at all, one early wrong decision can cost it
-    minutes, while SAT's clause learning answers every size up to 40x40 in
-    well under a second. So the search gets AUTO_SEARCH_NODES nodes on small
-    grids, and SAT the rest, complete, with the same uniqueness semantics.
+    Measured (bench/spokes.py): the search answers x-sheep's instances (up to
+    10x10) in at most 21 nodes, a few milliseconds faster than SAT; on grids
+    with many solutions SAT is faster from 6x6 on, 10x faster at 15x15, and on
+    bigger grids one early wrong decision can cost the search minutes, while
+    SAT's clause learning answers every size up to 40x40 in under a second.
+    So the search gets AUTO_SEARCH_NODES nodes on grids up to 10x10, and SAT
+    the rest, complete, with the same uniqueness semantics.
     """
     if puzzle.width * puzzle.height > AUTO_SEARCH_POINTS:
         return spokes_sat.SatRun(g, most, stop).run(), "sat", []
@@ -523,7 +525,7 @@ KIND = Kind(
                  "or x-sheep's game id 'WxH:DIGITS'; '#' lines are comments, an optional first line "
                  "'spokes WxH' gives the size",
     options=(
-        Option("strategy", str, "auto", "auto: the search for a few nodes on grids up to 12x12, else "
+        Option("strategy", str, "auto", "auto: the search for a few nodes on grids up to 10x10, else "
                "(and on bigger grids at once) sat; search: propagation and branching; pruning: the paper's "
                "Pruning Algorithm, with the search as its fallback; sat: CaDiCaL on degrees and crossings, "
                "connectivity added cut by cut", choices=("auto", "search", "pruning", "sat")),

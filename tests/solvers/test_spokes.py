@@ -324,7 +324,7 @@ def test_auto_is_the_default_and_says_what_answered(data_dir):
     assert tried["strategy"] == "search" and tried["nodes"] == spokes.AUTO_SEARCH_NODES + 1
     assert outcome.result["solutions_found"] == 2 and outcome.result["unique"] is False
     # bigger grids go to SAT at once
-    outcome = default_solve(spokes.generate(13, 12, seed=0))
+    outcome = default_solve(spokes.generate(11, 10, seed=0))
     assert (outcome.stats["strategy"], outcome.stats["abandoned"]) == ("sat", [])
 
 
@@ -368,8 +368,8 @@ def test_unique_generator_agrees_with_the_search(size):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", [20, 30])
-def test_large_unique_grids_with_default_options(size):
-    puzzle = spokes.generate(size, size, seed=0, unique=True)
+def test_a_large_unique_grid_with_default_options():
+    # making it unique takes the time here (about a minute, one SAT solve per repair round)
+    puzzle = spokes.generate(20, 20, seed=0, unique=True)
     outcome = default_solve(puzzle)
     assert outcome.result["unique"] is True and outcome.stats["strategy"] == "sat"
