@@ -39,10 +39,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import solvers  # noqa: E402
-from solvers import sudoku  # noqa: E402
-from solvers.base import BudgetExceeded  # noqa: E402
-from solvers.sudoku import KIND  # noqa: E402
+import solvers
+from solvers import sudoku
+from solvers.base import BudgetExceeded
+from solvers.sudoku import KIND
 
 ROOT = Path(__file__).resolve().parents[1]
 
