@@ -20,7 +20,7 @@ write_env() {  # postgres redis python
 pull_official() {
     for image in "${OFFICIAL[@]}"; do
         docker image inspect "$image" >/dev/null 2>&1 && continue
-        timeout 300 docker pull --quiet "$image" >&2 || return 1
+        timeout 300 docker pull --quiet "$image" >/dev/null 2>&1 || return 1
     done
 }
 
@@ -51,10 +51,12 @@ debian_base() {
     docker import --change 'CMD ["bash"]' --change 'ENV LANG=C.UTF-8' "$tarball" "$DEBIAN_IMAGE" >&2
 }
 
-stand_in() {  # name dockerfile
+stand_in() {  # name dockerfile; the log is shown only when the build fails
     log "building $1 from Debian's packages"
-    docker build --quiet --network host --build-arg "BASE=$DEBIAN_IMAGE" \
-        -t "$1" -f "$ROOT/deploy/base/$2" "$ROOT/deploy/base" >&2
+    local out="$STATE/build-${2%.Dockerfile}.log"
+    docker build --network host --build-arg "BASE=$DEBIAN_IMAGE" \
+        -t "$1" -f "$ROOT/deploy/base/$2" "$ROOT/deploy/base" >"$out" 2>&1 \
+        || { tail -30 "$out" >&2; die "building $1 failed (log: $out)"; }
 }
 
 if pull_official; then
