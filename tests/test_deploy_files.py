@@ -134,3 +134,14 @@ def test_make_venv_installs_from_the_lock_and_the_project_without_dependencies()
     assert "--require-hashes -r requirements.lock" in makefile
     assert "--no-deps --no-build-isolation -e ." in makefile
     assert "deploy/lock.py check" in makefile
+
+
+def test_the_deploy_scripts_parse_and_the_make_targets_call_them() -> None:
+    scripts = sorted((ROOT / "deploy").rglob("*.sh"))
+    assert len(scripts) >= 7
+    for script in scripts:
+        out = subprocess.run(["bash", "-n", str(script)], check=False, capture_output=True, text=True)
+        assert out.returncode == 0, f"{script.name}: {out.stderr}"
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("compose-up", "compose-down", "compose-test"):
+        assert re.search(rf"^{target}:.*\n\tdeploy/{target}\.sh$", makefile, re.MULTILINE), target
