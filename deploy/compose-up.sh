@@ -20,8 +20,6 @@ if [ -z "${FLOWER_BASIC_AUTH:-}" ]; then
 fi
 (umask 077; { cat "$(images_env)"; echo "FLOWER_BASIC_AUTH=$FLOWER_BASIC_AUTH"; } > "$STATE/compose.env")
 
-# Compose builds with the engine's own builder where buildx is missing; no need to warn each time.
-export COMPOSE_BAKE=false
 compose() { docker compose --project-name "$COMPOSE_PROJECT" --env-file "$STATE/compose.env" "$@"; }
 
 log "building the project image"
