@@ -38,6 +38,10 @@ Expectation = Callable[[Result], str | None]
 
 # -- the stack: HTTP, compose, SQL
 
+def docker(*args: str) -> None:
+    subprocess.run(["docker", *args], check=True, capture_output=True)
+
+
 @dataclass
 class Stack:
     api: str
@@ -100,17 +104,36 @@ class Stack:
             time.sleep(0.1)
         raise TimeoutError(f"job {job_id} made no progress within {timeout:.0f} s")
 
-    def wait_for_running_part(self, job_id: str, timeout: float = 60) -> str:
-        """The hostname of a worker holding a running part of the job."""
+    def wait_for_running_part(self, job_id: str, timeout: float = 60, newest: bool = False) -> str:
+        """The hostname of a worker holding a running part of the job (the part started last)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             rows = self.sql("SELECT s.worker FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
                             f"WHERE p.job_id = '{job_id}' AND s.status = 'running' AND s.worker IS NOT NULL "
-                            "ORDER BY s.started_at LIMIT 1")
+                            f"ORDER BY s.started_at {'DESC' if newest else ''} LIMIT 1")
             if rows:
                 return rows[0][0].split(":")[0]
             time.sleep(0.2)
         raise TimeoutError(f"no part of job {job_id} started within {timeout:.0f} s")
+
+    def kill_a_worker_holding_a_part(self, job_id: str, tries: int = 20) -> tuple[str, list[int]]:
+        """SIGKILL a worker container while it holds a part: frozen first (docker pause), so that
+        the parts it holds cannot change between looking and killing."""
+        for _ in range(tries):
+            victim = self.wait_for_running_part(job_id, newest=True)
+            docker("pause", victim)
+            held = self.parts_held_by(job_id, victim)
+            if held:
+                docker("kill", "--signal", "KILL", victim)
+                return victim, held
+            docker("unpause", victim)
+            time.sleep(0.3)
+        raise RuntimeError(f"no worker caught holding a part of job {job_id} in {tries} tries")
+
+    def parts_held_by(self, job_id: str, host: str) -> list[int]:
+        rows = self.sql("SELECT s.index FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
+                        f"WHERE p.job_id = '{job_id}' AND s.status = 'running' AND s.worker LIKE '{host}%'")
+        return sorted(int(row[0]) for row in rows)
 
     def part_hosts(self, job_id: str) -> list[str]:
         rows = self.sql("SELECT s.worker FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
@@ -264,10 +287,9 @@ def killed_worker(stack: Stack, report: Report, n: int, normal: float, max_lost:
     job_id = stack.submit([case[0]], f"compose-test kill n={n}")
     stack.wait_for_running_part(job_id)
     time.sleep(min(normal / 3, 10))  # well into the job, with parts running on every worker
-    victim = stack.wait_for_running_part(job_id)
+    victim, held = stack.kill_a_worker_holding_a_part(job_id)
     name = stack.worker_containers().get(victim, victim)
-    subprocess.run(["docker", "kill", "--signal", "KILL", victim], check=True, capture_output=True)
-    print(f"  killed {name} at {time.monotonic() - started:.1f} s", flush=True)
+    print(f"  killed {name} at {time.monotonic() - started:.1f} s, holding parts {held}", flush=True)
     stack.wait(job_id, timeout=normal + 600)
     seconds = time.monotonic() - started
     errors = check_results(stack, job_id, [case[1]])
@@ -281,6 +303,11 @@ def killed_worker(stack: Stack, report: Report, n: int, normal: float, max_lost:
     report.check(not errors, f"count right after the kill {errors}")
     report.check(total == done == rows == solved, f"each part counted once: parts {total}, done {done}, "
                  f"rows {rows}, solved {solved}")
+    redone = [row for row in stack.sql(
+        "SELECT s.index, s.worker FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
+        f"WHERE p.job_id = '{job_id}'") if int(row[0]) in held and not row[1].startswith(victim)]
+    report.check(bool(held) and len(redone) == len(held),
+                 f"the parts the killed worker held ({held}) were finished by another worker")
     report.check(lost <= max_lost, f"time lost to the kill {lost:.1f} s <= {max_lost:.0f} s")
 
 
