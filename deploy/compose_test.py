@@ -39,8 +39,12 @@ Expectation = Callable[[Result], str | None]
 
 # -- the stack: HTTP, compose, SQL
 
-def docker(*args: str) -> None:
-    subprocess.run(["docker", *args], check=True, capture_output=True)
+def docker(*args: str) -> bool:
+    """Run a docker command; False (its error printed) when it fails."""
+    out = subprocess.run(["docker", *args], check=False, capture_output=True, text=True)
+    if out.returncode != 0:
+        print(f"  docker {' '.join(args)}: {out.stderr.strip()}", flush=True)
+    return out.returncode == 0
 
 
 @dataclass
@@ -61,10 +65,18 @@ class Stack:
                    "--env-file", str(env_file if env_file.exists() else os.devnull), *args]
         return subprocess.run(command, check=True, capture_output=True, text=True).stdout
 
-    def sql(self, query: str) -> list[list[str]]:
-        out = self.compose("exec", "-T", "postgres", "psql", "-U", "puzzle", "-d", "puzzle",
-                           "-At", "-F", "\t", "-c", query)
-        return [line.split("\t") for line in out.splitlines() if line]
+    def sql(self, query: str, patience: float = 60) -> list[list[str]]:
+        """Rows of a query, waiting out a server that is restarting."""
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                out = self.compose("exec", "-T", "postgres", "psql", "-U", "puzzle", "-d", "puzzle",
+                                   "-At", "-F", "\t", "-c", query)
+                return [line.split("\t") for line in out.splitlines() if line]
+            except subprocess.CalledProcessError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(1)
 
     def worker_containers(self) -> dict[str, str]:
         """Container hostname (its short id) -> container name, for the running workers."""
@@ -119,10 +131,13 @@ class Stack:
 
     def kill_a_worker_holding_a_part(self, job_id: str, tries: int = 20) -> tuple[str, list[int]]:
         """SIGKILL a worker container while it holds a part: frozen first (docker pause), so that
-        the parts it holds cannot change between looking and killing."""
+        the parts it holds cannot change between looking and killing. Where the freezer fails (it
+        can on a busy machine), killed at once: what it held is then read after its death."""
         for _ in range(tries):
             victim = self.wait_for_running_part(job_id, newest=True)
-            docker("pause", victim)
+            if not docker("pause", victim):
+                docker("kill", "--signal", "KILL", victim)
+                return victim, self.parts_held_by(job_id, victim)
             held = self.parts_held_by(job_id, victim)
             if held:
                 docker("kill", "--signal", "KILL", victim)
