@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv lock run test test-fast bench clean compose-up compose-down compose-test
+.PHONY: venv lock run test test-fast lint typecheck bench bench-service clean compose-up compose-down compose-test
 
 # The venv installs exactly what requirements.lock pins (hashes checked), then the project
 # itself, editable and without dependencies. A lock older than pyproject.toml's dependencies
@@ -40,8 +40,27 @@ test: venv
 test-fast: venv
 	$(PY) -m pytest -m "not slow and not integration"
 
+# Style and common bugs (rules chosen in pyproject.toml), and types (strict on solvers/).
+lint: venv
+	$(VENV)/bin/ruff check .
+
+typecheck: venv
+	$(VENV)/bin/mypy
+
+# The solvers' benchmark tables (docs/benchmarks.md): BENCH=sudoku runs one of them,
+# BENCH_ARGS=--quick passes options (sudoku, nqueens and sliding know --quick).
+BENCH ?= sudoku nqueens sliding spokes
+bench: venv
+	for name in $(BENCH); do $(PY) bench/$$name.py $(BENCH_ARGS) || exit 1; done
+
+# The service's own: throughput and latency, and split puzzles over 1 and 2 workers. They need
+# PostgreSQL and Redis (TEST_DATABASE_URL, TEST_REDIS_URL, as the integration tests).
+bench-service: venv
+	$(PY) bench/service.py $(BENCH_ARGS)
+	$(PY) bench/scaling.py $(BENCH_ARGS)
+
 # A local Docker engine (started if none runs), Compose v2, the stack up with WORKERS workers,
-# the API on 127.0.0.1:API_PORT. compose-down removes what compose-up made.
+# the API on port API_PORT. compose-down removes what compose-up made.
 WORKERS ?= 3
 API_PORT ?= 8000
 export WORKERS API_PORT

@@ -1,6 +1,6 @@
 """The real stack for a benchmark: a fresh PostgreSQL database, gunicorn and real workers.
 
-Built from the integration tests' helpers (same variables: TEST_DATABASE_URL,
+Built from the helpers the integration tests use, tests/services.py (same variables: TEST_DATABASE_URL,
 TEST_REDIS_URL), so a bench never touches anyone's data; only the API differs:
 here it is gunicorn over real HTTP, not Flask's test client.
 """
@@ -20,8 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.integration.conftest import Workers, app_for, migrate, service_env
-from tests.services import free_port, fresh_postgres, fresh_redis, process_tree
+from tests.services import (
+    Workers,
+    app_for,
+    free_port,
+    fresh_postgres,
+    fresh_redis,
+    migrate,
+    process_tree,
+    service_env,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 

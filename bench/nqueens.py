@@ -77,7 +77,7 @@ def count_table(sizes: range, baseline_up_to: int, tree_nodes: dict[int, int]) -
         assert nodes == tree_nodes[n], f"n={n}: {nodes} nodes, table says {tree_nodes[n]}"
         python = ratio = ""
         if n <= baseline_up_to:
-            found, _, base = per_run(lambda: python_tree(n))
+            found, _, base = per_run(lambda n=n: python_tree(n))
             assert found == (nodes, outcome.result["solutions"])
             python, ratio = f"{base:.3g}", f"{base / seconds:.0f}x"
         print(f"| {n} | {outcome.result['solutions']:,} | {nodes:,} | {wall:.3g} | {seconds:.3g} | "

@@ -38,7 +38,9 @@ from pathlib import Path
 # service package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import solvers  # noqa: E402
+import itertools
+
+import solvers
 
 KIND = solvers.get("nqueens")
 SPLIT_SIZES = (16, 64, 256, 1024)
@@ -155,7 +157,7 @@ def run_job(stack, w: Workload) -> Run:
         for t in parts:
             by_worker[t.worker].append(t)
         gaps = [_seconds(a.finished_at, b.started_at)
-                for mine in by_worker.values() for a, b in zip(mine, mine[1:])]
+                for mine in by_worker.values() for a, b in itertools.pairwise(mine)]
         return Run(wall=_seconds(job.created_at, job.finished_at),
                    to_parts=_seconds(job.created_at, min(t.created_at for t in parts)),
                    parts=len(parts), workers=len(by_worker),
@@ -175,8 +177,7 @@ def service_runs(workloads: list[Workload], parts: int, repeats: int) -> Runs | 
 
     import _pytest.outcomes
 
-    from tests.integration.conftest import Stack, Workers, app_for, migrate, service_env
-    from tests.services import fresh_postgres, fresh_redis
+    from tests.services import Stack, Workers, app_for, fresh_postgres, fresh_redis, migrate, service_env
 
     runs: Runs = {}
     warm = Workload(12)

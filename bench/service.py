@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import solvers  # noqa: E402
-from bench._services import pinned, stack  # noqa: E402
+import solvers
+from bench._services import pinned, stack
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "sudoku"
 
@@ -135,7 +135,8 @@ def main() -> None:
     print("| measure | value |")
     print("|---|---|")
     print(f"| raw solver, one process (prepare+solve+verify) | {raw:,.0f} puzzles/s |")
-    print(f"| accept: POSTs of {args.batch}, workers paused | {accepted:.2f} s, {n / accepted:,.0f} puzzles/s |")
+    print(f"| accept: POSTs of {args.batch}, workers paused | {accepted:.2f} s, "
+          f"{n / accepted:,.0f} puzzles/s |")
     print(f"| work: workers clear the queued puzzles | {work:.2f} s, {n / work:,.0f} puzzles/s |")
     print(f"| work per worker | {n / work / w:,.0f} puzzles/s = {n / work / w / raw:.0%} of raw |")
     print(f"| end to end: POSTs and workers at once | {total:.2f} s, {n / total:,.0f} puzzles/s |")

@@ -51,7 +51,8 @@ def eight_puzzle(count: int, astar_count: int, slow_count: int) -> None:
         ("bfs (generic)", {"algorithm": "bfs"}, slow_count),
         ("dfs (generic, not optimal)", {"algorithm": "dfs"}, slow_count),
         ("astar (generic) + manhattan", {"algorithm": "astar", "heuristic": "manhattan"}, astar_count),
-        ("astar (generic) + linear_conflict", {"algorithm": "astar", "heuristic": "linear_conflict"}, astar_count),
+        ("astar (generic) + linear_conflict", {"algorithm": "astar", "heuristic": "linear_conflict"},
+         astar_count),
         ("idastar (kernel) + misplaced", {"heuristic": "misplaced"}, count),
         ("idastar (kernel) + manhattan", {"heuristic": "manhattan"}, count),
         ("idastar (kernel) + linear_conflict", {"heuristic": "linear_conflict"}, count),
@@ -59,13 +60,15 @@ def eight_puzzle(count: int, astar_count: int, slow_count: int) -> None:
     run(boards[0])  # load the compiled kernel before timing
     baseline = []
     for board in boards[:slow_count]:
-        problem = sliding.SlidingProblem(3, tuple(map(int, board.split())), sliding.default_goal(3), "manhattan")
+        board_tuple = tuple(map(int, board.split()))
+        problem = sliding.SlidingProblem(3, board_tuple, sliding.default_goal(3), "manhattan")
         started = time.perf_counter()
         search.ida_star(problem)
         baseline.append(time.perf_counter() - started)
     base_ms = statistics.mean(baseline) * 1000
     print(f"\n### 8-puzzle: {count} random solvable states (seed 2024)\n")
-    print("| algorithm | instances | mean ms | max ms | mean generated | mean length | speed-up vs generic IDA* |")
+    print("| algorithm | instances | mean ms | max ms | mean generated | mean length "
+          "| speed-up vs generic IDA* |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     print(f"| idastar (generic Python) + manhattan, baseline | {slow_count} | {base_ms:.2f} | "
           f"{max(baseline) * 1000:.2f} | | | 1.0 |")
@@ -84,7 +87,8 @@ def eight_puzzle(count: int, astar_count: int, slow_count: int) -> None:
 def korf_rows():
     rows = [line.split() for line in (DATA / "korf100.txt").read_text().splitlines() if line.strip()]
     nodes = [line.split("\t") for line in (DATA / "korf100_nodes.tsv").read_text().splitlines()[1:]]
-    return [(i + 1, " ".join(r[:16]), int(r[16]), int(n[4])) for i, (r, n) in enumerate(zip(rows, nodes))]
+    pairs = enumerate(zip(rows, nodes, strict=True))
+    return [(i + 1, " ".join(r[:16]), int(r[16]), int(n[4])) for i, (r, n) in pairs]
 
 
 def fifteen_pdb(limit: int) -> None:
@@ -120,13 +124,14 @@ def fifteen_manhattan(max_nodes: int) -> None:
     print("| # | length | generated (ours) | korf100_nodes.tsv | equal | seconds | nodes/s |")
     print("| ---: | ---: | ---: | ---: | :---: | ---: | ---: |")
     total_s = total_nodes = 0
-    for number, board, length, expected in rows:
+    for number, board, _length, expected in rows:
         outcome, seconds = run(board, goal=KORF_GOAL, heuristic="manhattan")
         generated = outcome.stats["generated"]
         total_s += seconds
         total_nodes += generated
         print(f"| {number} | {outcome.result['length']} | {generated:,} | {expected:,} | "
-              f"{'yes' if generated == expected else '**no**'} | {seconds:.2f} | {generated / seconds:,.0f} |")
+              f"{'yes' if generated == expected else '**no**'} | {seconds:.2f} | "
+              f"{generated / seconds:,.0f} |")
     print(f"| **all {len(rows)}** | | {total_nodes:,} | | | {total_s:.1f} | {total_nodes / total_s:,.0f} |")
 
 

@@ -1,6 +1,6 @@
-"""Sudoku benchmark: puzzles per second through the library's public call.
+"""Sudoku benchmark: puzzles per second through the library's public calls.
 
-    python bench/sudoku.py [--quick]
+    python bench/sudoku.py [--quick] [--no-py-sudoku] [--only batch|strategies|cubes|py-sudoku]
 
 Each puzzle goes through ``KIND.prepare`` (parse, validate) and ``KIND.solve``
 (search and statistics), for each strategy (``sat`` with each of its SAT solvers),
@@ -10,24 +10,40 @@ proof of uniqueness (``max_solutions=2``). One run per figure; the compiled kern
 are loaded before timing. ``backtrack`` gets a node budget per puzzle (a puzzle over
 it counts in the time and in the "over budget" column). py-sudoku (PyPI), run in a
 child process with a time cap per puzzle, is compared with greedy on the same puzzles.
+
+The batch table runs whole data sets through ``KIND.solve_batch`` (the worker's call: parse,
+solve and verify a chunk in one kernel call) with the default strategy, beside the
+per-puzzle ``prepare`` + ``solve`` (+ ``verify``) of ``fast`` and of ``greedy`` in the same
+run, as CPU seconds (``time.process_time``), the median of REPEATS runs. tdoku's rates are
+quoted from the issue (measured on this machine kind, not built here).
+
+The cubes table measures whether splitting one big SAT solve would pay: the greedy tree of a
+25x25 puzzle is cut into parts (as ``split`` does), each part becomes a cube (the values of its
+placed cells as assumptions) solved by CaDiCaL, and the cubes' CPU (sum and the largest) is set
+against one whole solve.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing as mp
+import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import solvers  # noqa: E402
-from solvers.base import BudgetExceeded  # noqa: E402
-from solvers.sudoku import KIND  # noqa: E402
+import solvers
+from solvers import sudoku
+from solvers.base import BudgetExceeded
+from solvers.sudoku import KIND
 
 DATA = ROOT / "tests" / "data" / "sudoku"
 BACKTRACK_BUDGET = 300_000
@@ -35,6 +51,8 @@ PY_SUDOKU_CAP_S = 5.0
 
 # the strategies compared: label -> options
 STRATEGIES = {
+    "auto": {},
+    "fast": {"strategy": "fast"},
     "greedy": {"strategy": "greedy"},
     "backtrack": {"strategy": "backtrack"},
     "sat": {"strategy": "sat"},
@@ -49,7 +67,7 @@ class PuzzleSet:
     n_greedy: int | None = None  # puzzles for greedy (None = all)
     n_other: int | None = None   # puzzles for the other strategies
     first: int = 0               # the set is the file's puzzles from this one on
-    strategies: tuple[str, ...] = tuple(STRATEGIES)
+    strategies: tuple[str, ...] = ("auto", "greedy", "backtrack", "sat", "sat cadical195")
     n_quick: int = 50            # at most this many puzzles per strategy in quick mode (greedy: 200)
 
 
@@ -64,7 +82,7 @@ SETS = [
     PuzzleSet("25x25 gecode 89-90", GECODE_25, first=16),
     # each of the 16 minimal ones needs over 200,000 greedy nodes and up to about
     # 450,000 MiniSat conflicts; CaDiCaL solves them in seconds to tens of seconds
-    PuzzleSet("25x25 gecode, all 18", GECODE_25, strategies=("sat cadical195",), n_quick=3),
+    PuzzleSet("25x25 gecode, all 18", GECODE_25, strategies=("auto", "sat cadical195"), n_quick=3),
 ]
 PY_SUDOKU_SETS = [("17-clue", "tdoku_puzzles2_17_clue_first10000.txt"),
                   ("unbiased", "tdoku_puzzles1_unbiased_first1000.txt"),
@@ -79,7 +97,7 @@ def load(name: str) -> list[str]:
     return lines
 
 
-def run(puzzles: list[str], strategy: str, max_solutions: int) -> dict | None:
+def run(puzzles: list[str], strategy: str, max_solutions: int) -> dict[str, Any] | None:
     """Solve every puzzle once; None when the strategy refuses the size."""
     options = {**STRATEGIES[strategy], "max_solutions": max_solutions}
     limit = BACKTRACK_BUDGET if strategy == "backtrack" else None
@@ -88,7 +106,7 @@ def run(puzzles: list[str], strategy: str, max_solutions: int) -> dict | None:
     except solvers.InvalidOption:
         return None
     nodes, leaves, depth, over = [], [], [], 0
-    start = time.perf_counter()
+    start = time.process_time()
     for puzzle in puzzles:
         grid, opts = KIND.prepare(puzzle, options)
         try:
@@ -99,9 +117,14 @@ def run(puzzles: list[str], strategy: str, max_solutions: int) -> dict | None:
         nodes.append(stats["nodes"])
         leaves.append(stats["leaves"])
         depth.append(stats["max_depth"])
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     return {"rate": len(puzzles) / seconds, "nodes": mean(nodes), "leaves": mean(leaves),
-            "depth": mean(depth) if options["strategy"] != "sat" else None, "over": over}
+            "depth": mean(depth) if options.get("strategy") != "sat" else None, "over": over}
+
+
+def need(measured: dict[str, Any] | None) -> dict[str, Any]:
+    assert measured is not None, "the strategy accepts these puzzles"
+    return measured
 
 
 def mean(xs: list[int]) -> str:
@@ -122,12 +145,12 @@ def solver_table(quick: bool) -> None:
         puzzles = load(pset.file)[pset.first:]
         rates = {}
         for strategy in pset.strategies:
-            count = pset.n_greedy if strategy == "greedy" else pset.n_other
+            count = pset.n_greedy if strategy in ("greedy", "auto") else pset.n_other
             count = count if count is not None else len(puzzles)
             count = max(min(count, 200 if strategy == "greedy" else pset.n_quick), 2) if quick else count
             subset = puzzles[:count]
             first, proof = run(subset, strategy, 1), run(subset, strategy, 2)
-            if first is None:
+            if first is None or proof is None:
                 print(f"| {label} | {strategy} | - | refused (9x9 at most) | | | | | | | | |")
                 continue
             rates[strategy] = (first["rate"], proof["rate"])
@@ -145,10 +168,106 @@ def solver_table(quick: bool) -> None:
         print(f"| {label} | {first:,.3g}x | {proof:,.3g}x |")
 
 
+# -- the fast kernel through solve_batch, against the per-puzzle calls and tdoku
+
+
+REPEATS = 3
+# tdoku on this machine kind (the issue's table): first solution, uniqueness, puzzles per second
+TDOKU = {"17-clue": (453_000, 436_000), "top1465": (212_000, 140_000), "forum_hardest_1106": (28_600, 16_100)}
+BATCH_SETS = [("17-clue", "tdoku_puzzles2_17_clue_first10000.txt"),
+              ("top1465", "tdoku_puzzles3_magictour_top1465.txt"),
+              ("forum_hardest_1106", "tdoku_puzzles6_forum_hardest_1106.txt"),
+              ("forum_hardest_1905 11+ (first 10000)", "tdoku_puzzles5_forum_hardest_1905_11plus_first10000.txt"),
+              ("serg (2+ solutions)", "tdoku_puzzles7_serg_benchmark.txt")]
+
+
+def cpu_rate(work: Callable[[], object], count: int, repeats: int) -> float:
+    """Puzzles per CPU second: the median of ``repeats`` runs of ``work``."""
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        work()
+        times.append(time.process_time() - start)
+    return count / statistics.median(times)
+
+
+def one_by_one(puzzles: list[str], options: dict[str, Any]) -> None:
+    for puzzle in puzzles:
+        grid, opts = KIND.prepare(puzzle, options)
+        KIND.verify(grid, opts, KIND.solve(grid, opts))
+
+
+def batch_table(quick: bool) -> None:
+    print("| set | puzzles | solve_batch, first /s | solve_batch, unique /s | fast one by one, first /s "
+          "| fast one by one, unique /s | greedy one by one, first /s | batch / greedy | tdoku first /s "
+          "| tdoku unique /s | batch / tdoku, first | batch / tdoku, unique |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    repeats = 1 if quick else REPEATS
+    for label, name in BATCH_SETS:
+        puzzles = load(name)[:300 if quick else None]
+        count = len(puzzles)
+        batch = [cpu_rate(functools.partial(KIND.solve_batch, puzzles, {"max_solutions": m}), count, repeats)
+                 for m in (1, 2)]
+        single = [cpu_rate(functools.partial(one_by_one, puzzles, {"strategy": "fast", "max_solutions": m}),
+                           count, 1) for m in (1, 2)]
+        greedy = cpu_rate(functools.partial(one_by_one, puzzles, {"strategy": "greedy", "max_solutions": 1}),
+                          count, 1)
+        ref = TDOKU.get(label)
+        tdoku = (f"{ref[0]:,} | {ref[1]:,} | {batch[0] / ref[0]:.2f} | {batch[1] / ref[1]:.2f}" if ref
+                 else "- | - | - | -")
+        print(f"| {label} | {count} | {fmt_rate(batch[0])} | {fmt_rate(batch[1])} | {fmt_rate(single[0])} "
+              f"| {fmt_rate(single[1])} | {fmt_rate(greedy)} | {batch[0] / greedy:.1f}x | {tdoku} |", flush=True)
+
+
+# -- would cubes help a big SAT solve?
+
+
+CUBE_LINES = (1, 4, 5, 8)  # among the longest of the 18 for CaDiCaL (lines of gecode_25x25.txt)
+
+
+def cube_times(grid: sudoku.Grid, parts: list[dict[str, Any]]) -> list[float]:
+    """CPU seconds of CaDiCaL on each part as a cube: its placed values and removed candidates
+    as assumptions, enumerating up to two solutions like the whole solve."""
+    from pysat.solvers import Solver
+
+    var, clauses = sudoku.sat_encoding(grid)
+    times = []
+    for part in parts:
+        if part.get("solution") is not None:
+            continue
+        cube = [(1 if m >> v & 1 else -1) * x for (cell, v), x in var.items()
+                for m in [part["cands"][cell]] if not m >> v & 1 or m & (m - 1) == 0]
+        start = time.process_time()
+        with Solver(name="cadical195", bootstrap_with=clauses) as sat:
+            found = 0
+            while found < 2 and sat.solve(assumptions=cube):
+                found += 1
+                sat.add_clause([-x for x in sat.get_model()[:len(var)] if x > 0])
+        times.append(time.process_time() - start)
+    return times
+
+
+def cubes_table(quick: bool) -> None:
+    print("| 25x25 line | whole CaDiCaL s | cubes | open cubes | sum of cubes s | largest cube s "
+          "| whole / largest | sum / whole |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    puzzles = load(GECODE_25)
+    for line in CUBE_LINES[:1 if quick else None]:
+        grid, opts = KIND.prepare(puzzles[line - 1], {"strategy": "sat", "sat_solver": "cadical195"})
+        start = time.process_time()
+        KIND.solve(grid, opts)
+        whole = time.process_time() - start
+        for k in (8, 32):
+            split = KIND.split(grid, {**opts, "strategy": "greedy", "sat_solver": "minisat22"}, k)
+            times = cube_times(grid, split.parts)
+            print(f"| {line} | {whole:.2f} | {k} | {len(times)} | {sum(times):.2f} | {max(times):.2f} "
+                  f"| {whole / max(times):.2f} | {sum(times) / whole:.2f} |", flush=True)
+
+
 # -- py-sudoku in a child process, so that a slow puzzle can be cut off
 
 
-def _py_sudoku_worker(conn) -> None:
+def _py_sudoku_worker(conn: Any) -> None:
     here = Path(__file__).resolve().parent
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]  # this file is sudoku.py too
     from sudoku import Sudoku
@@ -164,7 +283,8 @@ def _py_sudoku_worker(conn) -> None:
 
 def py_sudoku_times(puzzles: list[str]) -> tuple[list[float], int]:
     """Seconds per puzzle (the cap for a puzzle cut off) and how many were cut off."""
-    times, capped = [], 0
+    times: list[float] = []
+    capped = 0
     ctx = mp.get_context("spawn")
     conn, child = ctx.Pipe()
     worker = ctx.Process(target=_py_sudoku_worker, args=(child,), daemon=True)
@@ -196,7 +316,7 @@ def py_sudoku_table(quick: bool) -> None:
         puzzles = load(name)[:10 if quick else 30]
         times, capped = py_sudoku_times(puzzles)
         py_rate = len(times) / sum(times)
-        greedy = run(puzzles, "greedy", 1)["rate"]
+        greedy = need(run(puzzles, "greedy", 1))["rate"]
         bound = "<= " if capped else ""
         print(f"| {label} | {len(puzzles)} | {bound}{fmt_rate(py_rate)} | {capped} | {fmt_rate(greedy)} "
               f"| {'>= ' if capped else ''}{greedy / py_rate:,.0f}x |", flush=True)
@@ -206,13 +326,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few puzzles per set")
     parser.add_argument("--no-py-sudoku", action="store_true", help="leave out the py-sudoku comparison")
+    parser.add_argument("--only", choices=TABLES, action="append", help="run only these tables")
     args = parser.parse_args()
     solvers.warm_up()
-    solver_table(args.quick)
-    if not args.no_py_sudoku:
+    KIND.solve_batch(load(BATCH_SETS[0][1])[:10], None)
+    chosen = args.only or [t for t in TABLES if not (t == "py-sudoku" and args.no_py_sudoku)]
+    print(f"CPU: {os.cpu_count()} cores here; rates are puzzles per CPU second (time.process_time)\n")
+    for name in chosen:
+        TABLES[name](args.quick)
         print()
-        py_sudoku_table(args.quick)
 
+
+TABLES: dict[str, Callable[[bool], None]] = {"batch": batch_table, "strategies": solver_table,
+                                              "cubes": cubes_table, "py-sudoku": py_sudoku_table}
 
 if __name__ == "__main__":
     main()

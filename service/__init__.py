@@ -7,6 +7,7 @@ from typing import Any
 
 from celery import Celery, Task
 from flask import Flask, request
+from flask.json.provider import DefaultJSONProvider
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
@@ -24,7 +25,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if test_config:
         app.config.from_mapping(test_config)
     app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_BODY_BYTES"]
-    app.json.sort_keys = False
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.sort_keys = False
 
     engine = make_engine(app.config["DATABASE_URL"])
     app.extensions["engine"] = engine
@@ -32,10 +34,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     celery_init_app(app)
     app.extensions.setdefault("publisher", CeleryPublisher(app.extensions["celery"], app.config))
 
-    from service import api, ops  # blueprints import the app's helpers above
+    # blueprints import the app's helpers above; checking and export add routes to the api blueprint
+    from service import api, checking, export, ops, web  # noqa: F401
 
     app.register_blueprint(ops.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(web.bp)
     api.spec.register(app)
     _error_handlers(app)
     return app

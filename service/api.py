@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, current_app, g, request
 from pydantic import ValidationError
-from spectree import Response, SecurityScheme, SpecTree
-from spectree.models import SecuritySchemeData, SecureType
+from spectree import Response, SecurityScheme
+from spectree.models import SecureType, SecuritySchemeData
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import solvers
 from service import jobs
+from service.db import is_postgresql
 from service.models import Job
+from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
 from service.publish import publish_safely
 from service.schemas import (
@@ -32,15 +34,16 @@ from service.schemas import (
     SubmitHeaders,
     item_errors,
 )
+from service.waiting import JobQuery, wait_for_job
 
 
 def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: Any, adapter: Any) -> None:
-    """spectree hook: its request-validation errors become our 422 problem document."""
+    """spectree hook: its request-validation errors (pydantic's) become our 422 problem document."""
     if error is not None:
-        raise invalid(item_errors(error.errors()))
+        raise invalid(item_errors(cast(ValidationError, error).errors()), req.method)
 
 
-spec = SpecTree(
+spec = DocumentedSpecTree(
     "flask",
     title="puzzle-queue",
     version="v1",
@@ -70,7 +73,7 @@ def snapshot() -> Iterator[Session]:
     counts agree (PostgreSQL's default READ COMMITTED gives each statement its own; SQLite
     reads inside one transaction are already consistent)."""
     with sessions() as s:
-        if s.get_bind().dialect.name == "postgresql":
+        if is_postgresql(s):
             s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
         yield s
 
@@ -108,8 +111,16 @@ def _read_batch() -> dict[str, Any]:
     n = len(body["puzzles"]) if isinstance(body.get("puzzles"), list) else 0
     if n > current_app.config["MAX_BATCH"]:
         raise Problem(413, "Content Too Large",
-                      f"a batch may hold at most {current_app.config['MAX_BATCH']} puzzles; this one has {n}")
+                      f"a batch may hold at most {current_app.config['MAX_BATCH']} puzzles; this one has {n}",
+                      max_batch=current_app.config["MAX_BATCH"])
     return body
+
+
+def _validated(body: dict[str, Any]) -> JobSubmit:
+    try:
+        return JobSubmit.model_validate(body, context={"limits": Limits.from_config(current_app.config)})
+    except ValidationError as exc:
+        raise invalid(item_errors(exc.errors())) from None
 
 
 def _poll_headers(job_id: str) -> dict[str, str]:
@@ -118,7 +129,8 @@ def _poll_headers(job_id: str) -> dict[str, str]:
 
 
 @bp.post("/jobs")
-@spec.validate(json=JobSubmit, headers=SubmitHeaders, resp=Response(HTTP_202=JobOut, HTTP_200=JobOut, HTTP_409=ProblemOut, **ERRORS),
+@spec.validate(json=JobSubmit, headers=SubmitHeaders,
+               resp=Response(HTTP_202=JobOut, HTTP_200=JobOut, HTTP_409=ProblemOut, **ERRORS),
                skip_validation=True, tags=["jobs"])
 def submit_job():
     """Submit a batch of puzzles.
@@ -137,10 +149,7 @@ def submit_job():
             found = jobs.find_by_key(s, g.owner, key)
             if found is not None:
                 return _replay(s, found, digest)
-    try:
-        submit = JobSubmit.model_validate(body, context={"limits": Limits.from_config(cfg)})
-    except ValidationError as exc:
-        raise invalid(item_errors(exc.errors())) from None
+    submit = _validated(body)
     try:
         with sessions() as s, s.begin():
             pending = jobs.pending_puzzles(s, g.owner)
@@ -160,11 +169,11 @@ def submit_job():
     chunks = jobs.chunks_of(ids, [item.cost for item in submit.puzzles], cfg)
     publish_safely(current_app.extensions["publisher"], chunks)
     with snapshot() as s:
-        out = jobs.describe_job(s, s.get(Job, job.id))
+        out = jobs.describe_job(s, s.get_one(Job, job.id))
     return out, 202, _poll_headers(job.id)
 
 
-def _replay(s, job, digest: str):
+def _replay(s, job, digest: str | None):
     if job.request_hash != digest:
         raise Problem(409, "Conflict", "this Idempotency-Key was used with a different body")
     return jobs.describe_job(s, job), 200, _poll_headers(job.id)
@@ -174,7 +183,7 @@ def _replay(s, job, digest: str):
 @spec.validate(query=JobListQuery, resp=Response(HTTP_200=JobList, **ERRORS), tags=["jobs"])
 def list_jobs():
     """The client's jobs, newest first."""
-    q: JobListQuery = request.context.query
+    q: JobListQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
         try:
             items, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, q.cursor)
@@ -184,18 +193,26 @@ def list_jobs():
 
 
 @bp.get("/jobs/<job_id>")
-@spec.validate(resp=Response(HTTP_200=JobOut, **ERRORS), tags=["jobs"])
+@spec.validate(query=JobQuery, resp=Response(HTTP_200=JobOut, **ERRORS), tags=["jobs"])
 def get_job(job_id: str):
-    """A job's status, counts by puzzle status and progress."""
-    with snapshot() as s:
-        return jobs.describe_job(s, _job_or_404(s, job_id))
+    """A job's status, counts by puzzle status and progress.
+
+    With `?wait=SECONDS` (at most 60) the answer comes as soon as the job is completed or
+    cancelled, or when the wait ends, whichever is first.
+    """
+    q: JobQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
+
+    def describe() -> JobOut:
+        with snapshot() as s:
+            return jobs.describe_job(s, _job_or_404(s, job_id))
+    return wait_for_job(describe, q.wait)
 
 
 @bp.get("/jobs/<job_id>/puzzles")
 @spec.validate(query=PageQuery, resp=Response(HTTP_200=PuzzleList, **ERRORS), tags=["jobs"])
 def list_puzzles(job_id: str):
     """A job's puzzles with results, in batch order, a page at a time."""
-    q: PageQuery = request.context.query
+    q: PageQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
         job = _job_or_404(s, job_id)
         try:
@@ -225,7 +242,7 @@ def cancel_job(job_id: str):
         job = _job_or_404(s, job_id)
         jobs.cancel_job(s, job)
     with snapshot() as s:
-        return jobs.describe_job(s, s.get(Job, job.id)), 202, _poll_headers(job.id)
+        return jobs.describe_job(s, s.get_one(Job, job.id)), 202, _poll_headers(job.id)
 
 
 @bp.get("/openapi.json")

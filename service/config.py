@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from service import fsbroker
+
 ROOT = Path(__file__).resolve().parents[1]
 VAR = ROOT / "var"
 
@@ -72,7 +74,7 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "CHUNK_SECONDS": _float(env, "CHUNK_SECONDS", 0.05),
         "CHUNK_SPREAD": _int(env, "CHUNK_SPREAD", 16),
         # Puzzles estimated to take longer are claimed (shown running, with a lease) before they
-        # are solved; cheaper ones in a first delivery are not (worker.solving).
+        # are solved; cheaper ones in a first delivery are not (worker.chunk).
         "OPTIMISTIC_SECONDS": _float(env, "OPTIMISTIC_SECONDS", 0.1),
         "MAX_ATTEMPTS": _int(env, "MAX_ATTEMPTS", 3),
         # A queued puzzle whose task has not started after this long is published again.
@@ -80,7 +82,7 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "REAP_INTERVAL": _float(env, "REAP_INTERVAL", 30.0),
         # Longer than the longest task can run, or Redis would hand a running task to a second worker.
         "VISIBILITY_TIMEOUT": _float(env, "VISIBILITY_TIMEOUT", 2 * (time_limit * chunk_max + hard_grace)),
-        # Distributed solving (worker.splitting): how many parts a split puzzle is cut into, and
+        # Distributed solving (worker.parts): how many parts a split puzzle is cut into, and
         # which puzzles are split: n-Queens counts from this n on, estimates from this many probes,
         # Sudoku and spokes once a whole try exceeds this many search nodes.
         "SPLIT_PARTS": _int(env, "SPLIT_PARTS", 64),
@@ -108,7 +110,7 @@ def broker_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     for sub in ("out", "processed", "control"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     return {
-        "broker_url": "filesystem://",
+        "broker_url": f"{fsbroker.SCHEME}://",  # kombu's filesystem transport, written atomically
         "broker_transport_options": {
             "data_folder_in": str(folder / "out"),
             "data_folder_out": str(folder / "out"),

@@ -12,13 +12,14 @@ import json
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from service.config import dumps
-from service.models import CANCELLED, COMPLETED, FINAL, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, now
+from service.db import changed_rows, is_postgresql
+from service.models import CANCELLED, COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, lock_job, now
 from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, iso_time
 
 
@@ -69,14 +70,15 @@ def _insert_puzzles(s: Session, rows: list[dict[str, Any]]) -> None:
     """PostgreSQL: COPY, with the JSON columns sent as text. Measured here for 1000 puzzles:
     the ORM's bulk insert spent longer sorting out each row's columns than the database spent
     storing it, and even a pipelined Core executemany costs about five times a COPY."""
-    if s.get_bind().dialect.name != "postgresql":
-        s.execute(insert(Puzzle.__table__), rows)
+    if not is_postgresql(s):
+        s.execute(insert(cast(Table, Puzzle.__table__)), rows)
         return
     columns = list(rows[0])
     as_json = {"input", "options"}
     quote = s.get_bind().dialect.identifier_preparer.quote
     statement = f"COPY {Puzzle.__tablename__} ({', '.join(map(quote, columns))}) FROM STDIN"
-    with s.connection().connection.driver_connection.cursor() as cursor, cursor.copy(statement) as copy:
+    driver: Any = s.connection().connection.driver_connection  # psycopg's own connection
+    with driver.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:
             copy.write_row([dumps(row[c]) if c in as_json else row[c] for c in columns])
 
@@ -138,12 +140,11 @@ def describe_job(s: Session, job: Job) -> JobOut:
 
 
 def puzzle_out(p: Puzzle) -> PuzzleOut:
-    # While a split puzzle runs, stats hold its head (worker.solving.HEAD): shown only once final.
     parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total and p.status == RUNNING else None
-    stats = p.stats if p.status in FINAL else None
-    return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=stats,
+    return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=p.stats,
                      error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
-                     finished_at=iso_time(p.finished_at), subtasks=parts)
+                     finished_at=iso_time(p.finished_at), subtasks=parts,
+                     puzzle=p.input, options=p.options)
 
 
 # -- cursors: opaque to clients, a position in a stable order to us
@@ -205,15 +206,13 @@ def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
 def cancel_job(s: Session, job: Job) -> int:
     """Unfinished puzzles -> cancelled; running ones are flagged so their solvers stop and
     their results are never written. Returns how many puzzles were cancelled."""
-    # Lock order everywhere: the job row, then its puzzles. The status is read under the lock,
-    # since a worker may have completed the job since it was loaded.
-    status = s.scalar(select(Job.status).where(Job.id == job.id).with_for_update())
+    # The status is read under the lock, since a worker may have completed the job since it was loaded.
+    status = lock_job(s, job.id)
     if status in (COMPLETED, CANCELLED):
         return 0
     t = now()
-    moved = s.execute(update(Puzzle).where(Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
-                      .values(status=CANCELLED, finished_at=t, stop_requested=True)
-                      .execution_options(synchronize_session=False)).rowcount
+    moved = changed_rows(s, update(Puzzle).where(Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
+                      .values(status=CANCELLED, finished_at=t, stop_requested=True))
     s.execute(update(Job).where(Job.id == job.id)
               .values(status=CANCELLED, pending=Job.pending - moved, finished_at=t)
               .execution_options(synchronize_session=False))

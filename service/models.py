@@ -15,10 +15,22 @@ Glossary
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    select,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 # Puzzle and job states of API.md.
 QUEUED, RUNNING = "queued", "running"
@@ -38,7 +50,7 @@ def now() -> datetime:
 
 
 class Base(DeclarativeBase):
-    type_annotation_map = {
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
         datetime: DateTime(timezone=True),
         dict[str, Any]: JSON(),
         Any: JSON(),
@@ -96,6 +108,9 @@ class Puzzle(Base):
     parts_total: Mapped[int] = mapped_column(Integer, default=0)
     parts_done: Mapped[int] = mapped_column(Integer, default=0)
     stop_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    # While a split puzzle runs: what cutting it up found (solutions above the cut, nodes), the
+    # outcome its parts are merged with. Internal: the API never shows it.
+    split_head: Mapped[dict[str, Any] | None]
 
     # Every puzzle row is updated twice (claimed, then written). No index covers a column
     # those updates change, and pages keep free room, so PostgreSQL can update in place
@@ -129,3 +144,11 @@ class Subtask(Base):
         Index("uq_subtasks_puzzle_index", "puzzle_id", "index", unique=True),
         {"postgresql_with": {"fillfactor": 70}},
     )
+
+
+def lock_job(s: Session, job_id: str) -> str | None:
+    """Lock a job's row for this transaction; returns its status (None: no such job).
+
+    Lock order everywhere (API and workers): the job row, then its puzzles, then their
+    subtasks; taking the job row first keeps two writers of one job from deadlocking."""
+    return s.scalar(select(Job.status).where(Job.id == job_id).with_for_update())

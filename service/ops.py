@@ -15,8 +15,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from sqlalchemy import case, func, select, text
 
-from service.models import FINAL, QUEUED, RUNNING, Job, Puzzle
 from service.api import spec
+from service.models import FINAL, QUEUED, RUNNING, Job, Puzzle
 from service.problems import Problem
 
 bp = Blueprint("ops", __name__)
@@ -95,8 +95,8 @@ class SqlCollector:
             hist = HistogramMetricFamily("puzzle_queue_solve_seconds", "Solver wall time per puzzle",
                                          labels=["kind"])
             for kind, count, total, *cumulative in rows:
-                buckets = [(str(b), int(c or 0)) for b, c in zip(SOLVE_BUCKETS, cumulative)]
-                hist.add_metric([kind], buckets + [("+Inf", count)], float(total))
+                buckets = [(str(b), int(c or 0)) for b, c in zip(SOLVE_BUCKETS, cumulative, strict=True)]
+                hist.add_metric([kind], [*buckets, ("+Inf", count)], float(total))
             yield hist
 
 

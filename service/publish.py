@@ -16,13 +16,13 @@ REAP = "puzzle_queue.reap"
 class Publisher(Protocol):
     def publish(self, chunks: Sequence[Sequence[int]]) -> None: ...
 
-    # Groups of subtask ids (the parts of split puzzles), see worker.splitting.
+    # Groups of subtask ids (the parts of split puzzles), see worker.parts.
     def publish_parts(self, groups: Sequence[Sequence[int]]) -> None: ...
 
 
 def task_limits(config: dict[str, Any], n_puzzles: int) -> tuple[float, float]:
     """(soft, hard) seconds for a task of n puzzles. The soft limit is a backstop; the worker
-    also times each puzzle on its own (worker.tasks)."""
+    also times each puzzle on its own (worker.limits)."""
     soft = config["PUZZLE_TIME_LIMIT"] * n_puzzles + 1.0
     return soft, soft + config["HARD_TIME_GRACE"]
 

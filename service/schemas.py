@@ -7,6 +7,7 @@ pydantic error list of a batch is the list of every bad item, each with its inde
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -14,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 from pydantic_core import PydanticCustomError
 
 import solvers
-
 from service.models import JOB_STATUSES, PUZZLE_STATUSES
 
 JobStatus = Literal[JOB_STATUSES]  # type: ignore[valid-type]
@@ -36,7 +36,8 @@ class Limits(BaseModel):
         """What /kinds tells users about this service's caps on the kind."""
         prefix = f"{kind}."
         return {"max_puzzle_bytes": self.max_puzzle_bytes.get(kind, self.max_puzzle_bytes["default"]),
-                "options": {k[len(prefix):]: v for k, v in self.option_limits.items() if k.startswith(prefix)}}
+                "options": {k[len(prefix):]: v for k, v in self.option_limits.items()
+                            if k.startswith(prefix)}}
 
     def check(self, kind: str, puzzle: Any, options: dict[str, Any]) -> None:
         cap = self.for_kind(kind)["max_puzzle_bytes"]
@@ -148,6 +149,9 @@ class PuzzleOut(BaseModel):
     started_at: str | None
     finished_at: str | None
     subtasks: dict[str, int] | None = Field(None, description="{done, total} while a split puzzle runs")
+    puzzle: Any = Field(None, description="the puzzle as it was submitted")
+    options: dict[str, Any] | None = Field(None,
+                                           description="the options it is solved with, defaults filled in")
 
 
 class PuzzleList(BaseModel):
@@ -197,7 +201,7 @@ class ProblemOut(BaseModel):
     errors: list[ItemError] | None = None
 
 
-def item_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def item_errors(errors: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """pydantic errors of a JobSubmit -> ``[{index, field, message}]``, one per bad item or field."""
     out = []
     for err in errors:

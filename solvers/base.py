@@ -9,6 +9,9 @@ Glossary
            can travel in a task message or sit in an SQL column.
   head     what ``split`` itself found and spent while cutting the puzzle up
            (solutions met above the cut, nodes expanded); ``merge`` folds it in.
+  plan     how the worker solves a puzzle (``Kind.plan``): whole, whole within a node
+           budget and split past it, or cut into parts right away.
+  settings the service's split settings (its ``SPLIT_*`` configuration) that a plan reads.
   stop     a flag (see :func:`stop_flag`) that another thread may set while
            ``solve`` or ``solve_part`` runs: the search then ends at its next check
            (every few thousand nodes, every block of probes) and raises
@@ -23,11 +26,12 @@ Simon Tatham's collection fills one ``struct game``); the registry in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -146,6 +150,50 @@ class Split:
     head: Outcome
 
 
+# -- plans: how the worker solves a puzzle, decided by its kind
+
+
+@dataclass(frozen=True)
+class Whole:
+    """Solve in one go."""
+
+
+@dataclass(frozen=True)
+class Budgeted:
+    """Solve whole within ``nodes`` search nodes; past them, split into ``parts``."""
+
+    nodes: int
+    parts: int
+
+
+@dataclass(frozen=True)
+class Parts:
+    """Cut into ``count`` parts right away."""
+
+    count: int
+
+
+Plan = Whole | Budgeted | Parts
+WHOLE = Whole()
+
+# The service's split settings, read by the kinds' plans: SPLIT_PARTS (parts of a split puzzle)
+# and SPLIT_NODE_BUDGET (nodes of a budgeted try) for every kind, and a kind's own thresholds.
+Settings = Mapping[str, Any]
+
+
+def never_split(puzzle: Puzzle, options: Options, settings: Settings) -> Plan:
+    return WHOLE
+
+
+def split_past_budget(puzzle: Puzzle, options: Options, settings: Settings) -> Plan:
+    """For trees whose size shows only while searching (Sudoku, spokes): most puzzles finish within
+    the node budget, only the hard ones are split. An explicit ``split`` option wins: 0 never splits."""
+    asked = options.get("split")
+    if asked is not None:
+        return Parts(asked) if asked else WHOLE
+    return Budgeted(settings["SPLIT_NODE_BUDGET"], settings["SPLIT_PARTS"])
+
+
 # -- options: declared once per kind, checked here, described by /kinds
 
 
@@ -210,6 +258,8 @@ def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: st
 
 # -- the record each kind fills
 
+SolveBatch = Callable[[Sequence[JSON], "Mapping[str, Any] | None"], "list[Outcome | PuzzleError]"]
+
 
 @dataclass(frozen=True)
 class Example:
@@ -227,8 +277,50 @@ class BadExample:
     error: type[PuzzleError] = ParseError
 
 
-@dataclass(frozen=True)
+class Solve(Protocol):
+    """Raises BudgetExceeded past ``node_limit`` (kinds without a budget ignore it), Stopped once
+    the stop flag is set."""
+
+    def __call__(self, puzzle: Puzzle, options: Options, /, node_limit: int | None = None,
+                 stop: StopFlag | None = None) -> Outcome: ...
+
+
+class SolvePart(Protocol):
+    """One part's outcome; raises Stopped once the stop flag is set."""
+
+    def __call__(self, puzzle: Puzzle, options: Options, part: Part, /,
+                 stop: StopFlag | None = None) -> Outcome: ...
+
+
+class Cut(Protocol):
+    """The puzzle cut into about ``wanted`` parts; no parts = not worth splitting (the head is then
+    the whole outcome)."""
+
+    def __call__(self, puzzle: Puzzle, options: Options, wanted: int, /) -> Split: ...
+
+
+class Merge(Protocol):
+    """The puzzle's outcome from the head and the outcomes of the parts, in order."""
+
+    def __call__(self, puzzle: Puzzle, options: Options, head: Outcome, outcomes: Sequence[Outcome],
+                 /) -> Outcome: ...
+
+
+class Planner(Protocol):
+    def __call__(self, puzzle: Puzzle, options: Options, settings: Settings, /) -> Plan: ...
+
+
+class Splitting(NamedTuple):
+    split: Cut
+    solve_part: SolvePart
+    merge: Merge
+
+
+@dataclass(frozen=True, kw_only=True)
 class Kind:
+    """One puzzle kind. A kind that never splits leaves ``plan``, ``split``, ``solve_part`` and
+    ``merge`` out; one that does fills all four."""
+
     name: str
     summary: str
     input_format: str
@@ -239,24 +331,35 @@ class Kind:
     parse: Callable[[JSON], Puzzle]
     # raises InvalidPuzzle / InvalidOption; whatever passes must not crash solve
     validate: Callable[[Puzzle, Options], None]
-    # (puzzle, options, node_limit=None, stop=None): raise BudgetExceeded past node_limit
-    # (kinds without a budget ignore it), Stopped once the stop flag is set
-    solve: Callable[..., Outcome]
+    solve: Solve
     # raises WrongAnswer unless the outcome is right for the puzzle
     verify: Callable[[Puzzle, Options, Outcome], None]
-    # (puzzle, options, wanted number of parts) -> Split; no parts = not worth splitting
-    split: Callable[[Puzzle, Options, int], Split]
-    # (puzzle, options, part, stop=None) -> the part's outcome; raises Stopped once the stop
-    # flag is set (kinds that are never split ignore it)
-    solve_part: Callable[..., Outcome]
-    # (puzzle, options, head, outcomes of the parts in order) -> the puzzle's outcome
-    merge: Callable[[Puzzle, Options, Outcome, Sequence[Outcome]], Outcome]
     # Rough seconds of one core for a typical puzzle like this one: only its order of magnitude
     # counts (from the bench tables). The service groups cheap puzzles into big tasks with it.
     cost: Callable[[Puzzle, Options], float]
-    stats_record: type[Stats]
     examples: tuple[Example, ...]
     bad_examples: tuple[BadExample, ...]
+    plan: Planner = never_split
+    split: Cut | None = None
+    solve_part: SolvePart | None = None
+    merge: Merge | None = None
+
+    # (wire puzzles of this kind, wire options shared by all) -> one verified outcome per puzzle,
+    # or in its place the PuzzleError of one that fails prepare; a whole chunk in a few calls
+    solve_batch: SolveBatch = field(default=None)  # type: ignore[assignment]  # set in __post_init__
+
+    def __post_init__(self) -> None:
+        if self.solve_batch is None:
+            object.__setattr__(self, "solve_batch", functools.partial(solve_each, self))
+        splitting = (self.split, self.solve_part, self.merge)
+        if any(f is None for f in splitting) and (self.plan is not never_split or any(splitting)):
+            raise TypeError(f"kind {self.name}: plan, split, solve_part and merge come together")
+
+    def splitting(self) -> Splitting:
+        """The functions of a kind that splits; TypeError for one that never does."""
+        if self.split is None or self.solve_part is None or self.merge is None:
+            raise TypeError(f"kind {self.name} is never split into parts")
+        return Splitting(self.split, self.solve_part, self.merge)
 
     def read_options(self, raw: Mapping[str, Any] | None) -> Options:
         return read_options(self.options, raw, self.name)
@@ -279,3 +382,19 @@ class Kind:
             "example": {"kind": self.name, "puzzle": self.examples[0].puzzle,
                         "options": dict(self.examples[0].options)},
         }
+
+
+def solve_each(kind: Kind, puzzles: Sequence[JSON], options: Mapping[str, Any] | None = None,
+               ) -> list[Outcome | PuzzleError]:
+    """The default ``solve_batch``: prepare, solve and verify one puzzle after another."""
+    out: list[Outcome | PuzzleError] = []
+    for wire in puzzles:
+        try:
+            puzzle, opts = kind.prepare(wire, options)
+        except PuzzleError as exc:
+            out.append(exc)
+            continue
+        outcome = kind.solve(puzzle, opts)
+        kind.verify(puzzle, opts, outcome)
+        out.append(outcome)
+    return out

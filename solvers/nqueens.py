@@ -36,6 +36,7 @@ from solvers import nqueens_kernels as kernels
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
+    WHOLE,
     BadExample,
     Example,
     InvalidOption,
@@ -46,6 +47,9 @@ from solvers.base import (
     Outcome,
     ParseError,
     Part,
+    Parts,
+    Plan,
+    Settings,
     Split,
     Stats,
     StopFlag,
@@ -168,20 +172,20 @@ def _solve_one(n: N, clock: Stopwatch) -> Outcome:
 def canonical_prefixes(n: N, depth: int) -> tuple[list[Prefix], list[int], int]:
     """(prefixes of the given depth, their weights, weighted number of tree nodes above that depth)."""
     mask = (1 << n) - 1
-    level = []
+    level: list[tuple[Prefix, int, int, int, int]] = []
     for c in range((n + 1) // 2):
         bit = 1 << c
         level.append(((c,), 1 if 2 * c + 1 == n else 2, bit, (bit << 1) & mask, bit >> 1))
     above = 1
     for _ in range(depth - 1):
         above += sum(weight for _, weight, *_ in level)
-        deeper = []
+        deeper: list[tuple[Prefix, int, int, int, int]] = []
         for prefix, weight, cols, left, right in level:
             free = mask & ~(cols | left | right)
             while free:
                 bit = free & -free
                 free ^= bit
-                deeper.append((prefix + (bit.bit_length() - 1,), weight, cols | bit,
+                deeper.append(((*prefix, bit.bit_length() - 1), weight, cols | bit,
                                ((left | bit) << 1) & mask, (right | bit) >> 1))
         level = deeper
     return [p[0] for p in level], [p[1] for p in level], above
@@ -266,12 +270,20 @@ def _read_count_part(n: N, part: Part) -> tuple[list[list[int]], list[int]]:
     return prefixes, weights
 
 
+def _result(o: Outcome) -> dict[str, Any]:
+    """The result of a head or a part: a count's and an estimate's always have one."""
+    if o.result is None:
+        raise ValueError(f"a {o.status} outcome without a result cannot be merged")
+    return o.result
+
+
 def _merge_count(n: N, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
     nodes = head.stats["nodes"] + sum(o.stats["nodes"] for o in outcomes)
-    solutions = sum(o.result["solutions"] for o in outcomes)
+    solutions = sum(_result(o)["solutions"] for o in outcomes)
     elapsed = head.stats["elapsed_ms"] + sum(o.stats["elapsed_ms"] for o in outcomes)
-    return _count_outcome(n, nodes, solutions, head.result["half_turn_symmetric"],
-                          head.result["quarter_turn_symmetric"], round(elapsed, 3), len(outcomes))
+    symmetric = _result(head)
+    return _count_outcome(n, nodes, solutions, symmetric["half_turn_symmetric"],
+                          symmetric["quarter_turn_symmetric"], round(elapsed, 3), len(outcomes))
 
 
 # -- estimate: Knuth's probes in blocks
@@ -337,22 +349,23 @@ def _split_estimate(n: N, options: Options, wanted: int, clock: Stopwatch) -> Sp
 
 
 def _read_estimate_part(options: Options, part: Part) -> tuple[int, int, int]:
-    seed, first, blocks = part.get("seed"), part.get("first_block"), part.get("blocks")
+    values = [part.get(name) for name in ("seed", "first_block", "blocks")]
     total = _blocks(options["probes"])
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (seed, first, blocks)):
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         raise ValueError("an estimate part needs integers 'seed', 'first_block' and 'blocks'")
-    if not (0 <= seed < 2**63 and 0 <= first and 1 <= blocks and first + blocks <= total):
+    seed, first, blocks = (int(v) for v in values if v is not None)
+    if not (0 <= seed < 2**63 and first >= 0 and blocks >= 1 and first + blocks <= total):
         raise ValueError(f"estimate part out of range: blocks {first}..{first + blocks - 1} of {total}")
     return seed, first, blocks
 
 
 def _merge_estimate(head: Outcome, outcomes: Sequence[Outcome], options: Options) -> Outcome:
-    ordered = sorted(outcomes, key=lambda o: o.result["first_block"])
-    covered = [o.result["first_block"] for o in ordered]
-    expected = list(itertools.accumulate([len(o.result["sums"]) for o in ordered[:-1]], initial=0))
-    if covered != expected or sum(len(o.result["sums"]) for o in ordered) != _blocks(options["probes"]):
+    ordered = [_result(o) for o in sorted(outcomes, key=lambda o: _result(o)["first_block"])]
+    covered = [r["first_block"] for r in ordered]
+    expected = list(itertools.accumulate([len(r["sums"]) for r in ordered[:-1]], initial=0))
+    if covered != expected or sum(len(r["sums"]) for r in ordered) != _blocks(options["probes"]):
         raise ValueError("estimate parts do not cover every probe block exactly once")
-    sums = np.array([row for o in ordered for row in o.result["sums"]], np.float64)
+    sums = np.array([row for r in ordered for row in r["sums"]], np.float64)
     elapsed = head.stats["elapsed_ms"] + sum(o.stats["elapsed_ms"] for o in outcomes)
     return _estimate_outcome(head.stats["seed"], sums, round(elapsed, 3), len(outcomes))
 
@@ -369,6 +382,14 @@ def solve(n: N, options: Options, node_limit: int | None = None, stop: StopFlag 
     outcome = _solve_one(n, clock)  # O(n): not worth a check inside
     check_stop(stop)
     return outcome
+
+
+def plan(n: N, options: Options, settings: Settings) -> Plan:
+    """The work is known in advance (the board size, the probes): big counts and estimates are cut
+    into parts right away, everything else is solved whole."""
+    big = ((options["mode"] == "count" and n >= settings["SPLIT_QUEENS_N"])
+           or (options["mode"] == "estimate" and options["probes"] >= settings["SPLIT_PROBES"]))
+    return Parts(settings["SPLIT_PARTS"]) if big else WHOLE
 
 
 def split(n: N, options: Options, wanted: int) -> Split:
@@ -443,7 +464,8 @@ def _verify_solve(n: N, outcome: Outcome) -> None:
         _need(n in (2, 3), f"n={n} has solutions, yet the outcome says none")
         return
     queens = (outcome.result or {}).get("queens")
-    _need(isinstance(queens, list) and len(queens) == n, f"the answer must list {n} columns")
+    if not isinstance(queens, list) or len(queens) != n:
+        raise WrongAnswer(f"the answer must list {n} columns")
     _need(_is_placement(queens, n), "two queens attack each other (or a column is off the board)")
 
 
@@ -493,7 +515,7 @@ def cost(n: N, options: Options) -> float:
     if options["mode"] == "count":
         return max(1e-5, 0.73 * 6.5 ** (n - 15))
     if options["mode"] == "estimate":
-        return options["probes"] * 2e-7 * n / 16
+        return float(options["probes"] * 2e-7 * n / 16)
     return 1e-5 + n * 1e-7
 
 
@@ -545,10 +567,10 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
+    plan=plan,
     split=split,
     solve_part=solve_part,
     merge=merge,
-    stats_record=QueensStats,
     examples=(
         Example({"n": 8}),
         Example({"n": 3}, status=NO_SOLUTION),

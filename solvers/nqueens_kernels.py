@@ -19,8 +19,13 @@ multiplication is intended, and plain-Python numpy would warn about it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
+from numpy.typing import NDArray
+
+Array = NDArray[Any]
 
 # Columns of the per-block sums returned by probe_blocks.
 PROBES, CHECKED, CHECKED_SQ, TREE, TREE_SQ, SOLUTIONS, SOLUTIONS_SQ, VISITED = range(8)
@@ -46,7 +51,7 @@ STOP_CHECK_NODES = 4096
 
 
 @njit(cache=True, nogil=True)
-def count_subtrees(n, prefixes, weights, stop):
+def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tuple[int, int]:
     """Weighted sums over the prefixes of (nodes of the subtree rooted at the prefix, solutions in it).
 
     ``prefixes[p]`` holds the columns of the queens in rows 0..k-1 (a valid partial
@@ -132,7 +137,7 @@ def count_subtrees(n, prefixes, weights, stop):
 
 
 @njit(cache=True)
-def _orbit(n, row, col, quarter, rows, cols):
+def _orbit(n: int, row: int, col: int, quarter: bool, rows: Array, cols: Array) -> int:
     """The squares that the quarter (or half) turn sends (row, col) to; returns their number (1, 2 or 4)."""
     size = 0
     r = row
@@ -150,7 +155,8 @@ def _orbit(n, row, col, quarter, rows, cols):
 
 
 @njit(cache=True)
-def _mark(n, r, c, value, row_used, col_used, down, up):
+def _mark(n: int, r: int, c: int, value: bool, row_used: Array, col_used: Array, down: Array,
+          up: Array) -> None:
     row_used[r] = value
     col_used[c] = value
     down[r + c] = value
@@ -158,7 +164,8 @@ def _mark(n, r, c, value, row_used, col_used, down, up):
 
 
 @njit(cache=True)
-def _place_orbit(n, size, rows, cols, row_used, col_used, down, up):
+def _place_orbit(n: int, size: int, rows: Array, cols: Array, row_used: Array, col_used: Array,
+                 down: Array, up: Array) -> bool:
     """Put a queen on every square of the orbit, or on none if any square is attacked."""
     for i in range(size):
         r = rows[i]
@@ -172,7 +179,7 @@ def _place_orbit(n, size, rows, cols, row_used, col_used, down, up):
 
 
 @njit(cache=True)
-def count_rotation_fixed(n, quarter):
+def count_rotation_fixed(n: int, quarter: bool) -> int:
     """Number of solutions unchanged by a quarter turn (quarter=True) or by a half turn.
 
     Fills the lowest empty row, placing the whole orbit of each queen at once; each
@@ -223,14 +230,14 @@ def count_rotation_fixed(n, quarter):
 
 
 @njit(cache=True)
-def _mix(z):
+def _mix(z: np.uint64) -> np.uint64:
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
     return z ^ (z >> _S31)
 
 
 @njit(cache=True)
-def _below(state, m):
+def _below(state: np.uint64, m: int) -> tuple[np.uint64, np.int64]:
     """(new state, uniform integer in [0, m)) for 1 <= m < 2**32, exact by rejection (Lemire)."""
     bound = np.uint64(m)
     state = state + _GOLDEN
@@ -246,7 +253,7 @@ def _below(state, m):
 
 
 @njit(cache=True)
-def _popcount(word):
+def _popcount(word: int) -> int:
     """Set bits of a non-negative int64 by summing bit fields (no multiply, so plain Python agrees)."""
     word = word - ((word >> 1) & 0x5555555555555555)
     word = (word & 0x3333333333333333) + ((word >> 2) & 0x3333333333333333)
@@ -258,14 +265,15 @@ def _popcount(word):
 
 
 @njit(cache=True)
-def _nth_bit(word, index):
+def _nth_bit(word: int, index: int) -> int:
     for _ in range(index):
         word &= word - 1
     return word & -word
 
 
 @njit(cache=True, nogil=True)
-def probe_blocks(n, seed, first_block, blocks, probes, block_size, stop):
+def probe_blocks(n: int, seed: int, first_block: int, blocks: int, probes: int, block_size: int,
+                 stop: Array) -> Array:
     """Per-block sums of Knuth's probes; block b runs its own splitmix64 stream seeded by (seed, b).
 
     Each probe follows the seed's pseudocode: at every level all n squares of the

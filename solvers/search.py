@@ -115,8 +115,8 @@ def _successors(problem: Problem, state: State) -> Iterable[tuple[Action, State]
 
 def _walk_back(parents: dict[State, tuple[State, Action] | None], state: State) -> list[Action]:
     path = []
-    while parents[state] is not None:
-        state, action = parents[state]
+    while (parent := parents[state]) is not None:
+        state, action = parent
         path.append(action)
     path.reverse()
     return path
@@ -189,7 +189,7 @@ def depth_first(problem: Problem, max_depth: int | None = None,
             depth_of[child] = depth + 1
             parents[child] = (state, action)
             stack.append(child)
-    if cut_off:
+    if cut_off and max_depth is not None:  # only a depth limit cuts off
         raise DepthLimitReached(max_depth, count.stats())
     return SearchResult(None, None, False, count.stats())
 

@@ -44,7 +44,6 @@ from solvers.base import (
     Options,
     Outcome,
     ParseError,
-    Split,
     Stats,
     StopFlag,
     Stopwatch,
@@ -407,21 +406,6 @@ def cost(puzzle: Puzzle, options: Options) -> float:
     return {2: 1e-3, 3: 0.5}.get(puzzle.k, 10.0)
 
 
-def split(puzzle: Puzzle, options: Options, parts: int) -> Split:
-    """Sliding puzzles are never split (IDA*'s last pass dominates); the head is the whole solve."""
-    return Split([], solve(puzzle, options))
-
-
-def solve_part(puzzle: Puzzle, options: Options, part: dict[str, Any], stop: Any = None) -> Outcome:
-    raise ValueError("sliding puzzles are never split into parts")
-
-
-def merge(puzzle: Puzzle, options: Options, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
-    if outcomes:
-        raise ValueError("sliding puzzles are never split into parts")
-    return head
-
-
 OPTIONS = (
     Option("algorithm", str, "idastar", "search algorithm; idastar (numba kernel) is the fastest optimal one",
            choices=("bfs", "dfs", "astar", "idastar")),
@@ -451,10 +435,6 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
-    split=split,
-    solve_part=solve_part,
-    merge=merge,
-    stats_record=SlidingStats,
     examples=(
         Example("8 6 7 2 5 4 3 0 1", {"algorithm": "astar"}),
         Example("1 2 3 4 5 6 8 7 0", {}, NO_SOLUTION),

@@ -29,24 +29,36 @@ can be compared as in the paper):
 A search stops once it has ``max_solutions`` solutions, so a larger limit (or
 proving uniqueness) enters more nodes.
 
-Strategies: ``greedy`` (the paper's method), ``backtrack`` (the paper's baseline:
+Strategies: ``auto`` (the default: picks one of the others per puzzle and falls back, see
+``plan``), ``fast`` (9x9 only: bit-parallel singles and locked candidates with binary
+branching, ``solvers.sudoku_fast``), ``greedy`` (the paper's method), ``backtrack`` (the paper's baseline:
 plain recursion in cell order) and ``sat`` (a python-sat solver on a complete
 encoding; the cross-check and the outside baseline). ``sat_solver`` picks the SAT
 solver: MiniSat 2.2 by default (the fastest here on 9x9), or CaDiCaL 1.9.5, which
 takes about half MiniSat's time on the minimal 25x25 puzzles (up to 260,000
 conflicts against 450,000), the only data that none of our own trees reach (the
 greedy tree needs 200,000 to over 3 million nodes on each). For ``sat`` the statistics are the solver's: nodes = guesses =
-decisions, leaves = conflicts + solutions, max_depth = 0 (not reported by the solver).
+decisions, leaves = conflicts + solutions, max_depth = 0 (not reported by the solver). For ``fast``
+nodes are the states propagated, guesses the children entered (each branch is binary: the cell's
+lowest value, or not that value), and techniques count naked and hidden singles only.
+``stats.strategy`` names the method that answered; ``stats.abandoned`` lists what ``auto``
+tried first and gave up, with its nodes.
+
+``solve_batch`` takes a whole chunk of wire puzzles: the 9x9 ones that ``fast`` answers
+(strategy ``auto`` or ``fast``) are read into one array and checked, solved and verified by
+one kernel call; the rest go one by one.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from solvers import sudoku_fast as F
 from solvers import sudoku_kernels as K
 from solvers.base import (
     NO_SOLUTION,
@@ -62,12 +74,18 @@ from solvers.base import (
     Outcome,
     ParseError,
     Part,
+    PuzzleError,
     Split,
     Stats,
     StopFlag,
     Stopwatch,
     WrongAnswer,
     check_stop,
+    solve_each,
+    WHOLE,
+    Plan,
+    Settings,
+    split_past_budget,
     stop_flag,
 )
 
@@ -84,14 +102,23 @@ MAX_PARTS = 1024
 NO_LIMIT = 2**63 - 1
 BACKTRACK_MAX_N = 9  # plain recursion without inference can run for days on 16x16
 SAT_SOLVERS = ("minisat22", "cadical195")  # python-sat names
+STRATEGIES = ("auto", "fast", "greedy", "backtrack", "sat")
+FAST_N = 9
+# auto: SAT first when fewer cells than this share are given, otherwise greedy first with this
+# many nodes before SAT (CaDiCaL) takes over. Measured: Janko's 16x16 (38-50% given) take greedy
+# one node; every 25x25 of Gecode's (43-45%) takes greedy 10 s or more and CaDiCaL 0.1-15 s.
+AUTO_SAT_FIRST_BELOW = {16: 0.3, 25: 0.6}
+AUTO_GREEDY_NODES = {16: 20_000, 25: 2_000}
+AUTO_SAT_SOLVER = "cadical195"
+SAT_CHECK_CONFLICTS = 20_000  # a stop flag is looked at between runs of this many conflicts
 
 _NOT_A_SYMBOL = 255
-_SYMBOL_CODES = bytearray([_NOT_A_SYMBOL]) * 256
+_codes = bytearray([_NOT_A_SYMBOL]) * 256
 for _v, _s in enumerate(SYMBOLS, start=1):
-    _SYMBOL_CODES[ord(_s)] = _SYMBOL_CODES[ord(_s.lower())] = _v
+    _codes[ord(_s)] = _codes[ord(_s.lower())] = _v
 for _s in BLANKS:
-    _SYMBOL_CODES[ord(_s)] = 0
-_SYMBOL_CODES = bytes(_SYMBOL_CODES)
+    _codes[ord(_s)] = 0
+_SYMBOL_CODES = bytes(_codes)
 _VALUE_CHARS = np.frombuffer(("." + SYMBOLS).encode("ascii"), np.uint8)
 
 
@@ -113,7 +140,7 @@ class Layout:
 
 @functools.cache
 def layout(n: int) -> Layout:
-    box = int(round(n ** 0.5))
+    box = round(n ** 0.5)
     cells = np.arange(n * n).reshape(n, n)
     boxes = cells.reshape(box, box, box, box).transpose(0, 2, 1, 3).reshape(n, n)
     units = np.concatenate([cells, cells.T, boxes]).astype(np.int64)
@@ -131,7 +158,7 @@ def where(cell: int, n: int) -> str:
 # -- parse: wire form -> Grid
 
 
-def parse(puzzle) -> Grid:
+def parse(puzzle: Any) -> Grid:
     if isinstance(puzzle, str):
         return _parse_text(puzzle)
     if isinstance(puzzle, list):
@@ -140,7 +167,7 @@ def parse(puzzle) -> Grid:
 
 
 def _size_of(cells: int) -> int:
-    n = int(round(cells ** 0.5))
+    n: int = round(cells ** 0.5)
     if n * n != cells or n not in SIZES:
         raise ParseError(
             f"a sudoku string has 16, 81, 256 or 625 cells (4x4, 9x9, 16x16 or 25x25) once "
@@ -167,7 +194,7 @@ def _parse_text(text: str) -> Grid:
     return Grid(n, codes)
 
 
-def _parse_rows(rows: list) -> Grid:
+def _parse_rows(rows: list[Any]) -> Grid:
     n = len(rows)
     if n not in SIZES:
         raise ParseError(f"a sudoku given as rows has 4, 9, 16 or 25 rows; this one has {n}")
@@ -194,6 +221,9 @@ def validate(grid: Grid, options: Options) -> None:
     if strategy == "backtrack" and grid.n > BACKTRACK_MAX_N:
         raise InvalidOption(f"strategy 'backtrack' (plain recursion, the paper's baseline) is offered up to "
                             f"9x9; a {grid.n}x{grid.n} grid needs 'greedy' or 'sat'")
+    if strategy == "fast" and grid.n != FAST_N:
+        raise InvalidOption(f"strategy 'fast' is for 9x9 grids; a {grid.n}x{grid.n} grid needs 'auto', "
+                            f"'greedy' or 'sat'")
     if strategy != "sat" and options["sat_solver"] != SAT_SOLVERS[0]:
         raise InvalidOption(f"option 'sat_solver' applies to strategy 'sat' only, not {strategy!r}")
     if strategy == "sat" and options["max_solutions"] > MAX_SAT_SOLUTIONS:
@@ -224,26 +254,40 @@ class SudokuStats(Stats):
     max_depth: int = 0
     guesses: int = 0
     techniques: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TECHNIQUES, 0))
+    strategy: str = ""
+    abandoned: list[dict[str, Any]] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = dict(vars(self))  # dataclasses.asdict deep-copies and costs more than the search
         out["techniques"] = dict(self.techniques)
+        out["abandoned"] = [dict(a) for a in self.abandoned]
         return out
 
     @classmethod
-    def from_counters(cls, counters: np.ndarray, elapsed_ms: float) -> SudokuStats:
+    def from_counters(cls, counters: np.ndarray, elapsed_ms: float, strategy: str) -> SudokuStats:
         c = counters.tolist()
         return cls(elapsed_ms=elapsed_ms, nodes=c[K.NODES], leaves=c[K.LEAVES], max_depth=c[K.MAX_DEPTH],
                    guesses=c[K.GUESSES],
                    techniques={"full_house": c[K.FULL_HOUSE], "naked_single": c[K.NAKED_SINGLE],
-                               "hidden_single": c[K.HIDDEN_SINGLE], "naked_pair": c[K.NAKED_PAIR]})
+                               "hidden_single": c[K.HIDDEN_SINGLE], "naked_pair": c[K.NAKED_PAIR]},
+                   strategy=strategy)
+
+
+def fast_stats(counters: list[int], elapsed_ms: float) -> dict[str, Any]:
+    """The stats dict of a ``fast`` search from its kernel counters (built directly: batches make many)."""
+    return {"elapsed_ms": elapsed_ms, "subtasks": 0, "nodes": counters[F.NODES], "leaves": counters[F.LEAVES],
+            "max_depth": counters[F.MAX_DEPTH], "guesses": counters[F.GUESSES],
+            "techniques": {"full_house": 0, "naked_single": counters[F.NAKED],
+                           "hidden_single": counters[F.HIDDEN], "naked_pair": 0},
+            "strategy": "fast", "abandoned": []}
 
 
 def render(values: np.ndarray) -> str:
-    return _VALUE_CHARS[values].tobytes().decode("ascii")
+    text: str = _VALUE_CHARS[values].tobytes().decode("ascii")
+    return text
 
 
-def _result(first: str | None, found: int, max_solutions: int) -> dict | None:
+def _result(first: str | None, found: int, max_solutions: int) -> dict[str, Any] | None:
     if not found:
         return None
     # only an exhausted search proves uniqueness, and it is exhausted only below the limit
@@ -268,35 +312,94 @@ def _search(grid: Grid, cands: Cands, depth: int, options: Options, node_limit: 
         raise BudgetExceeded(int(counters[K.NODES]))
     check_stop(stop)
     first = render(solution) if found else None
-    return _outcome(first, found, options, SudokuStats.from_counters(counters, watch.ms()))
+    stats = SudokuStats.from_counters(counters, watch.ms(), options["strategy"])
+    return _outcome(first, found, options, stats)
 
 
 def solve(grid: Grid, options: Options, node_limit: int | None = None, stop: StopFlag | None = None) -> Outcome:
-    """Solve from the givens; raise BudgetExceeded after ``node_limit`` nodes and Stopped once
-    ``stop`` is set (the SAT solver is not interrupted: a flag set meanwhile counts when it returns)."""
+    """Solve from the givens; raise BudgetExceeded after ``node_limit`` nodes (greedy, backtrack)
+    and Stopped once ``stop`` is set (SAT looks at it every SAT_CHECK_CONFLICTS conflicts).
+    ``fast`` ignores ``node_limit`` (it needs no splitting); ``auto`` holds its tree searches to it
+    (so that the worker splits the greedy tree past its budget, see ``tree_options``), and SAT
+    to none."""
     watch = Stopwatch()
-    if options["strategy"] == "sat":
-        outcome = _solve_sat(grid, options, watch)
-        check_stop(stop)
-        return outcome
+    strategy = options["strategy"]
+    if strategy == "auto":
+        return _solve_auto(grid, options, node_limit, watch, stop)
+    if strategy == "fast":
+        return _solve_fast(grid, options, watch, stop)
+    if strategy == "sat":
+        return _solve_sat(grid, options, watch, stop)
     return _search(grid, K.initial_cands(grid.givens, layout(grid.n).full), 0, options, node_limit, watch, stop)
 
 
-def _solve_sat(grid: Grid, options: Options, watch: Stopwatch) -> Outcome:
-    """Enumerate solutions with the chosen SAT solver on the complete (extended) encoding.
+def plan(grid: Grid, options: Options) -> list[tuple[Options, int | None]]:
+    """What ``auto`` runs, in order: (options of a named strategy, its node budget or None).
+
+    9x9: ``fast``. 4x4: ``greedy``. 16x16 and 25x25: CaDiCaL first when few cells are given
+    (AUTO_SAT_FIRST_BELOW), else ``greedy`` under AUTO_GREEDY_NODES, then CaDiCaL. Counting
+    beyond what SAT enumerates (MAX_SAT_SOLUTIONS) stays with the tree search, unbudgeted.
+    """
+    n = grid.n
+    greedy: Options = {**options, "strategy": "greedy"}
+    if n == FAST_N:
+        return [({**options, "strategy": "fast"}, None)]
+    if n not in AUTO_GREEDY_NODES or options["max_solutions"] > MAX_SAT_SOLUTIONS:
+        return [(greedy, None)]
+    sat: Options = {**options, "strategy": "sat", "sat_solver": AUTO_SAT_SOLVER}
+    if np.count_nonzero(grid.givens) < AUTO_SAT_FIRST_BELOW[n] * n * n:
+        return [(sat, None)]
+    return [(greedy, AUTO_GREEDY_NODES[n]), (sat, None)]
+
+
+def _solve_auto(grid: Grid, options: Options, node_limit: int | None, watch: Stopwatch,
+                stop: StopFlag | None) -> Outcome:
+    """Run ``plan``'s steps until one answers; a tree search past the caller's ``node_limit``
+    raises BudgetExceeded (a step past its own budget is abandoned for the next)."""
+    abandoned: list[dict[str, Any]] = []
+    steps = plan(grid, options)
+    limit = NO_LIMIT if node_limit is None else node_limit
+    for opts, budget in steps:
+        mine = NO_LIMIT if budget is None else budget
+        try:
+            outcome = solve(grid, opts, node_limit=min(mine, limit), stop=stop)
+        except BudgetExceeded as exc:
+            if mine > limit:
+                raise
+            abandoned.append({"strategy": opts["strategy"], "nodes": exc.nodes, "elapsed_ms": watch.ms()})
+            continue
+        if outcome.stats["strategy"] == "fast" and outcome.stats["nodes"] > limit:
+            raise BudgetExceeded(outcome.stats["nodes"])
+        break
+    outcome.stats["abandoned"] = abandoned
+    outcome.stats["elapsed_ms"] = watch.ms()
+    return outcome
+
+
+def _solve_fast(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag | None) -> Outcome:
+    """A 9x9 search takes milliseconds at most: the stop flag is looked at once, at the end."""
+    solution = np.zeros((1, grid.n * grid.n), np.uint8)
+    counters = np.zeros(F.COUNTERS, np.int64)
+    found = F.solve_one(grid.givens.reshape(1, -1), options["max_solutions"], True, solution, counters)
+    stats = fast_stats(counters.tolist(), watch.ms())
+    check_stop(stop)
+    return Outcome(SOLVED if found else NO_SOLUTION, _result(render(solution[0]) if found else None, found,
+                                                             options["max_solutions"]), stats)
+
+
+def sat_encoding(grid: Grid) -> tuple[dict[tuple[int, int], int], list[list[int]]]:
+    """The complete (extended) CNF encoding: (variable of each (cell, value - 1), clauses).
 
     One variable per candidate left after removing the givens' values from their
     peers; each cell and each (unit, value) gets at-least-one and pairwise
-    at-most-one clauses; every solution found is blocked before the next call.
+    at-most-one clauses.
     """
-    from pysat.solvers import Solver
-
     n, lay = grid.n, layout(grid.n)
     values = grid.givens.astype(np.int64)
     given_bits = np.where(values > 0, 1 << np.maximum(values - 1, 0), 0)
     taken = np.bitwise_or.reduce(given_bits[lay.peers], axis=1)
     cands = np.where(values > 0, given_bits, lay.full & ~taken).tolist()
-    var = {}  # (cell, value) -> variable
+    var: dict[tuple[int, int], int] = {}
     for cell, m in enumerate(cands):
         for v in range(n):
             if m >> v & 1:
@@ -304,14 +407,24 @@ def _solve_sat(grid: Grid, options: Options, watch: Stopwatch) -> Outcome:
     groups = [[var[cell, v] for v in range(n) if (cell, v) in var] for cell in range(n * n)]
     groups += [[var[cell, v] for cell in unit if (cell, v) in var]
                for unit in lay.units.tolist() for v in range(n)]
-    clauses = []
+    clauses: list[list[int]] = []
     for group in groups:
         clauses.append(group)
         clauses.extend([-a, -b] for i, a in enumerate(group) for b in group[i + 1:])
+    return var, clauses
+
+
+def _solve_sat(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag | None = None) -> Outcome:
+    """Enumerate solutions with the chosen SAT solver on ``sat_encoding``; every solution found
+    is blocked before the next call."""
+    from pysat.solvers import Solver
+
+    n = grid.n
+    var, clauses = sat_encoding(grid)
     decode = sorted(var.items(), key=lambda kv: kv[1])
     first, found = None, 0
     with Solver(name=options["sat_solver"], bootstrap_with=clauses) as sat:
-        while found < options["max_solutions"] and sat.solve():
+        while found < options["max_solutions"] and _sat_solve(sat, stop):
             model = sat.get_model()
             chosen = [v for v in model[:len(var)] if v > 0]
             if first is None:
@@ -322,9 +435,21 @@ def _solve_sat(grid: Grid, options: Options, watch: Stopwatch) -> Outcome:
             found += 1
             sat.add_clause([-x for x in chosen])
         counts = sat.accum_stats()
+    check_stop(stop)
     stats = SudokuStats(elapsed_ms=watch.ms(), nodes=counts["decisions"], guesses=counts["decisions"],
-                        leaves=counts["conflicts"] + found)
+                        leaves=counts["conflicts"] + found, strategy="sat")
     return _outcome(first, found, options, stats)
+
+
+def _sat_solve(sat: Any, stop: StopFlag | None) -> bool:
+    """``sat.solve()`` in runs of SAT_CHECK_CONFLICTS conflicts, raising Stopped between runs once
+    ``stop`` is set (and letting a signal handler, such as a time limit, run between them)."""
+    while True:
+        sat.conf_budget(SAT_CHECK_CONFLICTS)
+        answer = sat.solve_limited()
+        if answer is not None:
+            return bool(answer)
+        check_stop(stop)
 
 
 # -- split and merge: the greedy (or backtrack) tree cut breadth-first
@@ -339,18 +464,39 @@ class _Entry:
     solution: str | None = None  # a complete grid found while expanding
 
 
+def tree_options(grid: Grid, options: Options) -> Options | None:
+    """The options of the tree that ``split`` cuts and ``solve_part`` searches, or None when the
+    puzzle is solved whole: ``sat`` has no tree of ours, ``fast`` needs no splitting, and ``auto``
+    (which the worker's node budget does not split, see ``solve``) cuts the greedy tree when it
+    is asked for parts, unless it goes to SAT first."""
+    strategy = options["strategy"]
+    if strategy == "auto" and plan(grid, options)[0][0]["strategy"] != "sat":
+        return {**options, "strategy": "greedy"}
+    return options if strategy in ("greedy", "backtrack") else None
+
+
+def split_plan(grid: Grid, options: Options, settings: Settings) -> Plan:
+    """A puzzle with a tree to cut (``tree_options``) is split past the node budget or as
+    ``split`` asks; the others (sat, fast, auto going to SAT first) run whole."""
+    if tree_options(grid, options) is None:
+        return WHOLE
+    return split_past_budget(grid, options, settings)
+
+
 def split(grid: Grid, options: Options, k: int) -> Split:
     """Expand the tree breadth-first until at least ``k`` open nodes (at most MAX_PARTS).
 
     Parts keep the depth-first order: the whole search's first solution is the first
     one met reading the head, then the parts, left to right. Solutions found above
     the cut that precede every open node stay in the head; the others become parts
-    ``{"solution", "depth"}`` so that they keep their place. ``sat`` has no tree of
-    ours to cut: its head is the whole outcome and it has no parts.
+    ``{"solution", "depth"}`` so that they keep their place. Without a tree to cut
+    (``tree_options``) the head is the whole outcome and there are no parts.
     """
     watch = Stopwatch()
-    if options["strategy"] == "sat":
+    tree = tree_options(grid, options)
+    if tree is None:
         return Split([], solve(grid, options))
+    options = tree
     lay = layout(grid.n)
     greedy = options["strategy"] == "greedy"
     counters = np.zeros(K.STATS_LEN, np.int64)
@@ -380,7 +526,7 @@ def split(grid: Grid, options: Options, k: int) -> Split:
                     expanded.append(_Entry(entry.depth + 1, cands=child))
                 n_open += n_children
         frontier = expanded
-    return _cut(frontier, options, SudokuStats.from_counters(counters, watch.ms()))
+    return _cut(frontier, options, SudokuStats.from_counters(counters, watch.ms(), options["strategy"]))
 
 
 def _cut(frontier: list[_Entry], options: Options, stats: SudokuStats) -> Split:
@@ -392,25 +538,33 @@ def _cut(frontier: list[_Entry], options: Options, stats: SudokuStats) -> Split:
     if found == options["max_solutions"]:
         return Split([], head)
     parts = [{"depth": e.depth, "solution": e.solution} if e.solution is not None
-             else {"depth": e.depth, "cands": e.cands.tolist()} for e in frontier[prefix:]]
+             else {"depth": e.depth, "cands": _open(e).tolist()} for e in frontier[prefix:]]
     return Split(parts, head)
+
+
+def _open(entry: _Entry) -> Cands:
+    assert entry.cands is not None, "a frontier entry is an open node or a solution"
+    return entry.cands
 
 
 def solve_part(grid: Grid, options: Options, part: Part, stop: StopFlag | None = None) -> Outcome:
     """Search one part; its max_depth is counted from the whole tree's root."""
     watch = Stopwatch()
+    greedy = (tree_options(grid, options) or options)["strategy"] == "greedy"
     depth = part.get("depth")
     if not isinstance(depth, int) or depth < 0:
         raise ValueError(f"a sudoku part needs a depth >= 0, not {depth!r}")
     if part.get("solution") is not None:
         check_stop(stop)
-        return _outcome(part["solution"], 1, options, SudokuStats(elapsed_ms=watch.ms(), max_depth=depth))
+        stats = SudokuStats(elapsed_ms=watch.ms(), max_depth=depth, strategy="greedy" if greedy else "backtrack")
+        return _outcome(part["solution"], 1, options, stats)
     cands = np.array(part.get("cands"), np.int64)
     lay = layout(grid.n)
     # masks in 1..full keep every kernel stack within its proved size
     if cands.shape != (grid.n * grid.n,) or cands.min() < 1 or cands.max() > lay.full:
         raise ValueError("a sudoku part needs 'cands': one candidate mask per cell, each in 1..2^n-1")
-    return _search(grid, cands, depth, options, None, watch, stop)
+    return _search(grid, cands, depth, {**options, "strategy": "greedy" if greedy else "backtrack"}, None,
+                   watch, stop)
 
 
 def merge(grid: Grid, options: Options, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
@@ -418,7 +572,7 @@ def merge(grid: Grid, options: Options, head: Outcome, outcomes: Sequence[Outcom
     found = head.result["solutions_found"] if head.result else 0
     stats = SudokuStats(**{**head.stats, "techniques": dict(head.stats["techniques"])})
     for out in outcomes:
-        if out.status == SOLVED:
+        if out.status == SOLVED and out.result is not None:
             first = first or out.result["solution"]
             found += out.result["solutions_found"]
         for name in ("nodes", "leaves", "guesses", "elapsed_ms"):
@@ -433,7 +587,9 @@ def merge(grid: Grid, options: Options, head: Outcome, outcomes: Sequence[Outcom
 
 # -- cost: seconds for a typical puzzle of this size and strategy (bench/sudoku.py)
 
-_COST = {"greedy": {4: 2e-5, 9: 1e-4, 16: 2e-4, 25: 10.0},
+_COST = {"auto": {4: 2e-5, 9: 2e-5, 16: 2e-4, 25: 5.0},
+         "fast": {9: 2e-5},
+         "greedy": {4: 2e-5, 9: 1e-4, 16: 2e-4, 25: 10.0},
          "backtrack": {4: 1e-4, 9: 3e-2},
          "sat": {4: 1e-3, 9: 4e-3, 16: 1.5e-2, 25: 5.0}}
 
@@ -473,7 +629,7 @@ def verify(grid: Grid, options: Options, outcome: Outcome) -> None:
     _check_solution(grid, result["solution"])
 
 
-def _check_solution(grid: Grid, solution) -> None:
+def _check_solution(grid: Grid, solution: Any) -> None:
     n = grid.n
     if not isinstance(solution, str) or len(solution) != n * n:
         raise WrongAnswer(f"the solution must be a string of {n * n} symbols")
@@ -490,6 +646,74 @@ def _check_solution(grid: Grid, solution) -> None:
         raise WrongAnswer(f"{('row', 'column', 'box')[at // n]} {at % n + 1} of the solution repeats a value")
 
 
+# -- solve_batch: a chunk of wire puzzles, the 9x9 ones in one kernel call
+
+
+def solve_batch(puzzles: Sequence[Any], options: Mapping[str, Any] | None = None) -> list[Outcome | PuzzleError]:
+    """One verified outcome per wire puzzle, or the PuzzleError of one that fails ``prepare``.
+
+    With strategy ``auto`` or ``fast`` the 9x9 puzzles are read into one array, and one call of
+    ``sudoku_fast.solve_batch`` checks their givens, solves them and verifies each solution with
+    ``verify``'s own check (the result fields are made by the same ``_result`` as ``solve``'s);
+    ``elapsed_ms`` is the chunk's time shared equally. Any other puzzle or strategy goes through
+    prepare, solve and verify one by one.
+    """
+    try:
+        opts = KIND.read_options(options)
+        validate(Grid(FAST_N, np.zeros(FAST_N * FAST_N, np.uint8)), opts)
+    except PuzzleError:
+        return solve_each(KIND, puzzles, options)
+    if opts["strategy"] not in ("auto", "fast"):
+        return solve_each(KIND, puzzles, options)
+    watch = Stopwatch()
+    out: list[Outcome | PuzzleError | None] = [None] * len(puzzles)
+    rows, givens = _read_9x9(puzzles)
+    for i in set(range(len(puzzles))) - set(rows):
+        out[i] = solve_each(KIND, [puzzles[i]], options)[0]
+    batch = len(rows)
+    solutions = np.zeros((batch, FAST_N * FAST_N), np.uint8)
+    found = np.zeros(batch, np.int64)
+    counters = np.zeros((batch, F.COUNTERS), np.int64)
+    faults = np.zeros((batch, 3), np.int64)
+    max_solutions = opts["max_solutions"]
+    F.solve_batch(givens, max_solutions, True, solutions, found, counters, faults)
+    texts = render(solutions)
+    share = round(watch.ms() / max(batch, 1), 4)
+    for j, (i, n_found, count, fault) in enumerate(zip(rows, found.tolist(), counters.tolist(), faults.tolist())):
+        if fault[0] == F.CONFLICT:
+            out[i] = _invalid(Grid(FAST_N, givens[j].copy()), opts)
+        elif fault[0] == F.WRONG_ANSWER:
+            raise WrongAnswer(f"puzzle {i} of the batch: fault {fault[1]} at {fault[2]} in the solution")
+        elif n_found:
+            result = _result(texts[j * 81:(j + 1) * 81], n_found, max_solutions)
+            out[i] = Outcome(SOLVED, result, fast_stats(count, share))
+        else:
+            out[i] = Outcome(NO_SOLUTION, None, fast_stats(count, share))
+    return out  # type: ignore[return-value]  # every slot is filled above
+
+
+def _read_9x9(puzzles: Sequence[Any]) -> tuple[list[int], np.ndarray]:
+    """(indices, uint8[len(indices), 81] givens) of the puzzles that are plain 81-symbol 9x9
+    strings; everything else (other sizes, rows, whitespace, bad symbols) is left to ``prepare``."""
+    plain = [i for i, p in enumerate(puzzles) if type(p) is str and len(p) == FAST_N * FAST_N and p.isascii()]
+    if not plain:
+        return [], np.zeros((0, FAST_N * FAST_N), np.uint8)
+    text = "".join([puzzles[i] for i in plain]).encode("ascii").translate(_SYMBOL_CODES)
+    codes = np.frombuffer(text, np.uint8).reshape(len(plain), FAST_N * FAST_N)
+    good = codes.max(axis=1) <= FAST_N
+    if good.all():
+        return plain, codes
+    return [i for i, ok in zip(plain, good.tolist()) if ok], codes[good]
+
+
+def _invalid(grid: Grid, options: Options) -> PuzzleError:
+    try:
+        validate(grid, options)
+    except PuzzleError as exc:
+        return exc
+    raise AssertionError("the batch kernel found conflicting givens that validate accepts")
+
+
 # -- the record
 
 
@@ -497,15 +721,20 @@ EXAMPLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419
 
 KIND = Kind(
     name="sudoku",
-    summary="Sudoku 4x4, 9x9, 16x16 and 25x25: the greedy tree of Kim & Kim (2017) with four "
-            "human techniques, plain backtracking, or a SAT solver; counts solutions up to a limit.",
+    summary="Sudoku 4x4, 9x9, 16x16 and 25x25: by default a fast bit-parallel solver (9x9) or the "
+            "greedy tree of Kim & Kim (2017) with four human techniques falling back to a SAT solver; "
+            "also plain backtracking; counts solutions up to a limit.",
     input_format="a string of n*n cells (n = 4, 9, 16, 25), row by row: 1-9 then A-P for values "
                  "10-25, '.' or '0' blank, whitespace ignored; or a list of n rows of n ints, 0 blank",
     options=(
-        Option("strategy", str, "greedy",
-               "greedy = the paper's pre-processing and greedy tree; backtrack = plain recursion in cell "
-               "order (the paper's baseline, up to 9x9); sat = a SAT solver on a complete CNF encoding",
-               choices=("greedy", "backtrack", "sat")),
+        Option("strategy", str, "auto",
+               "auto = fast for 9x9; greedy for 4x4; for 16x16 and 25x25 greedy under a node budget, then "
+               "the SAT solver CaDiCaL where it runs out, or CaDiCaL first when few cells are given "
+               "(stats.strategy names the method that answered, stats.abandoned what was given up); "
+               "fast = bit-parallel singles and locked candidates, 9x9 only; greedy = the paper's "
+               "pre-processing and greedy tree; backtrack = plain recursion in cell order (the paper's "
+               "baseline, up to 9x9); sat = a SAT solver on a complete CNF encoding",
+               choices=STRATEGIES),
         Option("sat_solver", str, SAT_SOLVERS[0],
                "the python-sat solver of strategy 'sat': minisat22 (MiniSat 2.2) or cadical195 "
                "(CaDiCaL 1.9.5, about twice as fast as MiniSat on the hardest 25x25 puzzles)",
@@ -514,8 +743,8 @@ KIND = Kind(
                "stop after this many solutions: 2 proves uniqueness, a large value counts them "
                f"(sat: at most {MAX_SAT_SOLUTIONS})", minimum=1, maximum=MAX_SOLUTIONS),
         Option("split", int, None,
-               "how many open tree nodes the coordinator may fan out as subtasks; 0 = never, "
-               "null = automatic", minimum=0, maximum=MAX_PARTS),
+               "how many open tree nodes the coordinator may fan out as subtasks (greedy, backtrack and "
+               "auto's greedy tree; sat and fast run whole); 0 = never, null = automatic", minimum=0, maximum=MAX_PARTS),
     ),
     result_fields={
         "solution": "the first solution found, n*n symbols",
@@ -529,6 +758,8 @@ KIND = Kind(
         "guesses": "children entered at a cell with two or more values",
         "techniques": "cells placed by full_house, naked_single, hidden_single; naked_pair eliminations",
         "subtasks": "parts the puzzle was split into (0 = solved whole)",
+        "strategy": "the method that answered: fast, greedy, backtrack or sat",
+        "abandoned": "what auto tried first and gave up: [{strategy, nodes, elapsed_ms}]",
         "elapsed_ms": "solver time in milliseconds (summed over parts)",
     },
     parse=parse,
@@ -536,14 +767,16 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
+    plan=split_plan,
     split=split,
     solve_part=solve_part,
     merge=merge,
-    stats_record=SudokuStats,
+    solve_batch=solve_batch,
     examples=(
         Example(EXAMPLE),
         Example("1.3..4.22..3..2.", {"strategy": "backtrack"}),
         Example([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], {"max_solutions": 1000}),
+        Example("." * 16, {"strategy": "greedy", "max_solutions": 1000}),
         Example("1...5.2.9..7.......6.......2...........5.1..2....2.39.3.4.9...15...1...3...8...4.",
                 status=NO_SOLUTION),
         Example("8.........95.......76.........426798...571243...893165......916....3.487....1.532",

@@ -51,7 +51,7 @@ STOP_CHECK_NODES = 1024
 
 
 @njit(cache=True)
-def popcount(m):
+def popcount(m: int) -> int:
     k = 0
     while m:
         m &= m - 1
@@ -60,7 +60,7 @@ def popcount(m):
 
 
 @njit(cache=True)
-def bit_value(b):
+def bit_value(b: int) -> int:
     """The value 1..n of a one-bit mask."""
     v = 1
     while b > 1:
@@ -70,7 +70,7 @@ def bit_value(b):
 
 
 @njit(cache=True)
-def initial_cands(givens, full):
+def initial_cands(givens: np.ndarray, full: int) -> np.ndarray:
     cands = np.empty(givens.shape[0], np.int64)
     for i in range(givens.shape[0]):
         # int(): without the JIT, a uint8 shift would stay uint8 and overflow
@@ -86,7 +86,7 @@ REPEATED_VALUE = 3
 
 
 @njit(cache=True)
-def check_solution(givens, values, units):
+def check_solution(givens: np.ndarray, values: np.ndarray, units: np.ndarray) -> tuple[int, int]:
     """(SOLUTION_OK, 0) when ``values`` fills every cell, keeps the givens and makes every unit
     a permutation of 1..n; otherwise the first fault and the cell or unit where it is."""
     n = units.shape[1]
@@ -99,14 +99,14 @@ def check_solution(givens, values, units):
     for u in range(units.shape[0]):
         seen = 0
         for k in range(n):
-            seen |= 1 << (np.int64(values[units[u, k]]) - 1)
+            seen |= 1 << (int(values[units[u, k]]) - 1)
         if seen != full:
             return REPEATED_VALUE, u
     return SOLUTION_OK, 0
 
 
 @njit(cache=True)
-def first_conflict(givens, peers):
+def first_conflict(givens: np.ndarray, peers: np.ndarray) -> tuple[int, int]:
     """(cell, earlier peer) of the first repeated given in reading order, or (-1, -1)."""
     for cell in range(givens.shape[0]):
         if givens[cell] == 0:
@@ -122,7 +122,7 @@ def first_conflict(givens, peers):
 
 
 @njit(cache=True)
-def _count_single(c, cell, units, cell_units, stats):
+def _count_single(c: np.ndarray, cell: int, units: np.ndarray, cell_units: np.ndarray, stats: np.ndarray) -> None:
     """Attribute a cell that just became placed: Full House if it was the last open cell of a unit."""
     n = units.shape[1]
     for k in range(3):
@@ -141,13 +141,14 @@ def _count_single(c, cell, units, cell_units, stats):
 
 
 @njit(cache=True)
-def _is_pair(m):
+def _is_pair(m: int) -> bool:
     x = m & (m - 1)
     return x != 0 and x & (x - 1) == 0
 
 
 @njit(cache=True)
-def _eliminate_placed(c, queue, qn, pairs, pn, peers, units, cell_units, stats):
+def _eliminate_placed(c: np.ndarray, queue: np.ndarray, qn: int, pairs: np.ndarray, pn: int, peers: np.ndarray, units: np.ndarray,
+                      cell_units: np.ndarray, stats: np.ndarray) -> int:
     """Remove the value of every queued cell from its peers; newly placed cells join the queue.
 
     Cells left with exactly two candidates join ``pairs`` (from ``pn`` on); returns
@@ -180,7 +181,7 @@ def _eliminate_placed(c, queue, qn, pairs, pn, peers, units, cell_units, stats):
 
 
 @njit(cache=True)
-def _hidden_singles(c, queue, full, units, stats):
+def _hidden_singles(c: np.ndarray, queue: np.ndarray, full: int, units: np.ndarray, stats: np.ndarray) -> int:
     """Place every value that has one possible cell in a unit; -1 on a contradiction, else cells queued."""
     n = units.shape[1]
     qn = 0
@@ -215,7 +216,8 @@ def _hidden_singles(c, queue, full, units, stats):
 
 
 @njit(cache=True)
-def _naked_pairs(c, queue, pairs, pn, units, cell_units, stats):
+def _naked_pairs(c: np.ndarray, queue: np.ndarray, pairs: np.ndarray, pn: int, units: np.ndarray, cell_units: np.ndarray,
+                 stats: np.ndarray) -> int:
     """Two cells of a unit with the same two candidates take them from the rest of the unit.
 
     Masks only shrink, so a pair needs applying once, when its second cell comes
@@ -267,7 +269,8 @@ def _naked_pairs(c, queue, pairs, pn, units, cell_units, stats):
 
 
 @njit(cache=True)
-def preprocess(c, queue, qn, pairs, pn, full, peers, units, cell_units, stats):
+def preprocess(c: np.ndarray, queue: np.ndarray, qn: int, pairs: np.ndarray, pn: int, full: int, peers: np.ndarray, units: np.ndarray,
+               cell_units: np.ndarray, stats: np.ndarray) -> bool:
     """Full House, Naked Single, Hidden Single, Naked Pair until nothing changes.
 
     ``queue[:qn]`` holds the placed cells whose value is not yet removed from
@@ -298,7 +301,7 @@ def preprocess(c, queue, qn, pairs, pn, full, peers, units, cell_units, stats):
 
 
 @njit(cache=True)
-def _eliminations(c, cell, b, peers):
+def _eliminations(c: np.ndarray, cell: int, b: int, peers: np.ndarray) -> int:
     """How many candidates value ``b`` in ``cell`` would remove from open peers (method 2)."""
     e = 0
     for k in range(peers.shape[1]):
@@ -309,7 +312,7 @@ def _eliminations(c, cell, b, peers):
 
 
 @njit(cache=True)
-def greedy_branch(c, peers, order, tied):
+def greedy_branch(c: np.ndarray, peers: np.ndarray, order: np.ndarray, tied: np.ndarray) -> tuple[int, int]:
     """The paper's choice: fewest candidates (method 1), ties broken by most eliminations (method 2).
 
     Writes the cell's values into ``order`` (most eliminations first, then
@@ -365,7 +368,7 @@ def greedy_branch(c, peers, order, tied):
 
 
 @njit(cache=True)
-def cell_order_branch(c, start, full, peers, order):
+def cell_order_branch(c: np.ndarray, start: int, full: int, peers: np.ndarray, order: np.ndarray) -> tuple[int, int]:
     """Plain recursion's choice: the first open cell from ``start`` on, values not used by a placed peer."""
     cell = start
     while cell < c.shape[0] and c[cell] & (c[cell] - 1) == 0:
@@ -387,7 +390,7 @@ def cell_order_branch(c, start, full, peers, order):
 
 
 @njit(cache=True)
-def is_solution(c, full, units):
+def is_solution(c: np.ndarray, full: int, units: np.ndarray) -> bool:
     """The paper's answer verifier: every cell placed and every unit holds each value once."""
     for u in range(units.shape[0]):
         seen = 0
@@ -402,7 +405,9 @@ def is_solution(c, full, units):
 
 
 @njit(cache=True)
-def enter_node(c, queue, qn, pairs, pn, greedy, start, depth, full, peers, units, cell_units, order, stats):
+def enter_node(c: np.ndarray, queue: np.ndarray, qn: int, pairs: np.ndarray, pn: int, greedy: bool, start: int, depth: int,
+               full: int, peers: np.ndarray, units: np.ndarray, cell_units: np.ndarray, order: np.ndarray,
+               stats: np.ndarray) -> tuple[int, int, int]:
     """Count one node, pre-process it (greedy) and choose its branch.
 
     ``queue`` (C slots) is free once pre-processing is done: greedy_branch uses it as scratch.
@@ -411,8 +416,7 @@ def enter_node(c, queue, qn, pairs, pn, greedy, start, depth, full, peers, units
     A node without children (contradiction, dead end, complete grid) is a leaf.
     """
     stats[NODES] += 1
-    if depth > stats[MAX_DEPTH]:
-        stats[MAX_DEPTH] = depth
+    stats[MAX_DEPTH] = max(stats[MAX_DEPTH], depth)
     if greedy and not preprocess(c, queue, qn, pairs, pn, full, peers, units, cell_units, stats):
         stats[LEAVES] += 1
         return CONTRADICTION, -1, 0
@@ -429,7 +433,7 @@ def enter_node(c, queue, qn, pairs, pn, greedy, start, depth, full, peers, units
 
 
 @njit(cache=True)
-def queue_placed(c, queue):
+def queue_placed(c: np.ndarray, queue: np.ndarray) -> int:
     """Queue every placed cell (the start of a search from an arbitrary grid)."""
     qn = 0
     for cell in range(c.shape[0]):
@@ -440,7 +444,7 @@ def queue_placed(c, queue):
 
 
 @njit(cache=True)
-def queue_pairs(c, pairs):
+def queue_pairs(c: np.ndarray, pairs: np.ndarray) -> int:
     """Queue every cell with two candidates (the start of a search from an arbitrary grid)."""
     pn = 0
     for cell in range(c.shape[0]):
@@ -451,7 +455,8 @@ def queue_pairs(c, pairs):
 
 
 @njit(cache=True)
-def expand(c, greedy, depth, full, peers, units, cell_units, order, stats):
+def expand(c: np.ndarray, greedy: bool, depth: int, full: int, peers: np.ndarray, units: np.ndarray, cell_units: np.ndarray,
+           order: np.ndarray, stats: np.ndarray) -> tuple[int, int, int]:
     """One node of the split's breadth-first expansion: (status, cell, children) as in enter_node."""
     queue = np.empty(c.shape[0], np.int64)
     pairs = np.empty(c.shape[0], np.int64)
@@ -460,8 +465,8 @@ def expand(c, greedy, depth, full, peers, units, cell_units, order, stats):
 
 
 @njit(cache=True, nogil=True)
-def search(cands0, depth0, greedy, max_solutions, node_limit, full, peers, units, cell_units,
-           solution, stats, stop):
+def search(cands0: np.ndarray, depth0: int, greedy: bool, max_solutions: int, node_limit: int, full: int,
+           peers: np.ndarray, units: np.ndarray, cell_units: np.ndarray, solution: np.ndarray, stats: np.ndarray, stop: np.ndarray) -> int:
     """Depth-first search of the tree below ``cands0`` (a node at depth ``depth0``).
 
     Children are visited in ``order``; the first complete grid found goes to

@@ -23,8 +23,8 @@ from solvers.base import (
     Outcome,
     ParseError,
     Split,
-    Stats,
     WrongAnswer,
+    split_past_budget,
 )
 
 
@@ -119,11 +119,11 @@ TOY = Kind(
     validate=validate,
     solve=solve,
     verify=verify,
+    cost=cost,
+    plan=split_past_budget,
     split=split,
     solve_part=solve_part,
     merge=merge,
-    cost=cost,
-    stats_record=Stats,
     examples=(Example("123"),),
     bad_examples=(BadExample("12x"),),
 )

@@ -1,17 +1,17 @@
-"""Celery tasks: thin wrappers that hand ids to worker.solving inside the Flask app context."""
+"""Celery tasks: thin wrappers that hand ids to worker.chunk, worker.parts and worker.reaper inside the
+Flask app context."""
 
 from __future__ import annotations
 
 import os
 import socket
 
-from celery import shared_task
+from celery import Task, shared_task
 from flask import current_app
 from sqlalchemy.exc import OperationalError
 
 from service.publish import REAP, SOLVE_CHUNK, SOLVE_PARTS
-from worker import solving, splitting
-
+from worker import chunk, parts, reaper
 
 
 def _worker_name() -> str:
@@ -23,22 +23,23 @@ def _worker_name() -> str:
 # cannot handle leaves its puzzles to the reaper, which re-publishes or fails them.
 @shared_task(name=SOLVE_CHUNK, bind=True, acks_late=True, reject_on_worker_lost=True,
              autoretry_for=(OperationalError,), retry_backoff=2, retry_backoff_max=60, max_retries=10)
-def solve_chunk(self, ids: list[int]) -> dict:
+def solve_chunk(self: Task, ids: list[int]) -> dict[str, int]:
     # Redelivered: the worker that had it died (or lost its broker connection) mid-chunk.
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
-    report = solving.run_chunk(current_app.extensions["sessions"], ids, current_app.config, _worker_name(),
+    report = chunk.run_chunk(current_app.extensions["sessions"], ids, current_app.config, _worker_name(),
                                current_app.extensions["publisher"], redelivered=redelivered)
     return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished)}
 
 
 @shared_task(name=SOLVE_PARTS, acks_late=True, reject_on_worker_lost=True, autoretry_for=(OperationalError,),
              retry_backoff=2, retry_backoff_max=60, max_retries=10)
-def solve_parts(ids: list[int]) -> dict:
-    solved = splitting.run_parts(current_app.extensions["sessions"], ids, current_app.config, _worker_name())
+def solve_parts(ids: list[int]) -> dict[str, int]:
+    solved = parts.run_parts(current_app.extensions["sessions"], ids, current_app.config, _worker_name())
     return {"solved": solved}
 
 
 @shared_task(name=REAP)
 def reap() -> int:
     args = current_app.extensions["sessions"], current_app.config, current_app.extensions["publisher"]
-    return len(solving.reap(*args)) + len(splitting.reap_parts(*args))
+    reaped = reaper.reap(*args)
+    return len(reaped.puzzles) + len(reaped.parts)

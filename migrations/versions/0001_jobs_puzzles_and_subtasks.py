@@ -5,8 +5,8 @@ Revises:
 Create Date: 2026-12-03
 """
 
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = '0001'
 down_revision = None

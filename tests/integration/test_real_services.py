@@ -15,7 +15,7 @@ from service.publish import SOLVE_CHUNK
 from solvers.base import Outcome
 from tests.service.conftest import RecordingPublisher
 from tests.services import process_tree
-from worker import solving
+from worker import reaper
 
 pytestmark = pytest.mark.integration
 
@@ -30,7 +30,7 @@ def example_items(kind, copies=3):
 def check_answers(items, results):
     """Every answer verified by its kind's own check, and with the example's known status."""
     assert [r["index"] for r in results] == list(range(len(items)))
-    for item, got in zip(items, results):
+    for item, got in zip(items, results, strict=True):
         kind = solvers.get(item["kind"])
         expected = next(e.status for e in kind.examples if e.puzzle == item["puzzle"])
         assert got["status"] == expected, got
@@ -153,7 +153,7 @@ def test_a_solver_deaf_to_the_time_limit_is_killed_and_finally_failed(real_stack
     deadline = time.monotonic() + 90
     while real_stack.client.get(f"/api/v1/jobs/{job_id}").json["status"] != "completed":
         assert time.monotonic() < deadline, "the puzzle is stuck"
-        solving.reap(app.extensions["sessions"], app.config, app.extensions["publisher"])  # what beat runs
+        reaper.reap(app.extensions["sessions"], app.config, app.extensions["publisher"])  # what beat runs
         time.sleep(0.5)
     (result,) = real_stack.puzzles(job_id)
     assert result["status"] == "failed" and result["attempts"] == 2

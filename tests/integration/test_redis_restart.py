@@ -24,8 +24,7 @@ import redis
 from sqlalchemy import func, select
 
 from service.models import FINAL, QUEUED, Puzzle, Subtask
-from tests.integration.conftest import ROOT, Stack, Workers, app_for, migrate, service_env
-from tests.services import free_port, fresh_postgres
+from tests.services import ROOT, Stack, Workers, app_for, free_port, fresh_postgres, migrate, service_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

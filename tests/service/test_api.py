@@ -6,7 +6,6 @@ import pytest
 from sqlalchemy import update
 
 import solvers
-
 from service.jobs import chunk_sizes
 from service.models import SOLVED, Job, Puzzle
 from tests.service.conftest import row_counts
@@ -125,7 +124,8 @@ def test_kinds_describes_the_registry_and_the_service_limits(make_app, toy):
     app = make_app(MAX_PUZZLE_BYTES={"default": "300", "toy": "40"}, OPTION_LIMITS={"toy.sleep": "2"})
     items = {k["kind"]: k for k in app.test_client().get("/api/v1/kinds").json["items"]}
     assert set(items) == set(solvers.KINDS)
-    assert items["toy"] == {**toy.describe(), "service_limits": {"max_puzzle_bytes": 40, "options": {"sleep": 2.0}}}
+    limits = {"max_puzzle_bytes": 40, "options": {"sleep": 2.0}}
+    assert items["toy"] == {**toy.describe(), "service_limits": limits}
 
 
 def test_idempotency_key_replays_or_conflicts(client, app):

@@ -1,5 +1,6 @@
 """`alembic upgrade head` on an empty database gives exactly the schema of the models."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -7,7 +8,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from service.db import make_engine
 from service.models import Base
@@ -40,3 +41,31 @@ def test_sqlite_migrations_match_models(tmp_path):
 def test_postgres_migrations_match_models():
     with fresh_postgres() as url:
         upgrade_and_compare(url)
+
+
+def test_the_split_head_moves_out_of_stats_and_back(tmp_path):
+    """Revision 0002: a running split puzzle's head leaves the stats column for its own."""
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = url = f"sqlite:///{tmp_path / 'm.db'}"
+    command.upgrade(config, "0001")
+    head = {"status": "solved", "result": None, "stats": {"nodes": 5}}
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO jobs (id, owner, status, total, pending, created_at) "
+                          "VALUES ('j', '', 'running', 1, 1, '2026-01-01')"))
+        conn.execute(text("INSERT INTO puzzles (job_id, \"index\", kind, input, options, status, attempts, "
+                          "created_at, parts_total, parts_done, stop_requested, stats) VALUES "
+                          "('j', 0, 'toy', '\"1\"', '{}', 'running', 1, '2026-01-01', 2, 0, 0, :stats)"),
+                     {"stats": json.dumps({"split_head": head})})
+    read = text("SELECT stats, split_head FROM puzzles")
+    try:
+        command.upgrade(config, "head")
+        with engine.connect() as conn:
+            stats, moved = conn.execute(read).one()
+        assert stats is None and json.loads(moved) == head
+        command.downgrade(config, "0001")
+        with engine.connect() as conn:
+            back = conn.execute(text("SELECT stats FROM puzzles")).scalar()
+        assert json.loads(back) == {"split_head": head}
+    finally:
+        engine.dispose()

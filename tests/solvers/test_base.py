@@ -4,7 +4,7 @@ import sys
 import pytest
 
 import solvers
-from solvers.base import InvalidOption, Option, read_options
+from solvers.base import WHOLE, Budgeted, InvalidOption, Option, Parts, read_options, split_past_budget
 
 
 def test_solvers_imports_no_framework():
@@ -63,3 +63,14 @@ def test_bad_options_say_what_is_wrong(raw, message):
 def test_bad_items(item, error, message):
     with pytest.raises(error, match=message):
         solvers.prepare_item(item)
+
+
+@pytest.mark.parametrize(("options", "plan"), [
+    ({}, Budgeted(nodes=500, parts=8)),
+    ({"split": None}, Budgeted(nodes=500, parts=8)),
+    ({"split": 0}, WHOLE),
+    ({"split": 3}, Parts(3)),
+])
+def test_split_past_budget_tries_whole_first_unless_a_split_is_asked_for(options, plan):
+    settings = {"SPLIT_PARTS": 8, "SPLIT_NODE_BUDGET": 500}
+    assert split_past_budget(None, options, settings) == plan

@@ -8,11 +8,28 @@ import pytest
 
 import solvers
 from solvers import spokes
-from solvers.base import (SOLVED, STATUSES, InvalidOption, Outcome, PuzzleError, Stopped, WrongAnswer,
-                          stop_flag)
+from solvers.base import (
+    SOLVED,
+    STATUSES,
+    WHOLE,
+    Budgeted,
+    InvalidOption,
+    Kind,
+    Outcome,
+    Parts,
+    PuzzleError,
+    Stopped,
+    Whole,
+    WrongAnswer,
+    never_split,
+    stop_flag,
+)
 
 KINDS = list(solvers.KINDS.values())
 EXAMPLES = [(k, e) for k in KINDS for e in k.examples]
+# Kinds that split fill plan, split, solve_part and merge; the others leave them out.
+SPLITTING = [(k, e) for k, e in EXAMPLES if k.split is not None]
+SETTINGS = {"SPLIT_PARTS": 8, "SPLIT_NODE_BUDGET": 1000, "SPLIT_QUEENS_N": 12, "SPLIT_PROBES": 1000}
 BAD = [(k, b) for k in KINDS for b in k.bad_examples]
 
 
@@ -85,6 +102,25 @@ def test_verify_rejects_an_empty_answer(kind, example):
 
 
 @pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
+def test_every_plan_is_whole_budgeted_or_parts(kind, example):
+    puzzle, options = kind.prepare(example.puzzle, example.options)
+    plan = kind.plan(puzzle, options, SETTINGS)
+    assert isinstance(plan, (Whole, Budgeted, Parts))
+    if kind.split is None:
+        assert plan == WHOLE and kind.plan is never_split
+    if isinstance(plan, Budgeted):
+        assert (plan.nodes, plan.parts) == (1000, 8)
+
+
+def test_a_kind_record_fills_all_of_splitting_or_none_of_it():
+    sliding = solvers.get("sliding")
+    with pytest.raises(TypeError, match="come together"):
+        Kind(**{**vars(sliding), "split": solvers.get("sudoku").split})
+    with pytest.raises(TypeError, match="never split"):
+        sliding.splitting()
+
+
+@pytest.mark.parametrize(("kind", "example"), SPLITTING, ids=ids(SPLITTING))
 @pytest.mark.parametrize("parts", [1, 4, 32])
 def test_split_then_merge_equals_whole(kind, example, parts):
     puzzle, options = kind.prepare(example.puzzle, example.options)
@@ -97,7 +133,7 @@ def test_split_then_merge_equals_whole(kind, example, parts):
     kind.verify(puzzle, options, merged)
 
 
-@pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
+@pytest.mark.parametrize(("kind", "example"), SPLITTING, ids=ids(SPLITTING))
 def test_a_set_stop_flag_stops_every_part_and_an_unset_one_changes_nothing(kind, example):
     puzzle, options = kind.prepare(example.puzzle, example.options)
     for part in kind.split(puzzle, options, 4).parts:

@@ -15,7 +15,17 @@ import pytest
 import solvers
 from solvers import nqueens
 from solvers import nqueens_kernels as kernels
-from solvers.base import NO_SOLUTION, SOLVED, InvalidOption, InvalidPuzzle, Outcome, ParseError, WrongAnswer
+from solvers.base import (
+    NO_SOLUTION,
+    SOLVED,
+    WHOLE,
+    InvalidOption,
+    InvalidPuzzle,
+    Outcome,
+    ParseError,
+    Parts,
+    WrongAnswer,
+)
 
 KIND = solvers.get("nqueens")
 ROOT = Path(__file__).resolve().parents[2]
@@ -377,3 +387,17 @@ def test_kernel_popcount_and_uniform_draws():
         state = np.uint64(state)  # numba hands back a Python int; keep the kernel's uint64 typing
         tally[pick] += 1
     assert all(abs(t - 10_000) < 4 * math.sqrt(50_000 * 0.2 * 0.8) for t in tally)
+
+
+SETTINGS = {"SPLIT_PARTS": 16, "SPLIT_NODE_BUDGET": 1000, "SPLIT_QUEENS_N": 14, "SPLIT_PROBES": 100_000}
+
+
+@pytest.mark.parametrize(("n", "options", "plan"), [
+    (13, {"mode": "count"}, WHOLE),
+    (14, {"mode": "count"}, Parts(16)),
+    (30, {"mode": "estimate", "probes": 99_999}, WHOLE),
+    (30, {"mode": "estimate", "probes": 100_000}, Parts(16)),
+    (1000, {"mode": "solve"}, WHOLE),
+])
+def test_big_counts_and_estimates_are_cut_into_parts_right_away(n, options, plan):
+    assert KIND.plan(n, KIND.read_options(options), SETTINGS) == plan

@@ -1,5 +1,7 @@
 """The generic algorithms on toy problems whose answers are known by hand."""
 
+from typing import ClassVar
+
 import pytest
 
 from solvers import search
@@ -17,7 +19,7 @@ MAZE = (
 class Maze(search.Problem):
     """Walk a grid from S to G; '#' is a wall. h = Manhattan distance."""
 
-    MOVES = {"N": (-1, 0), "W": (0, -1), "E": (0, 1), "S": (1, 0)}
+    MOVES: ClassVar = {"N": (-1, 0), "W": (0, -1), "E": (0, 1), "S": (1, 0)}
 
     def __init__(self, rows=MAZE):
         self.rows = rows
@@ -47,9 +49,9 @@ class Maze(search.Problem):
 class Roads(search.Problem):
     """A weighted graph where the fewest edges are not the cheapest route."""
 
-    EDGES = {"A": {"B": 1, "C": 4, "G": 12}, "B": {"C": 2, "D": 5}, "C": {"D": 1},
-             "D": {"G": 3}, "G": {}}
-    H = {"A": 7, "B": 6, "C": 4, "D": 3, "G": 0}  # true remaining costs: 7, 6, 4, 3, 0
+    EDGES: ClassVar = {"A": {"B": 1, "C": 4, "G": 12}, "B": {"C": 2, "D": 5}, "C": {"D": 1},
+                       "D": {"G": 3}, "G": {}}
+    H: ClassVar = {"A": 7, "B": 6, "C": 4, "D": 3, "G": 0}  # true remaining costs: 7, 6, 4, 3, 0
 
     initial = "A"
 

@@ -119,7 +119,7 @@ def test_bfs_solver_lengths_equal_the_table(eight_depths):
 
 
 def test_generic_and_kernel_idastar_agree_node_for_node(eight_depths):
-    for board in random.Random(9).sample(sorted(eight_depths), 12) + [(8, 6, 7, 2, 5, 4, 3, 0, 1)]:
+    for board in [*random.Random(9).sample(sorted(eight_depths), 12), (8, 6, 7, 2, 5, 4, 3, 0, 1)]:
         for heuristic in ("manhattan", "linear_conflict"):
             kernel = solve(text(board), heuristic=heuristic)
             problem = sliding.SlidingProblem(3, board, GOAL8, heuristic)
@@ -154,8 +154,10 @@ def test_eight_puzzle_samples_both_goal_conventions(data_dir, algorithm):
 def korf_rows(data_dir):
     instances = read_rows(data_dir / "sliding" / "korf100.txt")
     blank_last = read_rows(data_dir / "sliding" / "korf100_blank_last.txt")
-    nodes = [line.split("\t") for line in (data_dir / "sliding" / "korf100_nodes.tsv").read_text().splitlines()[1:]]
-    return [(i + 1, a[:16], b[:16], a[16], int(n[4])) for i, (a, b, n) in enumerate(zip(instances, blank_last, nodes))]
+    lines = (data_dir / "sliding" / "korf100_nodes.tsv").read_text().splitlines()[1:]
+    nodes = [line.split("\t") for line in lines]
+    rows = enumerate(zip(instances, blank_last, nodes, strict=True))
+    return [(i + 1, a[:16], b[:16], a[16], int(n[4])) for i, (a, b, n) in rows]
 
 
 EASY = 3_000_000  # Manhattan-only IDA* nodes: the 16 easiest instances, about a second in all
@@ -182,7 +184,7 @@ def test_korf_easy_instances_optimal_in_both_conventions_without_pdb(data_dir, n
 
 @pytest.mark.slow
 def test_generic_idastar_reproduces_korf_instance_79(data_dir):
-    number, board, _, length, nodes = korf_rows(data_dir)[78]
+    _number, board, _, length, nodes = korf_rows(data_dir)[78]
     problem = sliding.SlidingProblem(4, tuple(board), tuple(range(16)), "manhattan")
     found = search.ida_star(problem)
     assert (len(found.path), found.stats["generated"]) == (length, nodes) == (42, 540_860)
@@ -210,7 +212,7 @@ def test_small_pattern_database_is_admissible_and_exact_where_it_must_be(eight_d
     """An 8-puzzle 4-4 split built by the same code: h never overestimates, lengths equal BFS."""
     patterns = ((1, 2, 3, 4), (5, 6, 7, 8))
     tables = [sliding_pdb.build_table(3, p) for p in patterns]
-    assert all(t[sliding_kernels_rank(p)] == 0 for t, p in zip(tables, patterns))
+    assert all(t[sliding_kernels_rank(p)] == 0 for t, p in zip(tables, patterns, strict=True))
     arrays = sliding_pdb.tables_from(3, patterns, tables).arrays()
     frame = sliding_pdb.frame_for(3, GOAL8)
     for board in random.Random(5).sample(sorted(eight_depths), 300):
@@ -232,7 +234,7 @@ def test_unsolvable_parity_is_no_solution_without_search():
     outcome = solve("1 2 3 4 5 6 8 7 0")
     assert outcome.status == NO_SOLUTION and outcome.result is None
     assert outcome.stats["generated"] == 0
-    korf_swapped = solve(" ".join(map(str, [0, 2, 1] + list(range(3, 16)))), goal=KORF_GOAL)
+    korf_swapped = solve(" ".join(map(str, [0, 2, 1, *list(range(3, 16))])), goal=KORF_GOAL)
     assert korf_swapped.status == NO_SOLUTION
 
 
@@ -255,7 +257,8 @@ def test_unsolvable_parity_is_no_solution_without_search():
         (KORF_GOAL, {"algorithm": "bfs"}, InvalidOption, "up to 3x3"),
         (" ".join(map(str, range(25))), {"algorithm": "astar"}, InvalidOption, "for 5x5 use idastar"),
         ("1 2 3 4 5 6 7 8 0", {"heuristic": "pdb"}, InvalidOption, "15-puzzle"),
-        (KORF_GOAL, {"heuristic": "pdb", "algorithm": "astar"}, InvalidOption, "only with algorithm 'idastar'"),
+        (KORF_GOAL, {"heuristic": "pdb", "algorithm": "astar"}, InvalidOption,
+         "only with algorithm 'idastar'"),
         ("1 2 3 4 5 6 7 8 0", {"max_depth": 5}, InvalidOption, "bounds algorithm 'dfs' only"),
         ("1 2 3 4 5 6 7 8 0", {"algorithm": "astar", "max_nodes": 10**8}, InvalidOption, "at most 3,000,000"),
         ("1 2 3 4 5 6 7 8 0", {"max_nodes": 10**11}, InvalidOption, "at most"),
@@ -304,7 +307,8 @@ def test_dfs_depth_bound_exhausted_is_a_failure_not_no_solution():
 
 def test_node_budget_ends_the_search_with_a_clear_message():
     board, opts = KIND.prepare("8 6 7 2 5 4 3 0 1", {"max_nodes": 1000, "heuristic": "misplaced"})
-    with pytest.raises(search.NodeLimitReached, match="idastar with misplaced stopped after generating 1,001"):
+    stopped = "idastar with misplaced stopped after generating 1,001"
+    with pytest.raises(search.NodeLimitReached, match=stopped):
         KIND.solve(board, opts)
     board, opts = KIND.prepare("8 6 7 2 5 4 3 0 1", {"algorithm": "astar"})
     with pytest.raises(BudgetExceeded):
@@ -313,7 +317,7 @@ def test_node_budget_ends_the_search_with_a_clear_message():
 
 def test_five_by_five_scrambled_board():
     rng = random.Random(3)
-    board = tuple(range(1, 25)) + (0,)
+    board = (*tuple(range(1, 25)), 0)
     for _ in range(40):
         board = rng.choice(list(neighbours_of(board, 5)))
     outcome = solve(text(board), max_nodes=10**7)
@@ -341,8 +345,8 @@ def test_kernel_small_cases(eight_depths):
     pattern = (1, 2, 3)
     table = sliding_pdb.build_table(3, pattern)
     assert table.size == 9 * 8 * 7 and table[sliding_kernels_rank(pattern)] == 0
-    arrays = sliding_pdb.tables_from(3, (pattern, (4, 5, 6, 7, 8)), [table, sliding.np.zeros(9 * 8 * 7 * 6 * 5, "u1")],
-                                     reflect=False).arrays()
+    empty = sliding.np.zeros(9 * 8 * 7 * 6 * 5, "u1")
+    arrays = sliding_pdb.tables_from(3, (pattern, (4, 5, 6, 7, 8)), [table, empty], reflect=False).arrays()
     frame = sliding_pdb.frame_for(3, GOAL8)
     for board in random.Random(11).sample(shallow, 8):
         status, moves, *_ = sliding.kernels.ida_star(

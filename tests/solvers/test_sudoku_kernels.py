@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from solvers import sudoku_kernels as K
+from solvers import sudoku_kernels as kernels
 from solvers.base import stop_flag
 from solvers.sudoku import layout, parse
 
@@ -13,63 +13,65 @@ EASY_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284
 
 def cands_of(text):
     grid = parse(text)
-    return K.initial_cands(grid.givens, layout(grid.n).full), layout(grid.n)
+    return kernels.initial_cands(grid.givens, layout(grid.n).full), layout(grid.n)
 
 
 def run_preprocess(c, lay):
-    stats = np.zeros(K.STATS_LEN, np.int64)
+    stats = np.zeros(kernels.STATS_LEN, np.int64)
     queue = np.empty(c.shape[0], np.int64)
-    qn = K.queue_placed(c, queue)
+    qn = kernels.queue_placed(c, queue)
     pairs = np.empty(c.shape[0], np.int64)
-    ok = K.preprocess(c, queue, qn, pairs, K.queue_pairs(c, pairs), lay.full, lay.peers, lay.units,
-                      lay.cell_units, stats)
+    ok = kernels.preprocess(c, queue, qn, pairs, kernels.queue_pairs(c, pairs), lay.full, lay.peers,
+                            lay.units, lay.cell_units, stats)
     return ok, stats
 
 
 def values(c):
-    return "".join(str(K.bit_value(m)) for m in c)
+    return "".join(str(kernels.bit_value(m)) for m in c)
 
 
 def test_bit_helpers():
-    assert [K.popcount(m) for m in (0, 1, 0b1011, (1 << 25) - 1)] == [0, 1, 3, 25]
-    assert [K.bit_value(1 << v) for v in range(25)] == list(range(1, 26))
+    assert [kernels.popcount(m) for m in (0, 1, 0b1011, (1 << 25) - 1)] == [0, 1, 3, 25]
+    assert [kernels.bit_value(1 << v) for v in range(25)] == list(range(1, 26))
 
 
 def test_initial_cands_and_conflicts():
     c, lay = cands_of(EASY)
     assert c[0] == 1 << 4 and c[2] == lay.full
-    assert K.first_conflict(parse(EASY).givens, lay.peers) == (-1, -1)
+    assert kernels.first_conflict(parse(EASY).givens, lay.peers) == (-1, -1)
     twice = parse("5" + EASY[1:9] + "5" + EASY[10:]).givens  # a 5 in row 1 and row 2 of column 1
-    assert K.first_conflict(twice, lay.peers) == (9, 0)
+    assert kernels.first_conflict(twice, lay.peers) == (9, 0)
 
 
 def test_preprocess_solves_an_easy_grid_with_singles():
     c, lay = cands_of(EASY)
     ok, stats = run_preprocess(c, lay)
     assert ok and values(c) == EASY_SOLUTION
-    assert stats[K.NAKED_SINGLE] + stats[K.FULL_HOUSE] + stats[K.HIDDEN_SINGLE] == EASY.count(".")
-    assert K.is_solution(c, lay.full, lay.units)
+    placed = stats[kernels.NAKED_SINGLE] + stats[kernels.FULL_HOUSE] + stats[kernels.HIDDEN_SINGLE]
+    assert placed == EASY.count(".")
+    assert kernels.is_solution(c, lay.full, lay.units)
 
 
 def test_hidden_single_in_a_row():
     # 4x4: value 1 can only go to row 1, column 4 (the other cells of row 1 see a 1)
     c, lay = cands_of("...." ".1.." "..1." "1...")
     c[0] = c[1] = c[2] = 0b1110  # the rest of row 1 holds 2-4 only
-    stats = np.zeros(K.STATS_LEN, np.int64)
+    stats = np.zeros(kernels.STATS_LEN, np.int64)
     queue = np.empty(16, np.int64)
-    assert K._hidden_singles(c, queue, lay.full, lay.units, stats) == 1
-    assert c[3] == 1 and queue[0] == 3 and stats[K.HIDDEN_SINGLE] == 1
+    assert kernels._hidden_singles(c, queue, lay.full, lay.units, stats) == 1
+    assert c[3] == 1 and queue[0] == 3 and stats[kernels.HIDDEN_SINGLE] == 1
 
 
 def test_naked_pair_removes_its_values_from_the_unit():
     lay = layout(4)
     c = np.full(16, lay.full, np.int64)
     c[0] = c[1] = 0b0011  # row 1: a pair {1, 2}
-    stats = np.zeros(K.STATS_LEN, np.int64)
+    stats = np.zeros(kernels.STATS_LEN, np.int64)
     queue = np.empty(16, np.int64)
     pairs = np.zeros(16, np.int64)
-    qn = K._naked_pairs(c, queue, pairs, K.queue_pairs(c, pairs), lay.units, lay.cell_units, stats)
-    assert c[2] == c[3] == 0b1100 and stats[K.NAKED_PAIR] >= 1 and qn == 0
+    queued = kernels.queue_pairs(c, pairs)
+    qn = kernels._naked_pairs(c, queue, pairs, queued, lay.units, lay.cell_units, stats)
+    assert c[2] == c[3] == 0b1100 and stats[kernels.NAKED_PAIR] >= 1 and qn == 0
 
 
 def test_contradiction_is_found():
@@ -88,63 +90,64 @@ def test_greedy_branch_prefers_fewest_then_most_eliminations():
     c[[6, 7, 9, 13]] = 0b1110  # peers of cell 5 without a 1
     order = np.empty(4, np.int64)
     # tie on two candidates; 3 or 4 in cell 15 removes 7 candidates, 1 or 2 in cell 5 only 3 or 4
-    assert K.greedy_branch(c, lay.peers, order, np.empty(16, np.int64)) == (15, 2)
+    assert kernels.greedy_branch(c, lay.peers, order, np.empty(16, np.int64)) == (15, 2)
     assert list(order[:2]) == [0b0100, 0b1000]
     c[15] = lay.full
-    assert K.greedy_branch(c, lay.peers, order, np.empty(16, np.int64)) == (5, 2)
+    assert kernels.greedy_branch(c, lay.peers, order, np.empty(16, np.int64)) == (5, 2)
     assert list(order[:2]) == [0b0010, 0b0001]  # 2 removes 4 candidates, 1 removes 3
 
 
 def test_greedy_branch_on_a_complete_grid():
     c, lay = cands_of(EASY_SOLUTION)
-    assert K.greedy_branch(c, lay.peers, np.empty(9, np.int64), np.empty(81, np.int64)) == (-1, 0)
+    assert kernels.greedy_branch(c, lay.peers, np.empty(9, np.int64), np.empty(81, np.int64)) == (-1, 0)
 
 
 def test_cell_order_branch_uses_the_first_open_cell():
     c, lay = cands_of(EASY)
     order = np.empty(9, np.int64)
-    cell, k = K.cell_order_branch(c, 0, lay.full, lay.peers, order)
-    assert cell == 2 and [K.bit_value(b) for b in order[:k]] == [1, 2, 4]
+    cell, k = kernels.cell_order_branch(c, 0, lay.full, lay.peers, order)
+    assert cell == 2 and [kernels.bit_value(b) for b in order[:k]] == [1, 2, 4]
 
 
 def search(text, greedy=True, max_solutions=10**9, node_limit=10**12, stop=None):
     c, lay = cands_of(text)
     solution = np.zeros(c.shape[0], np.uint8)
-    stats = np.zeros(K.STATS_LEN, np.int64)
-    found = K.search(c, 0, greedy, max_solutions, node_limit, lay.full, lay.peers, lay.units,
+    stats = np.zeros(kernels.STATS_LEN, np.int64)
+    found = kernels.search(c, 0, greedy, max_solutions, node_limit, lay.full, lay.peers, lay.units,
                      lay.cell_units, solution, stats, stop_flag() if stop is None else stop)
     return found, solution, stats
 
 
 @pytest.mark.parametrize("greedy", [True, False])
 def test_search_counts_every_4x4_grid(greedy):
-    found, solution, stats = search("." * 16, greedy)
+    found, _solution, stats = search("." * 16, greedy)
     assert found == 288  # the number of 4x4 Sudoku grids
-    assert stats[K.MAX_DEPTH] <= 16 and stats[K.LEAVES] >= found
+    assert stats[kernels.MAX_DEPTH] <= 16 and stats[kernels.LEAVES] >= found
 
 
 def test_search_stops_at_max_solutions_and_budget():
     found, _, stats = search("." * 81, max_solutions=500)
     assert found == 500
     found, _, stats = search("." * 81, node_limit=100)
-    assert found == K.BUDGET_EXCEEDED and stats[K.NODES] == 101
+    assert found == kernels.BUDGET_EXCEEDED and stats[kernels.NODES] == 101
 
 
 @pytest.mark.parametrize("n", [16, 25])
 def test_search_fills_large_empty_grids(n):
-    found, solution, stats = search("." * n * n, max_solutions=3)
+    found, solution, _stats = search("." * n * n, max_solutions=3)
     assert found == 3
     c, lay = cands_of("".join(".123456789ABCDEFGHIJKLMNOP"[v] for v in solution))
-    assert K.is_solution(c, lay.full, lay.units)
+    assert kernels.is_solution(c, lay.full, lay.units)
 
 
 def test_expand_one_node_of_the_split():
     c, lay = cands_of("........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3")
     order = np.empty(9, np.int64)
-    stats = np.zeros(K.STATS_LEN, np.int64)
-    status, cell, k = K.expand(c, True, 3, lay.full, lay.peers, lay.units, lay.cell_units, order, stats)
-    assert status == K.BRANCH and k >= 2 and K.popcount(c[cell]) == k
-    assert stats[K.NODES] == 1 and stats[K.MAX_DEPTH] == 3
+    stats = np.zeros(kernels.STATS_LEN, np.int64)
+    status, cell, k = kernels.expand(c, True, 3, lay.full, lay.peers, lay.units, lay.cell_units, order, stats)
+    assert status == kernels.BRANCH and k >= 2 and kernels.popcount(c[cell]) == k
+    assert stats[kernels.NODES] == 1 and stats[kernels.MAX_DEPTH] == 3
     done, _ = cands_of(EASY_SOLUTION)
-    status, _, _ = K.expand(done, False, 0, lay.full, lay.peers, lay.units, lay.cell_units, order, stats)
-    assert status == K.COMPLETE
+    status, _, _ = kernels.expand(done, False, 0, lay.full, lay.peers, lay.units, lay.cell_units, order,
+                                  stats)
+    assert status == kernels.COMPLETE

@@ -8,7 +8,7 @@ from sqlalchemy import select, update
 from service.models import Puzzle, now
 from service.publish import SOLVE_CHUNK, CeleryPublisher
 from tests.service.conftest import RecordingPublisher
-from worker import solving
+from worker import reaper
 
 
 def test_celery_publisher_sends_ids_with_time_limits(make_app):
@@ -20,7 +20,7 @@ def test_celery_publisher_sends_ids_with_time_limits(make_app):
         queue = conn.SimpleQueue("q-test")
         messages = [queue.get(timeout=2) for _ in range(2)]
         queue.close()
-    for message, ids in zip(messages, [[1, 2, 3], [4]]):
+    for message, ids in zip(messages, [[1, 2, 3], [4]], strict=True):
         assert message.content_type == "application/json"
         assert message.headers["task"] == SOLVE_CHUNK
         args, _, _ = json.loads(message.body)
@@ -41,10 +41,10 @@ def test_a_broker_failure_does_not_lose_the_job(make_app, toy):
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(Puzzle).values(deadline=now() - timedelta(seconds=1)))
     again = RecordingPublisher()
-    assert len(solving.reap(app.extensions["sessions"], app.config, again)) == 3
-    assert sorted(i for chunk in again.chunks for i in chunk) == sorted(solving_ids(app))
+    assert len(reaper.reap(app.extensions["sessions"], app.config, again).puzzles) == 3
+    assert sorted(i for chunk in again.chunks for i in chunk) == sorted(puzzle_ids(app))
 
 
-def solving_ids(app):
+def puzzle_ids(app):
     with app.extensions["sessions"]() as s:
         return list(s.scalars(select(Puzzle.id)))

@@ -5,7 +5,6 @@ PostgreSQL with -m integration)."""
 from __future__ import annotations
 
 import contextlib
-
 import logging
 import threading
 import time
@@ -18,7 +17,9 @@ import solvers
 from service.models import Job, Puzzle, Subtask, now
 from solvers.base import stop_flag
 from tests.service.conftest import RecordingPublisher
-from worker import solving, splitting
+from worker import chunk, reaper
+from worker import parts as worker_parts
+from worker.limits import Watch
 
 
 class EagerPublisher(RecordingPublisher):
@@ -31,12 +32,12 @@ class EagerPublisher(RecordingPublisher):
     def publish(self, chunks):
         super().publish(chunks)
         for ids in chunks:
-            solving.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)
+            chunk.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)
 
     def publish_parts(self, groups):
         super().publish_parts(groups)
         for ids in groups:
-            splitting.run_parts(self.app.extensions["sessions"], ids, self.app.config, "eager")
+            worker_parts.run_parts(self.app.extensions["sessions"], ids, self.app.config, "eager")
 
 
 @pytest.fixture
@@ -65,13 +66,13 @@ def fan_out(app, item):
     job_id = submit(app, [item])
     publisher = RecordingPublisher()
     p = puzzle_row(app, job_id)
-    report = solving.run_chunk(app.extensions["sessions"], [p.id], app.config, "coordinator", publisher)
+    report = chunk.run_chunk(app.extensions["sessions"], [p.id], app.config, "coordinator", publisher)
     assert report.written == 0 and publisher.parts == [[i] for i in report.fanned]
     return job_id, puzzle_row(app, job_id), report.fanned
 
 
 def run_part(app, subtask_id, worker="w1"):
-    return splitting.run_part(app.extensions["sessions"], subtask_id, app.config, worker)
+    return worker_parts.run_part(app.extensions["sessions"], subtask_id, app.config, worker)
 
 
 def api_puzzle(app, job_id):
@@ -112,15 +113,15 @@ def test_a_duplicate_delivery_counts_nothing_twice(app):
     # Two claims of one part: the first one's result is stale once the second claims it.
     sessions = app.extensions["sessions"]
     with sessions() as s, s.begin():
-        first, row = splitting._claim(s, parts[1], "w1", app.config)
+        first, row = worker_parts.claim(s, parts[1], "w1", app.config)
     with sessions() as s, s.begin():
-        second, _ = splitting._claim(s, parts[1], "w2", app.config)
-    outcome, error = splitting._solve(row, first, 5, splitting.Watch(stop_flag()))
+        second, _ = worker_parts.claim(s, parts[1], "w2", app.config)
+    outcome, error = worker_parts.solve(row, first, 5, Watch(stop_flag()))
     with sessions() as s, s.begin():
-        assert not splitting._record(s, first, outcome, error)
+        assert not worker_parts.record(s, first, outcome, error)
     assert puzzle_row(app, job_id).parts_done == 1
     with sessions() as s, s.begin():
-        assert splitting._record(s, second, outcome, error)
+        assert worker_parts.record(s, second, outcome, error)
     assert not run_part(app, parts[1])
     p = puzzle_row(app, job_id)
     assert p.status == "solved" and p.result == {"sum": 10} and p.parts_done == 2
@@ -131,8 +132,8 @@ def test_a_duplicate_delivery_counts_nothing_twice(app):
 
 
 def test_a_redelivered_coordinator_chunk_does_not_split_again(app):
-    job_id, p, parts = fan_out(app, toy_item("1234", split=2))
-    report = solving.run_chunk(app.extensions["sessions"], [p.id], app.config, "again", RecordingPublisher())
+    job_id, p, _parts = fan_out(app, toy_item("1234", split=2))
+    report = chunk.run_chunk(app.extensions["sessions"], [p.id], app.config, "again", RecordingPublisher())
     assert report.fanned == [] and report.skipped == 1
     assert len(subtasks(app, p.id)) == 2 and puzzle_row(app, job_id).attempts == 1
 
@@ -151,7 +152,7 @@ def test_a_failing_part_fails_the_puzzle_with_a_clear_error(app):
 
 def test_a_part_past_the_time_limit_fails_the_puzzle(make_app, toy):
     app = make_app(PUZZLE_TIME_LIMIT=0.2)
-    job_id, p, parts = fan_out(app, toy_item("12", split=2, sleep=1.0))
+    job_id, _p, parts = fan_out(app, toy_item("12", split=2, sleep=1.0))
     assert not run_part(app, parts[0])
     assert puzzle_row(app, job_id).error == "part 1 of 2: exceeded the time limit of 0.2 s per part"
 
@@ -159,7 +160,7 @@ def test_a_part_past_the_time_limit_fails_the_puzzle(make_app, toy):
 def test_a_compiled_part_past_the_time_limit_is_stopped_by_its_flag(make_app, monkeypatch):
     # The limit's signal cannot enter a compiled kernel; with it switched off here, only the
     # watcher's flag can end this half of an n=17 count (many seconds) at the limit.
-    monkeypatch.setattr(splitting, "time_limit", lambda seconds: contextlib.nullcontext())
+    monkeypatch.setattr(worker_parts, "time_limit", lambda seconds: contextlib.nullcontext())
     app = make_app(PUZZLE_TIME_LIMIT=0.3, SPLIT_QUEENS_N=10, SPLIT_PARTS=2, STOP_POLL_SECONDS=0.05)
     job_id, p, parts = fan_out(app, {"kind": "nqueens", "puzzle": 17, "options": {"mode": "count"}})
     assert not run_part(app, parts[0])
@@ -182,16 +183,25 @@ def test_cancel_stops_the_parts_and_nothing_is_written_after(app):
     job_id, p, parts = fan_out(app, toy_item("1234", split=4))
     sessions = app.extensions["sessions"]
     with sessions() as s, s.begin():
-        running, row = splitting._claim(s, parts[0], "w1", app.config)
+        running, row = worker_parts.claim(s, parts[0], "w1", app.config)
     assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
-    outcome, error = splitting._solve(row, running, 5, stop_flag())
+    outcome, error = worker_parts.solve(row, running, 5, Watch(stop_flag()))
     with sessions() as s, s.begin():
-        assert not splitting._record(s, running, outcome, error)  # it was running when cancelled
+        assert not worker_parts.record(s, running, outcome, error)  # it was running when cancelled
     assert not any(run_part(app, i) for i in parts[1:])
     p = puzzle_row(app, job_id)
     assert p.status == "cancelled" and p.parts_done == 0 and p.result is None
     assert [t.status for t in subtasks(app, p.id)] == ["running", "queued", "queued", "queued"]
     assert all(t.result is None for t in subtasks(app, p.id))
+
+
+def test_a_cancelled_split_puzzle_shows_no_internal_state(app):
+    job_id, _p, parts = fan_out(app, toy_item("1234", split=4))
+    assert run_part(app, parts[0])
+    assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+    shown = api_puzzle(app, job_id)
+    assert shown["status"] == "cancelled" and shown["stats"] is None and shown["result"] is None
+    assert shown["subtasks"] is None
 
 
 def once_running(app, subtask_id, action):
@@ -238,7 +248,7 @@ def test_cancel_stops_a_running_part_at_its_next_check_and_nothing_is_written(ma
     app = make_app(PUZZLE_TIME_LIMIT=300.0, SPLIT_QUEENS_N=10, SPLIT_PARTS=2, STOP_POLL_SECONDS=0.05)
     job_id, p, parts = fan_out(app, {"kind": "nqueens", "puzzle": 17, "options": {"mode": "count"}})
     cancel = once_running(app, parts[0], lambda: app.test_client().post(f"/api/v1/jobs/{job_id}/cancel"))
-    with caplog.at_level(logging.INFO, logger="worker.splitting"):
+    with caplog.at_level(logging.INFO, logger="worker.parts"):
         assert not run_part(app, parts[0])
     assert cancel().status_code == 202
     assert stopped_message(caplog, parts[0]) and no_watcher_left()
@@ -261,7 +271,7 @@ def test_enough_solutions_stop_a_running_part_which_is_counted_once(make_app, ca
     job_id, p, parts = fan_out(app, {"kind": "sudoku", "puzzle": TOP95_FIRST, "options": options})
     assert len(parts) == 4
     finder = once_running(app, parts[2], lambda: run_part(app, parts[0], "w2"))
-    with caplog.at_level(logging.INFO, logger="worker.splitting"):
+    with caplog.at_level(logging.INFO, logger="worker.parts"):
         assert not run_part(app, parts[2])
     assert finder() is True
     assert stopped_message(caplog, parts[2]) and no_watcher_left()
@@ -281,7 +291,7 @@ def test_enough_solutions_stop_a_running_part_which_is_counted_once(make_app, ca
 def test_enough_solutions_skip_the_parts_not_started(app):
     # The empty 4x4 grid has 288 solutions: the first part alone holds more than 3.
     job_id, p, parts = fan_out(app, {"kind": "sudoku", "puzzle": "." * 16,
-                                     "options": {"max_solutions": 3, "split": 4}})
+                                     "options": {"max_solutions": 3, "split": 4, "strategy": "greedy"}})
     assert run_part(app, parts[0])
     assert puzzle_row(app, job_id).stop_requested
     assert not any(run_part(app, i) for i in parts[1:])
@@ -299,7 +309,7 @@ def test_the_attempt_cap_fails_the_puzzle(app):
     sessions = app.extensions["sessions"]
     for _ in range(app.config["MAX_ATTEMPTS"]):  # each claim's worker "dies" before recording
         with sessions() as s, s.begin():
-            assert splitting._claim(s, parts[0], "w", app.config) is not None
+            assert worker_parts.claim(s, parts[0], "w", app.config) is not None
     assert not run_part(app, parts[0])
     p = puzzle_row(app, job_id)
     assert p.status == "failed" and p.error.startswith("part 1 of 2: gave up after 3 attempts")
@@ -311,14 +321,14 @@ def test_the_reaper_publishes_stale_parts_and_fails_those_past_the_cap(app):
     with sessions() as s, s.begin():
         s.execute(update(Subtask).where(Subtask.id.in_(parts)).values(deadline=now() - timedelta(seconds=1)))
     publisher = RecordingPublisher()
-    assert splitting.reap_parts(sessions, app.config, publisher) == parts
+    assert reaper.reap(sessions, app.config, publisher).parts == parts
     assert publisher.parts == [[i] for i in parts]
-    assert splitting.reap_parts(sessions, app.config, publisher) == []  # deadlines moved on
+    assert reaper.reap(sessions, app.config, publisher).parts == []  # deadlines moved on
     with sessions() as s, s.begin():
         s.execute(update(Subtask).where(Subtask.id == parts[2])
                   .values(status="running", attempts=app.config["MAX_ATTEMPTS"],
                           deadline=now() - timedelta(seconds=1)))
-    assert splitting.reap_parts(sessions, app.config, RecordingPublisher()) == []
+    assert reaper.reap(sessions, app.config, RecordingPublisher()).parts == []
     p = puzzle_row(app, job_id)
     assert p.status == "failed" and p.error.startswith("part 3 of 3: gave up after 3 attempts")
 
@@ -339,10 +349,11 @@ def test_a_sudoku_over_the_node_budget_is_split_and_gives_the_whole_answer(make_
     app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_NODE_BUDGET=1, SPLIT_PARTS=6)
     app.extensions["publisher"] = EagerPublisher(app)
     hard = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4.."
-    job_id = submit(app, [{"kind": "sudoku", "puzzle": hard}])
+    greedy = {"strategy": "greedy"}  # the tree searches split; auto runs whole
+    job_id = submit(app, [{"kind": "sudoku", "puzzle": hard, "options": greedy}])
     p = puzzle_row(app, job_id)
     kind = solvers.get("sudoku")
-    whole = kind.solve(*kind.prepare(hard, {}))
+    whole = kind.solve(*kind.prepare(hard, greedy))
     assert p.status == "solved" and p.stats["subtasks"] >= 6
     assert p.result == whole.result and p.result["unique"] is True
 
@@ -387,7 +398,8 @@ def test_a_spokes_puzzle_over_the_budget_is_split_and_gives_the_whole_answer(mak
     app.extensions["publisher"] = EagerPublisher(app)
     with open(data_dir / "spokes" / "xsheep_generated.tsv") as f:
         game = next(line.split("\t")[5] for line in f if line.startswith("10x10_h_1\t"))
-    job_id = submit(app, [{"kind": "spokes", "puzzle": game}])
+    # the search is the strategy that splits (auto and sat answer whole)
+    job_id = submit(app, [{"kind": "spokes", "puzzle": game, "options": {"strategy": "search"}}])
     p = puzzle_row(app, job_id)
     assert p.status == "solved" and p.parts_total == p.stats["subtasks"] == 4
-    assert p.result == whole_result("spokes", game)
+    assert p.result == whole_result("spokes", game, {"strategy": "search"})

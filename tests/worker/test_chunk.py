@@ -1,4 +1,5 @@
-"""Task logic against SQLite: claiming, solving, verifying, bulk writes, exactly-once, reaper."""
+"""Chunk tasks on SQLite (and PostgreSQL with -m integration): claiming, solving, verifying, bulk writes,
+exactly-once, reaper."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from sqlalchemy import select, update
 
 from service.models import Job, Puzzle, now
 from tests.service.conftest import RecordingPublisher
-from worker import solving
+from worker import chunk, outcome, reaper
+from worker import rows as puzzle_rows
 
 
 class EagerPublisher:
@@ -25,7 +27,7 @@ class EagerPublisher:
     def publish(self, chunks):
         for ids in chunks:
             self.chunks.append(list(ids))
-            solving.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)
+            chunk.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)
 
 
 @pytest.fixture
@@ -55,7 +57,7 @@ def job_row(app, job_id):
 
 def run(app, ids, publisher=None):
     publisher = publisher or RecordingPublisher()
-    return solving.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher)
+    return chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher)
 
 
 def ids_of(app, job_id):
@@ -93,14 +95,14 @@ def test_two_claims_of_one_puzzle_write_exactly_once(app):
     sessions = app.extensions["sessions"]
     later = now() + timedelta(minutes=5)
     with sessions() as s, s.begin():
-        first = solving.claim(s, ids_of(app, job_id), "a", later)
+        first = puzzle_rows.claim(s, ids_of(app, job_id), "a", later)
     with sessions() as s, s.begin():
-        second = solving.claim(s, ids_of(app, job_id), "b", later)
+        second = puzzle_rows.claim(s, ids_of(app, job_id), "b", later)
     assert (first[0].attempts, second[0].attempts) == (1, 2)
     with sessions() as s, s.begin():
-        assert solving.write(s, [solving.solve_one(second[0], 5)]) == 1
+        assert puzzle_rows.write(s, [outcome.solve_one(second[0], 5, app.config)]) == 1
     with sessions() as s, s.begin():
-        assert solving.write(s, [solving.solve_one(first[0], 5)]) == 0  # its claim is stale
+        assert puzzle_rows.write(s, [outcome.solve_one(first[0], 5, app.config)]) == 0  # its claim is stale
     assert job_row(app, job_id).pending == 0
     assert rows(app, job_id)[0].worker == "b"
 
@@ -113,15 +115,15 @@ def test_two_claims_of_one_puzzle_write_exactly_once(app):
 def test_cheap_first_deliveries_skip_the_claim(app, monkeypatch, options, redelivered, seen):
     job_id = post(app, toys("2", **options))
     ids = ids_of(app, job_id)
-    real, during = solving.solve_one, []
+    real, during = chunk.solve_one, []
 
     def watch(c, *rest):
         with app.extensions["sessions"]() as s:
             during.append(s.scalar(select(Puzzle.status).where(Puzzle.id == c.id)))
         return real(c, *rest)
 
-    monkeypatch.setattr(solving, "solve_one", watch)
-    report = solving.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
+    monkeypatch.setattr(chunk, "solve_one", watch)
+    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
                                redelivered=redelivered)
     assert report.written == 1 and during == [seen]
     got = rows(app, job_id)
@@ -134,26 +136,26 @@ def test_an_optimistic_result_loses_to_a_claim_made_meanwhile(app):
     job_id = post(app, toys("5"))
     sessions = app.extensions["sessions"]
     with sessions() as s:
-        (read,) = solving.load(s, ids_of(app, job_id))
-    read.attempts, read.optimistic = 1, True
+        (read,) = puzzle_rows.read_unclaimed(s, ids_of(app, job_id))
     with sessions() as s, s.begin():
-        (claimed,) = solving.claim(s, ids_of(app, job_id), "b", now() + timedelta(minutes=5))
+        (claimed,) = puzzle_rows.claim(s, ids_of(app, job_id), "b", now() + timedelta(minutes=5))
     with sessions() as s, s.begin():
-        assert solving.write(s, [solving.solve_one(read, 5)]) == 0  # the row is no longer queued
-        assert solving.write(s, [solving.solve_one(claimed, 5)]) == 1
+        # The row is no longer queued:
+        assert puzzle_rows.write(s, [outcome.solve_one(read, 5, app.config)]) == 0
+        assert puzzle_rows.write(s, [outcome.solve_one(claimed, 5, app.config)]) == 1
     assert rows(app, job_id)[0].worker == "b" and job_row(app, job_id).pending == 0
 
 
 def test_a_cancel_during_an_optimistic_chunk_is_final(app, monkeypatch):
     job_id = post(app, toys("1", "2", "3"))
-    real = solving.solve_one
+    real = chunk.solve_one
 
     def cancel_first(c, *rest):
         if c.id == ids_of(app, job_id)[0]:
             assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
         return real(c, *rest)
 
-    monkeypatch.setattr(solving, "solve_one", cancel_first)
+    monkeypatch.setattr(chunk, "solve_one", cancel_first)
     assert run(app, ids_of(app, job_id)).written == 0
     assert [(p.status, p.result) for p in rows(app, job_id)] == [("cancelled", None)] * 3
     job = job_row(app, job_id)
@@ -168,7 +170,7 @@ def whole_count_17(make_app, **config):
 
 def test_a_dear_puzzle_in_a_compiled_kernel_stops_at_its_time_limit(make_app, monkeypatch):
     # With the limit's signal switched off only the watcher's flag can end the kernel early.
-    monkeypatch.setattr(solving, "time_limit", lambda seconds: contextlib.nullcontext())
+    monkeypatch.setattr(outcome, "time_limit", lambda seconds: contextlib.nullcontext())
     app, job_id = whole_count_17(make_app, PUZZLE_TIME_LIMIT=0.3)
     assert run(app, ids_of(app, job_id)).written == 1
     (p,) = rows(app, job_id)
@@ -178,8 +180,8 @@ def test_a_dear_puzzle_in_a_compiled_kernel_stops_at_its_time_limit(make_app, mo
 
 def test_a_cancel_stops_a_dear_puzzle_in_a_compiled_kernel(make_app, monkeypatch):
     app, job_id = whole_count_17(make_app, PUZZLE_TIME_LIMIT=300.0)
-    real, answers = solving.solve_one, []
-    monkeypatch.setattr(solving, "solve_one", lambda *args: answers.append(real(*args)) or answers[-1])
+    real, answers = chunk.solve_one, []
+    monkeypatch.setattr(chunk, "solve_one", lambda *args: answers.append(real(*args)) or answers[-1])
 
     def cancel_once_running():
         deadline = time.monotonic() + 60
@@ -215,10 +217,10 @@ def test_nothing_is_written_after_cancel(app):
     job_id = post(app, toys("1", "2"))
     ids = ids_of(app, job_id)
     with app.extensions["sessions"]() as s, s.begin():
-        claims = solving.claim(s, ids, "w", now() + timedelta(minutes=1))
+        claims = puzzle_rows.claim(s, ids, "w", now() + timedelta(minutes=1))
     assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
     with app.extensions["sessions"]() as s, s.begin():
-        assert solving.write(s, [solving.solve_one(c, 5) for c in claims]) == 0
+        assert puzzle_rows.write(s, [outcome.solve_one(c, 5, app.config) for c in claims]) == 0
     assert [p.status for p in rows(app, job_id)] == ["cancelled", "cancelled"]
     assert all(p.result is None and p.stop_requested for p in rows(app, job_id))
     job = job_row(app, job_id)
@@ -255,7 +257,7 @@ def test_a_redelivered_optimistic_chunk_runs_whole_once_more_claimed(app):
     job_id = post(app, toys("1", "2", "3"))
     ids = ids_of(app, job_id)  # its worker died mid-chunk without claiming: rows untouched
     publisher = RecordingPublisher()
-    report = solving.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher, redelivered=True)
+    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher, redelivered=True)
     assert publisher.chunks == [] and report.written == 3
     assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 1)] * 3
 
@@ -263,7 +265,7 @@ def test_a_redelivered_optimistic_chunk_runs_whole_once_more_claimed(app):
 def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
     job_id = post(app, toys("1", "2", "3"))
     ids = ids_of(app, job_id)
-    real, calls = solving.solve_one, []
+    real, calls = chunk.solve_one, []
 
     def solve_then_expire(c, *rest):
         calls.append(c.id)
@@ -271,7 +273,7 @@ def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
             raise SoftTimeLimitExceeded()
         return real(c, *rest)
 
-    monkeypatch.setattr(solving, "solve_one", solve_then_expire)
+    monkeypatch.setattr(chunk, "solve_one", solve_then_expire)
     publisher = RecordingPublisher()
     report = run(app, ids, publisher)
     assert report.written == 1 and publisher.chunks == [[ids[1]], [ids[2]]]
@@ -281,20 +283,20 @@ def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
 
 def test_reaper_publishes_lost_puzzles_and_fails_those_past_the_cap(app):
     job_id = post(app, toys("1", "2", "3"))
-    a, b, c = ids_of(app, job_id)
+    a, b, _c = ids_of(app, job_id)
     past = now() - timedelta(seconds=1)
     cap = app.config["MAX_ATTEMPTS"]
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(Puzzle).where(Puzzle.id == a).values(deadline=past))  # queued, task lost
         s.execute(update(Puzzle).where(Puzzle.id == b).values(status="running", attempts=cap, deadline=past))
     publisher = RecordingPublisher()
-    assert solving.reap(app.extensions["sessions"], app.config, publisher) == [a]
+    assert reaper.reap(app.extensions["sessions"], app.config, publisher).puzzles == [a]
     assert publisher.chunks == [[a]]
     pa, pb, pc = rows(app, job_id)
     assert pa.status == "queued" and pa.deadline.replace(tzinfo=None) > now().replace(tzinfo=None)
     assert pb.status == "failed" and "gave up after" in pb.error
     assert pc.status == "queued"
-    assert solving.reap(app.extensions["sessions"], app.config, RecordingPublisher()) == []
+    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == []
     assert job_row(app, job_id).pending == 2
 
 
@@ -322,16 +324,16 @@ def test_eager_end_to_end_through_the_api(app):
 def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch):
     job_id = post(app, toys("1", "2", "3"))
     ids = ids_of(app, job_id)
-    monkeypatch.setattr(solving, "FLUSH_SECONDS", 0.0)
-    real, seen = solving.solve_one, []
+    monkeypatch.setattr(chunk, "FLUSH_SECONDS", 0.0)
+    real, seen = chunk.solve_one, []
 
     def watch(c, *rest):
         with app.extensions["sessions"]() as s:
             seen.append(s.scalar(select(Puzzle.deadline).where(Puzzle.id == ids[-1])))
         return real(c, *rest)
 
-    monkeypatch.setattr(solving, "solve_one", watch)
+    monkeypatch.setattr(chunk, "solve_one", watch)
     run(app, ids)
     assert seen[0] < seen[1] < seen[2]
-    assert seen[0] - now().replace(tzinfo=seen[0].tzinfo) <= solving.lease(app.config)
+    assert seen[0] - now().replace(tzinfo=seen[0].tzinfo) <= puzzle_rows.lease(app.config)
     assert [p.status for p in rows(app, job_id)] == ["solved"] * 3

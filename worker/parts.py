@@ -1,6 +1,6 @@
 """Subtasks: the parts of a split puzzle, solved by any worker, counted and merged exactly once.
 
-The coordinator (``worker.solving.fan_out``) stores a puzzle's head and one subtask row
+The chunk task (``worker.rows.fan_out``) stores a puzzle's head and one subtask row
 per part, then publishes the parts. A subtask task here:
 
   claim    queued or running -> running, attempts + 1, a lease; skipped (counted as done,
@@ -14,12 +14,12 @@ per part, then publishes the parts. A subtask task here:
   record   the result lands only while the subtask is still ``running`` under this claim,
            and in the same transaction ``parts_done`` moves by one; the transaction that
            brings it to ``parts_total`` merges every part's outcome in index order with the
-           head, verifies, and writes the puzzle through ``solving.write`` (so the job's
+           head, verifies, and writes the puzzle through ``rows.write`` (so the job's
            ``pending`` counter moves once). A duplicate delivery finds its claim stale and
            counts nothing. A part stopped for ``stop_requested`` is skipped as at the
            claim; one stopped by a cancel (or a failure) writes nothing.
-  fail     a part that raises, times out or passes the attempt cap fails the whole puzzle
-           with the part named in the error.
+  fail     a part that raises, times out or passes the attempt cap (here, or found by
+           worker.reaper) fails the whole puzzle with the part named in the error.
 
 Lock order is the one of the chunk tasks: the job row, then the puzzle, then its subtask.
 
@@ -37,20 +37,29 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
-from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import Row, select, update
+from sqlalchemy import ColumnElement, Row, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
-from service.models import (CANCELLED, FAILED, NO_SOLUTION, RUNNING, SOLVED, UNFINISHED, Job, Puzzle, Subtask,
-                            now)
-from service.publish import Publisher, publish_safely
+from service.db import changed_rows
+from service.models import (
+    CANCELLED,
+    FAILED,
+    NO_SOLUTION,
+    RUNNING,
+    SOLVED,
+    UNFINISHED,
+    Puzzle,
+    Subtask,
+    lock_job,
+    now,
+)
 from solvers.base import Outcome
-from worker.solving import (HEAD, PuzzleTimeout, Watch, Written, alarms_raise_timeout, lease, time_limit, watching,
-                            write)
+from worker.limits import Watch, alarms_raise_timeout, time_limit, watching
+from worker.outcome import failure_reason, gave_up
+from worker.rows import Result, lease, write
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +68,8 @@ PART_DONE = (SOLVED, NO_SOLUTION)
 
 @dataclass
 class PartClaim:
+    """A subtask this task has claimed (running under ``attempts``)."""
+
     id: int
     puzzle_id: int
     index: int
@@ -66,44 +77,48 @@ class PartClaim:
     attempts: int
 
 
-def run_parts(sessions: sessionmaker, ids: Sequence[int], config: dict[str, Any], worker: str) -> int:
+def run_parts(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[str, Any],
+              worker: str) -> int:
     """Handle each subtask in turn; returns how many this task solved and recorded."""
     with alarms_raise_timeout():
         return sum(run_part(sessions, i, config, worker) for i in ids)
 
 
-def run_part(sessions: sessionmaker, subtask_id: int, config: dict[str, Any], worker: str) -> bool:
+def run_part(sessions: sessionmaker[Session], subtask_id: int, config: dict[str, Any], worker: str) -> bool:
     with sessions() as s, s.begin():
-        claimed = _claim(s, subtask_id, worker, config)
+        claimed = claim(s, subtask_id, worker, config)
         if claimed is None:
             return False
         part, p = claimed
     with watching(sessions, p.id, config["STOP_POLL_SECONDS"], config["PUZZLE_TIME_LIMIT"]) as watch:
-        outcome, error = _solve(p, part, config["PUZZLE_TIME_LIMIT"], watch)
+        outcome, error = solve(p, part, config["PUZZLE_TIME_LIMIT"], watch)
     if outcome is None and error is None:
         log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
     with sessions() as s, s.begin():
-        return _record(s, part, outcome, error)
+        return record(s, part, outcome, error)
 
 
 # -- claiming
 
 
-def _lock(s: Session, puzzle_id: int) -> Row | None:
+def lock_puzzle(s: Session, puzzle_id: int) -> Row[Any] | None:
     """Lock the job row, then the puzzle row; returns the puzzle's columns a subtask needs."""
     job_id = s.scalar(select(Puzzle.job_id).where(Puzzle.id == puzzle_id))
     if job_id is None:
         return None
-    s.execute(select(Job.id).where(Job.id == job_id).with_for_update())
+    lock_job(s, job_id)
     return s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options,
                             Puzzle.status, Puzzle.attempts, Puzzle.stop_requested, Puzzle.parts_total,
-                            Puzzle.stats)
+                            Puzzle.split_head)
                      .where(Puzzle.id == puzzle_id).with_for_update()).one()
 
 
-def _claim(s: Session, subtask_id: int, worker: str, config: dict[str, Any]) -> tuple[PartClaim, Row] | None:
+def claim(s: Session, subtask_id: int, worker: str,
+          config: dict[str, Any]) -> tuple[PartClaim, Row[Any]] | None:
+    """Claim a subtask (attempts + 1, a lease); returns it with its puzzle's row, or None when
+    there is nothing to solve (puzzle final or stopping, subtask done, attempts used up)."""
     puzzle_id = s.scalar(select(Subtask.puzzle_id).where(Subtask.id == subtask_id))
-    p = None if puzzle_id is None else _lock(s, puzzle_id)
+    p = None if puzzle_id is None else lock_puzzle(s, puzzle_id)
     if p is None or p.status != RUNNING:
         return None  # cancelled or already final: nothing is written
     mine = (Subtask.id == subtask_id) & Subtask.status.in_(UNFINISHED)
@@ -120,21 +135,15 @@ def _claim(s: Session, subtask_id: int, worker: str, config: dict[str, Any]) -> 
         return None  # already recorded by an earlier delivery
     part = PartClaim(*row)
     if part.attempts > config["MAX_ATTEMPTS"]:
-        _fail(s, p, part, _gave_up(part.attempts - 1, config))
+        fail(s, p, part, gave_up(part.attempts - 1, config["PUZZLE_TIME_LIMIT"], "part"))
         return None
     return part, p
 
 
-def _gave_up(tries: int, config: dict[str, Any]) -> str:
-    return (f"gave up after {tries} attempts: the worker was lost each time (it crashed or ran past the "
-            f"hard time limit; the limit per part is {config['PUZZLE_TIME_LIMIT']:g} s)")
-
-
-def _skip(s: Session, p: Row, mine: Any) -> None:
+def _skip(s: Session, p: Row[Any], mine: ColumnElement[bool]) -> None:
     """The puzzle has enough solutions without this part: cancelled, and counted as done once."""
-    skipped = s.execute(update(Subtask).where(mine)
-                        .values(status=CANCELLED, finished_at=now(), deadline=None)
-                        .execution_options(synchronize_session=False)).rowcount
+    skipped = changed_rows(s, update(Subtask).where(mine)
+                        .values(status=CANCELLED, finished_at=now(), deadline=None))
     if skipped:
         _count_done(s, p)
 
@@ -142,41 +151,37 @@ def _skip(s: Session, p: Row, mine: Any) -> None:
 # -- solving
 
 
-def _solve(p: Row, part: PartClaim, seconds: float, watch: Watch) -> tuple[Outcome | None, str | None]:
+def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch) -> tuple[Outcome | None, str | None]:
     """(outcome, None), or (None, error), or (None, None) when the puzzle no longer needs the part."""
-    too_long = f"exceeded the time limit of {seconds:g} s per part"
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
         with time_limit(seconds):
-            return kind.solve_part(puzzle, options, part.payload, watch.flag), None
-    except solvers.Stopped:
-        return None, too_long if watch.expired else None
-    except (PuzzleTimeout, SoftTimeLimitExceeded):
-        return None, too_long
+            return kind.splitting().solve_part(puzzle, options, part.payload, watch.flag), None
     except Exception as exc:  # a solver bug ends this puzzle, never the worker
-        log.exception("solver error on subtask %s", part.id)
-        return None, f"solver error: {type(exc).__name__}: {exc}"
+        if isinstance(exc, solvers.Stopped) and not watch.expired:
+            return None, None
+        return None, failure_reason(exc, f"subtask {part.id}", seconds, "part", expired=watch.expired)
 
 
 # -- recording, counting, merging
 
 
-def _record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | None) -> bool:
-    p = _lock(s, part.puzzle_id)
+def record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | None) -> bool:
+    """Store a part's outcome (or failure) under its claim and count it; True if recorded."""
+    p = lock_puzzle(s, part.puzzle_id)
     if p is None or p.status != RUNNING:
         return False  # cancelled (or failed by another part) meanwhile: write nothing
     if error is not None:
-        return _fail(s, p, part, error)
+        return fail(s, p, part, error)
     mine = (Subtask.id == part.id) & (Subtask.status == RUNNING) & (Subtask.attempts == part.attempts)
     if outcome is None:
         # Stopped while the puzzle is running: only stop_requested does that.
         _skip(s, p, mine)
         return False
-    hit = s.execute(update(Subtask).where(mine)
+    hit = changed_rows(s, update(Subtask).where(mine)
                     .values(status=outcome.status, result=outcome.result, stats=outcome.stats,
-                            finished_at=now(), deadline=None)
-                    .execution_options(synchronize_session=False)).rowcount
+                            finished_at=now(), deadline=None))
     if not hit:
         return False  # a later claim of this part owns it now
     if _enough_solutions(s, p, outcome):
@@ -186,18 +191,18 @@ def _record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | N
     return True
 
 
-def _enough_solutions(s: Session, p: Row, outcome: Outcome) -> bool:
+def _enough_solutions(s: Session, p: Row[Any], outcome: Outcome) -> bool:
     wanted = p.options.get("max_solutions")
     if not wanted or not (outcome.result or {}).get("solutions_found"):
         return False
-    head = Outcome.from_json(p.stats[HEAD])
+    head = Outcome.from_json(p.split_head)
     found = (head.result or {}).get("solutions_found", 0)
     found += sum(r["solutions_found"] for r in s.scalars(
         select(Subtask.result).where(Subtask.puzzle_id == p.id, Subtask.status == SOLVED)))
     return found >= wanted
 
 
-def _count_done(s: Session, p: Row) -> None:
+def _count_done(s: Session, p: Row[Any]) -> None:
     """One more part finished (or skipped); the one that completes the count merges."""
     done, total = s.execute(update(Puzzle).where(Puzzle.id == p.id, Puzzle.status == RUNNING)
                             .values(parts_done=Puzzle.parts_done + 1)
@@ -207,66 +212,31 @@ def _count_done(s: Session, p: Row) -> None:
         write(s, [_merged(s, p)])
 
 
-def _merged(s: Session, p: Row) -> Written:
+def _merged(s: Session, p: Row[Any]) -> Result:
     rows = s.execute(select(Subtask.status, Subtask.result, Subtask.stats)
                      .where(Subtask.puzzle_id == p.id).order_by(Subtask.index)).all()
     outcomes = [Outcome(status, result, stats) for status, result, stats in rows if status in PART_DONE]
-    out = Written(p.id, p.job_id, p.attempts, FAILED)
+    out = Result(p.id, p.job_id, p.attempts, FAILED)
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
-        merged = kind.merge(puzzle, options, Outcome.from_json(p.stats[HEAD]), outcomes)
+        merged = kind.splitting().merge(puzzle, options, Outcome.from_json(p.split_head), outcomes)
         kind.verify(puzzle, options, merged)
-    except solvers.WrongAnswer as exc:
-        out.error = f"internal error: the merged answer of {len(outcomes)} parts failed verification ({exc})"
     except Exception as exc:
-        log.exception("merge error on puzzle %s", p.id)
-        out.error = f"merge error: {type(exc).__name__}: {exc}"
+        out.error = failure_reason(exc, f"puzzle {p.id}", error="merge error",
+                                   answer=f"the merged answer of {len(outcomes)} parts")
     else:
         out.status, out.result, out.stats = merged.status, merged.result, merged.stats
         out.solve_ms = merged.stats.get("elapsed_ms")
     return out
 
 
-def _fail(s: Session, p: Row, part: PartClaim, error: str) -> bool:
+def fail(s: Session, p: Row[Any], part: PartClaim, error: str) -> bool:
     """The part failed, so the puzzle does: its other parts find it final and do nothing."""
-    hit = s.execute(update(Subtask).where(Subtask.id == part.id, Subtask.status == RUNNING,
+    hit = changed_rows(s, update(Subtask).where(Subtask.id == part.id, Subtask.status == RUNNING,
                                           Subtask.attempts == part.attempts)
-                    .values(status=FAILED, error=error, finished_at=now(), deadline=None)
-                    .execution_options(synchronize_session=False)).rowcount
+                    .values(status=FAILED, error=error, finished_at=now(), deadline=None))
     if hit:
         message = f"part {part.index + 1} of {p.parts_total}: {error}"
-        write(s, [Written(p.id, p.job_id, p.attempts, FAILED, error=message)])
+        write(s, [Result(p.id, p.job_id, p.attempts, FAILED, error=message)])
     return False
-
-
-# -- the reaper
-
-
-def reap_parts(sessions: sessionmaker, config: dict[str, Any], publisher: Publisher) -> list[int]:
-    """Publish again the subtasks of running puzzles whose task was lost (past their deadline);
-    a running one already at the attempt cap fails its puzzle instead. Returns the ids published."""
-    t = now()
-    with sessions() as s, s.begin():
-        stale = s.execute(select(Subtask.id, Subtask.puzzle_id, Subtask.index, Subtask.attempts,
-                                 Subtask.status)
-                          .join(Puzzle, Puzzle.id == Subtask.puzzle_id).join(Job, Job.id == Puzzle.job_id)
-                          .where(Job.status.in_(UNFINISHED), Puzzle.status == RUNNING,
-                                 Subtask.status.in_(UNFINISHED), Subtask.deadline < t)
-                          .order_by(Subtask.id).limit(10_000)).all()
-        capped = [row for row in stale if row.status == RUNNING and row.attempts >= config["MAX_ATTEMPTS"]]
-        for row in capped:
-            p = _lock(s, row.puzzle_id)
-            if p.status == RUNNING:
-                _fail(s, p, PartClaim(row.id, row.puzzle_id, row.index, {}, row.attempts),
-                      _gave_up(row.attempts, config))
-        again = [row.id for row in stale if row not in capped]
-        if again:
-            s.execute(update(Subtask).where(Subtask.id.in_(again), Subtask.status.in_(UNFINISHED))
-                      .values(deadline=t + timedelta(seconds=config["QUEUED_STALE_SECONDS"]))
-                      .execution_options(synchronize_session=False))
-    if again:
-        log.warning("reaper: publishing %d stale subtask(s) again", len(again))
-        publish_safely(publisher, [[i] for i in again], parts=True)
-    return again
-

@@ -1,0 +1,49 @@
+"""Time limits: the alarm and the watcher's stop flag, alone and together."""
+
+from __future__ import annotations
+
+import collections
+
+import pytest
+
+from worker import outcome
+from worker.limits import PuzzleTimeout, alarms_raise_timeout, time_limit, watching
+from worker.rows import Assigned
+
+# Korf's first 15-puzzle by IDA* with the Manhattan distance alone: minutes in the compiled kernel.
+KORF_1 = Assigned(1, "job", "sliding", "13 6 8 12 15 14 0 10 11 7 4 5 9 1 3 2", {"heuristic": "manhattan"}, 1)
+
+
+def test_a_puzzle_past_its_limit_always_ends_exceeded_when_the_alarm_and_the_watcher_meet(make_app):
+    """The watcher's flag stops the kernel at the limit, and the alarm goes off at the same moment:
+    the alarm's exception then surfaced from inside the compiled call as a SystemError (``CPUDispatcher
+    ... returned a result with an exception set``), most runs out of a hundred on this machine."""
+    app = make_app(PUZZLE_TIME_LIMIT=0.05)
+    limit = app.config["PUZZLE_TIME_LIMIT"]
+    outcome.solve_one(Assigned(2, "job", "sliding", "1 2 3 4 5 6 7 0 8", {}, 1), 5, app.config)  # compiled
+    errors: collections.Counter[str | None] = collections.Counter()
+    with alarms_raise_timeout():
+        for _ in range(60):
+            # Polls every 10 s: the only thing the watcher does here is raise the flag at the limit.
+            with watching(app.extensions["sessions"], KORF_1.id, 10.0, limit) as watch:
+                result = outcome.solve_one(KORF_1, limit, app.config, watch=watch)
+            assert isinstance(result, outcome.Result)
+            errors[result.error] += 1
+    assert errors == {"exceeded the time limit of 0.05 s per puzzle": 60}
+
+
+def test_any_exception_raised_once_the_alarm_went_off_is_the_time_limit():
+    def raise_inside_a_call():
+        try:
+            while True:
+                pass
+        except PuzzleTimeout as exc:
+            raise SystemError("returned a result with an exception set") from exc
+
+    with alarms_raise_timeout(), pytest.raises(PuzzleTimeout), time_limit(0.01):
+        raise_inside_a_call()
+
+
+def test_an_error_before_the_alarm_goes_off_is_left_alone():
+    with alarms_raise_timeout(), pytest.raises(ZeroDivisionError), time_limit(5):
+        print(1 / 0)

@@ -1,0 +1,194 @@
+"""The chunk task: claim (or optimistically read) a chunk of puzzles, solve each one, and write the
+results in batches.
+
+A chunk task claims its puzzles (status -> running, attempts + 1), solves each one
+through the registry, verifies every answer, and writes results in bulk (worker.rows).
+
+Cheap chunks skip the claim (optimistic): a first delivery whose puzzles are all
+queued and never tried reads them, solves them, and writes each result only if the
+row is still ``queued`` with the attempt number it read, counting this run as the
+attempt. Claiming would double what SQL does per puzzle for puzzles solved in
+microseconds. The claim comes back wherever it matters: for a redelivered task (its
+worker died: attempts must count, so a puzzle that kills workers hits the cap), for
+puzzles already tried, and for the rest of a chunk once it meets a puzzle whose
+estimated cost (``Kind.cost``) passes ``OPTIMISTIC_SECONDS`` or runs past
+``FLUSH_SECONDS`` (so anything slow shows ``running`` and holds a lease). Such an expensive
+puzzle is also watched (worker.limits.watching): its solver's stop flag is raised at the time
+limit or on a cancel, which reaches a compiled kernel where the limit's signal cannot.
+
+A puzzle worth splitting is not written here: its head and one subtask row per part are
+stored in one transaction, committed, and only then are the parts published; worker.parts
+solves, counts and merges them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from celery.exceptions import SoftTimeLimitExceeded
+from sqlalchemy.orm import Session, sessionmaker
+
+from service.models import FAILED, now
+from service.publish import Publisher, publish_safely
+from worker import rows
+from worker.limits import Watch, alarms_raise_timeout, watching
+from worker.outcome import gave_up, prepared_or_none, solve_one
+from worker.rows import Assigned, Result, SplitPuzzle
+
+# Results are written at least this often, so progress shows and a killed worker loses little.
+FLUSH_SECONDS = 0.5
+
+
+@dataclass
+class ChunkReport:
+    written: int = 0
+    skipped: int = 0
+    republished: list[int] = field(default_factory=list)
+    fanned: list[int] = field(default_factory=list)  # subtask ids published
+
+
+@dataclass
+class Batch:
+    """A chunk's puzzles still to solve (``todo``, in order) and its results not yet in SQL."""
+
+    sessions: sessionmaker[Session]
+    config: dict[str, Any]
+    worker: str
+    publisher: Publisher
+    report: ChunkReport
+    todo: deque[Assigned]
+    clock: Callable[[], float]
+    results: list[Result] = field(default_factory=list)
+    split_up: list[SplitPuzzle] = field(default_factory=list)
+    last_flush: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.last_flush = self.clock()
+
+    def due(self) -> bool:
+        return self.clock() - self.last_flush >= FLUSH_SECONDS
+
+    def add(self, answer: Result | SplitPuzzle) -> None:
+        if isinstance(answer, SplitPuzzle):
+            self.split_up.append(answer)
+        else:
+            self.results.append(answer)
+
+    def flush(self) -> None:
+        """Write what is done and fan out what was split; renew the leases of the puzzles still to
+        do and claim those not yet claimed (dropping any that another task has meanwhile)."""
+        lease = rows.lease(self.config)
+        with self.sessions() as s, s.begin():
+            parts = self._write(s)
+            rows.extend(s, [a for a in self.todo if not a.optimistic], now() + lease)
+            unclaimed = [a.id for a in self.todo if a.optimistic]
+            if unclaimed:
+                taken = {a.id: a for a in rows.claim(s, unclaimed, self.worker, now() + lease)}
+                kept = (a for a in self.todo if not a.optimistic or a.id in taken)
+                self.todo = deque(taken.get(a.id, a) for a in kept)
+        self._publish_parts(parts)
+
+    def give_back(self) -> None:
+        """Write what is done, release the puzzles still to do and publish them again, one a task."""
+        with self.sessions() as s, s.begin():
+            parts = self._write(s)
+            rows.release(s, [a for a in self.todo if not a.optimistic])
+        self._publish_parts(parts)
+        self.report.republished = [a.id for a in self.todo]
+        publish_safely(self.publisher, [[i] for i in self.report.republished])
+
+    def _write(self, s: Session) -> list[int]:
+        """Write the results and fan out the split puzzles; returns the subtask ids to publish."""
+        self.report.written += rows.write(s, self.results)
+        parts = rows.fan_out(s, self.split_up, self.config, self.worker)
+        self.results, self.split_up = [], []
+        return parts
+
+    def _publish_parts(self, parts: list[int]) -> None:
+        # Published only after the commit: a subtask task must find its row.
+        if parts:
+            publish_safely(self.publisher, [[i] for i in parts], parts=True)
+        self.report.fanned += parts
+        self.last_flush = self.clock()
+
+
+def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[str, Any], worker: str,
+              publisher: Publisher, clock: Callable[[], float] = time.monotonic,
+              redelivered: bool = False) -> ChunkReport:
+    report = ChunkReport()
+    with sessions() as s:
+        unclaimed = None if redelivered else rows.read_unclaimed(s, ids)
+    if unclaimed is not None:
+        report.skipped = len(ids) - len(unclaimed)
+        held = unclaimed
+    else:
+        held = _claim_for_chunk(sessions, ids, config, worker, report)
+        if report.republished:
+            publish_safely(publisher, [[i] for i in report.republished])
+            return report
+        report.skipped = len(ids) - len(held)
+    with alarms_raise_timeout():
+        _solve(Batch(sessions, config, worker, publisher, report, deque(held), clock))
+    return report
+
+
+def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[str, Any], worker: str,
+                     report: ChunkReport) -> list[Assigned]:
+    """Claim the chunk's puzzles; fail those past the attempt cap. A chunk that comes back after
+    its worker died with it claimed is given back instead, one puzzle a task (``republished``):
+    one of its puzzles may be what killed it, and only that culprit should use up its attempts.
+    (A redelivered optimistic run left no attempt behind: this claim is the first, and the
+    chunk runs whole once more, now counted. The broker also redelivers without a death, on a
+    lost connection, so that case does not scatter the chunk.)"""
+    cap, limit = config["MAX_ATTEMPTS"], config["PUZZLE_TIME_LIMIT"]
+    with sessions() as s, s.begin():
+        claimed = rows.claim(s, ids, worker, now() + rows.lease(config))
+        if len(claimed) > 1 and any(a.attempts > 1 for a in claimed):
+            rows.release(s, claimed)
+            report.republished = [a.id for a in claimed]
+            return []
+        # A claim one past the cap: the earlier ones all lost their worker.
+        report.written += rows.write(s, [
+            Result(a.id, a.job_id, a.attempts, FAILED, error=gave_up(a.attempts - 1, limit, "puzzle"))
+            for a in claimed if a.attempts > cap])
+    return [a for a in claimed if a.attempts <= cap]
+
+
+def _solve(batch: Batch) -> None:
+    seconds = batch.config["PUZZLE_TIME_LIMIT"]
+    started = now()
+    while batch.todo:
+        a = batch.todo[0]
+        try:
+            ready = prepared_or_none(a)
+            expensive = ready is not None and ready.cost() > batch.config["OPTIMISTIC_SECONDS"]
+            if a.optimistic and (expensive or batch.due()):
+                batch.flush()  # claims the rest: anything slow shows running, with a lease
+                continue       # its first puzzle is claimed now, or gone to another task
+            with _watched(batch, a, expensive) as watch:
+                answer = solve_one(a, seconds, batch.config, ready, watch)
+        except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
+            batch.give_back()
+            return
+        batch.todo.popleft()
+        if a.optimistic and isinstance(answer, Result):
+            answer.worker, answer.started_at = batch.worker, started
+        batch.add(answer)
+        # Parts go out at once, so other workers start on them while this chunk goes on.
+        if batch.split_up or batch.due():
+            batch.flush()
+    batch.flush()
+
+
+def _watched(batch: Batch, a: Assigned, expensive: bool) -> AbstractContextManager[Watch | None]:
+    """A puzzle estimated expensive is watched: it stops at its time limit or on a cancel, even
+    inside a compiled kernel."""
+    if not expensive:
+        return nullcontext()
+    config = batch.config
+    return watching(batch.sessions, a.id, config["STOP_POLL_SECONDS"], config["PUZZLE_TIME_LIMIT"])

@@ -1,0 +1,136 @@
+"""Time limits of one solve: the alarm that interrupts Python code, and the watcher whose stop flag
+reaches a compiled kernel (at the limit, or once the puzzle is cancelled)."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType, TracebackType
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from service.models import RUNNING, Puzzle
+from solvers.base import StopFlag, stop_flag
+
+log = logging.getLogger(__name__)
+
+
+class PuzzleTimeout(Exception):
+    """The alarm of :class:`time_limit` went off: the solve ran past its limit."""
+
+
+@dataclass
+class _Alarm:
+    went_off: bool = False
+
+
+# Signals reach only the main thread, so one record serves every time_limit.
+_alarm = _Alarm()
+
+
+def _expired(signum: int, frame: FrameType | None) -> None:
+    _alarm.went_off = True
+    raise PuzzleTimeout
+
+
+@contextmanager
+def alarms_raise_timeout() -> Iterator[None]:
+    """While a chunk runs, SIGALRM raises PuzzleTimeout: installed once per chunk, since
+    installing a handler costs several times what arming the timer does."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _expired)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+class time_limit:  # noqa: N801  a context manager, named like one
+    """``with time_limit(seconds):`` raises PuzzleTimeout in this thread after ``seconds``, when
+    the interpreter next runs Python code (a compiled kernel is stopped by the watcher's flag, or
+    else by the task's hard limit). Inside alarms_raise_timeout() it only arms the timer: about
+    1 µs a puzzle. Off the main thread (where signals cannot go) it does nothing.
+
+    Whatever leaves the block once the alarm went off is PuzzleTimeout: the alarm's exception
+    may surface in another form, for example as the SystemError of a compiled function that
+    returned while it was pending (the watcher's flag had stopped the kernel at that moment)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.active = threading.current_thread() is threading.main_thread()
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        if not self.active:
+            return
+        if signal.getsignal(signal.SIGALRM) is not _expired:
+            self.previous = signal.signal(signal.SIGALRM, _expired)
+        _alarm.went_off = False
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if not self.active:
+            return
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if self.previous is not None:
+            signal.signal(signal.SIGALRM, self.previous)
+        if _alarm.went_off and isinstance(exc, Exception) and not isinstance(exc, PuzzleTimeout):
+            raise PuzzleTimeout from exc
+
+
+@dataclass
+class Watch:
+    """The stop flag of one solve, and why it was raised."""
+
+    flag: StopFlag
+    expired: bool = False  # raised because the solve ran past its time limit
+
+
+@contextmanager
+def watching(sessions: sessionmaker[Session], puzzle_id: int, poll: float, limit: float) -> Iterator[Watch]:
+    """A stop flag for one solve (a part, or a puzzle estimated expensive), raised by a thread that
+    looks every ``poll`` seconds whether the puzzle is still running and not stopped, and raises
+    it anyway at the time limit: the limit's signal reaches Python only once a compiled kernel
+    returns, the flag reaches the kernel itself, so the solve ends cleanly instead of the hard
+    limit killing the process. The thread is stopped and joined on the way out."""
+    watch = Watch(stop_flag())
+    done = threading.Event()
+    deadline = time.monotonic() + limit
+
+    def run() -> None:
+        while not done.wait(max(0.0, min(poll, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline:
+                watch.expired = True
+                watch.flag[0] = 1
+                return
+            try:
+                if not _still_needed(sessions, puzzle_id):
+                    watch.flag[0] = 1
+                    return
+            except Exception:  # a failed poll only delays the stop: the next one may get through
+                log.warning("could not poll puzzle %s for a stop", puzzle_id, exc_info=True)
+
+    watcher = threading.Thread(target=run, name=f"stop-watch-{puzzle_id}", daemon=True)
+    watcher.start()
+    try:
+        yield watch
+    finally:
+        done.set()
+        watcher.join()
+
+
+def _still_needed(sessions: sessionmaker[Session], puzzle_id: int) -> bool:
+    with sessions() as s:
+        row = s.execute(select(Puzzle.status, Puzzle.stop_requested)
+                        .where(Puzzle.id == puzzle_id)).one_or_none()
+    return row is not None and row.status == RUNNING and not row.stop_requested

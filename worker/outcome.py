@@ -1,0 +1,114 @@
+"""Solving one puzzle through the registry, and every reason a puzzle or a part fails, worded once."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from celery.exceptions import SoftTimeLimitExceeded
+
+import solvers
+from service.models import FAILED
+from solvers.base import Budgeted, Outcome, Parts, Settings, Split, StopFlag, Whole
+from worker.limits import PuzzleTimeout, Watch, time_limit
+from worker.rows import Assigned, Result, SplitPuzzle
+
+log = logging.getLogger(__name__)
+
+CANCELLED_WHILE_RUNNING = "stopped: the puzzle was cancelled while it ran"
+
+
+def too_long(seconds: float, per: str) -> str:
+    return f"exceeded the time limit of {seconds:g} s per {per}"
+
+
+def gave_up(tries: int, seconds: float, per: str) -> str:
+    """A puzzle or part whose every claim lost its worker."""
+    return (f"gave up after {tries} attempts: the worker was lost each time (it crashed or ran past the "
+            f"hard time limit; the limit per {per} is {seconds:g} s)")
+
+
+def failure_reason(exc: Exception, where: str, seconds: float | None = None, per: str = "puzzle", *,
+                   expired: bool = False, answer: str = "the solver's answer",
+                   error: str = "solver error") -> str:
+    """What the user reads when solving a puzzle or a part (``per``) under a limit of ``seconds``,
+    or merging parts, raised ``exc``. ``expired``: the watcher raised the stop flag at the time
+    limit; ``answer`` names what was verified; ``error`` heads a crash, which is also logged with
+    ``where`` it happened."""
+    if seconds is not None and isinstance(exc, (PuzzleTimeout, SoftTimeLimitExceeded)):
+        return too_long(seconds, per)
+    if seconds is not None and isinstance(exc, solvers.Stopped):
+        return too_long(seconds, per) if expired else CANCELLED_WHILE_RUNNING
+    if isinstance(exc, solvers.WrongAnswer):
+        return f"internal error: {answer} failed verification ({exc})"
+    if isinstance(exc, solvers.PuzzleError):
+        return f"invalid puzzle: {exc}"
+    log.error("%s on %s", error, where, exc_info=exc)
+    return f"{error}: {type(exc).__name__}: {exc}"
+
+
+@dataclass
+class Prepared:
+    """A puzzle's kind, and its wire input and options checked and converted by the kind."""
+
+    kind: solvers.Kind
+    puzzle: Any
+    options: dict[str, Any]
+
+    def cost(self) -> float:
+        """Estimated seconds of one core (``Kind.cost``)."""
+        return self.kind.cost(self.puzzle, self.options)
+
+
+def prepare(a: Assigned) -> Prepared:
+    kind = solvers.get(a.kind)
+    return Prepared(kind, *kind.prepare(a.input, a.options))
+
+
+def prepared_or_none(a: Assigned) -> Prepared | None:
+    """The prepared puzzle, or None when preparing fails (solve_one then says why)."""
+    try:
+        return prepare(a)
+    except Exception:
+        return None
+
+
+def solve_or_split(p: Prepared, settings: Settings, stop: StopFlag | None = None) -> Outcome | Split:
+    """The whole outcome, or a Split with parts to fan out, as the kind plans it.
+    The nodes of an abandoned budgeted try are not in the split's stats: they were thrown away."""
+    kind, puzzle, options = p.kind, p.puzzle, p.options
+    plan = kind.plan(puzzle, options, settings)
+    if isinstance(plan, Budgeted):
+        try:
+            return kind.solve(puzzle, options, node_limit=plan.nodes, stop=stop)
+        except solvers.BudgetExceeded:
+            plan = Parts(plan.parts)
+    if isinstance(plan, Whole):
+        return kind.solve(puzzle, options, stop=stop)
+    split = kind.splitting().split(puzzle, options, plan.count)
+    return split if split.parts else split.head
+
+
+def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared | None = None,
+              watch: Watch | None = None) -> Result | SplitPuzzle:
+    """Solve and verify one puzzle (or cut it into parts, see solve_or_split); every failure
+    becomes a ``failed`` result with its reason. ``ready``: the puzzle already prepared;
+    ``watch``: a stop flag raised at the time limit or when the puzzle is cancelled."""
+    out = Result(a.id, a.job_id, a.attempts, FAILED, optimistic=a.optimistic)
+    start = time.perf_counter()
+    try:
+        p = ready or prepare(a)
+        with time_limit(seconds):
+            outcome = solve_or_split(p, settings, watch.flag if watch else None)
+        if isinstance(outcome, Split):
+            return SplitPuzzle(a, outcome)
+        p.kind.verify(p.puzzle, p.options, outcome)
+    except Exception as exc:  # a solver bug must end this puzzle, not the whole chunk
+        expired = watch is not None and watch.expired
+        out.error = failure_reason(exc, f"puzzle {a.id}", seconds, "puzzle", expired=expired)
+    else:
+        out.status, out.result, out.stats = outcome.status, outcome.result, outcome.stats
+    out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)
+    return out

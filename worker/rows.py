@@ -1,0 +1,246 @@
+"""The workers' changes to puzzle rows: claim, read, write results, fan out into subtasks, leases.
+
+States (the API's, see docs/service.md for the diagrams)::
+
+    puzzle   queued --claim--> running --write--> solved | no_solution | failed
+             queued | running --cancel (API)--> cancelled
+             running --fan_out--> running with parts_total > 0 --last part (worker.parts)--> final
+    subtask  queued --claim--> running --record--> solved | no_solution | failed
+             queued | running --skip (enough solutions)--> cancelled
+
+Every change is a conditional UPDATE on the state the task saw, so a late, redelivered or
+duplicated task changes nothing: a result lands only while its puzzle is ``running`` under the
+attempt number of this task's claim, or (optimistic, see worker.chunk) still ``queued`` under
+the attempt before it. A job's ``pending`` counter moves in the same transaction, by exactly the
+rows written. Lock order everywhere: the job row (``lock_job``), then its puzzles, then subtasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import (
+    ARRAY,
+    JSON,
+    BigInteger,
+    Boolean,
+    ColumnElement,
+    DateTime,
+    Float,
+    Integer,
+    String,
+    Table,
+    Text,
+    any_,
+    bindparam,
+    case,
+    column,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.orm import InstrumentedAttribute, Session
+
+from service.db import changed_rows, is_postgresql
+from service.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
+from solvers.base import Split
+
+
+@dataclass
+class Assigned:
+    """A puzzle this task is to solve: claimed (``running`` under ``attempts``), or on the
+    optimistic path only read (``optimistic``: still ``queued`` under ``attempts - 1``)."""
+
+    id: int
+    job_id: str
+    kind: str
+    input: Any
+    options: dict[str, Any]
+    attempts: int
+    optimistic: bool = False
+
+
+@dataclass
+class Result:
+    """One finished puzzle on its way to SQL."""
+
+    id: int
+    job_id: str
+    attempts: int
+    status: str
+    result: dict[str, Any] | None = None
+    stats: dict[str, Any] | None = None
+    error: str | None = None
+    solve_ms: float | None = None
+    # An optimistic result also records what a claim would have: who, and since when.
+    optimistic: bool = False
+    worker: str | None = None
+    started_at: datetime | None = None
+
+
+@dataclass
+class SplitPuzzle:
+    """A claimed puzzle cut into parts: stored as subtasks (``fan_out``) instead of written."""
+
+    assigned: Assigned
+    split: Split
+
+
+def lease(config: dict[str, Any]) -> timedelta:
+    """How long a claim holds without news: each flush renews it for the puzzles still to do,
+    so the reaper takes over only from a worker that has gone silent (dead, or stuck in a
+    kernel past the per-puzzle limit), however long its chunk."""
+    return timedelta(seconds=config["PUZZLE_TIME_LIMIT"] + 2 * config["HARD_TIME_GRACE"])
+
+
+def among(s: Session, col: InstrumentedAttribute[int], ids: Sequence[int]) -> ColumnElement[bool]:
+    """``col IN ids``; on PostgreSQL as ``= ANY(array)``, one parameter instead of hundreds."""
+    if is_postgresql(s):
+        return col == any_(bindparam("ids", list(ids), type_=ARRAY(BigInteger)))
+    return col.in_(ids)
+
+
+# A puzzle already fanned out belongs to its subtasks, even if its chunk comes back.
+_CLAIMABLE = (Puzzle.status.in_(UNFINISHED), Puzzle.stop_requested.is_(False), Puzzle.parts_total == 0)
+_ASSIGNED = (Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts)
+
+
+def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> list[Assigned]:
+    """Mark these puzzles running for this task (attempts + 1); returns what was claimed.
+    Final or cancelled puzzles are left alone, so a late or repeated task claims nothing."""
+    t = now()
+    mine = among(s, Puzzle.id, ids)
+    jobs_of = select(Puzzle.job_id).where(mine).scalar_subquery()
+    s.execute(update(Job).where(Job.id.in_(jobs_of), Job.status == QUEUED)
+              .values(status=RUNNING, started_at=t).execution_options(synchronize_session=False))
+    rows = s.execute(
+        update(Puzzle).where(mine, *_CLAIMABLE)
+        .values(status=RUNNING, attempts=Puzzle.attempts + 1, started_at=t, worker=worker, deadline=deadline)
+        .returning(*_ASSIGNED).execution_options(synchronize_session=False))
+    return sorted((Assigned(*row) for row in rows), key=lambda a: a.id)
+
+
+def read_unclaimed(s: Session, ids: Sequence[int]) -> list[Assigned] | None:
+    """The optimistic path: the chunk's unfinished puzzles, each counted as its first attempt
+    without a claim, if all of them are queued and never tried; None otherwise (claim them)."""
+    rows = s.execute(select(*_ASSIGNED, Puzzle.status).where(among(s, Puzzle.id, ids), *_CLAIMABLE)
+                     .order_by(Puzzle.id)).all()
+    if any(row.status != QUEUED or row.attempts for row in rows):
+        return None
+    return [Assigned(row.id, row.job_id, row.kind, row.input, row.options, attempts=1, optimistic=True)
+            for row in rows]
+
+
+def still_mine(a: Assigned | Result) -> ColumnElement[bool]:
+    """The row is as this task left it: claimed under its attempt number, or (optimistic)
+    still queued under the attempt before it."""
+    if a.optimistic:
+        return (Puzzle.status == QUEUED) & (Puzzle.attempts == a.attempts - 1)
+    return (Puzzle.status == RUNNING) & (Puzzle.attempts == a.attempts)
+
+
+def extend(s: Session, held: Sequence[Assigned], deadline: datetime) -> None:
+    """Renew the lease of claimed puzzles still to do."""
+    if held:
+        s.execute(update(Puzzle).where(Puzzle.id.in_([a.id for a in held]), Puzzle.status == RUNNING)
+                  .values(deadline=deadline).execution_options(synchronize_session=False))
+
+
+def release(s: Session, held: Sequence[Assigned]) -> None:
+    """Give back puzzles this task claimed but never started, as if it had not claimed them."""
+    for a in held:
+        s.execute(update(Puzzle).where(Puzzle.id == a.id, still_mine(a))
+                  .values(status=QUEUED, attempts=Puzzle.attempts - 1, worker=None)
+                  .execution_options(synchronize_session=False))
+
+
+def write(s: Session, results: Sequence[Result]) -> int:
+    """Store results whose claim is still current; move each job's counter by what was written,
+    and complete the job in the same statement when nothing is left."""
+    if not results:
+        return 0
+    t = now()
+    for job_id in sorted({r.job_id for r in results}):
+        lock_job(s, job_id)
+    per_job: dict[str, int] = {}
+    for job_id in _store(s, results, t):
+        per_job[job_id] = per_job.get(job_id, 0) + 1
+    for job_id, n in per_job.items():
+        finishing = (Job.pending - n == 0) & Job.status.in_(UNFINISHED)
+        # Optimistic results reach a job nobody has claimed a puzzle of: it starts here.
+        s.execute(update(Job).where(Job.id == job_id).values(
+            pending=Job.pending - n,
+            status=case((finishing, COMPLETED), (Job.status == QUEUED, RUNNING), else_=Job.status),
+            started_at=func.coalesce(Job.started_at, t),
+            finished_at=case((finishing, t), else_=Job.finished_at),
+        ).execution_options(synchronize_session=False))
+    return sum(per_job.values())
+
+
+def _store(s: Session, results: Sequence[Result], t: datetime) -> list[str]:
+    """Write the rows still held by their task; returns the job id of each row written.
+    PostgreSQL: one UPDATE for the whole batch, the rows travelling as one JSON parameter
+    (the statement text never changes, so it is compiled and planned once). SQLite is
+    in-process: one UPDATE per row costs no round trip."""
+    if is_postgresql(s):
+        return _store_in_one_statement(s, results, t)
+    written = []
+    for r in results:
+        hit = changed_rows(s, update(Puzzle).where(Puzzle.id == r.id, still_mine(r))
+                        .values(status=r.status, result=r.result, stats=r.stats, error=r.error,
+                                solve_ms=r.solve_ms, attempts=r.attempts,
+                                worker=func.coalesce(r.worker, Puzzle.worker),
+                                started_at=func.coalesce(r.started_at, Puzzle.started_at),
+                                finished_at=t, deadline=None, split_head=None))
+        if hit:
+            written.append(r.job_id)
+    return written
+
+
+def _store_in_one_statement(s: Session, results: Sequence[Result], t: datetime) -> list[str]:
+    table = cast(Table, Puzzle.__table__)
+    rows = [{"pid": r.id, "att": r.attempts, "st": r.status, "res": r.result, "sts": r.stats,
+             "err": r.error, "ms": r.solve_ms, "opt": r.optimistic, "wk": r.worker,
+             "t0": r.started_at and r.started_at.isoformat()} for r in results]
+    v = func.json_to_recordset(bindparam("rows", rows, type_=JSON)).table_valued(
+        column("pid", BigInteger), column("att", Integer), column("st", String), column("res", JSON),
+        column("sts", JSON), column("err", Text), column("ms", Float), column("opt", Boolean),
+        column("wk", String), column("t0", DateTime(timezone=True)),
+    ).render_derived("v", with_types=True)
+    claimed = (table.c.status == RUNNING) & (table.c.attempts == v.c.att)
+    unclaimed = (table.c.status == QUEUED) & (table.c.attempts == v.c.att - 1)
+    return list(s.scalars(
+        update(table).where(table.c.id == v.c.pid, case((v.c.opt, unclaimed), else_=claimed))
+        .values(status=v.c.st, result=v.c.res, stats=v.c.sts, error=v.c.err, solve_ms=v.c.ms,
+                attempts=v.c.att, worker=func.coalesce(v.c.wk, table.c.worker),
+                started_at=func.coalesce(v.c.t0, table.c.started_at), finished_at=t, deadline=None,
+                split_head=None)
+        .returning(table.c.job_id)))
+
+
+def fan_out(s: Session, split_up: Sequence[SplitPuzzle], config: dict[str, Any], worker: str) -> list[int]:
+    """Store each split puzzle's head and its parts as queued subtask rows, in batch order;
+    returns the subtask ids to publish once this transaction commits. The puzzle keeps its
+    claim (status, attempts) for the final write, but loses its deadline: from here on the
+    reaper watches the subtasks, and re-publishing the puzzle would split it again."""
+    t = now()
+    ids: list[int] = []
+    for a, split in ((sp.assigned, sp.split) for sp in split_up):
+        lock_job(s, a.job_id)
+        hit = changed_rows(s, update(Puzzle).where(Puzzle.id == a.id, still_mine(a), Puzzle.parts_total == 0)
+                        .values(status=RUNNING, attempts=a.attempts, parts_total=len(split.parts),
+                                parts_done=0, split_head=split.head.to_json(), deadline=None,
+                                worker=func.coalesce(Puzzle.worker, worker),
+                                started_at=func.coalesce(Puzzle.started_at, t)))
+        if not hit:
+            continue  # cancelled, or claimed again meanwhile: its parts would never be counted
+        s.execute(insert(Subtask), [
+            {"puzzle_id": a.id, "index": i, "payload": part, "status": QUEUED, "attempts": 0, "created_at": t,
+             "deadline": t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])}
+            for i, part in enumerate(split.parts)])
+        ids += s.scalars(select(Subtask.id).where(Subtask.puzzle_id == a.id).order_by(Subtask.index))
+    return ids
