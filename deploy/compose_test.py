@@ -220,7 +220,9 @@ def korf_cases(ids: list[int]) -> Iterator[tuple[dict[str, Any], Expectation]]:
     lines = (DATA / "sliding" / "korf100_blank_last.txt").read_text().splitlines()
     def with_the_database(item: Result) -> str | None:
         stats = item["stats"] or {}
-        return None if stats.get("heuristic") == "pdb" else f"ran {stats.get('heuristic')}: {stats.get('note')}"
+        if stats.get("heuristic") == "pdb":
+            return None
+        return f"ran {stats.get('heuristic')}: {stats.get('note')}"
     for i in ids:
         puzzle, right = sliding_case(lines[i - 1], {"algorithm": "idastar", "heuristic": "pdb"})
         yield puzzle, both(right, with_the_database)
@@ -345,9 +347,11 @@ def restarts(stack: Stack, report: Report, n: int, limit: float) -> None:
     jobs = [(stack.submit([p for p, _ in batch], "compose-test restart batch"), [e for _, e in batch]),
             (stack.submit([count[0]], "compose-test restart count"), [count[1]])]
     stack.wait_for_progress(jobs[0][0])
-    for service, before in (("postgres", lambda: None), ("redis", lambda: stack.wait_for_running_part(jobs[1][0]))):
-        before()
-        unfinished = sum(stack.http("GET", f"/api/v1/jobs/{job_id}")["status"] != "completed" for job_id, _ in jobs)
+    for service in ("postgres", "redis"):
+        if service == "redis":
+            stack.wait_for_running_part(jobs[1][0])
+        unfinished = sum(stack.http("GET", f"/api/v1/jobs/{job_id}")["status"] != "completed"
+                         for job_id, _ in jobs)
         stack.compose("restart", service)
         print(f"  restarted {service} at {time.monotonic() - started:.1f} s, {unfinished} job(s) unfinished",
               flush=True)
@@ -387,7 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--restart-limit", type=float,
                         default=float(os.environ.get("COMPOSE_RESTART_LIMIT", "300")),
                         help="seconds the jobs may take through the restarts of PostgreSQL and Redis")
-    parser.add_argument("--max-lost", type=float, default=float(os.environ.get("COMPOSE_KILL_MAX_LOST", "30")),
+    parser.add_argument("--max-lost", type=float,
+                        default=float(os.environ.get("COMPOSE_KILL_MAX_LOST", "30")),
                         help="seconds a killed worker may add to its job")
     args = parser.parse_args(argv)
     stack, report = Stack(args.api), Report()

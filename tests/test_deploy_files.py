@@ -66,7 +66,8 @@ def test_flower_asks_for_a_password_and_listens_on_loopback_by_default() -> None
 
 def test_dependencies_are_installed_from_the_lock_before_any_code_is_copied() -> None:
     lines = [line.strip() for line in DOCKERFILE.splitlines()]
-    install = next(i for i, line in enumerate(lines) if "--require-hashes -r /tmp/requirements-image.lock" in line)
+    locked = "--require-hashes -r /tmp/requirements-image.lock"
+    install = next(i for i, line in enumerate(lines) if locked in line)
     first_code = next(i for i, line in enumerate(lines) if line.startswith("COPY") and "lock" not in line)
     assert install < first_code
     assert "--no-deps" in DOCKERFILE and "python deploy/lock.py check" in DOCKERFILE
@@ -123,7 +124,8 @@ def test_a_dependency_change_makes_the_lock_stale_and_a_tool_setting_does_not(tm
     base = (ROOT / "pyproject.toml").read_text()
     (tmp_path / "a.toml").write_text(base)
     (tmp_path / "b.toml").write_text(base + "\n[tool.example]\nsetting = 1\n")
-    (tmp_path / "c.toml").write_text(base.replace('dependencies = [\n', 'dependencies = [\n    "httpx>=0.27",\n', 1))
+    added = base.replace("dependencies = [\n", 'dependencies = [\n    "a-new-package>=1",\n', 1)
+    (tmp_path / "c.toml").write_text(added)
     digest = lock.inputs_digest(tmp_path / "a.toml")
     assert lock.inputs_digest(tmp_path / "b.toml") == digest
     assert lock.inputs_digest(tmp_path / "c.toml") != digest
