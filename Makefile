@@ -5,15 +5,27 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv run test test-fast lint typecheck bench bench-service clean
+.PHONY: venv lock run test test-fast lint typecheck bench bench-service clean compose-up compose-down compose-test
 
-$(STAMP): pyproject.toml
+# The venv installs exactly what requirements.lock pins (hashes checked), then the project
+# itself, editable and without dependencies. A lock older than pyproject.toml's dependencies
+# is reported, and what it lacks is installed unpinned so that work goes on until `make lock`.
+$(STAMP): pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
+	$(PY) deploy/lock.py check --install-unlocked
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# After changing dependencies in pyproject.toml: pins move only where they must.
+UV_VERSION := 0.13.9
+lock:
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet uv==$(UV_VERSION)
+	$(PY) deploy/lock.py compile
 
 # The service on 127.0.0.1:8000 (PORT changes it): API + one worker. Without DATABASE_URL
 # and REDIS_URL it needs no servers (SQLite and a filesystem broker under var/).
@@ -46,6 +58,22 @@ bench: venv
 bench-service: venv
 	$(PY) bench/service.py $(BENCH_ARGS)
 	$(PY) bench/scaling.py $(BENCH_ARGS)
+
+# A local Docker engine (started if none runs), Compose v2, the stack up with WORKERS workers,
+# the API on port API_PORT. compose-down removes what compose-up made.
+WORKERS ?= 3
+API_PORT ?= 8000
+export WORKERS API_PORT
+compose-up:
+	deploy/compose-up.sh
+
+compose-down:
+	deploy/compose-down.sh
+
+# compose-up, jobs with known answers over HTTP, a worker killed and PostgreSQL and Redis
+# restarted mid-job, compose-down; prints the timings.
+compose-test:
+	deploy/compose-test.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -1,38 +1,149 @@
-"""The compose file cannot be run here (no Docker engine): check it against the Compose spec."""
+"""The deployment files, read statically (`make compose-test` runs them on a real engine)."""
 
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
+from deploy import lock
+
 ROOT = Path(__file__).resolve().parents[1]
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+APP_SERVICES = [name for name, service in SERVICES.items() if "postgres" not in name and "redis" not in name]
 
 
-def test_compose_file_matches_the_compose_spec():
+def test_compose_file_matches_the_compose_spec() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec",
          str(ROOT / "docker-compose.yml")],
-        capture_output=True, text=True,
+        check=False, capture_output=True, text=True,
     )
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_workers_can_scale():
-    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
-    worker = services["worker"]
+def test_workers_can_scale() -> None:
+    worker = SERVICES["worker"]
     # --scale fails on a fixed container name or a published host port.
     assert "container_name" not in worker
     assert "ports" not in worker
-    assert "redis-server" in services["redis"]["command"]
-    assert "noeviction" in services["redis"]["command"]
+    assert "redis-server" in SERVICES["redis"]["command"]
+    assert "noeviction" in SERVICES["redis"]["command"]
     # The reaper runs under beat: one scheduler, never one per worker.
-    assert "beat" in services["scheduler"]["command"]
+    assert "beat" in SERVICES["scheduler"]["command"]
     assert "-B" not in worker["command"]
 
 
-def test_dockerfile_copies_every_package_the_image_runs():
-    text = (ROOT / "Dockerfile").read_text()
-    for path in ("solvers", "service", "worker", "migrations", "alembic.ini"):
-        assert f"COPY {path}" in text
-        assert (ROOT / path).exists(), f"Dockerfile copies {path}, which does not exist"
+def test_every_long_running_service_has_a_healthcheck() -> None:
+    long_running = [name for name, service in SERVICES.items() if service.get("restart") != "no"]
+    assert set(long_running) >= {"postgres", "redis", "api", "worker", "scheduler", "flower"}
+    for name in long_running:
+        assert SERVICES[name].get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
+    # A worker answers for its own node, not for any worker on the broker.
+    ping = " ".join(SERVICES["worker"]["healthcheck"]["test"])
+    assert "inspect ping" in ping and "celery@$$HOSTNAME" in ping
+
+
+def test_the_image_is_built_once_and_run_by_every_app_service() -> None:
+    builders = [name for name, service in SERVICES.items() if "build" in service]
+    assert builders == ["migrate"]
+    images = {SERVICES[name]["image"] for name in APP_SERVICES}
+    assert len(images) == 1, images
+
+
+def test_flower_asks_for_a_password_and_listens_on_loopback_by_default() -> None:
+    flower = SERVICES["flower"]
+    assert flower["ports"] == ["${FLOWER_BIND:-127.0.0.1}:${FLOWER_PORT:-5555}:5555"]
+    assert flower["environment"]["FLOWER_BASIC_AUTH"] == "${FLOWER_BASIC_AUTH:-}"
+    command = " ".join(flower["command"])
+    assert 'test -n "$$FLOWER_BASIC_AUTH"' in command and "exit 1" in command
+
+
+def test_dependencies_are_installed_from_the_lock_before_any_code_is_copied() -> None:
+    lines = [line.strip() for line in DOCKERFILE.splitlines()]
+    locked = "--require-hashes -r /tmp/requirements-image.lock"
+    install = next(i for i, line in enumerate(lines) if locked in line)
+    first_code = next(i for i, line in enumerate(lines) if line.startswith("COPY") and "lock" not in line)
+    assert install < first_code
+    assert "--no-deps" in DOCKERFILE and "python deploy/lock.py check" in DOCKERFILE
+
+
+def test_the_image_runs_as_a_user_with_a_home_and_carries_the_pattern_database() -> None:
+    assert re.search(r"useradd .*--create-home", DOCKERFILE)
+    assert "USER app" in DOCKERFILE and "nobody" not in DOCKERFILE
+    assert "python -m solvers.sliding_pdb build" in DOCKERFILE
+    assert 'PUZZLE_CACHE_DIR=/var/cache/puzzle-queue' in DOCKERFILE
+    for name in APP_SERVICES:
+        assert SERVICES[name]["environment"]["PUZZLE_CACHE_DIR"] == "/var/cache/puzzle-queue"
+
+
+def dockerignored() -> set[str]:
+    lines = (ROOT / ".dockerignore").read_text().splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+
+
+def test_the_build_context_leaves_out_the_venv_and_keeps_every_package() -> None:
+    ignored = dockerignored()
+    assert {".git", ".venv", "var", "tests", ".env"} <= ignored
+    assert "COPY . ." in DOCKERFILE
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    needed = [p.rstrip("*") for p in packages["include"]]
+    needed += ["migrations", "alembic.ini", "pyproject.toml", "README.md", "requirements-image.lock",
+               "requirements.lock", "deploy", "solvers"]
+    for path in needed:
+        assert path not in ignored and (ROOT / path).exists(), path
+
+
+@pytest.mark.parametrize("name", ["requirements.lock", "requirements-image.lock"])
+def test_every_locked_package_is_pinned_with_hashes(name: str) -> None:
+    text = (ROOT / name).read_text()
+    entries = re.split(r"\n(?=[a-z0-9])", text.split("\n", 4)[-1].strip())
+    requirements = [entry for entry in entries if not entry.startswith("#")]
+    assert len(requirements) > 20
+    for entry in requirements:
+        assert re.match(r"^[a-z0-9._-]+==\S+", entry), entry.splitlines()[0]
+        assert "--hash=sha256:" in entry, entry.splitlines()[0]
+    assert lock.locked_digest(ROOT / name) is not None
+
+
+def test_the_image_lock_pins_the_same_versions_as_the_development_lock() -> None:
+    def pins(name: str) -> dict[str, str]:
+        found = re.findall(r"^([a-z0-9._-]+)==(\S+)", (ROOT / name).read_text(), re.MULTILINE)
+        return dict(found)
+    dev, image = pins("requirements.lock"), pins("requirements-image.lock")
+    assert "flower" in image and "pytest" not in image
+    assert {name: dev.get(name) for name in image} == image
+
+
+def test_a_dependency_change_makes_the_lock_stale_and_a_tool_setting_does_not(tmp_path: Path) -> None:
+    base = (ROOT / "pyproject.toml").read_text()
+    (tmp_path / "a.toml").write_text(base)
+    (tmp_path / "b.toml").write_text(base + "\n[tool.example]\nsetting = 1\n")
+    added = base.replace("dependencies = [\n", 'dependencies = [\n    "a-new-package>=1",\n', 1)
+    (tmp_path / "c.toml").write_text(added)
+    digest = lock.inputs_digest(tmp_path / "a.toml")
+    assert lock.inputs_digest(tmp_path / "b.toml") == digest
+    assert lock.inputs_digest(tmp_path / "c.toml") != digest
+
+
+def test_make_venv_installs_from_the_lock_and_the_project_without_dependencies() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    assert "--require-hashes -r requirements.lock" in makefile
+    assert "--no-deps --no-build-isolation -e ." in makefile
+    assert "deploy/lock.py check" in makefile
+
+
+def test_the_deploy_scripts_parse_and_the_make_targets_call_them() -> None:
+    scripts = sorted((ROOT / "deploy").rglob("*.sh"))
+    assert len(scripts) >= 7
+    for script in scripts:
+        out = subprocess.run(["bash", "-n", str(script)], check=False, capture_output=True, text=True)
+        assert out.returncode == 0, f"{script.name}: {out.stderr}"
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("compose-up", "compose-down", "compose-test"):
+        assert re.search(rf"^{target}:.*\n\tdeploy/{target}\.sh$", makefile, re.MULTILINE), target
