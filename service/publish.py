@@ -37,12 +37,33 @@ class CeleryPublisher:
     def publish_parts(self, groups: Sequence[Sequence[int]]) -> None:
         self._send(SOLVE_PARTS, groups)
 
+    def queue_depth(self) -> int:
+        """Messages waiting in the broker's queue (not those a worker has taken)."""
+        with self.celery.connection_for_read() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+            declared = conn.default_channel.queue_declare(queue=self.config["TASK_QUEUE"], durable=True,
+                                                          auto_delete=False)
+            return int(declared.message_count)
+
     def _send(self, task: str, groups: Sequence[Sequence[int]]) -> None:
         with self.celery.producer_or_acquire() as producer:
             for ids in groups:
                 soft, hard = task_limits(self.config, len(ids))
                 self.celery.send_task(task, args=[list(ids)], queue=self.config["TASK_QUEUE"],
                                       soft_time_limit=soft, time_limit=hard, producer=producer)
+
+
+def queue_depth(publisher: Publisher) -> int | None:
+    """How many messages wait in the broker, if the publisher can tell (None: unknown, or the
+    broker is unreachable)."""
+    probe = getattr(publisher, "queue_depth", None)
+    if probe is None:
+        return None
+    try:
+        return int(probe())
+    except Exception as exc:
+        log.warning("could not read the broker's queue depth: %s", exc)
+        return None
 
 
 def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]], parts: bool = False) -> bool:

@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service.models import FAILED, now
 from service.publish import Publisher, publish_safely
-from worker import rows
+from worker import heartbeat, rows
 from worker.limits import Watch, alarms_raise_timeout, watching
 from worker.outcome import gave_up, prepared_or_none, solve_one
 from worker.rows import Assigned, Result, SplitPuzzle
@@ -121,8 +121,10 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
               publisher: Publisher, clock: Callable[[], float] = time.monotonic,
               redelivered: bool = False) -> ChunkReport:
     report = ChunkReport()
-    with sessions() as s:
+    with sessions() as s, s.begin():
         unclaimed = None if redelivered else rows.read_unclaimed(s, ids)
+        if unclaimed:  # no puzzle row names this worker: its heartbeat row does (worker.heartbeat)
+            heartbeat.hold(s, worker, [a.id for a in unclaimed])
     if unclaimed is not None:
         report.skipped = len(ids) - len(unclaimed)
         held = unclaimed
