@@ -75,7 +75,7 @@ def leave(s: Session, name: str) -> None:
 
 @dataclass
 class Heartbeat:
-    """The daemon thread of one worker process: beat, then (when due) reap."""
+    """The heartbeat of one worker process, and its turns at the reaper."""
 
     sessions: sessionmaker[Session]
     config: dict[str, Any]
@@ -89,6 +89,7 @@ class Heartbeat:
         return since is not None and self.clock() - since >= self.config["WORKER_SILENT_SECONDS"]
 
     def tick(self) -> None:
+        """One beat; the first after a gap starts the quiet stretch again."""
         try:
             with self.sessions() as s, s.begin():
                 beat(s, worker_name())
@@ -98,21 +99,28 @@ class Heartbeat:
             return
         if self.connected_since is None:
             self.connected_since = self.clock()
+
+    def reap_turn(self) -> None:
+        if self.connected_since is None:
+            return
         try:
             self.reap(self.steady())
         except Exception:
             log.warning("heartbeat: the reaper failed; the next turn tries again", exc_info=True)
 
-    def run(self) -> None:
-        every = min(self.config["HEARTBEAT_SECONDS"], self.config["REAP_INTERVAL"])
+    def start(self) -> None:
+        """Two daemon threads: the beats, and the reaper's turns (which may wait on a broker that is
+        down, and must never delay a beat)."""
+        _running.append(self)
+        for name, step, every in (("heartbeat", self.tick, self.config["HEARTBEAT_SECONDS"]),
+                                  ("reaper", self.reap_turn, self.config["REAP_INTERVAL"])):
+            threading.Thread(target=self._loop, args=(step, every), name=name, daemon=True).start()
+
+    def _loop(self, step: Callable[[], None], every: float) -> None:
         while True:
-            self.tick()
+            step()
             if self.stop.wait(every):
                 return
-
-    def start(self) -> None:
-        _running.append(self)
-        threading.Thread(target=self.run, name="heartbeat", daemon=True).start()
 
     def end(self) -> None:
         """Stop beating and remove this worker's row (a clean shutdown holds nothing)."""

@@ -13,6 +13,8 @@ Work is lost in four ways, each noticed in seconds except the last:
                   that work is published again.
   past deadline   a claim whose lease ran out (a task killed by its hard limit: Celery acknowledges
                   it), or a queued row older than QUEUED_STALE_SECONDS: the backstop of both above.
+  unpublished     a publish refused by the broker (it is down) marks its rows due: the next run
+                  publishes them again, so they go out within REAP_INTERVAL of the broker's return.
   attempt cap     a running puzzle or subtask at MAX_ATTEMPTS is failed instead ("gave up after N
                   attempts"); a subtask fails its puzzle.
 
@@ -46,7 +48,7 @@ from service.models import (
     WorkerBeat,
     now,
 )
-from service.publish import Publisher, publish_safely, queue_depth
+from service.publish import Publisher, publish_or_mark_due, queue_depth
 from worker import parts
 from worker.outcome import gave_up
 from worker.rows import Result, write
@@ -123,10 +125,10 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
                     config["WORKER_SILENT_SECONDS"])
     if again.puzzles:
         log.warning("reaper: publishing %d lost puzzle(s) again", len(again.puzzles))
-        publish_safely(publisher, [[i] for i in again.puzzles])
+        publish_or_mark_due(publisher, sessions, [[i] for i in again.puzzles])
     if again.parts:
         log.warning("reaper: publishing %d lost subtask(s) again", len(again.parts))
-        publish_safely(publisher, [[i] for i in again.parts], parts=True)
+        publish_or_mark_due(publisher, sessions, [[i] for i in again.parts], parts=True)
     return again
 
 

@@ -16,7 +16,16 @@ from sqlalchemy import select
 from service.models import Puzzle, Subtask
 from service.publish import SOLVE_CHUNK
 from tests.service.conftest import RecordingPublisher
-from tests.services import Stack, Workers, app_for, fresh_postgres, fresh_redis, migrate, process_tree, service_env
+from tests.services import (
+    Stack,
+    Workers,
+    app_for,
+    fresh_postgres,
+    fresh_redis,
+    migrate,
+    process_tree,
+    service_env,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -109,10 +118,12 @@ def test_a_worker_killed_in_an_optimistic_chunks_first_half_second(stack, monkey
     # its first 0.5 s, published by hand so that it is a single task.
     monkeypatch.setitem(stack.app.extensions, "publisher", RecordingPublisher())
     start = time.monotonic()
-    job_id = stack.submit([{"kind": "toy", "puzzle": str(i), "options": {"sleep": 0.05}} for i in range(1, 41)])
+    job_id = stack.submit([{"kind": "toy", "puzzle": str(i), "options": {"sleep": 0.05}}
+                           for i in range(1, 41)])
     with stack.app.extensions["sessions"]() as s:
         ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
-    task = stack.app.extensions["celery"].send_task(SOLVE_CHUNK, args=[ids], queue=stack.app.config["TASK_QUEUE"])
+    queue = stack.app.config["TASK_QUEUE"]
+    task = stack.app.extensions["celery"].send_task(SOLVE_CHUNK, args=[ids], queue=queue)
     deadline = time.monotonic() + 60
     while not (logs := [w for w in stack.workers.procs if f"[{task.id}] received" in w.log.read_text()]):
         assert time.monotonic() < deadline, "the chunk was never received"

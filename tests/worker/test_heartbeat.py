@@ -69,7 +69,8 @@ def test_a_silent_workers_claims_go_out_again_at_once_and_a_living_workers_stay(
     assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == []
     # The new tasks claim them again and write each exactly once; the dead worker's late write is stale.
     for i in (a, b):
-        assert chunk.run_chunk(app.extensions["sessions"], [i], app.config, "w2", RecordingPublisher()).written == 1
+        report = chunk.run_chunk(app.extensions["sessions"], [i], app.config, "w2", RecordingPublisher())
+        assert report.written == 1
     pa, pb, pc = rows(app, job_id)
     assert (pa.status, pa.attempts, pa.worker) == ("solved", 2, "w2")
     assert (pb.status, pb.attempts) == ("solved", 2)
@@ -186,11 +187,15 @@ class Clock:
 def test_a_heartbeat_renews_its_row_and_is_steady_only_after_a_quiet_stretch(app):
     clock, calls = Clock(), []
     hb = heartbeat.Heartbeat(app.extensions["sessions"], app.config, calls.append, clock=clock)
+    hb.reap_turn()
+    assert calls == [], "never reached the database: no reaping"
     hb.tick()
     assert list(workers(app)) == [heartbeat.worker_name()]
+    hb.reap_turn()
     assert calls == [False], "just connected: may not judge others silent yet"
     clock.t += app.config["WORKER_SILENT_SECONDS"]
     hb.tick()
+    hb.reap_turn()
     assert calls == [False, True]
     hb.end()
     assert workers(app) == {}
@@ -200,6 +205,7 @@ def test_a_heartbeat_cut_off_from_the_database_starts_its_quiet_stretch_again(ap
     clock, calls = Clock(), []
     hb = heartbeat.Heartbeat(app.extensions["sessions"], app.config, calls.append, clock=clock)
     hb.tick()
+    hb.reap_turn()
     clock.t += app.config["WORKER_SILENT_SECONDS"]
 
     def down(*_args):
@@ -207,7 +213,32 @@ def test_a_heartbeat_cut_off_from_the_database_starts_its_quiet_stretch_again(ap
 
     monkeypatch.setattr(heartbeat, "beat", down)
     hb.tick()
+    hb.reap_turn()
     assert hb.connected_since is None and calls == [False]
     monkeypatch.undo()
     hb.tick()
+    hb.reap_turn()
     assert calls == [False, False], "back after an outage: others' rows are old, not dead"
+
+
+class DownBroker(RecordingPublisher):
+    def publish(self, chunks):
+        raise ConnectionError("broker down")
+
+    def publish_parts(self, groups):
+        raise ConnectionError("broker down")
+
+
+def test_a_post_while_the_broker_is_down_is_accepted_and_published_by_the_next_reaper_run(app):
+    app.extensions["publisher"] = DownBroker()
+    job_id = post(app, toys("1", "2"))
+    ids = ids_of(app, job_id)
+    assert all(p.deadline.replace(tzinfo=None) <= now().replace(tzinfo=None) for p in rows(app, job_id))
+    sessions = app.extensions["sessions"]
+    # Still down: the reaper's publish fails too, and leaves them due for its next run.
+    assert reaper.reap(sessions, app.config, DownBroker()).puzzles == ids
+    assert all(p.deadline.replace(tzinfo=None) <= now().replace(tzinfo=None) for p in rows(app, job_id))
+    back = RecordingPublisher()
+    assert reaper.reap(sessions, app.config, back).puzzles == ids
+    assert back.chunks == [[i] for i in ids]
+    assert reaper.reap(sessions, app.config, RecordingPublisher()).puzzles == []
