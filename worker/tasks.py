@@ -34,5 +34,5 @@ def solve_parts(ids: list[int]) -> dict[str, int]:
 @shared_task(name=REAP)
 def reap() -> int:
     args = current_app.extensions["sessions"], current_app.config, current_app.extensions["publisher"]
-    reaped = reaper.reap(*args, trust_silence=steady_here())
-    return len(reaped.puzzles) + len(reaped.parts)
+    reaped = reaper.reap_if_due(*args, trust_silence=steady_here())
+    return 0 if reaped is None else len(reaped.puzzles) + len(reaped.parts)

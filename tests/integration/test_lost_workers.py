@@ -8,66 +8,38 @@ from __future__ import annotations
 import os
 import signal
 import time
-import uuid
 
 import pytest
 from sqlalchemy import select
 
-from service.models import Puzzle, Subtask
+from service.models import Job, Puzzle, Subtask
 from service.publish import SOLVE_CHUNK
 from tests.service.conftest import RecordingPublisher
-from tests.services import (
-    Stack,
-    Workers,
-    app_for,
-    fresh_postgres,
-    fresh_redis,
-    migrate,
-    process_tree,
-    service_env,
-)
+from tests.services import Stack, process_tree
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 LOST_WORKER_BUDGET = 30.0  # seconds a killed worker may cost its job (issue 10)
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory, toy_kind_module):
-    with fresh_postgres() as db_url, fresh_redis() as redis_url:
-        migrate(db_url)
-        env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="60",
-                          MAX_ATTEMPTS="3")  # the defaults: WORKER_SILENT_SECONDS 15, REAP_INTERVAL 5
-        workers = Workers(env, tmp_path_factory.mktemp("workers"))
-        try:
-            workers.start()
-            workers.start()
-            yield Stack(app_for(env), workers)
-        finally:
-            workers.stop()
-
-
-@pytest.fixture(scope="module")
-def toy_kind_module():
-    import solvers
-    from tests.toykind import TOY
-
-    added = solvers.KINDS.setdefault(TOY.name, TOY) is TOY
-    yield TOY
-    if added:
-        solvers.KINDS.pop(TOY.name, None)
+@pytest.fixture
+def stack(real_stack, toy_kind):
+    """The shared stack (two prefork workers; WORKER_SILENT_SECONDS and REAP_INTERVAL at their
+    defaults), back to two workers after each test, outside its timing, as a restart policy would."""
+    yield real_stack
+    while len(real_stack.workers.procs) < 2:
+        real_stack.workers.start()
 
 
 def kill_worker_of(stack: Stack, name: str) -> None:
     """SIGKILL the whole `celery worker` (main process and pool) whose pool process is ``name``
-    (host:pid:tag), then start a fresh one in its place, as a restart policy would."""
+    (host:pid:tag). The other worker goes on alone until the fixture starts a fresh one."""
     pid = int(name.split(":")[-2])
     (victim,) = [w for w in stack.workers.procs if w.poll() is None and pid in process_tree(w.pid)]
     for p in reversed(process_tree(victim.pid)):
         os.kill(p, signal.SIGKILL)
     victim.wait()
     stack.workers.procs.remove(victim)
-    stack.workers.start()
 
 
 def holder(stack: Stack, model, where) -> str:
@@ -89,6 +61,8 @@ def test_a_killed_worker_costs_its_claimed_puzzle_seconds(stack):
     elapsed = time.monotonic() - start
     (result,) = stack.puzzles(job_id)
     assert job["status"] == "completed" and result["result"] == {"sum": 6} and result["attempts"] == 2
+    with stack.app.extensions["sessions"]() as s:
+        assert s.get(Job, job_id).pending == 0
     print(f"claimed puzzle: normal 3.0 s, with the kill {elapsed:.1f} s")
     assert elapsed <= 3.0 + LOST_WORKER_BUDGET, f"took {elapsed:.1f} s"
 
