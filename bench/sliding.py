@@ -1,148 +1,233 @@
 """Sliding-tile benchmark: prints markdown tables.
 
-    python bench/sliding.py            # 1,000 random 8-puzzles, Korf's 100 with the PDB, Manhattan counts
-    python bench/sliding.py --quick    # fewer of each
+    python bench/sliding.py            # everything (a few minutes)
+    python bench/sliding.py --quick    # fewer instances of each
 
-Ratios are against a baseline measured in the same process (the generic
-Python IDA* for the 8-puzzle).
+Tables: the IDA* kernel's nodes per second against a plain C IDA* (bench/c/ida_manhattan.c,
+compiled here with the first C compiler found, skipped with a note without one), both on
+Korf's 10 easiest instances with Manhattan, run alternately in this script, medians of CPU
+time; Korf's 100 with the 6-6-3 pattern database; ``auto`` against each named algorithm
+on the 8-puzzle, Korf's 100 and random 24- to 63-puzzles. Times are CPU seconds of this
+process (time.process_time) unless a row says otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import platform
 import random
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solvers import search, sliding, sliding_pdb  # noqa: E402
+from solvers import sliding, sliding_pdb  # noqa: E402
+from solvers.base import BudgetExceeded, Outcome  # noqa: E402
 
 KIND = sliding.KIND
 DATA = ROOT / "tests" / "data" / "sliding"
+C_SOURCE = ROOT / "bench" / "c" / "ida_manhattan.c"
 KORF_GOAL = " ".join(map(str, range(16)))
 
 
-def random_solvable(rng: random.Random, k: int) -> tuple[int, ...]:
-    goal = sliding.default_goal(k)
-    while True:
-        board = list(goal)
-        rng.shuffle(board)
-        if sliding.solvable(k, tuple(board), goal):
-            return tuple(board)
-
-
-def run(board: str, **options):
+def run(board: str, **options: Any) -> tuple[Outcome, float]:
+    """One verified solve through the kind's interface and its CPU seconds."""
     puzzle, opts = KIND.prepare(board, options)
-    started = time.perf_counter()
+    started = time.process_time()
     outcome = KIND.solve(puzzle, opts)
-    seconds = time.perf_counter() - started
+    seconds = time.process_time() - started
     KIND.verify(puzzle, opts, outcome)
+    assert outcome.result is not None, "every board here is solvable"
     return outcome, seconds
 
 
-def eight_puzzle(count: int, astar_count: int, slow_count: int) -> None:
-    rng = random.Random(2024)
-    boards = [" ".join(map(str, random_solvable(rng, 3))) for _ in range(count)]
-    rows = [
-        ("bfs (generic)", {"algorithm": "bfs"}, slow_count),
-        ("dfs (generic, not optimal)", {"algorithm": "dfs"}, slow_count),
-        ("astar (generic) + manhattan", {"algorithm": "astar", "heuristic": "manhattan"}, astar_count),
-        ("astar (generic) + linear_conflict", {"algorithm": "astar", "heuristic": "linear_conflict"},
-         astar_count),
-        ("idastar (kernel) + misplaced", {"heuristic": "misplaced"}, count),
-        ("idastar (kernel) + manhattan", {"heuristic": "manhattan"}, count),
-        ("idastar (kernel) + linear_conflict", {"heuristic": "linear_conflict"}, count),
-    ]
-    run(boards[0])  # load the compiled kernel before timing
-    baseline = []
-    for board in boards[:slow_count]:
-        board_tuple = tuple(map(int, board.split()))
-        problem = sliding.SlidingProblem(3, board_tuple, sliding.default_goal(3), "manhattan")
-        started = time.perf_counter()
-        search.ida_star(problem)
-        baseline.append(time.perf_counter() - started)
-    base_ms = statistics.mean(baseline) * 1000
-    print(f"\n### 8-puzzle: {count} random solvable states (seed 2024)\n")
-    print("| algorithm | instances | mean ms | max ms | mean generated | mean length "
-          "| speed-up vs generic IDA* |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    print(f"| idastar (generic Python) + manhattan, baseline | {slow_count} | {base_ms:.2f} | "
-          f"{max(baseline) * 1000:.2f} | | | 1.0 |")
-    for name, options, n in rows:
-        times, nodes, lengths = [], [], []
-        for board in boards[:n]:
-            outcome, seconds = run(board, **options)
-            times.append(seconds)
-            nodes.append(outcome.stats["generated"])
-            lengths.append(outcome.result["length"])
-        mean_ms = statistics.mean(times) * 1000
-        print(f"| {name} | {n} | {mean_ms:.2f} | {max(times) * 1000:.2f} | {statistics.mean(nodes):,.0f} | "
-              f"{statistics.mean(lengths):.2f} | {base_ms / mean_ms:.1f} |")
+def length(outcome: Outcome) -> int:
+    assert outcome.result is not None
+    return int(outcome.result["length"])
 
 
-def korf_rows():
+def korf_rows() -> list[tuple[int, str, int, int]]:
+    """(number, board, optimal length, Manhattan IDA* nodes) for Korf's 100."""
     rows = [line.split() for line in (DATA / "korf100.txt").read_text().splitlines() if line.strip()]
     nodes = [line.split("\t") for line in (DATA / "korf100_nodes.tsv").read_text().splitlines()[1:]]
     pairs = enumerate(zip(rows, nodes, strict=True))
     return [(i + 1, " ".join(r[:16]), int(r[16]), int(n[4])) for i, (r, n) in pairs]
 
 
-def fifteen_pdb(limit: int) -> None:
+# -- the kernel against plain C
+
+
+def compile_anchor(folder: Path) -> Path | None:
+    compiler = next((c for c in ("cc", "clang", "gcc") if shutil.which(c)), None)
+    if compiler is None:
+        return None
+    binary = folder / "ida_manhattan"
+    subprocess.run([compiler, "-O3", "-march=native", "-o", str(binary), str(C_SOURCE)], check=True)
+    return binary
+
+
+def kernel_against_c(rounds: int) -> None:
+    easiest = sorted(korf_rows(), key=lambda r: r[3])[:10]
+    print("\n### IDA* with Manhattan: the kernel against plain C (Korf's 10 easiest)\n")
+    with tempfile.TemporaryDirectory() as folder:
+        binary = compile_anchor(Path(folder))
+        if binary is None:
+            print("No C compiler (cc, clang, gcc) on PATH: the C anchor is skipped.\n")
+        run(easiest[0][1], goal=KORF_GOAL, algorithm="idastar", heuristic="manhattan")  # compile or load
+        ours: dict[int, list[float]] = {r[0]: [] for r in easiest}
+        anchor: dict[int, list[float]] = {r[0]: [] for r in easiest}
+        counts: dict[int, tuple[int, int | None]] = {}
+        lines = "".join(" ".join(board.split()) + "\n" for _, board, _, _ in easiest)
+        for _ in range(rounds):  # alternate: one pass of ours, one of C
+            for number, board, _, _ in easiest:
+                outcome, seconds = run(board, goal=KORF_GOAL, algorithm="idastar", heuristic="manhattan")
+                ours[number].append(seconds)
+                counts[number] = (outcome.stats["generated"], None)
+            if binary is not None:
+                out = subprocess.run([str(binary)], input=lines, capture_output=True, text=True, check=True)
+                for (number, *_), line in zip(easiest, out.stdout.splitlines(), strict=True):
+                    _, c_nodes, c_seconds = line.split()
+                    anchor[number].append(float(c_seconds))
+                    counts[number] = (counts[number][0], int(c_nodes))
+    print("| # | nodes (ours) | nodes (C) | korf100_nodes.tsv | kernel M nodes/s | C M nodes/s "
+          "| kernel / C |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    total = ours_s = c_s = 0.0
+    for number, _, _, expected in easiest:
+        generated, c_generated = counts[number]
+        mine = statistics.median(ours[number])
+        theirs = statistics.median(anchor[number]) if anchor[number] else None
+        total += generated
+        ours_s += mine
+        c_s += theirs or 0.0
+        c_rate = f"{c_generated / theirs / 1e6:.1f}" if theirs and c_generated else "-"
+        ratio = f"{theirs / mine:.2f}" if theirs else "-"
+        print(f"| {number} | {generated:,} | {c_generated or '-':,} | {expected:,} | "
+              f"{generated / mine / 1e6:.1f} | {c_rate} | {ratio} |")
+    c_total = f"{total / c_s / 1e6:.1f}" if c_s else "-"
+    ratio_total = f"**{c_s / ours_s:.2f}**" if c_s else "-"
+    print(f"| **all 10** | {int(total):,} | | | **{total / ours_s / 1e6:.1f}** | {c_total} | {ratio_total} |")
+    print(f"\nMedians of {rounds} alternating rounds; kernel times include the call through `KIND.solve`.")
+
+
+# -- Korf's 100 with the pattern database
+
+
+def fifteen_pdb() -> None:
     started = time.perf_counter()
     fresh = sliding_pdb.load() is None
     if fresh:
         sliding_pdb.build(quiet=True)
     build_s = time.perf_counter() - started
-    print("\n### 15-puzzle: Korf's 100 with the 6-6-3 pattern database (+ diagonal reflection)\n")
-    print(f"Database: {'built in' if fresh else 'already built, loaded in'} {build_s:.1f} s "
-          f"({sliding_pdb.cache_dir() / sliding_pdb.FILE_NAME}); time a build with "
-          f"`python -m solvers.sliding_pdb build`.\n")
-    run(korf_rows()[0][1], goal=KORF_GOAL)  # compile + load
-    print("| # | optimal | length | generated | seconds | nodes/s |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
-    total_s = total_nodes = 0
-    rows = korf_rows()[:limit]
-    for number, board, length, _ in rows:
-        outcome, seconds = run(board, goal=KORF_GOAL)
-        assert outcome.stats["heuristic"] == "pdb" and outcome.result["length"] == length, number
+    rows = korf_rows()
+    run(rows[0][1], goal=KORF_GOAL)  # compile + load
+    total_s = 0.0
+    total_nodes = worst_nodes = 0
+    worst_s = 0.0
+    for number, board, optimum, _ in rows:
+        outcome, seconds = run(board, goal=KORF_GOAL, algorithm="idastar")
+        assert outcome.stats["heuristic"] == "pdb" and length(outcome) == optimum, number
         total_s += seconds
         total_nodes += outcome.stats["generated"]
-        print(f"| {number} | {length} | {outcome.result['length']} | {outcome.stats['generated']:,} | "
-              f"{seconds:.3f} | {outcome.stats['generated'] / seconds:,.0f} |")
-    print(f"| **all {len(rows)}** | | all optimal | {total_nodes:,} (mean {total_nodes / len(rows):,.0f}) | "
-          f"**{total_s:.1f}** | {total_nodes / total_s:,.0f} |")
+        worst_nodes = max(worst_nodes, outcome.stats["generated"])
+        worst_s = max(worst_s, seconds)
+    print("\n### 15-puzzle: Korf's 100 with the 6-6-3 pattern database (+ diagonal reflection)\n")
+    print(f"Database {'built in' if fresh else 'loaded in'} {build_s:.1f} s wall "
+          f"(`python -m solvers.sliding_pdb build`).\n")
+    print("| instances | all optimal | nodes generated | mean nodes | worst nodes | CPU s in all | worst s | "
+          "M nodes/s |")
+    print("| ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(f"| 100 | yes | {total_nodes:,} | {total_nodes / 100:,.0f} | {worst_nodes:,} | **{total_s:.2f}** | "
+          f"{worst_s:.2f} | {total_nodes / total_s / 1e6:.1f} |")
 
 
-def fifteen_manhattan(max_nodes: int) -> None:
-    rows = [r for r in korf_rows() if r[3] <= max_nodes]
-    print(f"\n### 15-puzzle: Manhattan-only IDA* against korf100_nodes.tsv "
-          f"({len(rows)} instances with at most {max_nodes:,} nodes)\n")
-    print("| # | length | generated (ours) | korf100_nodes.tsv | equal | seconds | nodes/s |")
-    print("| ---: | ---: | ---: | ---: | :---: | ---: | ---: |")
-    total_s = total_nodes = 0
-    for number, board, _length, expected in rows:
-        outcome, seconds = run(board, goal=KORF_GOAL, heuristic="manhattan")
-        generated = outcome.stats["generated"]
-        total_s += seconds
-        total_nodes += generated
-        print(f"| {number} | {outcome.result['length']} | {generated:,} | {expected:,} | "
-              f"{'yes' if generated == expected else '**no**'} | {seconds:.2f} | "
-              f"{generated / seconds:,.0f} |")
-    print(f"| **all {len(rows)}** | | {total_nodes:,} | | | {total_s:.1f} | {total_nodes / total_s:,.0f} |")
+# -- auto against the named algorithms
+
+
+def strategy_table(title: str, boards: list[str], rows: list[tuple[str, dict[str, Any], int]],
+                   optimum: Callable[[int], int | None]) -> None:
+    """One row per algorithm over the first ``n`` boards; a budget run out counts as unanswered."""
+    print(f"\n### {title}\n")
+    print("| algorithm | instances | unanswered | mean CPU s | max CPU s | mean length | length / optimum | "
+          "proved optimal | answered by |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for name, options, n in rows:
+        times, lengths, ratios, proved, by, failed = [], [], [], 0, set(), 0
+        for i, board in enumerate(boards[:n]):
+            try:
+                outcome, seconds = run(board, **options)
+            except BudgetExceeded:
+                failed += 1
+                continue
+            times.append(seconds)
+            lengths.append(length(outcome))
+            best = optimum(i)
+            if best:
+                ratios.append(length(outcome) / best)
+            proved += outcome.result is not None and outcome.result["optimal"]
+            by.add(outcome.stats["strategy"])
+        ratio = f"{statistics.mean(ratios):.3f}" if ratios else "unknown"
+        print(f"| {name} | {n} | {failed} | {statistics.mean(times):.3f} | {max(times):.3f} | "
+              f"{statistics.mean(lengths):.1f} | {ratio} | {proved} | {', '.join(sorted(by))} |")
+
+
+def eight_puzzle(count: int, slow: int) -> None:
+    rng = random.Random(2024)
+    boards = [" ".join(map(str, sliding.random_board(3, rng))) for _ in range(count)]
+    optimal = [length(run(b, algorithm="idastar")[0]) for b in boards]
+    strategy_table(f"8-puzzle: {count} random solvable states (seed 2024)", boards, [
+        ("auto (default)", {}, count),
+        ("bfs (the source's)", {"algorithm": "bfs"}, slow),
+        ("dfs (the source's, not optimal)", {"algorithm": "dfs"}, slow),
+        ("astar + linear_conflict", {"algorithm": "astar", "heuristic": "linear_conflict"}, count),
+        ("idastar + manhattan", {"algorithm": "idastar", "heuristic": "manhattan"}, count),
+        ("reduction", {"algorithm": "reduction"}, count),
+    ], lambda i: optimal[i])
+
+
+def fifteen_puzzle(limit: int) -> None:
+    rows = korf_rows()[:limit]
+    boards = [board for _, board, _, _ in rows]
+    title = f"15-puzzle: Korf's {limit} (goal blank first)"
+    strategy_table(title, boards, [
+        ("auto (default)", {"goal": KORF_GOAL}, limit),
+        ("idastar + pdb", {"goal": KORF_GOAL, "algorithm": "idastar", "heuristic": "pdb"}, limit),
+        ("reduction (not optimal)", {"goal": KORF_GOAL, "algorithm": "reduction"}, limit),
+    ], lambda i: rows[i][2])
+
+
+def big_boards(count: int) -> None:
+    for k in (5, 6, 7, 8):
+        rng = random.Random(k)
+        boards = [" ".join(map(str, sliding.random_board(k, rng))) for _ in range(count)]
+        strategy_table(f"{k * k - 1}-puzzle: {count} random solvable states (seed {k}); idastar cannot "
+                       f"finish these, astar/bfs/dfs refuse them", boards, [
+                           ("auto (default)", {}, count),
+                           ("reduction", {"algorithm": "reduction"}, count),
+                       ], lambda i: None)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer instances")
     args = parser.parse_args()
-    print("Measured on a shared, loaded 2-core VM; one core, one process.")
-    eight_puzzle(100 if args.quick else 1000, 50 if args.quick else 200, 10 if args.quick else 50)
-    fifteen_pdb(20 if args.quick else 100)
-    fifteen_manhattan(3_000_000 if args.quick else 20_000_000)
+    print(f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.processor() or 'cpu'}; "
+          f"{platform.python_implementation()} {platform.python_version()}; one process. "
+          f"Pin it with `taskset -c 1` on a shared machine.")
+    kernel_against_c(3 if args.quick else 7)
+    fifteen_pdb()
+    eight_puzzle(50 if args.quick else 300, 10 if args.quick else 40)
+    fifteen_puzzle(20 if args.quick else 100)
+    big_boards(5 if args.quick else 20)
 
 
 if __name__ == "__main__":

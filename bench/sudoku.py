@@ -37,13 +37,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import solvers
 from solvers import sudoku
 from solvers.base import BudgetExceeded
 from solvers.sudoku import KIND
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DATA = ROOT / "tests" / "data" / "sudoku"
 BACKTRACK_BUDGET = 300_000
@@ -177,7 +178,8 @@ TDOKU = {"17-clue": (453_000, 436_000), "top1465": (212_000, 140_000), "forum_ha
 BATCH_SETS = [("17-clue", "tdoku_puzzles2_17_clue_first10000.txt"),
               ("top1465", "tdoku_puzzles3_magictour_top1465.txt"),
               ("forum_hardest_1106", "tdoku_puzzles6_forum_hardest_1106.txt"),
-              ("forum_hardest_1905 11+ (first 10000)", "tdoku_puzzles5_forum_hardest_1905_11plus_first10000.txt"),
+              ("forum_hardest_1905 11+ (first 10000)",
+               "tdoku_puzzles5_forum_hardest_1905_11plus_first10000.txt"),
               ("serg (2+ solutions)", "tdoku_puzzles7_serg_benchmark.txt")]
 
 
@@ -216,7 +218,8 @@ def batch_table(quick: bool) -> None:
         tdoku = (f"{ref[0]:,} | {ref[1]:,} | {batch[0] / ref[0]:.2f} | {batch[1] / ref[1]:.2f}" if ref
                  else "- | - | - | -")
         print(f"| {label} | {count} | {fmt_rate(batch[0])} | {fmt_rate(batch[1])} | {fmt_rate(single[0])} "
-              f"| {fmt_rate(single[1])} | {fmt_rate(greedy)} | {batch[0] / greedy:.1f}x | {tdoku} |", flush=True)
+              f"| {fmt_rate(single[1])} | {fmt_rate(greedy)} | {batch[0] / greedy:.1f}x | {tdoku} |",
+              flush=True)
 
 
 # -- would cubes help a big SAT solve?

@@ -1,5 +1,7 @@
 """Alembic environment: the URL comes from the service configuration (DATABASE_URL)."""
 
+from logging.config import fileConfig
+
 from alembic import context
 
 from service.config import from_env
@@ -8,6 +10,10 @@ from service.models import Base
 
 config = context.config
 url = config.attributes.get("database_url") or from_env()["DATABASE_URL"]
+if config.config_file_name and "database_url" not in config.attributes:
+    # The `alembic` command: say what it does (alembic.ini's loggers). Programs that migrate
+    # (make run, the tests) pass the URL and keep their own logging.
+    fileConfig(config.config_file_name, disable_existing_loggers=False)
 
 
 def run_offline() -> None:

@@ -34,10 +34,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     celery_init_app(app)
     app.extensions.setdefault("publisher", CeleryPublisher(app.extensions["celery"], app.config))
 
-    from service import api, ops  # blueprints import the app's helpers above
+    # blueprints import the app's helpers above; checking and export add routes to the api blueprint
+    from service import api, checking, export, ops, web  # noqa: F401
 
     app.register_blueprint(ops.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(web.bp)
     api.spec.register(app)
     _error_handlers(app)
     return app
@@ -84,6 +86,9 @@ def celery_init_app(app: Flask) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        # A pool process warms up the compiled solvers before it reports up; on a busy machine
+        # that takes longer than celery's 4 s default, which then kills and restarts it in a loop.
+        worker_proc_alive_timeout=60,
         task_default_queue=cfg["TASK_QUEUE"],
         broker_connection_retry_on_startup=True,
         # The API answers quickly when the broker is down; the reaper publishes later.

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from flask import Blueprint, current_app, g, request
 from pydantic import ValidationError
-from spectree import Response, SecurityScheme, SpecTree
+from spectree import Response, SecurityScheme
 from spectree.models import SecureType, SecuritySchemeData
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -17,6 +17,7 @@ import solvers
 from service import jobs
 from service.db import is_postgresql
 from service.models import Job
+from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
 from service.publish import publish_or_mark_due
 from service.schemas import (
@@ -33,15 +34,16 @@ from service.schemas import (
     SubmitHeaders,
     item_errors,
 )
+from service.waiting import JobQuery, wait_for_job
 
 
 def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: Any, adapter: Any) -> None:
     """spectree hook: its request-validation errors (pydantic's) become our 422 problem document."""
     if error is not None:
-        raise invalid(item_errors(cast(ValidationError, error).errors()))
+        raise invalid(item_errors(cast(ValidationError, error).errors()), req.method)
 
 
-spec = SpecTree(
+spec = DocumentedSpecTree(
     "flask",
     title="puzzle-queue",
     version="v1",
@@ -109,8 +111,16 @@ def _read_batch() -> dict[str, Any]:
     n = len(body["puzzles"]) if isinstance(body.get("puzzles"), list) else 0
     if n > current_app.config["MAX_BATCH"]:
         raise Problem(413, "Content Too Large",
-                      f"a batch may hold at most {current_app.config['MAX_BATCH']} puzzles; this one has {n}")
+                      f"a batch may hold at most {current_app.config['MAX_BATCH']} puzzles; this one has {n}",
+                      max_batch=current_app.config["MAX_BATCH"])
     return body
+
+
+def _validated(body: dict[str, Any]) -> JobSubmit:
+    try:
+        return JobSubmit.model_validate(body, context={"limits": Limits.from_config(current_app.config)})
+    except ValidationError as exc:
+        raise invalid(item_errors(exc.errors())) from None
 
 
 def _poll_headers(job_id: str) -> dict[str, str]:
@@ -139,10 +149,7 @@ def submit_job():
             found = jobs.find_by_key(s, g.owner, key)
             if found is not None:
                 return _replay(s, found, digest)
-    try:
-        submit = JobSubmit.model_validate(body, context={"limits": Limits.from_config(cfg)})
-    except ValidationError as exc:
-        raise invalid(item_errors(exc.errors())) from None
+    submit = _validated(body)
     try:
         with sessions() as s, s.begin():
             pending = jobs.pending_puzzles(s, g.owner)
@@ -186,11 +193,19 @@ def list_jobs():
 
 
 @bp.get("/jobs/<job_id>")
-@spec.validate(resp=Response(HTTP_200=JobOut, **ERRORS), tags=["jobs"])
+@spec.validate(query=JobQuery, resp=Response(HTTP_200=JobOut, **ERRORS), tags=["jobs"])
 def get_job(job_id: str):
-    """A job's status, counts by puzzle status and progress."""
-    with snapshot() as s:
-        return jobs.describe_job(s, _job_or_404(s, job_id))
+    """A job's status, counts by puzzle status and progress.
+
+    With `?wait=SECONDS` (at most 60) the answer comes as soon as the job is completed or
+    cancelled, or when the wait ends, whichever is first.
+    """
+    q: JobQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
+
+    def describe() -> JobOut:
+        with snapshot() as s:
+            return jobs.describe_job(s, _job_or_404(s, job_id))
+    return wait_for_job(describe, q.wait)
 
 
 @bp.get("/jobs/<job_id>/puzzles")

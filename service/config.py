@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from service import fsbroker
+
 ROOT = Path(__file__).resolve().parents[1]
 VAR = ROOT / "var"
 
@@ -115,7 +117,7 @@ def broker_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     for sub in ("out", "processed", "control"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     return {
-        "broker_url": "filesystem://",
+        "broker_url": f"{fsbroker.SCHEME}://",  # kombu's filesystem transport, written atomically
         "broker_transport_options": {
             "data_folder_in": str(folder / "out"),
             "data_folder_out": str(folder / "out"),

@@ -143,7 +143,8 @@ def puzzle_out(p: Puzzle) -> PuzzleOut:
     parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total and p.status == RUNNING else None
     return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=p.stats,
                      error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
-                     finished_at=iso_time(p.finished_at), subtasks=parts)
+                     finished_at=iso_time(p.finished_at), subtasks=parts,
+                     puzzle=p.input, options=p.options)
 
 
 # -- cursors: opaque to clients, a position in a stable order to us

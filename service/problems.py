@@ -31,9 +31,11 @@ class Problem(Exception):
         return resp
 
 
-def invalid(errors: list[dict[str, Any]]) -> Problem:
+def invalid(errors: list[dict[str, Any]], method: str = "POST") -> Problem:
+    """422 naming every bad item (a POST's body) or query parameter (a GET's, which stores nothing anyway)."""
     n = len({e["index"] for e in errors if e.get("index") is not None}) or len(errors)
-    return Problem(422, "Invalid request", f"{n} invalid item(s); nothing was stored", errors=errors)
+    detail = f"{n} invalid item(s); nothing was stored" if method == "POST" else f"{n} invalid parameter(s)"
+    return Problem(422, "Invalid request", detail, errors=errors)
 
 
 def from_http_exception(exc: HTTPException) -> Problem:

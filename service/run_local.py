@@ -33,6 +33,8 @@ def banner(port: int, host: str) -> str:
     sample = ('{"puzzles": [{"kind": "sudoku", "puzzle": '
               '"53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"}]}')
     return (f"\npuzzle-queue is running at {url}  (Ctrl-C stops it)\n"
+            f"  web page:  {url}/\n"
+            f"  client:    .venv/bin/puzzle-queue submit --kind sudoku --wait examples/sudoku.txt\n"
             f"  API docs:  {url}/api/v1/docs/swagger/\n"
             f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json' \\\n"
             f"               -d '{sample}'\n"
@@ -53,10 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": path}
     bin_dir = Path(sys.executable).parent
+    # Threads: a client waiting on GET /jobs/{id}?wait= or downloading an export holds one.
     api = subprocess.Popen([str(bin_dir / "gunicorn"), "--bind", f"{host}:{port}", "--workers",
-                            str(args.api_workers), "--access-logfile", "-", args.api], cwd=ROOT, env=env)
+                            str(args.api_workers), "--threads", "8", "--access-logfile", "-", args.api],
+                           cwd=ROOT, env=env)
+    # Beside the broker's folder: two embedded services (tests run several) keep apart.
+    schedule = Path(config["BROKER_DIR"]).parent / "celerybeat-schedule"
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", args.celery, "worker", "-B",
-                               "--schedule", str(VAR / "celerybeat-schedule"), "--pool", "prefork",
+                               "--schedule", str(schedule), "--pool", "prefork",
                                "--concurrency", os.environ.get("WORKER_CONCURRENCY", "1"),
                                "-Q", config["TASK_QUEUE"], "--loglevel", "INFO"], cwd=ROOT, env=env)
     children = [api, worker]

@@ -149,6 +149,9 @@ class PuzzleOut(BaseModel):
     started_at: str | None
     finished_at: str | None
     subtasks: dict[str, int] | None = Field(None, description="{done, total} while a split puzzle runs")
+    puzzle: Any = Field(None, description="the puzzle as it was submitted")
+    options: dict[str, Any] | None = Field(None,
+                                           description="the options it is solved with, defaults filled in")
 
 
 class PuzzleList(BaseModel):

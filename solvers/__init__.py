@@ -6,7 +6,7 @@ service and the workers reach every kind only through :func:`get`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from solvers import nqueens, sliding, spokes, sudoku
@@ -61,9 +61,9 @@ def prepare_item(item: Any) -> tuple[Kind, Puzzle, Options]:
     return kind, puzzle, options
 
 
-def warm_up() -> None:
-    """Solve every kind's examples once, so compiled kernels are loaded before real work."""
-    for kind in KINDS.values():
+def warm_up(kinds: Iterable[Kind] | None = None) -> None:
+    """Solve every kind's examples once (or these kinds'), so compiled kernels are loaded before real work."""
+    for kind in KINDS.values() if kinds is None else kinds:
         for example in kind.examples:
             puzzle, options = kind.prepare(example.puzzle, example.options)
             kind.solve(puzzle, options)

@@ -53,6 +53,7 @@ def solve_lines(lines: Iterable[str], out: TextIO, kind: str | None, options: di
                 jsonl: bool) -> bool:
     """Solve each line, print one JSON object per line; False if any line was invalid."""
     all_valid = True
+    warmed: set[str] = set()
     for item in _items(lines, kind, options, jsonl):
         try:
             if isinstance(item, ValueError):
@@ -62,6 +63,11 @@ def solve_lines(lines: Iterable[str], out: TextIO, kind: str | None, options: di
             all_valid = False
             print(json.dumps({"status": "invalid", "error": str(exc)}), file=out, flush=True)
             continue
+        if found.name not in warmed:
+            # numba loads each kind's kernels on first use (compiles them on the very first run):
+            # seconds that would otherwise count in the first puzzle's elapsed_ms.
+            solvers.warm_up([found])
+            warmed.add(found.name)
         outcome = found.solve(puzzle, opts)
         found.verify(puzzle, opts, outcome)
         print(json.dumps(outcome.to_json()), file=out, flush=True)

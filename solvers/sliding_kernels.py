@@ -7,11 +7,12 @@ Glossary (shared with solvers/sliding.py)
   goal_pos    int64[n]: goal_pos[tile] = the tile's cell in the goal.
   direction   0..3 = up, left, right, down: where the blank moves (Korf's order;
               the opposite of d is 3 - d).
-  parts       the heuristic split into pieces that one move changes only a few
-              of; h = the largest, over groups, of the sum of a group's parts.
   lookup      one pattern-database probe: which tiles (``lk_tiles``), through
               which cell map (identity, or the diagonal reflection), into which
-              slice of the concatenated tables (``lk_offset``), in which group.
+              slice of the concatenated tables (``lk_offset``); ``tile_lookup``
+              says which lookup reads a tile in each group (direct, reflected).
+  group       lookups whose values add up to an admissible bound; h is the
+              larger group sum.
 
 Every kernel also runs as plain Python under NUMBA_DISABLE_JIT=1; stacks are
 sized from the IDA* bound: a node on the stack has g <= f <= bound.
@@ -19,8 +20,24 @@ sized from the IDA* bound: a node on the stack has g <= f <= bound.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
 import numpy as np
+import numpy.typing as npt
 from numba import njit
+
+Ints = npt.NDArray[np.int64]
+Bytes = npt.NDArray[np.uint8]
+Flags = npt.NDArray[np.bool_]
+Found = tuple[int, Ints, int, int, int]  # status, moves, generated, expanded, deepest
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def jit(nogil: bool = False) -> Callable[[F], F]:
+    """``njit(cache=True)``, seen by the type checker as the function it compiles."""
+    return cast(Callable[[F], F], njit(cache=True, nogil=nogil))
+
 
 MISPLACED, MANHATTAN, LINEAR_CONFLICT, PATTERN_DB = 0, 1, 2, 3
 SOLVED, BUDGET, STOPPED = 1, -1, -2
@@ -29,8 +46,8 @@ _DR = (-1, 0, 0, 1)
 _DC = (0, -1, 1, 0)
 
 
-@njit(cache=True)
-def neighbours(k):
+@jit()
+def neighbours(k: int) -> Ints:
     """nbr[cell, d] = the cell the blank reaches by moving in direction d, or -1 off the board."""
     nbr = np.full((k * k, 4), -1, np.int64)
     for cell in range(k * k):
@@ -42,8 +59,8 @@ def neighbours(k):
     return nbr
 
 
-@njit(cache=True)
-def _distance_table(goal_pos, k):
+@jit()
+def _distance_table(goal_pos: Ints, k: int) -> Ints:
     """md[tile, cell] = Manhattan distance of ``tile`` at ``cell`` from its goal cell (0 for the blank)."""
     n = k * k
     md = np.zeros((n, n), np.int64)
@@ -54,8 +71,8 @@ def _distance_table(goal_pos, k):
     return md
 
 
-@njit(cache=True)
-def _line_conflict(board, goal_pos, k, line, is_row, scratch):
+@jit()
+def _line_conflict(board: Ints, goal_pos: Ints, k: int, line: int, is_row: bool, scratch: Ints) -> int:
     """2 * (tiles in their goal line - longest run already in goal order): the linear-conflict penalty."""
     m = 0
     for i in range(k):
@@ -77,13 +94,12 @@ def _line_conflict(board, goal_pos, k, line, is_row, scratch):
             if scratch[j] < scratch[i] and scratch[k + j] + 1 > run:
                 run = scratch[k + j] + 1
         scratch[k + i] = run
-        if run > longest:
-            longest = run
+        longest = max(longest, run)
     return 2 * (m - longest)
 
 
-@njit(cache=True)
-def rank(cells, m, n):
+@jit()
+def rank(cells: Ints, m: int, n: int) -> int:
     """Index of m distinct cells (order matters) among n: mixed radix n, n-1, ..., n-m+1."""
     r = 0
     for i in range(m):
@@ -96,8 +112,8 @@ def rank(cells, m, n):
     return r
 
 
-@njit(cache=True)
-def unrank(r, m, n, cells):
+@jit()
+def unrank(r: int, m: int, n: int, cells: Ints) -> None:
     """Inverse of rank: fill cells[0..m-1]."""
     for i in range(m - 1, -1, -1):
         cells[i] = r % (n - i)
@@ -114,183 +130,418 @@ def unrank(r, m, n, cells):
                 skip -= 1
 
 
-@njit(cache=True)
-def _probe(j, pos, pdb, lk_tiles, lk_size, lk_offset, lk_cells, scratch, n):
-    m = lk_size[j]
-    for i in range(m):
-        scratch[i] = lk_cells[j, pos[lk_tiles[j, i]]]
-    return pdb[lk_offset[j] + rank(scratch, m, n)]
-
-
-@njit(cache=True)
-def _parts_from_scratch(board, pos, goal_pos, k, heuristic, md, pdb, lk_tiles, lk_size, lk_offset,
-                        lk_cells, parts, scratch):
+@jit()
+def _tile_table(goal_pos: Ints, k: int, heuristic: int) -> Ints:
+    """tbl[tile * n + cell] = the tile's share of h at that cell: 1 if misplaced, else its
+    Manhattan distance home (linear conflict adds its penalty on top)."""
     n = k * k
-    if heuristic == PATTERN_DB:
-        for j in range(parts.size):
-            parts[j] = _probe(j, pos, pdb, lk_tiles, lk_size, lk_offset, lk_cells, scratch, n)
-        return
-    total = 0
-    for t in range(1, n):
-        if heuristic == MISPLACED:
-            total += int(pos[t] != goal_pos[t])
-        else:
-            total += md[t, pos[t]]
-    parts[0] = total
-    if heuristic == LINEAR_CONFLICT:
-        for line in range(k):
-            parts[1 + line] = _line_conflict(board, goal_pos, k, line, True, scratch)
-            parts[1 + k + line] = _line_conflict(board, goal_pos, k, line, False, scratch)
+    md = _distance_table(goal_pos, k)
+    tbl = np.empty(n * n, np.int64)
+    for t in range(n):
+        for cell in range(n):
+            tbl[t * n + cell] = int(md[t, cell] > 0) if heuristic == MISPLACED else md[t, cell]
+    return tbl
 
 
-@njit(cache=True)
-def _update_parts(board, pos, goal_pos, k, heuristic, md, pdb, lk_tiles, lk_size, lk_offset, lk_cells,
-                  tile_lookup, parts, tile, src, dst, vertical, scratch):
-    """Adjust ``parts`` after ``tile`` slid from cell src to cell dst (board and pos already moved)."""
+@jit()
+def _pdb_weights(lk_tiles: Ints, lk_size: Ints, tile_lookup: Ints, n: int) -> Ints:
+    """weight[tile * groups + group]: how far the tile's lookup index moves per cell it moves
+    (a lookup's index is its tiles' cells as digits in base n, the first tile most significant)."""
+    groups = tile_lookup.shape[1]
+    weight = np.zeros(n * groups, np.int64)
+    for j in range(lk_size.size):
+        w = 1
+        for i in range(lk_size[j] - 1, -1, -1):
+            t = lk_tiles[j, i]
+            for g in range(groups):
+                if tile_lookup[t, g] == j:
+                    weight[t * groups + g] = w
+            w *= n
+    return weight
+
+
+@jit()
+def _pdb_slots(pos: Ints, k: int, lk_tiles: Ints, lk_size: Ints, lk_offset: Ints, lk_cells: Ints,
+               tile_lookup: Ints) -> tuple[Ints, Ints, Ints]:
+    """_pdb_ida's view of the lookups: (slot_of, shift, index0).
+
+    Slots 0..L-1 are the direct lookups, L..2L-1 the reflected ones (or the direct
+    ones again when there is no reflection); slot_of[t, g] = tile t's slot in group g;
+    shift[g, t * n + cell] = the part of that slot's index due to t at cell; index0 =
+    each slot's index (its table's offset included) for the tiles at ``pos``.
+    """
     n = k * k
-    if heuristic == PATTERN_DB:
-        for g in range(tile_lookup.shape[1]):
-            j = tile_lookup[tile, g]
-            parts[j] = _probe(j, pos, pdb, lk_tiles, lk_size, lk_offset, lk_cells, scratch, n)
-        return
-    if heuristic == MISPLACED:
-        parts[0] += int(dst != goal_pos[tile]) - int(src != goal_pos[tile])
-        return
-    parts[0] += md[tile, dst] - md[tile, src]
-    if heuristic == LINEAR_CONFLICT:
-        # a vertical slide changes which tiles two rows hold; a horizontal one, two columns
-        if vertical:
-            parts[1 + src // k] = _line_conflict(board, goal_pos, k, src // k, True, scratch)
-            parts[1 + dst // k] = _line_conflict(board, goal_pos, k, dst // k, True, scratch)
-        else:
-            parts[1 + k + src % k] = _line_conflict(board, goal_pos, k, src % k, False, scratch)
-            parts[1 + k + dst % k] = _line_conflict(board, goal_pos, k, dst % k, False, scratch)
-
-
-@njit(cache=True)
-def _combine(parts, part_group):
-    best = 0
+    groups = tile_lookup.shape[1]
+    per_group = lk_size.size // groups
+    weight = _pdb_weights(lk_tiles, lk_size, tile_lookup, n)
+    slot_of = np.zeros((n, 2), np.int64)
+    shift = np.zeros((2, n * n), np.int64)
+    index0 = np.zeros(2 * per_group, np.int64)
     for g in range(2):
-        total = 0
-        for p in range(parts.size):
-            if part_group[p] == g:
-                total += parts[p]
-        if total > best:
-            best = total
-    return best
+        source = g if groups == 2 else 0
+        for t in range(1, n):
+            j = tile_lookup[t, source]
+            slot_of[t, g] = g * per_group + j - source * per_group
+            for cell in range(n):
+                shift[g, t * n + cell] = lk_cells[j, cell] * weight[t * groups + source]
+        for p in range(per_group):
+            j = source * per_group + p
+            index0[g * per_group + p] = lk_offset[j]
+            for i in range(lk_size[j]):
+                t = lk_tiles[j, i]
+                index0[g * per_group + p] += shift[g, t * n + pos[t]]
+    return slot_of, shift, index0
 
 
-@njit(cache=True)
-def _at_goal(pos, goal_pos):
-    for t in range(pos.size):
-        if pos[t] != goal_pos[t]:
+@jit()
+def _at_goal(board: Ints, goal_pos: Ints) -> bool:
+    for t in range(board.size):  # noqa: SIM110 (numba compiles no generator expressions)
+        if board[goal_pos[t]] != t:
             return False
     return True
 
 
-@njit(cache=True, nogil=True)
-def ida_star(board0, goal_pos, k, heuristic, pdb, lk_tiles, lk_size, lk_offset, lk_cells, lk_group,
-             tile_lookup, max_nodes, stop):
-    """Korf's IDA*, parent pruning only; the board is compared with the goal only where h is 0.
+@jit()
+def _checkpoint(generated: int, max_nodes: int, stop: Flags) -> int:
+    """BUDGET past max_nodes, STOPPED once the stop flag is set, else 0 (go on)."""
+    if generated > max_nodes:
+        return BUDGET
+    return STOPPED if stop[0] else 0
 
-    Requires a solvable board (with parent pruning the tree is infinite).
+
+# The three searches below share one shape: an explicit stack of directions, the
+# sibling loop's direction in a register, a child's h computed before (or, for linear
+# conflict, right after) its tile moves, and a child over the bound never kept. One
+# test per node covers both the budget and the stop flag's 4,096-node period.
+
+
+@jit(nogil=True)
+def _additive_ida(board: Ints, blank0: int, h0: int, tbl: Ints, nbr: Ints, max_nodes: int,
+                  stop: Flags) -> Found:
+    """IDA* for a sum of per-tile tables (Manhattan, misplaced): h = 0 means every tile is home."""
+    n = board.size
+    generated = 1
+    expanded = 0
+    deepest = 0
+    bound = h0
+    if h0 == 0:
+        return SOLVED, tbl[:0].copy(), generated, expanded, deepest
+    check_at = min(4096, max_nodes + 1)
+    while True:
+        expanded += 1
+        deepest = max(deepest, 1)
+        path = np.empty(bound + 2, np.int64)
+        next_dir = np.empty(bound + 2, np.int64)
+        h_at = np.empty(bound + 2, np.int64)
+        next_bound = 1 << 30
+        depth = 0
+        d = 0
+        h = h0
+        forbid = -1
+        blank = blank0
+        while True:
+            if d < 4:
+                to = nbr[blank * 4 + d]
+                if d == forbid or to < 0:
+                    d += 1
+                    continue
+                tile = board[to]
+                hc = h + tbl[tile * n + blank] - tbl[tile * n + to]
+                generated += 1
+                if generated == check_at:
+                    status = _checkpoint(generated, max_nodes, stop)
+                    if status != 0:
+                        return status, path[:0].copy(), generated, expanded, deepest
+                    check_at = min(generated + 4096, max_nodes + 1)
+                f = depth + 1 + hc
+                if f > bound:
+                    next_bound = min(next_bound, f)
+                    d += 1
+                    continue
+                board[blank] = tile
+                board[to] = 0
+                path[depth] = d
+                if hc == 0:
+                    return SOLVED, path[:depth + 1].copy(), generated, expanded, deepest
+                next_dir[depth] = d + 1
+                h_at[depth] = h
+                expanded += 1
+                depth += 1
+                deepest = max(deepest, depth + 1)
+                blank = to
+                h = hc
+                forbid = 3 - d
+                d = 0
+            else:
+                if depth == 0:
+                    break
+                depth -= 1  # slide the tile back: the blank retraces path[depth]
+                back = nbr[blank * 4 + 3 - path[depth]]
+                board[blank] = board[back]
+                board[back] = 0
+                blank = back
+                h = h_at[depth]
+                d = next_dir[depth]
+                forbid = 3 - path[depth - 1] if depth > 0 else -1
+        bound = next_bound
+
+
+@jit(nogil=True)
+def _conflict_ida(board: Ints, blank0: int, goal_pos: Ints, k: int, tbl: Ints, nbr: Ints, max_nodes: int,
+                  stop: Flags) -> Found:
+    """IDA* on Manhattan + linear conflict: the Manhattan part by table, and the penalty of
+    the two lines (rows for a vertical move, columns for a horizontal one) the tile left and
+    entered recomputed. lines[0..k-1] hold the rows' penalties, lines[k..2k-1] the columns'."""
+    n = k * k
+    scratch = np.empty(2 * n, np.int64)
+    lines = np.empty(2 * k, np.int64)
+    md0 = 0
+    for cell in range(n):
+        md0 += tbl[board[cell] * n + cell]
+    for line in range(k):
+        lines[line] = _line_conflict(board, goal_pos, k, line, True, scratch)
+        lines[k + line] = _line_conflict(board, goal_pos, k, line, False, scratch)
+    conflicts = lines.sum()
+    generated = 1
+    expanded = 0
+    deepest = 0
+    bound = md0 + conflicts
+    if bound == 0:
+        return SOLVED, lines[:0].copy(), generated, expanded, deepest
+    check_at = min(4096, max_nodes + 1)
+    while True:
+        expanded += 1
+        deepest = max(deepest, 1)
+        path = np.empty(bound + 2, np.int64)
+        next_dir = np.empty(bound + 2, np.int64)
+        saved = np.empty((bound + 2, 5), np.int64)  # per depth: md, the two lines and their penalties
+        next_bound = 1 << 30
+        depth = 0
+        d = 0
+        md = md0
+        forbid = -1
+        blank = blank0
+        while True:
+            if d < 4:
+                to = nbr[blank * 4 + d]
+                if d == forbid or to < 0:
+                    d += 1
+                    continue
+                tile = board[to]
+                board[blank] = tile
+                board[to] = 0
+                md_child = md + tbl[tile * n + blank] - tbl[tile * n + to]
+                vertical = d == 0 or d == 3
+                a = to // k if vertical else k + to % k
+                b = blank // k if vertical else k + blank % k
+                new_a = _line_conflict(board, goal_pos, k, a if vertical else a - k, vertical, scratch)
+                new_b = _line_conflict(board, goal_pos, k, b if vertical else b - k, vertical, scratch)
+                c = conflicts - lines[a] - lines[b] + new_a + new_b
+                h = md_child + c
+                generated += 1
+                if generated == check_at:
+                    status = _checkpoint(generated, max_nodes, stop)
+                    if status != 0:
+                        return status, path[:0].copy(), generated, expanded, deepest
+                    check_at = min(generated + 4096, max_nodes + 1)
+                f = depth + 1 + h
+                if f > bound:
+                    next_bound = min(next_bound, f)
+                    board[to] = tile
+                    board[blank] = 0
+                    d += 1
+                    continue
+                path[depth] = d
+                if h == 0 and _at_goal(board, goal_pos):
+                    return SOLVED, path[:depth + 1].copy(), generated, expanded, deepest
+                saved[depth, 0] = md
+                saved[depth, 1] = a
+                saved[depth, 2] = lines[a]
+                saved[depth, 3] = b
+                saved[depth, 4] = lines[b]
+                lines[a] = new_a
+                lines[b] = new_b
+                conflicts = c
+                md = md_child
+                next_dir[depth] = d + 1
+                expanded += 1
+                depth += 1
+                deepest = max(deepest, depth + 1)
+                blank = to
+                forbid = 3 - d
+                d = 0
+            else:
+                if depth == 0:
+                    break
+                depth -= 1
+                back = nbr[blank * 4 + 3 - path[depth]]
+                board[blank] = board[back]
+                board[back] = 0
+                blank = back
+                md = saved[depth, 0]
+                a, b = saved[depth, 1], saved[depth, 3]
+                conflicts += saved[depth, 2] - lines[a] + saved[depth, 4] - lines[b]
+                lines[a] = saved[depth, 2]
+                lines[b] = saved[depth, 4]
+                d = next_dir[depth]
+                forbid = 3 - path[depth - 1] if depth > 0 else -1
+        bound = next_bound
+
+
+@jit(nogil=True)
+def _pdb_ida(board: Ints, blank0: int, goal_pos: Ints, nbr: Ints, pdb: Bytes, slot_of: Ints, shift: Ints,
+             index0: Ints, max_nodes: int, stop: Flags) -> Found:
+    """IDA* on the pattern database (slots from _pdb_slots): h = the larger group sum, and a
+    child's h costs one probe per group, its index shifted by the moved tile's table."""
+    n = board.size
+    slots = index0.size
+    index = index0.copy()
+    value = np.empty(slots, np.int64)
+    sums = np.zeros(2, np.int64)
+    for j in range(slots):
+        value[j] = pdb[index[j]]
+        sums[0 if 2 * j < slots else 1] += value[j]
+    generated = 1
+    expanded = 0
+    deepest = 0
+    bound = max(sums[0], sums[1])
+    if bound == 0 and _at_goal(board, goal_pos):
+        return SOLVED, index[:0].copy(), generated, expanded, deepest
+    check_at = min(4096, max_nodes + 1)
+    while True:
+        expanded += 1
+        deepest = max(deepest, 1)
+        path = np.empty(bound + 2, np.int64)
+        next_dir = np.empty(bound + 2, np.int64)
+        saved = np.empty((bound + 2, 4), np.int64)  # per depth: both slots' index and value
+        next_bound = 1 << 30
+        depth = 0
+        d = 0
+        forbid = -1
+        blank = blank0
+        while True:
+            if d < 4:
+                to = nbr[blank * 4 + d]
+                if d == forbid or to < 0:
+                    d += 1
+                    continue
+                tile = board[to]
+                j0 = slot_of[tile, 0]
+                j1 = slot_of[tile, 1]
+                i0 = index[j0] + shift[0, tile * n + blank] - shift[0, tile * n + to]
+                i1 = index[j1] + shift[1, tile * n + blank] - shift[1, tile * n + to]
+                v0 = pdb[i0]
+                v1 = pdb[i1]
+                s0 = sums[0] - value[j0] + v0
+                s1 = sums[1] - value[j1] + v1
+                h = max(s1, s0)
+                generated += 1
+                if generated == check_at:
+                    status = _checkpoint(generated, max_nodes, stop)
+                    if status != 0:
+                        return status, path[:0].copy(), generated, expanded, deepest
+                    check_at = min(generated + 4096, max_nodes + 1)
+                f = depth + 1 + h
+                if f > bound:
+                    next_bound = min(next_bound, f)
+                    d += 1
+                    continue
+                board[blank] = tile
+                board[to] = 0
+                path[depth] = d
+                if h == 0 and _at_goal(board, goal_pos):
+                    return SOLVED, path[:depth + 1].copy(), generated, expanded, deepest
+                saved[depth, 0] = index[j0]
+                saved[depth, 1] = value[j0]
+                saved[depth, 2] = index[j1]
+                saved[depth, 3] = value[j1]
+                index[j0] = i0
+                value[j0] = v0
+                index[j1] = i1
+                value[j1] = v1
+                sums[0] = s0
+                sums[1] = s1
+                next_dir[depth] = d + 1
+                expanded += 1
+                depth += 1
+                deepest = max(deepest, depth + 1)
+                blank = to
+                forbid = 3 - d
+                d = 0
+            else:
+                if depth == 0:
+                    break
+                depth -= 1
+                back = nbr[blank * 4 + 3 - path[depth]]
+                tile = board[back]
+                board[blank] = tile
+                board[back] = 0
+                j0 = slot_of[tile, 0]
+                j1 = slot_of[tile, 1]
+                sums[0] += saved[depth, 1] - value[j0]
+                sums[1] += saved[depth, 3] - value[j1]
+                index[j0] = saved[depth, 0]
+                value[j0] = saved[depth, 1]
+                index[j1] = saved[depth, 2]
+                value[j1] = saved[depth, 3]
+                blank = back
+                d = next_dir[depth]
+                forbid = 3 - path[depth - 1] if depth > 0 else -1
+        bound = next_bound
+
+
+@jit(nogil=True)
+def ida_star(board0: Ints, goal_pos: Ints, k: int, heuristic: int, pdb: Bytes, lk_tiles: Ints, lk_size: Ints,
+             lk_offset: Ints, lk_cells: Ints, tile_lookup: Ints, max_nodes: int, stop: Flags) -> Found:
+    """Korf's IDA*, parent pruning only, iterative over an explicit stack; nothing is allocated
+    per node and h is updated from tables, never recomputed whole.
+
+    Requires a solvable board (with parent pruning the tree is infinite) and, for the
+    pattern database, patterns that together cover every tile.
 
     Returns (status, moves, generated, expanded, deepest): status SOLVED, BUDGET (more
     than max_nodes generated) or STOPPED (``stop[0]`` was set, checked every 4,096 nodes);
     ``deepest`` is the greatest depth generated.
     """
     n = k * k
-    nbr = neighbours(k)
-    md = _distance_table(goal_pos, k)
+    nbr = neighbours(k).ravel()
     board = board0.copy()
-    pos = np.empty(n, np.int64)
-    for cell in range(n):
-        pos[board[cell]] = cell
+    tbl = _tile_table(goal_pos, k, heuristic)
     if heuristic == PATTERN_DB:
-        n_parts = lk_size.size
-        part_group = lk_group
-    else:
-        n_parts = 1 + 2 * k if heuristic == LINEAR_CONFLICT else 1
-        part_group = np.zeros(n_parts, np.int64)
-    scratch = np.empty(2 * n, np.int64)
-    root_parts = np.zeros(n_parts, np.int64)
-    _parts_from_scratch(board, pos, goal_pos, k, heuristic, md, pdb, lk_tiles, lk_size, lk_offset,
-                        lk_cells, root_parts, scratch)
-    h0 = _combine(root_parts, part_group)
-    expanded = 0
-    deepest = 0
-    bound = h0
-    generated = 1  # the root, counted once as in Korf's tables (not once per pass)
-    if h0 == 0 and _at_goal(pos, goal_pos):
-        return SOLVED, np.empty(0, np.int64), generated, expanded, deepest
-    while True:
-        expanded += 1
-        size = bound + 1
-        parts = np.empty((size + 1, n_parts), np.int64)
-        parts[0] = root_parts
-        path = np.empty(size, np.int64)
-        next_dir = np.empty(size, np.int64)
-        next_bound = 1 << 30
-        depth = 0
-        next_dir[0] = 0
-        while depth >= 0:
-            d = next_dir[depth]
-            if d == 4:
-                if depth == 0:
-                    break
-                depth -= 1  # slide the tile back: the blank retraces path[depth]
-                blank = pos[0]
-                back = nbr[blank, 3 - path[depth]]
-                tile = board[back]
-                board[blank] = tile
-                board[back] = 0
-                pos[tile] = blank
-                pos[0] = back
-                continue
-            next_dir[depth] = d + 1
-            if depth > 0 and d == 3 - path[depth - 1]:
-                continue
-            blank = pos[0]
-            to = nbr[blank, d]
-            if to < 0:
-                continue
-            tile = board[to]
-            board[blank] = tile
-            board[to] = 0
-            pos[tile] = blank
-            pos[0] = to
-            child = parts[depth + 1]
-            child[:] = parts[depth]
-            _update_parts(board, pos, goal_pos, k, heuristic, md, pdb, lk_tiles, lk_size, lk_offset,
-                          lk_cells, tile_lookup, child, tile, to, blank, d == 0 or d == 3, scratch)
-            h = _combine(child, part_group)
-            generated += 1
-            if depth + 1 > deepest:
-                deepest = depth + 1
-            if generated > max_nodes:
-                return BUDGET, np.empty(0, np.int64), generated, expanded, deepest
-            if generated & 4095 == 0 and stop[0]:
-                return STOPPED, np.empty(0, np.int64), generated, expanded, deepest
-            f = depth + 1 + h
-            if f > bound:
-                if f < next_bound:
-                    next_bound = f
-                board[to] = tile
-                board[blank] = 0
-                pos[tile] = to
-                pos[0] = blank
-                continue
-            path[depth] = d
-            if h == 0 and _at_goal(pos, goal_pos):
-                return SOLVED, path[:depth + 1].copy(), generated, expanded, deepest
-            expanded += 1
-            depth += 1
-            next_dir[depth] = 0
-        bound = next_bound
+        pos = np.empty(n, np.int64)
+        for cell in range(n):
+            pos[board[cell]] = cell
+        slot_of, shift, index0 = _pdb_slots(pos, k, lk_tiles, lk_size, lk_offset, lk_cells, tile_lookup)
+        return _pdb_ida(board, pos[0], goal_pos, nbr, pdb, slot_of, shift, index0, max_nodes, stop)
+    blank = 0
+    for cell in range(n):
+        if board[cell] == 0:
+            blank = cell
+    if heuristic == LINEAR_CONFLICT:
+        return _conflict_ida(board, blank, goal_pos, k, tbl, nbr, max_nodes, stop)
+    h0 = 0
+    for cell in range(n):
+        h0 += tbl[board[cell] * n + cell]
+    return _additive_ida(board, blank, h0, tbl, nbr, max_nodes, stop)
 
 
-@njit(cache=True)
-def expand_layer(dist, done, depth, m, k):
+@jit()
+def spread_table(table: Bytes, m: int, n: int) -> Bytes:
+    """A pattern table indexed by rank (compact) laid out by the cells as base-n digits (sparse),
+    so that one tile's move shifts the index by a constant the search adds instead of re-ranking."""
+    dense = np.zeros(n ** m, np.uint8)
+    cells = np.empty(m, np.int64)
+    for r in range(table.size):
+        unrank(r, m, n, cells)
+        index = 0
+        for i in range(m):
+            index = index * n + cells[i]
+        dense[index] = table[r]
+    return dense
+
+
+@jit()
+def expand_layer(dist: Bytes, done: Flags, depth: int, m: int, k: int) -> tuple[int, int]:
     """One layer of the pattern-space search: settle every state at ``depth`` and label its successors.
 
     A state is the cells of m pattern tiles (tile i of the pattern at home cell
@@ -329,8 +580,7 @@ def expand_layer(dist, done, depth, m, k):
         for i in range(size):
             cells[m] = region[i]
             j = rank(cells, m + 1, n)
-            if dist[j] > depth:
-                dist[j] = depth
+            dist[j] = min(dist[j], depth)
             if not done[j]:
                 done[j] = True
                 settled += 1
@@ -353,3 +603,75 @@ def expand_layer(dist, done, depth, m, k):
         for i in range(m):
             held[cells[i]] = 0
     return settled, labelled
+
+
+@jit()
+def place(board: Ints, locked: Flags, tiles: Ints, targets: Ints, k: int) -> Ints:
+    """Fewest blank moves that bring ``tiles`` (one or two) to ``targets`` without entering a
+    locked cell; ``board`` is moved along. Returns the directions, or -1 alone if impossible.
+
+    A breadth-first search over (blank, tiles' cells) only: the other tiles are alike
+    and follow. States are those cells as digits in base n (at most 64**3 for k = 8).
+    """
+    n = k * k
+    m = tiles.size
+    nbr = neighbours(k).ravel()
+    size = n ** (m + 1)
+    parent = np.full(size, -1, np.int64)
+    queue = np.empty(size, np.int64)
+    cells = np.empty(m + 1, np.int64)  # the tiles' cells, then the blank's
+    for cell in range(n):
+        for i in range(m):
+            if board[cell] == tiles[i]:
+                cells[i] = cell
+        if board[cell] == 0:
+            cells[m] = cell
+    start = 0
+    for i in range(m + 1):
+        start = start * n + cells[i]
+    parent[start] = start
+    queue[0] = start
+    head, tail, found = 0, 1, -1
+    while head < tail and found < 0:
+        state = queue[head]
+        head += 1
+        rest = state
+        for i in range(m, -1, -1):
+            cells[i] = rest % n
+            rest //= n
+        done = True
+        for i in range(m):
+            if cells[i] != targets[i]:
+                done = False
+        if done:
+            found = state
+            break
+        blank = cells[m]
+        for d in range(4):
+            to = nbr[blank * 4 + d]
+            if to < 0 or locked[to]:
+                continue
+            following = 0
+            for i in range(m):
+                following = following * n + (blank if cells[i] == to else cells[i])
+            following = following * n + to
+            if parent[following] < 0:
+                parent[following] = state * 4 + d
+                queue[tail] = following
+                tail += 1
+    if found < 0:
+        return np.full(1, -1, np.int64)
+    length = 0
+    state = found
+    while state != start:
+        queue[length] = parent[state] % 4
+        length += 1
+        state = parent[state] // 4
+    moves = queue[:length][::-1].copy()
+    blank = start % n
+    for d in moves:
+        to = nbr[blank * 4 + d]
+        board[blank] = board[to]
+        board[to] = 0
+        blank = to
+    return moves

@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from math import perm
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -80,22 +81,20 @@ def frame_for(k: int, goal: tuple[int, ...]) -> Frame | None:
 
 @dataclass(frozen=True)
 class Tables:
-    pdb: np.ndarray          # uint8: every pattern's table, one after another
-    lk_tiles: np.ndarray     # [lookup, i] = the tile read as the pattern's i-th tile
-    lk_size: np.ndarray      # [lookup] = tiles in the pattern
-    lk_offset: np.ndarray    # [lookup] = where its table starts in pdb
-    lk_cells: np.ndarray     # [lookup, cell] = the cell as the table sees it
-    lk_group: np.ndarray     # [lookup] = 0 direct, 1 reflected
-    tile_lookup: np.ndarray  # [tile, group] = the lookup that reads the tile
+    pdb: kernels.Bytes       # every pattern's table spread out (kernels.spread_table), one after another
+    lk_tiles: kernels.Ints   # [lookup, i] = the tile read as the pattern's i-th tile
+    lk_size: kernels.Ints    # [lookup] = tiles in the pattern
+    lk_offset: kernels.Ints  # [lookup] = where its table starts in pdb
+    lk_cells: kernels.Ints   # [lookup, cell] = the cell as the table sees it
+    tile_lookup: kernels.Ints  # [tile, group] = the lookup that reads the tile
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return (self.pdb, self.lk_tiles, self.lk_size, self.lk_offset, self.lk_cells, self.lk_group,
-                self.tile_lookup)
+    def arrays(self) -> tuple[kernels.Bytes, kernels.Ints, kernels.Ints, kernels.Ints, kernels.Ints,
+                              kernels.Ints]:
+        return (self.pdb, self.lk_tiles, self.lk_size, self.lk_offset, self.lk_cells, self.tile_lookup)
 
 
 NO_TABLES = Tables(np.zeros(1, np.uint8), np.zeros((0, 1), np.int64), np.zeros(0, np.int64),
-                   np.zeros(0, np.int64), np.zeros((0, 1), np.int64), np.zeros(0, np.int64),
-                   np.zeros((1, 1), np.int64))
+                   np.zeros(0, np.int64), np.zeros((0, 1), np.int64), np.zeros((1, 1), np.int64))
 
 
 def transpose(k: int, cell: int) -> int:
@@ -103,12 +102,13 @@ def transpose(k: int, cell: int) -> int:
     return c * k + r
 
 
-def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[np.ndarray],
+def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[kernels.Bytes],
                 reflect: bool = True) -> Tables:
     """Arrange built tables for the kernel; ``reflect`` adds the diagonal-mirror probes."""
     n = k * k
     groups = (False, True) if reflect else (False,)
-    offsets = np.cumsum([0] + [t.size for t in tables[:-1]])
+    spread = [kernels.spread_table(t, len(p), n) for t, p in zip(tables, patterns, strict=True)]
+    offsets = np.cumsum([0] + [t.size for t in spread[:-1]])
     lookups = [(p, mirrored) for mirrored in groups for p in range(len(patterns))]
     lk_tiles = np.zeros((len(lookups), max(map(len, patterns))), np.int64)
     lk_cells = np.zeros((len(lookups), n), np.int64)
@@ -118,21 +118,20 @@ def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[np.n
             lk_tiles[j, i] = transpose(k, tile) if mirrored else tile
             tile_lookup[lk_tiles[j, i], int(mirrored)] = j
         lk_cells[j] = [transpose(k, c) if mirrored else c for c in range(n)]
-    return Tables(np.concatenate(tables), lk_tiles,
+    return Tables(np.concatenate(spread), lk_tiles,
                   np.array([len(patterns[p]) for p, _ in lookups], np.int64),
-                  np.array([offsets[p] for p, _ in lookups], np.int64), lk_cells,
-                  np.array([int(m) for _, m in lookups], np.int64), tile_lookup)
+                  np.array([offsets[p] for p, _ in lookups], np.int64), lk_cells, tile_lookup)
 
 
 # -- building
 
 
-def build_table(k: int, pattern: tuple[int, ...], progress=None) -> np.ndarray:
+def build_table(k: int, pattern: tuple[int, ...], progress: Any = None) -> kernels.Bytes:
     """Fewest pattern-tile moves home for every placement of ``pattern`` (canonical goal)."""
     n, m = k * k, len(pattern)
     dist = np.full(perm(n, m + 1), kernels.UNSEEN, np.uint8)
     done = np.zeros(dist.size, np.bool_)
-    dist[kernels.rank(np.array(list(pattern) + [0], np.int64), m + 1, n)] = 0
+    dist[kernels.rank(np.array([*list(pattern), 0], np.int64), m + 1, n)] = 0
     depth = 0
     while True:
         settled, labelled = kernels.expand_layer(dist, done, depth, m, k)
@@ -142,7 +141,8 @@ def build_table(k: int, pattern: tuple[int, ...], progress=None) -> np.ndarray:
             break
         depth += 1
     # blank last in the ranking: the blank's digit is the fastest-changing one
-    return dist.reshape(-1, n - m).min(axis=1)
+    table: kernels.Bytes = dist.reshape(-1, n - m).min(axis=1)
+    return table
 
 
 def build(directory: Path | None = None, quiet: bool = False) -> Path:

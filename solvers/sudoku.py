@@ -476,9 +476,9 @@ def tree_options(grid: Grid, options: Options) -> Options | None:
 
 
 def split_plan(grid: Grid, options: Options, settings: Settings) -> Plan:
-    """The tree searches (greedy, backtrack) are split past the node budget or as ``split`` asks;
-    auto, fast and sat finish whole (auto falls back to SAT within the puzzle's time)."""
-    if options["strategy"] in UNSPLIT:
+    """A puzzle with a tree to cut (``tree_options``) is split past the node budget or as
+    ``split`` asks; the others (sat, fast, auto going to SAT first) run whole."""
+    if tree_options(grid, options) is None:
         return WHOLE
     return split_past_budget(grid, options, settings)
 
@@ -743,8 +743,8 @@ KIND = Kind(
                "stop after this many solutions: 2 proves uniqueness, a large value counts them "
                f"(sat: at most {MAX_SAT_SOLUTIONS})", minimum=1, maximum=MAX_SOLUTIONS),
         Option("split", int, None,
-               "how many open tree nodes the coordinator may fan out as subtasks (strategies greedy "
-               "and backtrack; auto, fast and sat run whole); 0 = never, null = automatic", minimum=0, maximum=MAX_PARTS),
+               "how many open tree nodes the coordinator may fan out as subtasks (greedy, backtrack and "
+               "auto's greedy tree; sat and fast run whole); 0 = never, null = automatic", minimum=0, maximum=MAX_PARTS),
     ),
     result_fields={
         "solution": "the first solution found, n*n symbols",

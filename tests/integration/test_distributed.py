@@ -48,7 +48,8 @@ def test_nqueens_counts_split_into_many_parts_equal_the_known_counts(real_stack,
 
 
 def test_a_hard_sudoku_split_into_32_leaves_gives_the_whole_answer(real_stack):
-    job_id = real_stack.submit([{"kind": "sudoku", "puzzle": HARD, "options": {"split": 32, "strategy": "greedy"}}])
+    options = {"split": 32, "strategy": "greedy"}
+    job_id = real_stack.submit([{"kind": "sudoku", "puzzle": HARD, "options": options}])
     real_stack.wait(job_id, timeout=60)
     (got,) = real_stack.puzzles(job_id)
     assert got["result"] == whole("sudoku", HARD, {}).result and got["result"]["unique"] is True

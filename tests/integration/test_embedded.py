@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-from tests.services import free_port
+from tests.embedded import embedded_service
 
 pytestmark = pytest.mark.integration
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def call(url: str, body: dict | None = None) -> tuple[int, dict]:
@@ -32,37 +25,18 @@ def call(url: str, body: dict | None = None) -> tuple[int, dict]:
 
 
 def test_run_local_solves_a_batch_with_no_servers(tmp_path):
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(PORT=str(port), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite'}",
-               BROKER_DIR=str(tmp_path / "broker"), PYTHONPATH=str(ROOT))
-    log = tmp_path / "run.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "service.run_local", "--api-workers", "1",
-                                 "--api", "tests.integration.toyworker:flask_app",
-                                 "--celery", "tests.integration.toyworker"],
-                                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if call(f"{base}/readyz")[0] == 200 and "ready." in log.read_text():
-                    break
-            except OSError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
-            time.sleep(0.3)
-        assert f"running at http://127.0.0.1:{port}" in log.read_text()
+    with embedded_service(tmp_path) as service:
+        base, log = service.url, service.log
+        assert f"running at {base}" in log.read_text()
         status, job = call(f"{base}/api/v1/jobs", {"puzzles": [{"kind": "toy", "puzzle": str(i)}
                                                                 for i in range(1, 31)]})
         assert status == 202
+        deadline = time.monotonic() + 120
         while job["status"] != "completed":
             assert time.monotonic() < deadline, log.read_text()[-3000:]
             time.sleep(0.1)
             job = call(f"{base}/api/v1/jobs/{job['id']}")[1]
         items = call(f"{base}/api/v1/jobs/{job['id']}/puzzles")[1]["items"]
         assert [p["result"]["sum"] for p in items] == [sum(map(int, str(i))) for i in range(1, 31)]
-    finally:
-        proc.send_signal(signal.SIGINT)  # what Ctrl-C does: both children stop
-        assert proc.wait(timeout=60) == 0, log.read_text()[-3000:]
+    # Stopped with SIGINT, what Ctrl-C does: both children stop, and it exits cleanly.
+    assert service.proc.returncode == 0, log.read_text()[-3000:]

@@ -1,4 +1,5 @@
-"""Spokes: parsing, validation, both strategies on x-sheep's 145 instances, verify, generator, split."""
+"""Spokes: parsing, validation, every strategy on x-sheep's 145 instances, SAT against the search,
+auto on hard and large grids, verify, generator, split."""
 
 import csv
 import json
@@ -20,7 +21,7 @@ from solvers.base import (
     stop_flag,
 )
 
-STRATEGIES = ("search", "pruning")
+STRATEGIES = ("auto", "search", "pruning", "sat")
 OPTIONS = {"strategy": "search", "max_solutions": 2}
 
 
@@ -48,7 +49,8 @@ def test_the_data_set_is_all_there(data_dir):
     assert sizes == {(4, 4), (5, 5), (6, 6), (7, 7), (8, 8), (10, 10)}
 
 
-# The whole set takes about a second per strategy, so it runs in the normal suite.
+# The whole set takes about a second per strategy, so it runs in the normal suite. The SAT strategy
+# shares no code with the search but the graph: this is also the cross-check of both on unique puzzles.
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_every_instance_solved_verified_unique_and_equal_to_the_given_one(data_dir, strategy):
     for row in load(data_dir):
@@ -84,7 +86,7 @@ def test_pruning_reports_whether_the_paper_alone_got_there(data_dir, name, alone
 def plain_text_blocks(data_dir):
     """(name, text) for each instance of the proposed plain-text format, comments included."""
     text = (data_dir / "spokes" / "xsheep_generated_with_solutions.txt").read_text()
-    for block in re.findall(r"(# name: (\S+).*?\nspokes .*?)\nsolution\n", text, re.S):
+    for block in re.findall(r"(# name: (\S+).*?\nspokes .*?)\nsolution\n", text, re.DOTALL):
         yield block[1], block[0]
 
 
@@ -137,7 +139,7 @@ def test_validation_names_the_problem(text, error, message):
         prepared(text)
 
 
-@pytest.mark.parametrize(("options", "message"), [({"strategy": "sat"}, "strategy"),
+@pytest.mark.parametrize(("options", "message"), [({"strategy": "guess"}, "strategy"),
                                                   ({"max_solutions": 0}, "at least 1")])
 def test_bad_options(options, message):
     with pytest.raises(InvalidOption, match=message):
@@ -263,3 +265,111 @@ def test_split_of_a_non_unique_puzzle_counts_solutions_across_parts():
     merged = spokes.merge(puzzle, options, split.head, outcomes)
     assert merged.result == whole.result
     assert whole.result["solutions_found"] == 3
+
+
+# -- the SAT strategy against the search, and auto with default options
+
+
+@pytest.mark.parametrize("size", [3, 4, 5, 6])
+def test_sat_and_search_count_the_same_solutions(size):
+    """Exact counts (up to 100) of random puzzles with many solutions: two independent methods agree."""
+    most = 0
+    for seed in range(3):
+        puzzle = spokes.generate(size, size, seed=seed)
+        counts = []
+        for strategy in ("search", "sat"):
+            options = {"strategy": strategy, "max_solutions": 100}
+            outcome = spokes.solve(puzzle, options)
+            spokes.verify(puzzle, options, outcome)
+            counts.append(outcome.result["solutions_found"])
+        assert counts[0] == counts[1], (size, seed, counts)
+        most = max(most, counts[0])
+    assert most > 1
+
+
+def test_sat_finds_no_solution_when_the_only_models_are_disconnected():
+    # two separate 1-1 pairs satisfy every clue, but no model joins them: the cuts must prove it
+    puzzle, options = prepared("1 . 1\n1 . 1", strategy="sat")
+    outcome = spokes.solve(puzzle, options)
+    assert outcome.status == NO_SOLUTION
+    puzzle, options = prepared(SQUARE, strategy="sat")
+    outcome = spokes.solve(puzzle, options)
+    assert outcome.status == NO_SOLUTION and outcome.stats["cuts"] >= 2
+
+
+def test_sat_stops_at_a_set_flag():
+    flag = stop_flag()
+    flag[0] = 1
+    with pytest.raises(Stopped):
+        spokes.solve(spokes.generate(8, 8, seed=1), {"strategy": "sat", "max_solutions": 2}, stop=flag)
+
+
+def default_solve(puzzle):
+    options = spokes.KIND.read_options({})
+    outcome = spokes.solve(puzzle, options)
+    spokes.verify(puzzle, options, outcome)
+    return outcome
+
+
+def test_auto_is_the_default_and_says_what_answered(data_dir):
+    assert spokes.KIND.read_options({})["strategy"] == "auto"
+    row = next(r for r in load(data_dir) if r["name"] == "10x10_h_2")
+    outcome = default_solve(spokes.parse(row["game_id"]))
+    assert (outcome.stats["strategy"], outcome.stats["abandoned"]) == ("search", [])
+    assert outcome.result["unique"] is True
+    # a 10x10 with many solutions needs about 110 search nodes to find two: past auto's budget
+    outcome = default_solve(spokes.generate(10, 10, seed=0))
+    assert outcome.stats["strategy"] == "sat"
+    [tried] = outcome.stats["abandoned"]
+    assert tried["strategy"] == "search" and tried["nodes"] == spokes.AUTO_SEARCH_NODES + 1
+    assert outcome.result["solutions_found"] == 2 and outcome.result["unique"] is False
+    # bigger grids go to SAT at once
+    outcome = default_solve(spokes.generate(13, 12, seed=0))
+    assert (outcome.stats["strategy"], outcome.stats["abandoned"]) == ("sat", [])
+
+
+@pytest.mark.parametrize("max_solutions", [1, 2, 5])
+def test_auto_keeps_the_uniqueness_promise(max_solutions):
+    for puzzle in (spokes.generate(6, 6, seed=3), spokes.generate(16, 16, seed=3)):
+        options = {"strategy": "auto", "max_solutions": max_solutions}
+        outcome = spokes.solve(puzzle, options)
+        spokes.verify(puzzle, options, outcome)
+        assert outcome.result["solutions_found"] == max_solutions
+        assert outcome.result["unique"] is (None if max_solutions == 1 else False)
+
+
+# Sizes where the search alone ran for minutes (issue 15: a 22x29 past 200 s); with default options
+# every one is answered, checked, and said not unique.
+@pytest.mark.parametrize(("width", "height"), [(20, 20), (22, 29), (30, 30)])
+def test_large_random_grids_with_default_options(width, height):
+    for seed in range(2):
+        outcome = default_solve(spokes.generate(width, height, seed=seed))
+        assert outcome.status == SOLVED
+        assert outcome.result["unique"] is False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("width", "height"), [(35, 35), (40, 40), (40, 23)])
+def test_largest_random_grids_with_default_options(width, height):
+    for seed in range(3):
+        outcome = default_solve(spokes.generate(width, height, seed=seed))
+        assert outcome.status == SOLVED and outcome.result["unique"] is False
+
+
+@pytest.mark.parametrize("size", [6, 8])
+def test_unique_generator_agrees_with_the_search(size):
+    """The generator makes its puzzles unique with the SAT strategy; the search confirms it."""
+    for seed in range(2):
+        puzzle = spokes.generate(size, size, seed=seed, unique=True)
+        assert puzzle == spokes.generate(size, size, seed=seed, unique=True)
+        outcome = spokes.solve(puzzle, {"strategy": "search", "max_solutions": 2})
+        assert outcome.result["unique"] is True
+        assert default_solve(puzzle).result == outcome.result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [20, 30])
+def test_large_unique_grids_with_default_options(size):
+    puzzle = spokes.generate(size, size, seed=0, unique=True)
+    outcome = default_solve(puzzle)
+    assert outcome.result["unique"] is True and outcome.stats["strategy"] == "sat"

@@ -49,7 +49,7 @@ def test_batch_agrees_with_one_by_one(options):
     got = KIND.solve_batch(MIXED, options)
     want = solve_each(KIND, MIXED, options)
     assert len(got) == len(MIXED)
-    assert all(same(g, w) for g, w in zip(got, want)), list(zip(got, want))
+    assert all(same(g, w) for g, w in zip(got, want, strict=True)), list(zip(got, want, strict=True))
     kinds = [type(g).__name__ for g in got]
     small = "InvalidOption" if options == {"strategy": "fast"} else "Outcome"  # the 4x4 one
     assert kinds == ["Outcome", "Outcome", "ParseError", "Outcome", "InvalidPuzzle", small, "Outcome",
@@ -58,7 +58,7 @@ def test_batch_agrees_with_one_by_one(options):
 
 def test_batch_answers_are_verified_and_named():
     outcomes = KIND.solve_batch([EASY, HARD, MULTI, NONE])
-    for puzzle, outcome in zip([EASY, HARD, MULTI, NONE], outcomes):
+    for puzzle, outcome in zip([EASY, HARD, MULTI, NONE], outcomes, strict=True):
         grid, opts = KIND.prepare(puzzle)
         KIND.verify(grid, opts, outcome)
         assert outcome.stats["strategy"] == "fast" and outcome.stats["abandoned"] == []

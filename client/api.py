@@ -1,0 +1,212 @@
+"""The Python API of puzzle-queue: HTTP calls to the service, nothing else.
+
+    from client import Client
+    c = Client("http://127.0.0.1:8000", token=None)
+    job = c.submit([{"kind": "nqueens", "puzzle": {"n": 8}}], label="try")
+    job = c.wait(job, on_progress=print)
+    for row in c.results(job):          # every result in batch order, streamed
+        print(row["index"], row["status"], row["result"])
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Self
+
+import httpx
+
+from client.errors import ApiError, TooLarge, error_for
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+FINAL_JOB = ("completed", "cancelled")
+Job = dict[str, Any]
+JobRef = Job | str
+
+
+def job_id(job: JobRef) -> str:
+    return job if isinstance(job, str) else str(job["id"])
+
+
+class Client:
+    """One service, one token. Errors raise :class:`client.errors.ApiError` subclasses."""
+
+    def __init__(self, url: str = DEFAULT_URL, token: str | None = None, *, timeout: float = 30.0,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.url = url.rstrip("/")
+        self.timeout = timeout
+        self.http = httpx.Client(base_url=self.url + "/api/v1", headers=headers, timeout=timeout,
+                                 transport=transport)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- plumbing
+
+    def _call(self, method: str, path: str, **kw: Any) -> Any:
+        resp = self.http.request(method, path, **kw)
+        if resp.status_code >= 400:
+            raise _error(resp)
+        return resp.json()
+
+    # -- jobs
+
+    def submit(self, items: Sequence[dict[str, Any]], label: str | None = None) -> Job:
+        """One job of these items ``{"kind", "puzzle", "options"}``; raises InvalidRequest naming
+        every bad item (nothing is stored). A fresh Idempotency-Key makes the retry of a request
+        whose answer was lost safe: it returns the same job."""
+        body: dict[str, Any] = {"puzzles": list(items)}
+        if label is not None:
+            body["label"] = label
+        key = uuid.uuid4().hex
+        attempt = 1
+        while True:
+            try:
+                return dict(self._call("POST", "/jobs", json=body, headers={"Idempotency-Key": key}))
+            except httpx.TransportError:
+                if attempt == 3:
+                    raise
+                time.sleep(0.5 * attempt)
+                attempt += 1
+
+    def check(self, items: Sequence[dict[str, Any]]) -> None:
+        """Check a batch as submit would, storing nothing; raises InvalidRequest or TooLarge."""
+        self._call("POST", "/validate", json={"puzzles": list(items)})
+
+    def submit_all(self, items: Sequence[dict[str, Any]], label: str | None = None) -> list[Job]:
+        """All the items, as one job or, past the service's batch limit, as several in order.
+
+        Several jobs are stored only once every part has passed the service's checks, so a
+        refused submission stores nothing; the errors' indices count from the first item."""
+        size = len(items)
+        while True:
+            try:
+                if size >= len(items):
+                    return [self.submit(items, label)]
+                parts = [items[i:i + size] for i in range(0, len(items), size)]
+                self._check_parts(parts)
+                return [self.submit(part, label) for part in parts]
+            except TooLarge as exc:
+                limit = exc.problem.get("max_batch")
+                size = int(limit) if isinstance(limit, int) and limit < size else size // 2
+                if size < 1:
+                    raise
+
+    def _check_parts(self, parts: list[Sequence[dict[str, Any]]]) -> None:
+        errors: list[dict[str, Any]] = []
+        offset, refused = 0, None
+        for part in parts:
+            try:
+                self.check(part)
+            except ApiError as exc:
+                if exc.status != 422:
+                    raise
+                refused = exc
+                errors += [{**e, "index": None if e.get("index") is None else e["index"] + offset}
+                           for e in exc.errors]
+            offset += len(part)
+        if refused is not None:
+            n = len({e["index"] for e in errors})
+            raise error_for(422, {**refused.problem, "errors": errors,
+                                  "detail": f"{n} invalid item(s); nothing was stored"})
+
+    def job(self, job: JobRef, wait: float = 0.0) -> Job:
+        """The job's status and counts; with ``wait`` (seconds, at most 60) the service answers as
+        soon as the job is final or the wait is over."""
+        params = {"wait": wait} if wait else None
+        return dict(self._call("GET", f"/jobs/{job_id(job)}", params=params, timeout=self.timeout + wait))
+
+    def wait(self, job: JobRef, on_progress: Callable[[Job], None] | None = None,
+             timeout: float | None = None, poll: float = 60.0) -> Job:
+        """Until the job is completed or cancelled (or ``timeout`` seconds pass); each answer goes to
+        ``on_progress``. The service holds each request until the job is final or ``poll`` seconds
+        pass, so this makes one request a minute, or one per ``poll`` seconds for a progress bar."""
+        report = None if on_progress is None else (lambda jobs: on_progress(jobs[0]))
+        return self.wait_all([job], report, timeout, poll)[0]
+
+    def wait_all(self, jobs: Sequence[JobRef], on_progress: Callable[[list[Job]], None] | None = None,
+                 timeout: float | None = None, poll: float = 60.0) -> list[Job]:
+        """:meth:`wait` for several jobs (a file sent in parts): the first unfinished one is waited
+        on, the others looked at each round, and ``on_progress`` sees them all."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        current = [self.job(j) for j in jobs]
+        while True:
+            if on_progress is not None:
+                on_progress(current)
+            waiting = [i for i, j in enumerate(current) if j["status"] not in FINAL_JOB]
+            left = poll if deadline is None else min(poll, deadline - time.monotonic())
+            if not waiting or left <= 0:
+                return current
+            current[waiting[0]] = self.job(current[waiting[0]], wait=min(left, 60.0))
+            for i in waiting[1:]:
+                current[i] = self.job(current[i])
+
+    def cancel(self, job: JobRef) -> Job:
+        return dict(self._call("POST", f"/jobs/{job_id(job)}/cancel"))
+
+    def jobs(self, status: str | None = None, limit: int = 100) -> Iterator[Job]:
+        """The client's jobs, newest first, every page."""
+        params: dict[str, Any] = {"limit": limit, **({"status": status} if status else {})}
+        while True:
+            page = self._call("GET", "/jobs", params=params)
+            yield from page["items"]
+            if not page["next_cursor"]:
+                return
+            params["cursor"] = page["next_cursor"]
+
+    def puzzles(self, job: JobRef, limit: int = 100) -> Iterator[dict[str, Any]]:
+        """Every puzzle of the job with its input, status, result and stats, a page at a time."""
+        params: dict[str, Any] = {"limit": limit}
+        while True:
+            page = self._call("GET", f"/jobs/{job_id(job)}/puzzles", params=params)
+            yield from page["items"]
+            if not page["next_cursor"]:
+                return
+            params["cursor"] = page["next_cursor"]
+
+    def kinds(self) -> list[dict[str, Any]]:
+        return list(self._call("GET", "/kinds")["items"])
+
+    # -- results
+
+    def export(self, job: JobRef, format: str = "jsonl") -> Iterator[str]:
+        """The job's results as the service streams them, line by line with their line ends
+        (CSV: the header first)."""
+        with self.http.stream("GET", f"/jobs/{job_id(job)}/results", params={"format": format}) as resp:
+            if resp.status_code >= 400:
+                resp.read()
+                raise _error(resp)
+            rest = ""
+            for chunk in resp.iter_text():
+                lines = (rest + chunk).split("\n")
+                rest = lines.pop()
+                yield from (line + "\n" for line in lines)
+            if rest:
+                yield rest
+
+    def results(self, job: JobRef) -> Iterator[dict[str, Any]]:
+        """Every result of the job in batch order: ``index``, ``kind``, ``status``, ``result``,
+        ``stats``, ``error``; streamed, so a large job never sits in memory whole."""
+        for line in self.export(job, "jsonl"):
+            if line.strip():
+                yield json.loads(line)
+
+
+def _error(resp: httpx.Response) -> ApiError:
+    try:
+        problem = resp.json()
+    except ValueError:
+        problem = {"title": resp.reason_phrase, "status": resp.status_code, "detail": resp.text[:500]}
+    if not isinstance(problem, dict):
+        problem = {"title": resp.reason_phrase, "status": resp.status_code, "detail": str(problem)}
+    retry = resp.headers.get("Retry-After")
+    return error_for(resp.status_code, problem, float(retry) if retry and retry.isdigit() else None)

@@ -1,0 +1,138 @@
+"""`GET /api/v1/jobs/{id}/results`: every result of a job in batch order, as JSON Lines or CSV.
+
+Streamed: the rows are read a page at a time along the (job_id, index) index and written
+out as they come, so the API process holds one page however large the job is. Each page
+is its own short read, so a long download holds no transaction open.
+
+JSON Lines: one object per puzzle, ``index``, ``kind``, ``status``, ``result``, ``stats``,
+``error``. CSV: ``index``, ``kind``, ``status``, ``answer`` (the first field the kind
+declares for its result that the result holds: a Sudoku's solution, a queen placement
+or a count, a move string, the spokes), ``error``, then the stats fields of the kinds in
+the job, in the order the kinds declare them. Lists and objects in a cell are JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Literal, cast
+
+from flask import Response, current_app, request
+from pydantic import BaseModel, ConfigDict, Field
+from spectree import Response as Documented
+from sqlalchemy import Row, select
+from sqlalchemy.orm import Session
+
+import solvers
+from service.api import ERRORS, _job_or_404, bp, snapshot, spec
+from service.models import FINAL, Puzzle
+
+PAGE = 500
+FIELDS = ("index", "kind", "status", "result", "stats", "error")
+LEADING = ("index", "kind", "status", "answer", "error")
+MEDIA = {"jsonl": "application/jsonl", "csv": "text/csv"}
+
+
+class ResultsQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["jsonl", "csv"] = Field("jsonl", description="jsonl: one JSON object per puzzle; "
+                                                                 "csv: one row per puzzle")
+
+
+@bp.get("/jobs/<job_id>/results")
+@spec.validate(query=ResultsQuery, resp=Documented(HTTP_200=None, **ERRORS), tags=["jobs"])
+def export_results(job_id: str) -> Response:
+    """Every result of the job in batch order, streamed: JSON Lines (default) or CSV.
+
+    Unfinished puzzles appear with their status and no result. Same rules as the other job
+    endpoints: 401 without a valid token when tokens are on, 404 for another client's job.
+    """
+    fmt = cast(ResultsQuery, request.context.query).format  # type: ignore[attr-defined]  # spectree's
+    with snapshot() as s:
+        job = _job_or_404(s, job_id)
+        kinds = s.scalars(select(Puzzle.kind).where(Puzzle.job_id == job.id).distinct()).all()
+    rows = puzzle_rows(current_app.extensions["sessions"], job.id)
+    body = as_jsonl(rows) if fmt == "jsonl" else as_csv(rows, kinds)
+    return Response(body, mimetype=MEDIA[fmt],
+                    headers={"Content-Disposition": f'attachment; filename="{job.id}.{fmt}"'})
+
+
+def puzzle_rows(sessions: Callable[[], Session], job_id: str) -> Iterator[dict[str, Any]]:
+    """The job's puzzles in batch order as export records, one page of rows read at a time."""
+    columns = [getattr(Puzzle, name) for name in FIELDS]
+    start = 0
+    while True:
+        with sessions() as s:
+            page: Sequence[Row[Any]] = s.execute(
+                select(*columns).where(Puzzle.job_id == job_id, Puzzle.index >= start)
+                .order_by(Puzzle.index).limit(PAGE)).all()
+        for row in page:
+            record = dict(zip(FIELDS, row, strict=True))
+            if record["status"] not in FINAL:  # a split puzzle's stats hold its head while it runs
+                record["stats"] = None
+            start = record["index"] + 1
+            yield record
+        if len(page) < PAGE:
+            return
+
+
+def as_jsonl(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    lines = []
+    for record in records:
+        lines.append(json.dumps(record, separators=(",", ":")) + "\n")
+        if len(lines) == PAGE:
+            yield "".join(lines)
+            lines = []
+    if lines:
+        yield "".join(lines)
+
+
+def stats_columns(kinds: Iterable[str]) -> list[str]:
+    """The stats fields of these kinds, each once, in registry order and each kind's own order."""
+    present = set(kinds)
+    columns: dict[str, None] = {}
+    for kind in solvers.KINDS.values():
+        if kind.name in present:
+            columns.update(dict.fromkeys(c for c in kind.stats_fields if c not in LEADING))
+    return list(columns)
+
+
+def answer(kind: str, result: dict[str, Any] | None) -> Any:
+    """The first field of the kind's declared result fields that this result holds."""
+    if not result:
+        return None
+    declared = solvers.KINDS[kind].result_fields if kind in solvers.KINDS else {}
+    name = next((f for f in declared if f in result), next(iter(result)))
+    value = result[name]
+    if isinstance(value, list) and all(isinstance(v, (int, float)) for v in value):
+        return " ".join(map(str, value))  # a queen placement reads 1 3 0 2
+    return value
+
+
+def cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def as_csv(records: Iterable[dict[str, Any]], kinds: Iterable[str]) -> Iterator[str]:
+    stats = stats_columns(kinds)
+    buffer = io.StringIO()
+    out = csv.writer(buffer, lineterminator="\n")
+    out.writerow([*LEADING, *stats])
+    for n, r in enumerate(records, 1):
+        found = r["stats"] or {}
+        out.writerow([cell(v) for v in (r["index"], r["kind"], r["status"], answer(r["kind"], r["result"]),
+                                         r["error"], *(found.get(c) for c in stats))])
+        if n % PAGE == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()

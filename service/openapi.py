@@ -1,0 +1,104 @@
+"""The OpenAPI document, completed with what the request models cannot say by themselves.
+
+spectree derives the document from the pydantic models; this adds each registered kind's
+puzzle and options (read from the registry, so a new kind is documented by registering it),
+the errors as ``application/problem+json``, the ``Location``, ``Retry-After`` and
+``WWW-Authenticate`` headers, and the media types of the export.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spectree import SpecTree
+
+import solvers
+from solvers.base import Kind
+
+PROBLEM = "application/problem+json"
+TYPES = {"int": "integer", "float": "number", "str": "string", "bool": "boolean"}
+LOCATION = {"description": "the job's address: poll it for status and progress", "schema": {"type": "string"}}
+RETRY_AFTER = {"description": "seconds to wait before asking again", "schema": {"type": "integer"}}
+AUTHENTICATE = {"description": 'Bearer realm="puzzle-queue": a bearer token is required',
+                "schema": {"type": "string"}}
+# Answers that point at the job to poll (docs/API.md): the submit and the cancel.
+POLLED = {("/api/v1/jobs", "post"), ("/api/v1/jobs/{job_id}/cancel", "post")}
+EXPORT = ("/api/v1/jobs/{job_id}/results", "get")
+EXPORT_TYPES = {"application/jsonl": "one JSON object per puzzle: index, kind, status, result, stats, error",
+                "text/csv": "a header, then one row per puzzle: index, kind, status, answer, error, "
+                            "the stats"}
+
+
+def option_schema(spec: dict[str, Any]) -> dict[str, Any]:
+    schema: dict[str, Any] = {"description": spec["doc"], "default": spec["default"]}
+    kind = TYPES.get(spec["type"], "string")
+    schema["type"] = kind if spec["default"] is not None else [kind, "null"]
+    if "choices" in spec:
+        schema["enum"] = spec["choices"]
+    for bound in ("minimum", "maximum"):
+        if bound in spec:
+            schema[bound] = spec[bound]
+    return schema
+
+
+def item_schema(kind: Kind) -> dict[str, Any]:
+    """One batch item of this kind: its puzzle's input form and its options."""
+    described = kind.describe()
+    return {
+        "title": f"{kind.name} item",
+        "description": kind.summary,
+        "type": "object",
+        "required": ["kind", "puzzle"],
+        "additionalProperties": False,
+        "properties": {
+            "kind": {"type": "string", "enum": [kind.name]},
+            "puzzle": {"description": kind.input_format, "examples": [described["example"]["puzzle"]]},
+            "options": {"type": ["object", "null"], "additionalProperties": False,
+                        "properties": {name: option_schema(o) for name, o in described["options"].items()}},
+        },
+        "examples": [described["example"]],
+    }
+
+
+def _model(schemas: dict[str, Any], name: str) -> dict[str, Any]:
+    """spectree names a model ``Name.<hash>``; its nested models get a further ``.Nested``."""
+    return next(v for k, v in schemas.items() if k.split(".")[0] == name and k.count(".") == 1)
+
+
+def complete(document: dict[str, Any]) -> dict[str, Any]:
+    schemas = document["components"]["schemas"]
+    refs = []
+    for kind in solvers.KINDS.values():
+        schemas[f"Item.{kind.name}"] = item_schema(kind)
+        refs.append({"$ref": f"#/components/schemas/Item.{kind.name}"})
+    _model(schemas, "JobSubmit")["properties"]["puzzles"]["items"] = {
+        "oneOf": refs, "discriminator": {"propertyName": "kind"}}
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            for status, response in operation.get("responses", {}).items():
+                _complete_response((path, method), int(status), response)
+    return document
+
+
+def _complete_response(operation: tuple[str, str], status: int, response: dict[str, Any]) -> None:
+    headers = response.setdefault("headers", {})
+    if status >= 400 and "application/json" in response.get("content", {}):
+        response["content"] = {PROBLEM: response["content"]["application/json"]}
+    if status in (429, 503):
+        headers["Retry-After"] = RETRY_AFTER
+    if status == 401:
+        headers["WWW-Authenticate"] = AUTHENTICATE
+    if operation in POLLED and status in (200, 202):
+        headers.update({"Location": LOCATION, "Retry-After": RETRY_AFTER})
+    if operation == EXPORT and status == 200:
+        response["content"] = {media: {"schema": {"type": "string", "description": text}}
+                               for media, text in EXPORT_TYPES.items()}
+    if not headers:
+        del response["headers"]
+
+
+class DocumentedSpecTree(SpecTree):
+    """spectree, with the generated document completed once by :func:`complete`."""
+
+    def _generate_spec(self) -> dict[str, Any]:
+        return complete(super()._generate_spec())

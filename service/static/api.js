@@ -1,0 +1,107 @@
+"use strict";
+// The page's access to the JSON API: fetch with the bearer token when the service wants one
+// (asked once, kept in sessionStorage for this tab), problem documents as thrown errors, and
+// small helpers to build DOM nodes. No framework, no build step.
+
+const PQ = (() => {
+  const KEY = "puzzle-queue-token";
+  const tokensRequired = document.body.dataset.tokensRequired === "true";
+  let asking = null;
+
+  const token = () => sessionStorage.getItem(KEY);
+
+  function showForget() {
+    const button = document.getElementById("forget-token");
+    button.hidden = !token();
+    button.onclick = () => { sessionStorage.removeItem(KEY); location.reload(); };
+  }
+
+  // Show the token form; resolves once the user has given one.
+  function askToken(message) {
+    const form = document.getElementById("token-form");
+    const error = document.getElementById("token-error");
+    form.hidden = false;
+    error.hidden = !message;
+    error.textContent = message || "";
+    if (!asking) {
+      asking = new Promise(resolve => {
+        form.addEventListener("submit", event => {
+          event.preventDefault();
+          sessionStorage.setItem(KEY, document.getElementById("token").value.trim());
+          form.hidden = true;
+          asking = null;
+          showForget();
+          resolve();
+        }, {once: true});
+      });
+    }
+    return asking;
+  }
+
+  class ApiError extends Error {
+    constructor(status, problem) {
+      super((problem && (problem.detail || problem.title)) || `HTTP ${status}`);
+      this.status = status;
+      this.problem = problem || {};
+    }
+  }
+
+  async function request(method, path, body) {
+    if (tokensRequired && !token()) await askToken();
+    for (;;) {
+      const headers = {};
+      if (token()) headers.Authorization = "Bearer " + token();
+      if (body !== undefined) headers["Content-Type"] = "application/json";
+      const resp = await fetch(path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)});
+      if (resp.status !== 401) return resp;
+      const had = token();
+      sessionStorage.removeItem(KEY);
+      await askToken(had ? "That token was not accepted; try another." : "");
+    }
+  }
+
+  async function call(method, path, body) {
+    const resp = await request(method, path, body);
+    const data = await resp.json().catch(() => null);
+    if (!resp.ok) throw new ApiError(resp.status, data);
+    return data;
+  }
+
+  // A download that carries the token: fetched, then handed to the browser as a file.
+  async function download(path, filename) {
+    const resp = await request("GET", path);
+    if (!resp.ok) throw new ApiError(resp.status, await resp.json().catch(() => null));
+    const url = URL.createObjectURL(await resp.blob());
+    const link = el("a", {href: url, download: filename});
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (name === "text") node.textContent = value;
+      else if (name === "className") node.className = value;
+      else if (value !== null && value !== undefined && value !== false) node.setAttribute(name, value);
+    }
+    node.append(...children.filter(c => c !== null && c !== undefined));
+    return node;
+  }
+
+  const number = value => typeof value === "number"
+    ? (Math.abs(value) >= 1e15 ? value.toExponential(4)
+      : value.toLocaleString("en-US", {maximumFractionDigits: Math.abs(value) >= 1000 ? 0 : 3}))
+    : String(value);
+
+  function counts(job) {
+    return Object.entries(job.counts).filter(([, n]) => n).map(([s, n]) => `${s} ${number(n)}`).join(" · ");
+  }
+
+  const FINAL = ["completed", "cancelled"];
+
+  showForget();
+  return {get: path => call("GET", path), post: (path, body) => call("POST", path, body), download, el,
+          number, counts, FINAL, ApiError};
+})();

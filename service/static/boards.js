@@ -1,0 +1,207 @@
+"use strict";
+// Each kind's board as an inline SVG (class "board"), drawn from a puzzle as the API returns
+// it: {kind, puzzle, options, status, result}. Presentation only, keyed by kind name; a kind
+// with no drawing here shows its result as text.
+
+const Boards = (() => {
+  const NS = "http://www.w3.org/2000/svg";
+  const SYMBOLS = "123456789ABCDEFGHIJKLMNOP";
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(NS, tag);
+    for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function board(kind, width, height, label) {
+    const root = svg("svg", {class: "board", "data-kind": kind, viewBox: `0 0 ${width} ${height}`,
+                             role: "img", "aria-label": label});
+    return root;
+  }
+
+  // -- Sudoku: givens in black, the digits found in blue
+
+  function sudokuCells(puzzle) {
+    if (Array.isArray(puzzle)) return puzzle.flat().map(v => (v ? SYMBOLS[v - 1] : "."));
+    return String(puzzle).replace(/\s+/g, "").toUpperCase().split("").map(c => (c === "0" ? "." : c));
+  }
+
+  function sudoku(p) {
+    const givens = sudokuCells(p.puzzle);
+    const n = Math.round(Math.sqrt(givens.length));
+    const box = Math.round(Math.sqrt(n));
+    const solution = p.result && p.result.solution ? p.result.solution.split("") : null;
+    const s = 30;
+    const root = board("sudoku", n * s, n * s, `${n}x${n} Sudoku`);
+    root.append(svg("rect", {x: 0, y: 0, width: n * s, height: n * s, class: "paper"}));
+    for (let i = 0; i < n * n; i++) {
+      const r = Math.floor(i / n), c = i % n;
+      const given = givens[i] !== ".";
+      const symbol = given ? givens[i] : (solution ? solution[i] : "");
+      if (symbol) {
+        root.append(svg("text", {x: c * s + s / 2, y: r * s + s / 2, class: given ? "cell given" : "cell found",
+                                 "data-row": r, "data-col": c}, symbol));
+      }
+    }
+    for (let i = 0; i <= n; i++) {
+      const cls = i % box === 0 ? "grid thick" : "grid";
+      root.append(svg("line", {x1: 0, y1: i * s, x2: n * s, y2: i * s, class: cls}));
+      root.append(svg("line", {x1: i * s, y1: 0, x2: i * s, y2: n * s, class: cls}));
+    }
+    return root;
+  }
+
+  // -- n-Queens: the board and its queens (solve, n <= 64), else the figures
+
+  function queensN(puzzle) {
+    if (puzzle && typeof puzzle === "object") return Number(puzzle.n);
+    return Number(puzzle);
+  }
+
+  function figures(kind, lines, label) {
+    const root = board(kind, 300, 30 + 26 * lines.length, label);
+    root.append(svg("rect", {x: 0, y: 0, width: 300, height: 30 + 26 * lines.length, class: "paper"}));
+    lines.forEach((line, i) => root.append(svg("text", {x: 14, y: 30 + 26 * i, class: "figure"}, line)));
+    return root;
+  }
+
+  function nqueens(p) {
+    const n = queensN(p.puzzle);
+    const mode = (p.options && p.options.mode) || "solve";
+    const r = p.result || {};
+    if (mode === "solve" && n <= 64) {
+      const s = Math.max(6, Math.floor(320 / n));
+      const root = board("nqueens", n * s, n * s, `${n} queens`);
+      for (let row = 0; row < n; row++) {
+        for (let col = 0; col < n; col++) {
+          root.append(svg("rect", {x: col * s, y: row * s, width: s, height: s,
+                                   class: (row + col) % 2 ? "square dark" : "square light"}));
+        }
+      }
+      (r.queens || []).forEach((col, row) => {
+        root.append(svg("circle", {cx: col * s + s / 2, cy: row * s + s / 2, r: s * 0.36, class: "queen",
+                                   "data-row": row, "data-col": col}));
+      });
+      return root;
+    }
+    const lines = [`n = ${n}, ${mode}`];
+    if (mode === "count" && r.solutions !== undefined) {
+      lines.push(`${PQ.number(r.solutions)} solutions`, `${PQ.number(r.fundamental)} fundamental`);
+    } else if (mode === "estimate" && r.estimated_tree_nodes !== undefined) {
+      const e = x => Number(x).toPrecision(4);
+      lines.push(`tree ≈ ${e(r.estimated_tree_nodes)} nodes`, `  ± ${e(r.tree_std_error)} (std. error)`,
+                 `solutions ≈ ${e(r.estimated_solutions)}`, `${PQ.number(r.probes)} probes`);
+    } else if (r.queens) {
+      lines.push(`${PQ.number(r.queens.length)} queens placed (too many to draw)`,
+                 `first rows: ${r.queens.slice(0, 8).join(" ")} …`);
+    }
+    return figures("nqueens", lines, `${n} queens, ${mode}`);
+  }
+
+  // -- Sliding tiles: the start board, then step through the blank's moves
+
+  function tiles(puzzle) {
+    if (Array.isArray(puzzle)) return puzzle.flat().map(Number);
+    return String(puzzle).split(/[\s,]+/).filter(Boolean).map(Number);
+  }
+
+  const STEP = {U: [-1, 0], D: [1, 0], L: [0, -1], R: [0, 1]};
+
+  function after(start, k, moves) {
+    const b = start.slice();
+    let blank = b.indexOf(0);
+    for (const m of moves) {
+      const [dr, dc] = STEP[m];
+      const next = (Math.floor(blank / k) + dr) * k + (blank % k) + dc;
+      [b[blank], b[next]] = [b[next], b[blank]];
+      blank = next;
+    }
+    return b;
+  }
+
+  function sliding(p) {
+    const start = tiles(p.puzzle);
+    const k = Math.round(Math.sqrt(start.length));
+    const moves = (p.result && p.result.moves) || "";
+    const s = 50;
+    const root = board("sliding", k * s, k * s, `${k}x${k} sliding tiles`);
+    const wrap = PQ.el("div", {className: "stepper"}, root);
+    let step = 0;
+    const info = PQ.el("span", {className: "step"});
+    function draw() {
+      root.replaceChildren();
+      after(start, k, moves.slice(0, step)).forEach((t, i) => {
+        const x = (i % k) * s, y = Math.floor(i / k) * s;
+        if (t === 0) return;
+        root.append(svg("rect", {x: x + 2, y: y + 2, width: s - 4, height: s - 4, rx: 6, class: "tile"}));
+        root.append(svg("text", {x: x + s / 2, y: y + s / 2, class: "tile-number"}, String(t)));
+      });
+      info.textContent = moves ? `move ${step} of ${moves.length}` + (step ? ` (${moves[step - 1]})` : "") : "";
+    }
+    if (moves) {
+      const button = (label, title, go) => {
+        const b = PQ.el("button", {type: "button", className: "step-button", text: label, title});
+        b.addEventListener("click", () => { step = Math.max(0, Math.min(moves.length, go(step))); draw(); });
+        return b;
+      };
+      wrap.append(PQ.el("div", {className: "row"}, button("«", "first", () => 0),
+                        button("‹", "previous", i => i - 1), info, button("›", "next", i => i + 1),
+                        button("»", "last", () => moves.length)));
+    }
+    draw();
+    return wrap;
+  }
+
+  // -- Spokes: hubs with their clues, and the spokes found
+
+  function spokesGrid(puzzle) {
+    const lines = String(puzzle).split("\n").map(l => l.trim()).filter(l => l && !l.startsWith("#"));
+    const id = lines.length === 1 && lines[0].match(/^(\d+)x(\d+):(\S*)$/);
+    if (id) {
+      const w = Number(id[1]);
+      const digits = id[3].split("").map(Number);
+      return {w, h: Number(id[2]), clues: digits};
+    }
+    if (lines.length && /^spokes\s+\d+x\d+$/i.test(lines[0])) lines.shift();
+    const rows = lines.map(l => l.split(/\s+/).map(t => (t === "." ? 0 : Number(t))));
+    return {w: rows.length ? rows[0].length : 0, h: rows.length, clues: rows.flat()};
+  }
+
+  function spokes(p) {
+    const {w, h, clues} = spokesGrid(p.puzzle);
+    const s = 56, m = 24;
+    const root = board("spokes", (w - 1) * s + 2 * m, (h - 1) * s + 2 * m, `${w}x${h} Spokes`);
+    const at = (r, c) => [m + c * s, m + r * s];
+    for (const [r1, c1, r2, c2] of (p.result && p.result.spokes) || []) {
+      const [x1, y1] = at(r1, c1), [x2, y2] = at(r2, c2);
+      root.append(svg("line", {x1, y1, x2, y2, class: "spoke"}));
+    }
+    clues.forEach((clue, i) => {
+      const [x, y] = at(Math.floor(i / w), i % w);
+      if (!clue) {
+        root.append(svg("circle", {cx: x, cy: y, r: 2, class: "point"}));
+        return;
+      }
+      root.append(svg("circle", {cx: x, cy: y, r: 14, class: "hub"}));
+      root.append(svg("text", {x, y, class: "clue"}, String(clue)));
+    });
+    return root;
+  }
+
+  const DRAW = {sudoku, nqueens, sliding, spokes};
+
+  // The board of a puzzle, or null for a kind without a drawing (or an input it cannot read).
+  function draw(p) {
+    const fn = DRAW[p.kind];
+    if (!fn) return null;
+    try {
+      return fn(p);
+    } catch (err) {
+      console.warn("cannot draw", p, err);
+      return null;
+    }
+  }
+
+  return {draw};
+})();

@@ -1,0 +1,138 @@
+"use strict";
+// The front page: the submit form (kinds and options from /api/v1/kinds, 422 errors shown
+// against their lines) and the client's jobs with live progress bars.
+
+(() => {
+  const {el} = PQ;
+  const form = document.getElementById("submit-form");
+  const kindSelect = document.getElementById("kind");
+  const optionsBox = document.getElementById("options");
+  const textarea = document.getElementById("puzzles");
+  let kinds = {};
+
+  // A line of text -> the kind's puzzle, as the command line reads it (`puzzle-queue submit --kind`).
+  const LINE_FORMS = {
+    spokes: text => (text.includes("/")
+      ? text.split("/").map(r => (r.trim().includes(" ") ? r.trim() : r.trim().split("").join(" "))).join("\n")
+      : text),
+    nqueens: text => (/^\d+$/.test(text) ? {n: Number(text)} : text),
+  };
+  // ... and back, for the example.
+  function asLine(kind, puzzle) {
+    if (kind === "spokes" && typeof puzzle === "string") return puzzle.split("\n").join("/");
+    if (kind === "nqueens" && puzzle && typeof puzzle === "object") return String(puzzle.n);
+    return typeof puzzle === "string" ? puzzle : JSON.stringify(puzzle);
+  }
+
+  function optionField(name, spec) {
+    const id = `option-${name}`;
+    let input;
+    if (spec.choices || spec.type === "bool") {
+      const choices = spec.choices || [true, false];
+      input = el("select", {id, name}, el("option", {value: "", text: `default (${JSON.stringify(spec.default)})`}),
+                 ...choices.map(c => el("option", {value: JSON.stringify(c), text: String(c)})));
+    } else {
+      const numeric = spec.type === "int" || spec.type === "float";
+      input = el("input", {id, name, type: numeric ? "number" : "text", step: spec.type === "float" ? "any" : "1",
+                           min: spec.minimum, max: spec.maximum,
+                           placeholder: spec.default === null ? "automatic" : String(spec.default)});
+    }
+    input.dataset.type = spec.type;
+    return el("label", {title: spec.doc}, `${name} `, input);
+  }
+
+  function showKind() {
+    const kind = kinds[kindSelect.value];
+    document.getElementById("kind-input").textContent = kind ? `Input: ${kind.input}` : "";
+    optionsBox.replaceChildren(el("legend", {text: "Options (blank = the default)"}),
+                               ...Object.entries(kind ? kind.options : {}).map(([n, s]) => optionField(n, s)));
+  }
+
+  function options() {
+    const out = {};
+    for (const input of optionsBox.querySelectorAll("input, select")) {
+      if (input.value === "") continue;
+      if (input.tagName === "SELECT") out[input.name] = JSON.parse(input.value);
+      else out[input.name] = input.dataset.type === "int" || input.dataset.type === "float"
+        ? Number(input.value) : input.value;
+    }
+    return out;
+  }
+
+  function showErrors(title, errors, lineOf) {
+    const box = document.getElementById("submit-errors");
+    box.hidden = false;
+    document.getElementById("submit-error-title").textContent = title;
+    document.getElementById("line-errors").replaceChildren(...errors.map(e => {
+      const line = e.index === null || e.index === undefined ? null : lineOf[e.index];
+      const where = line ? `line ${line}: ` : "";
+      return el("li", {className: "line-error", "data-line": line, text: `${where}${e.field}: ${e.message}`});
+    }));
+  }
+
+  form.addEventListener("submit", async event => {
+    event.preventDefault();
+    document.getElementById("submit-errors").hidden = true;
+    const kind = kindSelect.value, opts = options(), lineOf = [], puzzles = [];
+    textarea.value.split("\n").forEach((raw, i) => {
+      const text = raw.trim();
+      if (!text || text.startsWith("#")) return;
+      lineOf.push(i + 1);
+      const item = {kind, puzzle: (LINE_FORMS[kind] || (t => t))(text)};
+      if (Object.keys(opts).length) item.options = opts;
+      puzzles.push(item);
+    });
+    if (!puzzles.length) {
+      showErrors("Paste at least one puzzle, one per line.", [], lineOf);
+      return;
+    }
+    const body = {puzzles};
+    const label = document.getElementById("label").value.trim();
+    if (label) body.label = label;
+    try {
+      const job = await PQ.post("/api/v1/jobs", body);
+      location.href = `/jobs/${job.id}`;
+    } catch (err) {
+      showErrors(`Refused (${err.status}): ${err.message}`, err.problem.errors || [], lineOf);
+    }
+  });
+
+  document.getElementById("example-button").addEventListener("click", () => {
+    const kind = kinds[kindSelect.value];
+    if (kind) textarea.value = asLine(kind.kind, kind.example.puzzle) + "\n";
+  });
+
+  function jobRow(job) {
+    const percent = (100 * job.progress).toFixed(1);
+    return el("tr", {"data-job-id": job.id, "data-status": job.status},
+      el("td", {}, el("a", {href: `/jobs/${job.id}`}, el("code", {text: job.id.slice(0, 12)}))),
+      el("td", {text: job.label || ""}),
+      el("td", {className: `status ${job.status}`, text: job.status}),
+      el("td", {}, el("div", {className: "bar"}, el("div", {style: `width: ${percent}%`})),
+         el("span", {className: "percent", text: `${percent}% of ${PQ.number(job.total)}`})),
+      el("td", {className: "counts", text: PQ.counts(job)}),
+      el("td", {text: new Date(job.created_at).toLocaleString()}));
+  }
+
+  async function refreshJobs() {
+    let busy = false;
+    try {
+      const page = await PQ.get("/api/v1/jobs?limit=50");
+      document.querySelector("#jobs tbody").replaceChildren(...page.items.map(jobRow));
+      document.getElementById("no-jobs").hidden = page.items.length > 0;
+      busy = page.items.some(j => !PQ.FINAL.includes(j.status));
+    } catch (err) {
+      console.warn("jobs", err);
+    }
+    setTimeout(refreshJobs, busy ? 1000 : 5000);
+  }
+
+  (async () => {
+    const list = (await PQ.get("/api/v1/kinds")).items;
+    kinds = Object.fromEntries(list.map(k => [k.kind, k]));
+    kindSelect.replaceChildren(...list.map(k => el("option", {value: k.kind, text: k.kind, title: k.summary})));
+    kindSelect.addEventListener("change", showKind);
+    showKind();
+  })();
+  refreshJobs();
+})();

@@ -1,0 +1,26 @@
+"""The web page: the client's jobs with live progress, a submit form, each job's puzzles drawn.
+
+Server-side only two pages of HTML; the data comes from the JSON API itself, fetched by a
+little plain JavaScript (service/static), which also carries the token when API_TOKENS is
+set. No build step and no CDN: everything the page loads is served from here.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, render_template
+
+bp = Blueprint("web", __name__)
+
+
+def _page(template: str, **context: object) -> str:
+    return render_template(template, tokens_required=bool(current_app.config["API_TOKENS"]), **context)
+
+
+@bp.get("/")
+def index() -> str:
+    return _page("index.html")
+
+
+@bp.get("/jobs/<job_id>")
+def job(job_id: str) -> str:
+    return _page("job.html", job_id=job_id)

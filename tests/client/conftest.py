@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.embedded import embedded_service
+
+
+@pytest.fixture(scope="session")
+def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with embedded_service(tmp_path_factory.mktemp("embedded")) as service:
+        yield service.url
+
+
+@pytest.fixture(scope="session")
+def examples() -> Path:
+    return Path(__file__).resolve().parents[2] / "examples"
