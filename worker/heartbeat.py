@@ -2,13 +2,16 @@
 seconds, and takes its turn at running the reaper.
 
 Glossary
-  name      the process's worker name (host, pid and a random tag: a restarted container may
-            reuse a pid), written into every claim it makes (puzzles.worker, subtasks.worker).
+  name      the process's worker name, ``host:pid:node``, written into every claim it makes
+            (puzzles.worker, subtasks.worker); ``node`` is a random tag of the `celery worker`
+            main process, shared by its pool processes (a restarted container gets a new one).
   beat      ``workers.beat_at`` renewed every HEARTBEAT_SECONDS by a daemon thread; the thread
             runs whatever the task in the main thread does (the kernels release the GIL), so a
             slow but living worker keeps beating and keeps its claims up to the time limit.
   silent    a row not renewed for WORKER_SILENT_SECONDS: its process is dead (SIGKILL, out of
-            memory, container gone) and worker.reaper hands its work on.
+            memory, container gone). If another process of its node still beats, the main
+            process lives and Celery itself redelivers the task (``reject_on_worker_lost``);
+            otherwise the whole worker is gone and worker.reaper hands its work on.
   holding   the puzzle ids of the optimistic chunk the process runs: those rows stay ``queued``
             with no claim, so this is the only place that says who has them.
   steady    this process has reached the database without a gap for WORKER_SILENT_SECONDS: only
@@ -37,20 +40,18 @@ from service.models import WorkerBeat, now
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class _Identity:
-    pid: int = -1
-    name: str = ""
-
-
-_me = _Identity()
+# Made once in the `celery worker` main process, at import, so its pool processes (forked later)
+# share it; a restarted worker gets a new one.
+NODE = secrets.token_hex(4)
 
 
 def worker_name() -> str:
-    """This process's name, made once per process (prefork children are forked after import)."""
-    if _me.pid != os.getpid():
-        _me.pid, _me.name = os.getpid(), f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
-    return _me.name
+    """This process's name: host, pid, and the node (the `celery worker` it belongs to)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{NODE}"
+
+
+def node_of(name: str) -> str:
+    return name.rsplit(":", 1)[-1]
 
 
 def beat(s: Session, name: str) -> None:

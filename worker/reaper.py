@@ -1,12 +1,13 @@
 """The reaper: publishes again the puzzles and subtasks whose task was lost, and fails those whose
 every attempt lost its worker.
 
-Work is lost in four ways, each noticed in seconds except the last:
-  silent worker   a process whose heartbeat (worker.heartbeat) is older than WORKER_SILENT_SECONDS
-                  is dead: the puzzles and subtasks it claimed, and the queued puzzles of the
-                  optimistic chunk it held, are published again at once (the broker would hand its
-                  message back only after the visibility timeout). A slow but living worker keeps
-                  beating, so it keeps its claims up to the time limit.
+Work is lost in these ways, each noticed in seconds except past a deadline:
+  silent worker   a process whose heartbeat (worker.heartbeat) is older than WORKER_SILENT_SECONDS,
+                  like every other process of its `celery worker` (a lone dead pool process is
+                  Celery's to redeliver), is dead: the puzzles and subtasks it claimed, and the
+                  queued puzzles of the optimistic chunk it held, are published again at once (the
+                  broker would hand its message back only after the visibility timeout). A slow
+                  but living worker keeps beating, so it keeps its claims up to the time limit.
   empty broker    the broker's queue is empty while SQL holds queued work published more than
                   LOST_TASK_SECONDS ago and held by no living worker: the messages are gone (a Redis
                   restart without its data, a publish that failed while the broker was down), so
@@ -50,6 +51,7 @@ from service.models import (
 )
 from service.publish import Publisher, publish_or_mark_due, queue_depth
 from worker import parts
+from worker.heartbeat import node_of
 from worker.outcome import gave_up
 from worker.rows import Result, write
 
@@ -71,7 +73,8 @@ class Reaped:
 class Lost:
     """What the reaper knows about the workers and the broker at the start of a run."""
 
-    silent: list[str]        # workers whose heartbeat stopped
+    silent: list[str]        # workers whose heartbeat stopped, and whose node's too
+    forgotten: list[str]     # dead pool processes of a living node: only their rows go
     held_by_silent: list[int]  # the queued puzzles of their optimistic chunks
     held_by_living: set[int]   # the same for the living: not lost, however old
     broker_empty: bool         # the broker's queue is empty: anything queued long ago was lost
@@ -118,8 +121,8 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
             if ids:
                 s.execute(update(model).where(model.id.in_(ids), model.status.in_(UNFINISHED))
                           .values(deadline=deadline).execution_options(synchronize_session=False))
-        if lost.silent:
-            s.execute(delete(WorkerBeat).where(WorkerBeat.name.in_(lost.silent)))
+        if lost.silent or lost.forgotten:
+            s.execute(delete(WorkerBeat).where(WorkerBeat.name.in_(lost.silent + lost.forgotten)))
     if lost.silent:
         log.warning("reaper: worker(s) %s silent for %s s", ", ".join(lost.silent),
                     config["WORKER_SILENT_SECONDS"])
@@ -146,15 +149,20 @@ def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
 
 def _survey(s: Session, t: datetime, config: dict[str, Any], trust_silence: bool, broker_empty: bool) -> Lost:
     quiet_since = t - timedelta(seconds=config["WORKER_SILENT_SECONDS"])
+    rows = s.execute(select(WorkerBeat.name, WorkerBeat.beat_at, WorkerBeat.holding)).all()
+    quiet = {r.name for r in rows if trust_silence and _aware(r.beat_at) < quiet_since}
+    # A quiet pool process of a node that still beats: its main process redelivers its task.
+    living_nodes = {node_of(r.name) for r in rows if r.name not in quiet}
     silent, held_by_silent, held_by_living = [], [], set()
-    for name, beat_at, holding in s.execute(select(WorkerBeat.name, WorkerBeat.beat_at, WorkerBeat.holding)):
-        if trust_silence and _aware(beat_at) < quiet_since:
+    forgotten = sorted(quiet - set(silent_names := [n for n in quiet if node_of(n) not in living_nodes]))
+    for name, _beat_at, holding in rows:
+        if name in silent_names:
             silent.append(name)
             held_by_silent += holding or []
-        else:
+        elif name not in quiet:
             held_by_living.update(holding or [])
     published = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"] - config["LOST_TASK_SECONDS"])
-    return Lost(silent, held_by_silent, held_by_living, broker_empty, published)
+    return Lost(silent, forgotten, held_by_silent, held_by_living, broker_empty, published)
 
 
 def _aware(t: datetime) -> datetime:

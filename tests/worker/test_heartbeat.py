@@ -78,6 +78,19 @@ def test_a_silent_workers_claims_go_out_again_at_once_and_a_living_workers_stay(
     assert job_row(app, job_id).pending == 1
 
 
+def test_a_dead_pool_process_of_a_living_worker_is_left_to_celerys_redelivery(app):
+    job_id = post(app, toys("1", "2"))
+    a, b = ids_of(app, job_id)
+    claim(app, [a], "host:11:node1")  # its main process lives: a sibling (or its replacement) beats
+    claim(app, [b], "host:21:node2")  # the whole worker is gone
+    beating(app, "host:11:node1", seconds_ago=silent_for(app))
+    beating(app, "host:12:node1")
+    beating(app, "host:21:node2", seconds_ago=silent_for(app))
+    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == [b]
+    assert list(workers(app)) == ["host:12:node1"]
+    assert rows(app, job_id)[0].status == "running"
+
+
 def test_silence_is_not_trusted_right_after_the_reaper_itself_was_cut_off(app):
     job_id = post(app, toys("1"))
     (a,) = ids_of(app, job_id)
