@@ -33,16 +33,18 @@ __all__ = ["celery_app", "flask_app", "tasks"]
 def _warm_up(**_kwargs) -> None:
     # A forked child must not share the parent's database connections.
     flask_app.extensions["engine"].dispose(close=False)
-    _timed_warm_up()
+    # Beat first: a pool process replacing a killed one vouches for its worker at once, so the
+    # reaper leaves the dead one's task to Celery's redelivery instead of handing it on too.
     _start_heartbeat()
+    _timed_warm_up()
 
 
 @worker_init.connect
 def _warm_up_in_process_pools(sender=None, **_kwargs) -> None:
     # The solo and thread pools run tasks in this process, which gets no worker_process_init.
     if "prefork" not in str(getattr(sender, "pool_cls", "prefork")).lower():
-        _timed_warm_up()
         _start_heartbeat()
+        _timed_warm_up()
 
 
 @worker_process_shutdown.connect
