@@ -95,7 +95,10 @@ def celery_init_app(app: Flask) -> Celery:
         task_publish_retry_policy={"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2},
         broker_connection_timeout=2,
         worker_hijack_root_logger=False,
-        beat_schedule={"reap": {"task": REAP, "schedule": cfg["REAP_INTERVAL"],
+        # The workers' heartbeat threads take turns at the reaper every REAP_INTERVAL; beat (the
+        # compose file's scheduler, `make run`'s -B) is only a backstop, and rarely, so that its
+        # messages neither pile up behind work nor hide an empty queue from the reaper.
+        beat_schedule={"reap": {"task": REAP, "schedule": max(60.0, cfg["REAP_INTERVAL"]),
                                 "options": {"queue": cfg["TASK_QUEUE"]}}},
     )
     celery_app.set_default()

@@ -19,7 +19,7 @@ from service.db import is_postgresql
 from service.models import Job
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
-from service.publish import publish_safely
+from service.publish import publish_or_mark_due
 from service.schemas import (
     JobList,
     JobListQuery,
@@ -167,7 +167,7 @@ def submit_job():
                 raise
             return _replay(s, found, digest)
     chunks = jobs.chunks_of(ids, [item.cost for item in submit.puzzles], cfg)
-    publish_safely(current_app.extensions["publisher"], chunks)
+    publish_or_mark_due(current_app.extensions["publisher"], current_app.extensions["sessions"], chunks)
     with snapshot() as s:
         out = jobs.describe_job(s, s.get_one(Job, job.id))
     return out, 202, _poll_headers(job.id)

@@ -79,7 +79,14 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "MAX_ATTEMPTS": _int(env, "MAX_ATTEMPTS", 3),
         # A queued puzzle whose task has not started after this long is published again.
         "QUEUED_STALE_SECONDS": _float(env, "QUEUED_STALE_SECONDS", 900.0),
-        "REAP_INTERVAL": _float(env, "REAP_INTERVAL", 30.0),
+        "REAP_INTERVAL": _float(env, "REAP_INTERVAL", 3.0),
+        # Lost workers (worker.heartbeat): each worker process renews its row this often, and one
+        # silent for WORKER_SILENT_SECONDS is dead, its work published again by the reaper.
+        "HEARTBEAT_SECONDS": _float(env, "HEARTBEAT_SECONDS", 2.0),
+        "WORKER_SILENT_SECONDS": _float(env, "WORKER_SILENT_SECONDS", 15.0),
+        # Lost messages: with the broker's queue empty, queued work published longer ago than this
+        # (and held by no living worker) is published again (a Redis restart that lost its data).
+        "LOST_TASK_SECONDS": _float(env, "LOST_TASK_SECONDS", 5.0),
         # Longer than the longest task can run, or Redis would hand a running task to a second worker.
         "VISIBILITY_TIMEOUT": _float(env, "VISIBILITY_TIMEOUT", 2 * (time_limit * chunk_max + hard_grace)),
         # Distributed solving (worker.parts): how many parts a split puzzle is cut into, and

@@ -10,6 +10,8 @@ Glossary
             the claim whose attempt number is still current, and past the cap the
             puzzle fails instead of running again.
   deadline  when a claimed or queued puzzle is considered lost; the reaper looks here.
+  worker    the worker process holding a claim (puzzles.worker, subtasks.worker) or an
+            optimistic chunk (workers.holding); one ``workers`` row each, its heartbeat.
 """
 
 from __future__ import annotations
@@ -152,3 +154,25 @@ def lock_job(s: Session, job_id: str) -> str | None:
     Lock order everywhere (API and workers): the job row, then its puzzles, then their
     subtasks; taking the job row first keeps two writers of one job from deadlocking."""
     return s.scalar(select(Job.status).where(Job.id == job_id).with_for_update())
+
+
+class WorkerBeat(Base):
+    """One row per live worker process, renewed by its heartbeat thread (worker.heartbeat). A row
+    silent for WORKER_SILENT_SECONDS marks a lost worker: the reaper hands on its work at once."""
+
+    __tablename__ = "workers"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(default=now)
+    beat_at: Mapped[datetime] = mapped_column(default=now)
+    # The puzzle ids of the optimistic chunk it runs (unclaimed, so no puzzle row names it).
+    holding: Mapped[list[int] | None] = mapped_column(JSON)
+
+
+class ReaperRun(Base):
+    """One row: when the reaper last ran. Worker processes take turns through it (worker.reaper)."""
+
+    __tablename__ = "reaper_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ran_at: Mapped[datetime]

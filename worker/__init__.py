@@ -2,14 +2,15 @@
 
 Configuration is the service's (environment variables, see service/config.py).
 Each worker process warms up the solvers once, so compiled kernels are loaded
-before the first real task.
+before the first real task, and starts its heartbeat (worker.heartbeat), whose thread also
+takes its turn at running the reaper.
 """
 
 from __future__ import annotations
 
 import time
 
-from celery.signals import worker_init, worker_process_init
+from celery.signals import worker_init, worker_process_init, worker_process_shutdown, worker_shutdown
 from celery.utils.log import get_logger
 
 import solvers
@@ -22,7 +23,8 @@ flask_app = create_app()
 celery_app = flask_app.extensions["celery"]
 relax_commits(flask_app.extensions["engine"])
 
-from worker import tasks  # noqa: E402  registers the tasks on celery_app
+from worker import reaper, tasks  # noqa: E402  registers the tasks on celery_app
+from worker.heartbeat import Heartbeat, stop_here  # noqa: E402
 
 __all__ = ["celery_app", "flask_app", "tasks"]
 
@@ -31,6 +33,9 @@ __all__ = ["celery_app", "flask_app", "tasks"]
 def _warm_up(**_kwargs) -> None:
     # A forked child must not share the parent's database connections.
     flask_app.extensions["engine"].dispose(close=False)
+    # Beat first: a pool process replacing a killed one vouches for its worker at once, so the
+    # reaper leaves the dead one's task to Celery's redelivery instead of handing it on too.
+    _start_heartbeat()
     _timed_warm_up()
 
 
@@ -38,7 +43,24 @@ def _warm_up(**_kwargs) -> None:
 def _warm_up_in_process_pools(sender=None, **_kwargs) -> None:
     # The solo and thread pools run tasks in this process, which gets no worker_process_init.
     if "prefork" not in str(getattr(sender, "pool_cls", "prefork")).lower():
+        _start_heartbeat()
         _timed_warm_up()
+
+
+@worker_process_shutdown.connect
+@worker_shutdown.connect
+def _leave(**_kwargs: object) -> None:
+    stop_here()
+
+
+def _start_heartbeat() -> None:
+    sessions, config = flask_app.extensions["sessions"], flask_app.config
+    publisher = flask_app.extensions["publisher"]
+
+    def reap(steady: bool) -> None:
+        reaper.reap_if_due(sessions, config, publisher, trust_silence=steady)
+
+    Heartbeat(sessions, config, reap).start()
 
 
 def _timed_warm_up() -> None:

@@ -34,8 +34,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.models import FAILED, now
-from service.publish import Publisher, publish_safely
-from worker import rows
+from service.publish import Publisher, publish_or_mark_due
+from worker import heartbeat, rows
 from worker.limits import Watch, alarms_raise_timeout, watching
 from worker.outcome import gave_up, prepared_or_none, solve_one
 from worker.rows import Assigned, Result, SplitPuzzle
@@ -100,7 +100,7 @@ class Batch:
             rows.release(s, [a for a in self.todo if not a.optimistic])
         self._publish_parts(parts)
         self.report.republished = [a.id for a in self.todo]
-        publish_safely(self.publisher, [[i] for i in self.report.republished])
+        publish_or_mark_due(self.publisher, self.sessions, [[i] for i in self.report.republished])
 
     def _write(self, s: Session) -> list[int]:
         """Write the results and fan out the split puzzles; returns the subtask ids to publish."""
@@ -112,7 +112,7 @@ class Batch:
     def _publish_parts(self, parts: list[int]) -> None:
         # Published only after the commit: a subtask task must find its row.
         if parts:
-            publish_safely(self.publisher, [[i] for i in parts], parts=True)
+            publish_or_mark_due(self.publisher, self.sessions, [[i] for i in parts], parts=True)
         self.report.fanned += parts
         self.last_flush = self.clock()
 
@@ -121,15 +121,17 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
               publisher: Publisher, clock: Callable[[], float] = time.monotonic,
               redelivered: bool = False) -> ChunkReport:
     report = ChunkReport()
-    with sessions() as s:
+    with sessions() as s, s.begin():
         unclaimed = None if redelivered else rows.read_unclaimed(s, ids)
+        if unclaimed:  # no puzzle row names this worker: its heartbeat row does (worker.heartbeat)
+            heartbeat.hold(s, worker, [a.id for a in unclaimed])
     if unclaimed is not None:
         report.skipped = len(ids) - len(unclaimed)
         held = unclaimed
     else:
         held = _claim_for_chunk(sessions, ids, config, worker, report)
         if report.republished:
-            publish_safely(publisher, [[i] for i in report.republished])
+            publish_or_mark_due(publisher, sessions, [[i] for i in report.republished])
             return report
         report.skipped = len(ids) - len(held)
     with alarms_raise_timeout():

@@ -1,19 +1,57 @@
-"""The reaper (run by beat): publishes again the puzzles and subtasks whose task was lost, and fails
-those whose every attempt lost its worker."""
+"""The reaper: publishes again the puzzles and subtasks whose task was lost, and fails those whose
+every attempt lost its worker.
+
+Work is lost in these ways, each noticed in seconds except past a deadline:
+  silent worker   a process whose heartbeat (worker.heartbeat) is older than WORKER_SILENT_SECONDS,
+                  like every other process of its `celery worker` (a lone dead pool process is
+                  Celery's to redeliver), is dead: the puzzles and subtasks it claimed, and the
+                  queued puzzles of the optimistic chunk it held, are published again at once (the
+                  broker would hand its message back only after the visibility timeout). A slow
+                  but living worker keeps beating, so it keeps its claims up to the time limit.
+  empty broker    the broker's queue is empty while SQL holds queued work published more than
+                  LOST_TASK_SECONDS ago and held by no living worker: the messages are gone (a Redis
+                  restart without its data, a publish that failed while the broker was down), so
+                  that work is published again.
+  past deadline   a claim whose lease ran out (a task killed by its hard limit: Celery acknowledges
+                  it), or a queued row older than QUEUED_STALE_SECONDS: the backstop of both above.
+  unpublished     a publish refused by the broker (it is down) marks its rows due: the next run
+                  publishes them again, so they go out within REAP_INTERVAL of the broker's return.
+  attempt cap     a running puzzle or subtask at MAX_ATTEMPTS is failed instead ("gave up after N
+                  attempts"); a subtask fails its puzzle.
+
+Worker processes take turns running it from their heartbeat threads (``reap_if_due``, every
+REAP_INTERVAL), so it runs even while every worker is busy and beat's queue is long; beat's
+``puzzle_queue.reap`` task runs the same function. One reaper at a time: each run locks the
+``reaper_runs`` row first.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import ColumnElement, Row, and_, delete, false, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.models import FAILED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, now
-from service.publish import Publisher, publish_safely
+from service.db import changed_rows
+from service.models import (
+    FAILED,
+    QUEUED,
+    RUNNING,
+    UNFINISHED,
+    Job,
+    Puzzle,
+    ReaperRun,
+    Subtask,
+    WorkerBeat,
+    now,
+)
+from service.publish import Publisher, publish_or_mark_due, queue_depth
 from worker import parts
+from worker.heartbeat import node_of
 from worker.outcome import gave_up
 from worker.rows import Result, write
 
@@ -31,52 +69,144 @@ class Reaped:
     parts: list[int]
 
 
-def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Publisher) -> Reaped:
-    """Past their deadline, queued or running: a puzzle (of an unfinished job) or a subtask (of a
-    running puzzle) is published again with a new deadline, unless it is running at the attempt
-    cap, which fails it (a subtask fails its puzzle)."""
+@dataclass
+class Lost:
+    """What the reaper knows about the workers and the broker at the start of a run."""
+
+    silent: list[str]        # workers whose heartbeat stopped, and whose node's too
+    forgotten: list[str]     # dead pool processes of a living node: only their rows go
+    held_by_silent: list[int]  # the queued puzzles of their optimistic chunks
+    held_by_living: set[int]   # the same for the living: not lost, however old
+    broker_empty: bool         # the broker's queue is empty: anything queued long ago was lost
+    published_before: datetime  # queued rows whose deadline is before this were published long ago
+
+
+def reap_if_due(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Publisher,
+                trust_silence: bool) -> Reaped | None:
+    """Run the reaper if no process has run it for REAP_INTERVAL (the heartbeat threads call this)."""
+    t = now()
+    with sessions() as s, s.begin():
+        if not _take_turn(s, t, timedelta(seconds=config["REAP_INTERVAL"] * 0.9)):
+            return None
+    return reap(sessions, config, publisher, trust_silence=trust_silence)
+
+
+def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Publisher,
+         trust_silence: bool = True) -> Reaped:
+    """Publish again, with a new deadline, what was lost (see the module's docstring), unless it is
+    running at the attempt cap, which fails it (a subtask fails its puzzle). ``trust_silence``:
+    the caller has itself reached the database steadily for WORKER_SILENT_SECONDS, so an old
+    heartbeat means a dead worker, not a database outage that has just ended."""
     t = now()
     cap, limit = config["MAX_ATTEMPTS"], config["PUZZLE_TIME_LIMIT"]
+    depth = queue_depth(publisher)
     with sessions() as s, s.begin():
-        puzzles, subtasks = _stale_puzzles(s, t), _stale_subtasks(s, t)
-        lost = [row for row in puzzles if row.status == RUNNING and row.attempts >= cap]
+        _take_turn(s, t)
+        lost = _survey(s, t, config, trust_silence, broker_empty=depth == 0)
+        puzzles, subtasks = _lost_puzzles(s, t, lost), _lost_subtasks(s, t, lost)
+        dead = [row for row in puzzles if row.status == RUNNING and row.attempts >= cap]
         write(s, [Result(row.id, row.job_id, row.attempts, FAILED,
-                         error=gave_up(row.attempts, limit, "puzzle")) for row in lost])
-        lost_parts = [row for row in subtasks if row.status == RUNNING and row.attempts >= cap]
-        for row in lost_parts:
+                         error=gave_up(row.attempts, limit, "puzzle")) for row in dead])
+        dead_parts = [row for row in subtasks if row.status == RUNNING and row.attempts >= cap]
+        for row in dead_parts:
             p = parts.lock_puzzle(s, row.puzzle_id)
             if p is not None and p.status == RUNNING:
                 parts.fail(s, p, parts.PartClaim(row.id, row.puzzle_id, row.part, {}, row.attempts),
                            gave_up(row.attempts, limit, "part"))
-        again = Reaped([row.id for row in puzzles if row not in lost],
-                       [row.id for row in subtasks if row not in lost_parts])
+        again = Reaped([row.id for row in puzzles if row not in dead],
+                       [row.id for row in subtasks if row not in dead_parts])
+        _count_lost_optimistic_runs(s, lost.held_by_silent)
         deadline = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])
         for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
             if ids:
                 s.execute(update(model).where(model.id.in_(ids), model.status.in_(UNFINISHED))
                           .values(deadline=deadline).execution_options(synchronize_session=False))
+        if lost.silent or lost.forgotten:
+            s.execute(delete(WorkerBeat).where(WorkerBeat.name.in_(lost.silent + lost.forgotten)))
+    if lost.silent:
+        log.warning("reaper: worker(s) %s silent for %s s", ", ".join(lost.silent),
+                    config["WORKER_SILENT_SECONDS"])
     if again.puzzles:
-        log.warning("reaper: publishing %d stale puzzle(s) again", len(again.puzzles))
-        publish_safely(publisher, [[i] for i in again.puzzles])
+        log.warning("reaper: publishing %d lost puzzle(s) again", len(again.puzzles))
+        publish_or_mark_due(publisher, sessions, [[i] for i in again.puzzles])
     if again.parts:
-        log.warning("reaper: publishing %d stale subtask(s) again", len(again.parts))
-        publish_safely(publisher, [[i] for i in again.parts], parts=True)
+        log.warning("reaper: publishing %d lost subtask(s) again", len(again.parts))
+        publish_or_mark_due(publisher, sessions, [[i] for i in again.parts], parts=True)
     return again
 
 
-def _stale_puzzles(s: Session, t: datetime) -> list[Row[Any]]:
+def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
+    """Lock the reaper's row for this transaction, so that one reaper runs at a time; with
+    ``every``, only if its last run is at least that old. False: another process's turn."""
+    due = [] if every is None else [ReaperRun.ran_at < t - every]
+    if changed_rows(s, update(ReaperRun).where(ReaperRun.id == 1, *due).values(ran_at=t)):
+        return True
+    if s.get(ReaperRun, 1) is not None:
+        return False
+    s.add(ReaperRun(id=1, ran_at=t))  # the very first run (two at once: one fails, and retries later)
+    return True
+
+
+def _survey(s: Session, t: datetime, config: dict[str, Any], trust_silence: bool, broker_empty: bool) -> Lost:
+    quiet_since = t - timedelta(seconds=config["WORKER_SILENT_SECONDS"])
+    rows = s.execute(select(WorkerBeat.name, WorkerBeat.beat_at, WorkerBeat.holding)).all()
+    quiet = {r.name for r in rows if trust_silence and _aware(r.beat_at) < quiet_since}
+    # A quiet pool process of a node that still beats: its main process redelivers its task.
+    living_nodes = {node_of(r.name) for r in rows if r.name not in quiet}
+    silent, held_by_silent, held_by_living = [], [], set()
+    forgotten = sorted(quiet - set(silent_names := [n for n in quiet if node_of(n) not in living_nodes]))
+    for name, _beat_at, holding in rows:
+        if name in silent_names:
+            silent.append(name)
+            held_by_silent += holding or []
+        elif name not in quiet:
+            held_by_living.update(holding or [])
+    published = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"] - config["LOST_TASK_SECONDS"])
+    return Lost(silent, forgotten, held_by_silent, held_by_living, broker_empty, published)
+
+
+def _aware(t: datetime) -> datetime:
+    # SQLite gives back naive datetimes (stored in UTC).
+    return t if t.tzinfo is not None else t.replace(tzinfo=now().tzinfo)
+
+
+def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:
+    """An optimistic chunk whose worker died was a first attempt: count it, so the next run is
+    claimed and a puzzle that kills every worker reaches the attempt cap."""
+    if ids:
+        s.execute(update(Puzzle).where(Puzzle.id.in_(ids), Puzzle.status == QUEUED, Puzzle.attempts == 0)
+                  .values(attempts=1).execution_options(synchronize_session=False))
+
+
+def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
+    held_by_dead = and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0, Puzzle.worker.in_(lost.silent))
+    unclaimed_of_dead = and_(Puzzle.status == QUEUED, Puzzle.id.in_(lost.held_by_silent))
     return list(s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status)
                           .join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED),
-                                 Puzzle.deadline < t)
+                                 or_(Puzzle.deadline < t, held_by_dead, unclaimed_of_dead,
+                                     _gone_from_broker(Puzzle.status, Puzzle.deadline, Puzzle.id, lost)))
                           .order_by(Puzzle.id).limit(BATCH)))
 
 
-def _stale_subtasks(s: Session, t: datetime) -> list[Row[Any]]:
+def _lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
     # "index" would name the row's tuple method
     columns = Subtask.id, Subtask.puzzle_id, Subtask.index.label("part"), Subtask.attempts, Subtask.status
+    held_by_dead = and_(Subtask.status == RUNNING, Subtask.worker.in_(lost.silent))
     return list(s.execute(select(*columns)
                           .join(Puzzle, Puzzle.id == Subtask.puzzle_id).join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status == RUNNING,
-                                 Subtask.status.in_(UNFINISHED), Subtask.deadline < t)
+                                 Subtask.status.in_(UNFINISHED),
+                                 or_(Subtask.deadline < t, held_by_dead,
+                                     _gone_from_broker(Subtask.status, Subtask.deadline, None, lost)))
                           .order_by(Subtask.id).limit(BATCH)))
+
+
+def _gone_from_broker(status: Any, deadline: Any, ids: Any, lost: Lost) -> ColumnElement[bool]:
+    """Queued, published long ago, held by no living worker, and the broker's queue is empty."""
+    if not lost.broker_empty:
+        return false()
+    gone = and_(status == QUEUED, deadline < lost.published_before)
+    if ids is not None and lost.held_by_living:
+        gone = and_(gone, ids.not_in(sorted(lost.held_by_living)))
+    return gone

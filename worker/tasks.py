@@ -3,20 +3,13 @@ Flask app context."""
 
 from __future__ import annotations
 
-import os
-import socket
-
 from celery import Task, shared_task
 from flask import current_app
 from sqlalchemy.exc import OperationalError
 
 from service.publish import REAP, SOLVE_CHUNK, SOLVE_PARTS
 from worker import chunk, parts, reaper
-
-
-def _worker_name() -> str:
-    # Prefork children are forked after import: name them by their own pid.
-    return f"{socket.gethostname()}:{os.getpid()}"
+from worker.heartbeat import steady_here, worker_name
 
 
 # A database outage retries the task later (claims are idempotent); anything else a task
@@ -26,7 +19,7 @@ def _worker_name() -> str:
 def solve_chunk(self: Task, ids: list[int]) -> dict[str, int]:
     # Redelivered: the worker that had it died (or lost its broker connection) mid-chunk.
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
-    report = chunk.run_chunk(current_app.extensions["sessions"], ids, current_app.config, _worker_name(),
+    report = chunk.run_chunk(current_app.extensions["sessions"], ids, current_app.config, worker_name(),
                                current_app.extensions["publisher"], redelivered=redelivered)
     return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished)}
 
@@ -34,12 +27,12 @@ def solve_chunk(self: Task, ids: list[int]) -> dict[str, int]:
 @shared_task(name=SOLVE_PARTS, acks_late=True, reject_on_worker_lost=True, autoretry_for=(OperationalError,),
              retry_backoff=2, retry_backoff_max=60, max_retries=10)
 def solve_parts(ids: list[int]) -> dict[str, int]:
-    solved = parts.run_parts(current_app.extensions["sessions"], ids, current_app.config, _worker_name())
+    solved = parts.run_parts(current_app.extensions["sessions"], ids, current_app.config, worker_name())
     return {"solved": solved}
 
 
 @shared_task(name=REAP)
 def reap() -> int:
     args = current_app.extensions["sessions"], current_app.config, current_app.extensions["publisher"]
-    reaped = reaper.reap(*args)
-    return len(reaped.puzzles) + len(reaped.parts)
+    reaped = reaper.reap_if_due(*args, trust_silence=steady_here())
+    return 0 if reaped is None else len(reaped.puzzles) + len(reaped.parts)

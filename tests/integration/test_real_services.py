@@ -76,7 +76,7 @@ def test_killed_worker_process_is_retried_and_counted_once(real_stack, toy_kind)
     assert running["status"] == "running"
     with real_stack.app.extensions["sessions"]() as s:
         holder = s.scalar(select(Puzzle.worker).where(Puzzle.job_id == job_id))
-    os.kill(int(holder.rsplit(":", 1)[1]), signal.SIGKILL)  # the pool child solving it
+    os.kill(int(holder.split(":")[-2]), signal.SIGKILL)  # the pool child solving it (host:pid:tag)
     job = real_stack.wait(job_id, timeout=60)
     (result,) = real_stack.puzzles(job_id)
     assert job["status"] == "completed" and job["counts"]["solved"] == 1

@@ -1,0 +1,257 @@
+"""Lost workers found in seconds (worker.heartbeat, worker.reaper) on SQLite (and PostgreSQL with
+-m integration): a silent worker's claimed puzzles, its subtasks and the unclaimed puzzles of its
+optimistic chunk are published again at once; a living worker keeps its claims; a broker that
+lost its messages is noticed by its empty queue."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select, update
+
+from service.models import Puzzle, Subtask, WorkerBeat, now
+from tests.service.conftest import RecordingPublisher
+from tests.worker.test_chunk import ids_of, job_row, post, rows, toys
+from tests.worker.test_parts import fan_out, toy_item
+from worker import chunk, heartbeat, reaper
+from worker import parts as worker_parts
+from worker import rows as puzzle_rows
+
+
+@pytest.fixture
+def app(make_app, toy, database_url):
+    return make_app(DATABASE_URL=database_url, PUZZLE_TIME_LIMIT=5.0)
+
+
+class Broker(RecordingPublisher):
+    """A recording publisher that also says how many messages wait in its queue."""
+
+    def __init__(self, depth: int):
+        super().__init__()
+        self.depth = depth
+
+    def queue_depth(self) -> int:
+        return self.depth
+
+
+def beating(app, name, seconds_ago=0.0, holding=None):
+    with app.extensions["sessions"]() as s, s.begin():
+        t = now() - timedelta(seconds=seconds_ago)
+        s.merge(WorkerBeat(name=name, started_at=t, beat_at=t, holding=holding))
+
+
+def claim(app, ids, worker):
+    with app.extensions["sessions"]() as s, s.begin():
+        return puzzle_rows.claim(s, ids, worker, now() + puzzle_rows.lease(app.config))
+
+
+def workers(app):
+    with app.extensions["sessions"]() as s:
+        return dict(s.execute(select(WorkerBeat.name, WorkerBeat.holding)).all())
+
+
+def silent_for(app):
+    return app.config["WORKER_SILENT_SECONDS"] + 1
+
+
+def test_a_silent_workers_claims_go_out_again_at_once_and_a_living_workers_stay(app):
+    job_id = post(app, toys("1", "2", "3"))
+    a, b, c = ids_of(app, job_id)
+    claim(app, [a, b], "dead")  # leases run for minutes: only the heartbeat tells
+    claim(app, [c], "alive")
+    beating(app, "dead", seconds_ago=silent_for(app))
+    beating(app, "alive")
+    publisher = RecordingPublisher()
+    assert reaper.reap(app.extensions["sessions"], app.config, publisher).puzzles == [a, b]
+    assert publisher.chunks == [[a], [b]]
+    assert list(workers(app)) == ["alive"], "the dead worker's row is gone once its work is handed on"
+    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == []
+    # The new tasks claim them again and write each exactly once; the dead worker's late write is stale.
+    for i in (a, b):
+        report = chunk.run_chunk(app.extensions["sessions"], [i], app.config, "w2", RecordingPublisher())
+        assert report.written == 1
+    pa, pb, pc = rows(app, job_id)
+    assert (pa.status, pa.attempts, pa.worker) == ("solved", 2, "w2")
+    assert (pb.status, pb.attempts) == ("solved", 2)
+    assert (pc.status, pc.worker, pc.attempts) == ("running", "alive", 1)  # still its living worker's
+    assert job_row(app, job_id).pending == 1
+
+
+def test_a_dead_pool_process_of_a_living_worker_is_left_to_celerys_redelivery(app):
+    job_id = post(app, toys("1", "2"))
+    a, b = ids_of(app, job_id)
+    claim(app, [a], "host:11:node1")  # its main process lives: a sibling (or its replacement) beats
+    claim(app, [b], "host:21:node2")  # the whole worker is gone
+    beating(app, "host:11:node1", seconds_ago=silent_for(app))
+    beating(app, "host:12:node1")
+    beating(app, "host:21:node2", seconds_ago=silent_for(app))
+    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == [b]
+    assert list(workers(app)) == ["host:12:node1"]
+    assert rows(app, job_id)[0].status == "running"
+
+
+def test_silence_is_not_trusted_right_after_the_reaper_itself_was_cut_off(app):
+    job_id = post(app, toys("1"))
+    (a,) = ids_of(app, job_id)
+    claim(app, [a], "w")
+    beating(app, "w", seconds_ago=silent_for(app))  # as every row looks after a database outage
+    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher(),
+                       trust_silence=False).puzzles == []
+    assert list(workers(app)) == ["w"]
+    assert rows(app, job_id)[0].status == "running"
+
+
+def test_the_unclaimed_chunk_of_a_dead_worker_goes_out_again_counted_as_an_attempt(app):
+    job_id = post(app, toys("1", "2", "3"))
+    ids = ids_of(app, job_id)
+    with app.extensions["sessions"]() as s, s.begin():  # what run_chunk records on its optimistic path
+        assert puzzle_rows.read_unclaimed(s, ids) is not None
+        heartbeat.hold(s, "dead", ids)
+    beating(app, "dead", seconds_ago=silent_for(app), holding=ids)
+    publisher = RecordingPublisher()
+    assert reaper.reap(app.extensions["sessions"], app.config, publisher).puzzles == ids
+    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("queued", 1)] * 3
+    # Counted: the next run claims them (attempts 2), so a puzzle that kills workers reaches the cap.
+    report = chunk.run_chunk(app.extensions["sessions"], [ids[0]], app.config, "w2", RecordingPublisher())
+    assert report.written == 1
+    assert (rows(app, job_id)[0].status, rows(app, job_id)[0].attempts) == ("solved", 2)
+
+
+def test_an_optimistic_chunk_names_its_worker_in_the_heartbeat_row(app):
+    job_id = post(app, toys("1", "2"))
+    ids = ids_of(app, job_id)
+    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
+    assert report.written == 2
+    assert workers(app) == {"w1": ids}
+    # Finished, so a later death of w1 hands nothing on.
+    beating(app, "w1", seconds_ago=silent_for(app), holding=ids)
+    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == []
+    assert job_row(app, job_id).status == "completed"
+
+
+def test_a_silent_workers_subtask_goes_out_again_and_a_living_workers_stays(app):
+    _job_id, _p, parts = fan_out(app, toy_item("123", split=3))
+    sessions = app.extensions["sessions"]
+    with sessions() as s, s.begin():
+        assert worker_parts.claim(s, parts[0], "dead", app.config) is not None
+        assert worker_parts.claim(s, parts[1], "alive", app.config) is not None
+    beating(app, "dead", seconds_ago=silent_for(app))
+    beating(app, "alive")
+    publisher = RecordingPublisher()
+    assert reaper.reap(sessions, app.config, publisher).parts == [parts[0]]
+    assert publisher.parts == [[parts[0]]]
+    with sessions() as s:
+        states = s.execute(select(Subtask.status, Subtask.worker).where(Subtask.id.in_(parts))
+                           .order_by(Subtask.index)).all()
+    assert [tuple(r) for r in states] == [("running", "dead"), ("running", "alive"), ("queued", None)]
+
+
+def test_an_empty_broker_with_old_queued_work_means_its_messages_were_lost(app):
+    job_id = post(app, toys("1", "2", "3"))
+    a, b, c = ids_of(app, job_id)
+    sessions = app.extensions["sessions"]
+    stale, lost_after = app.config["QUEUED_STALE_SECONDS"], app.config["LOST_TASK_SECONDS"]
+    published_long_ago = now() + timedelta(seconds=stale - lost_after - 1)
+    with sessions() as s, s.begin():
+        s.execute(update(Puzzle).where(Puzzle.id.in_([a, b, c])).values(deadline=published_long_ago))
+    beating(app, "alive", holding=[c])  # an optimistic chunk running right now is not lost
+    # Messages still wait in the queue: nothing is lost yet.
+    assert reaper.reap(sessions, app.config, Broker(depth=2)).puzzles == []
+    # Unknown depth (a publisher that cannot tell): only the deadline counts.
+    assert reaper.reap(sessions, app.config, RecordingPublisher()).puzzles == []
+    broker = Broker(depth=0)
+    assert reaper.reap(sessions, app.config, broker).puzzles == [a, b]
+    assert broker.chunks == [[a], [b]]
+    # Their deadlines moved on: published just now, so not lost again at the next run.
+    assert reaper.reap(sessions, app.config, Broker(depth=0)).puzzles == []
+
+
+def test_a_job_posted_just_now_is_not_taken_for_lost(app):
+    post(app, toys("1", "2"))
+    assert reaper.reap(app.extensions["sessions"], app.config, Broker(depth=0)).puzzles == []
+
+
+def test_an_empty_broker_also_finds_lost_subtasks(app):
+    _job_id, _p, parts = fan_out(app, toy_item("12", split=2))
+    sessions = app.extensions["sessions"]
+    stale, lost_after = app.config["QUEUED_STALE_SECONDS"], app.config["LOST_TASK_SECONDS"]
+    with sessions() as s, s.begin():
+        s.execute(update(Subtask).where(Subtask.id.in_(parts))
+                  .values(deadline=now() + timedelta(seconds=stale - lost_after - 1)))
+    assert reaper.reap(sessions, app.config, Broker(depth=1)).parts == []
+    assert reaper.reap(sessions, app.config, Broker(depth=0)).parts == parts
+
+
+def test_worker_processes_take_turns_at_the_reaper(app):
+    sessions = app.extensions["sessions"]
+    assert reaper.reap_if_due(sessions, app.config, RecordingPublisher(), trust_silence=True) is not None
+    assert reaper.reap_if_due(sessions, app.config, RecordingPublisher(), trust_silence=True) is None
+
+
+class Clock:
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+
+def test_a_heartbeat_renews_its_row_and_is_steady_only_after_a_quiet_stretch(app):
+    clock, calls = Clock(), []
+    hb = heartbeat.Heartbeat(app.extensions["sessions"], app.config, calls.append, clock=clock)
+    hb.reap_turn()
+    assert calls == [], "never reached the database: no reaping"
+    hb.tick()
+    assert list(workers(app)) == [heartbeat.worker_name()]
+    hb.reap_turn()
+    assert calls == [False], "just connected: may not judge others silent yet"
+    clock.t += app.config["WORKER_SILENT_SECONDS"]
+    hb.tick()
+    hb.reap_turn()
+    assert calls == [False, True]
+    hb.end()
+    assert workers(app) == {}
+
+
+def test_a_heartbeat_cut_off_from_the_database_starts_its_quiet_stretch_again(app, monkeypatch):
+    clock, calls = Clock(), []
+    hb = heartbeat.Heartbeat(app.extensions["sessions"], app.config, calls.append, clock=clock)
+    hb.tick()
+    hb.reap_turn()
+    clock.t += app.config["WORKER_SILENT_SECONDS"]
+
+    def down(*_args):
+        raise ConnectionError("database down")
+
+    monkeypatch.setattr(heartbeat, "beat", down)
+    hb.tick()
+    hb.reap_turn()
+    assert hb.connected_since is None and calls == [False]
+    monkeypatch.undo()
+    hb.tick()
+    hb.reap_turn()
+    assert calls == [False, False], "back after an outage: others' rows are old, not dead"
+
+
+class DownBroker(RecordingPublisher):
+    def publish(self, chunks):
+        raise ConnectionError("broker down")
+
+    def publish_parts(self, groups):
+        raise ConnectionError("broker down")
+
+
+def test_a_post_while_the_broker_is_down_is_accepted_and_published_by_the_next_reaper_run(app):
+    app.extensions["publisher"] = DownBroker()
+    job_id = post(app, toys("1", "2"))
+    ids = ids_of(app, job_id)
+    assert all(p.deadline.replace(tzinfo=None) <= now().replace(tzinfo=None) for p in rows(app, job_id))
+    sessions = app.extensions["sessions"]
+    # Still down: the reaper's publish fails too, and leaves them due for its next run.
+    assert reaper.reap(sessions, app.config, DownBroker()).puzzles == ids
+    assert all(p.deadline.replace(tzinfo=None) <= now().replace(tzinfo=None) for p in rows(app, job_id))
+    back = RecordingPublisher()
+    assert reaper.reap(sessions, app.config, back).puzzles == ids
+    assert back.chunks == [[i] for i in ids]
+    assert reaper.reap(sessions, app.config, RecordingPublisher()).puzzles == []

@@ -1,0 +1,148 @@
+"""Heartbeats: each worker process keeps one ``workers`` row fresh, so a lost worker is known in
+seconds, and takes its turn at running the reaper.
+
+Glossary
+  name      the process's worker name, ``host:pid:node``, written into every claim it makes
+            (puzzles.worker, subtasks.worker); ``node`` is a random tag of the `celery worker`
+            main process, shared by its pool processes (a restarted container gets a new one).
+  beat      ``workers.beat_at`` renewed every HEARTBEAT_SECONDS by a daemon thread; the thread
+            runs whatever the task in the main thread does (the kernels release the GIL), so a
+            slow but living worker keeps beating and keeps its claims up to the time limit.
+  silent    a row not renewed for WORKER_SILENT_SECONDS: its process is dead (SIGKILL, out of
+            memory, container gone). If another process of its node still beats, the main
+            process lives and Celery itself redelivers the task (``reject_on_worker_lost``);
+            otherwise the whole worker is gone and worker.reaper hands its work on.
+  holding   the puzzle ids of the optimistic chunk the process runs: those rows stay ``queued``
+            with no claim, so this is the only place that says who has them.
+  steady    this process has reached the database without a gap for WORKER_SILENT_SECONDS: only
+            then may it judge others silent (after a database outage every row is old, and the
+            first process back must not take the living workers' work).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from service.db import changed_rows
+from service.models import WorkerBeat, now
+
+log = logging.getLogger(__name__)
+
+
+# Made once in the `celery worker` main process, at import, so its pool processes (forked later)
+# share it; a restarted worker gets a new one.
+NODE = secrets.token_hex(4)
+
+
+def worker_name() -> str:
+    """This process's name: host, pid, and the node (the `celery worker` it belongs to)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{NODE}"
+
+
+def node_of(name: str) -> str:
+    return name.rsplit(":", 1)[-1]
+
+
+def beat(s: Session, name: str) -> None:
+    """Renew (or create) this worker's row."""
+    t = now()
+    if not changed_rows(s, update(WorkerBeat).where(WorkerBeat.name == name).values(beat_at=t)):
+        s.add(WorkerBeat(name=name, started_at=t, beat_at=t))
+
+
+def hold(s: Session, name: str, ids: Sequence[int]) -> None:
+    """Record the optimistic chunk this worker now runs (its puzzles stay queued, unclaimed)."""
+    t = now()
+    if not changed_rows(s, update(WorkerBeat).where(WorkerBeat.name == name)
+                        .values(holding=list(ids), beat_at=t)):
+        s.add(WorkerBeat(name=name, started_at=t, beat_at=t, holding=list(ids)))
+
+
+def leave(s: Session, name: str) -> None:
+    """A worker that stops cleanly removes its row: it holds nothing any more."""
+    s.execute(delete(WorkerBeat).where(WorkerBeat.name == name))
+
+
+@dataclass
+class Heartbeat:
+    """The heartbeat of one worker process, and its turns at the reaper."""
+
+    sessions: sessionmaker[Session]
+    config: dict[str, Any]
+    reap: Callable[[bool], None]  # given whether this process is steady
+    clock: Callable[[], float] = time.monotonic
+    connected_since: float | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def steady(self) -> bool:
+        since = self.connected_since
+        return since is not None and self.clock() - since >= self.config["WORKER_SILENT_SECONDS"]
+
+    def tick(self) -> None:
+        """One beat; the first after a gap starts the quiet stretch again."""
+        try:
+            with self.sessions() as s, s.begin():
+                beat(s, worker_name())
+        except Exception:
+            self.connected_since = None
+            log.warning("heartbeat: the database is not reachable", exc_info=True)
+            return
+        if self.connected_since is None:
+            self.connected_since = self.clock()
+
+    def reap_turn(self) -> None:
+        if self.connected_since is None:
+            return
+        try:
+            self.reap(self.steady())
+        except Exception:
+            log.warning("heartbeat: the reaper failed; the next turn tries again", exc_info=True)
+
+    def start(self) -> None:
+        """Two daemon threads: the beats, and the reaper's turns (which may wait on a broker that is
+        down, and must never delay a beat)."""
+        _running.append(self)
+        for name, step, every in (("heartbeat", self.tick, self.config["HEARTBEAT_SECONDS"]),
+                                  ("reaper", self.reap_turn, self.config["REAP_INTERVAL"])):
+            threading.Thread(target=self._loop, args=(step, every), name=name, daemon=True).start()
+
+    def _loop(self, step: Callable[[], None], every: float) -> None:
+        while True:
+            step()
+            if self.stop.wait(every):
+                return
+
+    def end(self) -> None:
+        """Stop beating and remove this worker's row (a clean shutdown holds nothing)."""
+        self.stop.set()
+        with self.sessions() as s, s.begin():
+            leave(s, worker_name())
+
+
+# The heartbeat of this process, once started (prefork: in each pool process).
+_running: list[Heartbeat] = []
+
+
+def steady_here() -> bool:
+    """Whether this process may judge other workers silent (see ``steady``); a process without a
+    heartbeat (eager tests, a one-off call) has no outage to recover from."""
+    return all(h.steady() for h in _running if h.stop.is_set() is False)
+
+
+def stop_here() -> None:
+    while _running:
+        try:
+            _running.pop().end()
+        except Exception:
+            log.warning("heartbeat: could not remove this worker's row", exc_info=True)
