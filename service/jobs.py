@@ -78,9 +78,22 @@ def _insert_puzzles(s: Session, rows: list[dict[str, Any]]) -> None:
     quote = s.get_bind().dialect.identifier_preparer.quote
     statement = f"COPY {Puzzle.__tablename__} ({', '.join(map(quote, columns))}) FROM STDIN"
     driver: Any = s.connection().connection.driver_connection  # psycopg's own connection
+    last: dict[str, tuple[Any, str]] = {}  # per JSON column, the last value and its text
     with driver.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:
-            copy.write_row([dumps(row[c]) if c in as_json else row[c] for c in columns])
+            copy.write_row([_as_text(last, c, row[c]) if c in as_json else row[c] for c in columns])
+
+
+def _as_text(last: dict[str, tuple[Any, str]], column: str, value: Any) -> str:
+    """``dumps(value)``, reusing the text of the column's previous value when equal: a batch's
+    puzzles mostly share their options, and comparing two small dicts costs a fraction of
+    encoding one."""
+    seen = last.get(column)
+    if seen is not None and seen[0] == value:
+        return seen[1]
+    text = dumps(value)
+    last[column] = (value, text)
+    return text
 
 
 def chunks_of(ids: Sequence[int], costs: Sequence[float], config: dict[str, Any]) -> list[list[int]]:
