@@ -122,7 +122,7 @@ def test_a_killed_worker_mid_split_has_its_part_retried_and_counted_once(real_st
     running = real_stack.client.get(f"/api/v1/jobs/{job_id}/puzzles/0").json
     assert running["status"] == "running" and running["subtasks"]["total"] == 6
     victim = next(t for t in parts_of(real_stack, job_id) if t.status == "running")
-    os.kill(int(victim.worker.rsplit(":", 1)[1]), signal.SIGKILL)
+    os.kill(int(victim.worker.split(":")[-2]), signal.SIGKILL)  # host:pid:node
     job = real_stack.wait(job_id, timeout=60)
     (got,) = real_stack.puzzles(job_id)
     assert job["counts"]["solved"] == 1 and got["result"] == {"sum": 21} and got["stats"]["subtasks"] == 6
@@ -178,7 +178,7 @@ def test_a_cancel_stops_the_running_parts_and_frees_both_workers(real_stack):
     assert real_stack.wait(follow_up, timeout=6)["counts"]["solved"] == 1
     logs = "".join(p.log.read_text() for p in real_stack.workers.procs)
     assert all(f"subtask {t.id} stopped" in logs for t in busy), logs[-3000:]
-    assert all(os.kill(int(t.worker.rsplit(":", 1)[1]), 0) is None for t in busy)  # stopped, not killed
+    assert all(os.kill(int(t.worker.split(":")[-2]), 0) is None for t in busy)  # stopped, not killed
     (got,) = real_stack.puzzles(job_id)
     assert got["status"] == "cancelled" and got["result"] is None
     assert all(t.result is None and t.status in ("running", "queued") for t in parts_of(real_stack, job_id))
