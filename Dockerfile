@@ -38,4 +38,4 @@ RUN python deploy/lock.py check \
 
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "service:create_app()"]
+CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--threads", "8", "service:create_app()"]

@@ -64,6 +64,14 @@ def test_flower_asks_for_a_password_and_listens_on_loopback_by_default() -> None
     assert 'test -n "$$FLOWER_BASIC_AUTH"' in command and "exit 1" in command
 
 
+def test_the_api_serves_long_polls_and_downloads_on_threads() -> None:
+    # A client waiting on GET /jobs/{id}?wait= or downloading an export holds its thread: with
+    # sync workers, four waiting clients would leave no process for anyone else.
+    cmd = re.search(r'CMD \[(.*)\]', DOCKERFILE)
+    assert cmd is not None and '"--threads"' in cmd.group(1)
+    assert "--threads" in SERVICES["api"]["command"]
+
+
 def test_dependencies_are_installed_from_the_lock_before_any_code_is_copied() -> None:
     lines = [line.strip() for line in DOCKERFILE.splitlines()]
     locked = "--require-hashes -r /tmp/requirements-image.lock"
