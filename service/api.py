@@ -245,6 +245,20 @@ def cancel_job(job_id: str):
         return jobs.describe_job(s, s.get_one(Job, job.id)), 202, _poll_headers(job.id)
 
 
+@bp.delete("/jobs/<job_id>")
+@spec.validate(resp=Response("HTTP_204", HTTP_409=ProblemOut, **ERRORS), tags=["jobs"])
+def delete_job(job_id: str):
+    """Delete a finished (completed or cancelled) job with its puzzles and results; an unfinished
+    one is 409: cancel it first."""
+    with sessions() as s, s.begin():
+        job = _job_or_404(s, job_id)
+        unfinished = jobs.delete_job(s, job)
+        if unfinished is not None:
+            raise Problem(409, "Conflict", f"job {job_id!r} is {unfinished}; cancel it first, then delete it",
+                          job_status=unfinished)
+    return "", 204
+
+
 @bp.get("/openapi.json")
 def openapi():
     """The OpenAPI 3 document (also browsable at /api/v1/docs/swagger/)."""

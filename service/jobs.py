@@ -1,4 +1,4 @@
-"""Jobs as the API sees them: submit a checked batch, read status and results, cancel.
+"""Jobs as the API sees them: submit a checked batch, read status and results, cancel, delete.
 
 Everything here takes a Session and plain values, no request objects, so the worker
 tests and the API share it.
@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, func, insert, select, update
+from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from service import tallies
 from service.config import dumps
 from service.db import changed_rows, is_postgresql
 from service.models import CANCELLED, COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, lock_job, now
@@ -62,6 +63,9 @@ def create_job(s: Session, owner: str, submit: JobSubmit, *, label: str | None, 
              "deadline": deadline, "parts_total": 0, "parts_done": 0, "stop_requested": False}
             for i, item in enumerate(items)]
     _insert_puzzles(s, rows)
+    tallies.submitted(s)
+    for item in items:
+        tallies.moved(s, item.kind, None, QUEUED)
     ids = s.scalars(select(Puzzle.id).where(Puzzle.job_id == job.id).order_by(Puzzle.index)).all()
     return job, list(ids)
 
@@ -224,11 +228,34 @@ def cancel_job(s: Session, job: Job) -> int:
     if status in (COMPLETED, CANCELLED):
         return 0
     t = now()
-    moved = changed_rows(s, update(Puzzle).where(Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
-                      .values(status=CANCELLED, finished_at=t, stop_requested=True))
+    unfinished = (Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
+    # Locked first, for the tallies: the UPDATE below changes exactly these rows, and says only
+    # how many, not what each was.
+    was = s.execute(select(Puzzle.kind, Puzzle.status).where(*unfinished).with_for_update()).all()
+    moved = changed_rows(s, update(Puzzle).where(*unfinished)
+                         .values(status=CANCELLED, finished_at=t, stop_requested=True))
+    for kind, old in was:
+        tallies.moved(s, kind, old, CANCELLED)
     s.execute(update(Job).where(Job.id == job.id)
               .values(status=CANCELLED, pending=Job.pending - moved, finished_at=t)
               .execution_options(synchronize_session=False))
     s.refresh(job)
     return moved
 
+
+
+def delete_job(s: Session, job: Job) -> str | None:
+    """Delete a finished job with its puzzles and subtasks (a task still holding some of their ids
+    then finds no rows and does nothing); None once deleted. An unfinished job is kept, and its
+    status (read under the lock: a worker may have finished it meanwhile) returned."""
+    status = lock_job(s, job.id)
+    if status not in (COMPLETED, CANCELLED):
+        return status
+    delete_jobs(s, [job.id])
+    return None
+
+
+def delete_jobs(s: Session, job_ids: Sequence[str]) -> None:
+    """Jobs, and by the foreign keys' cascades their puzzles and subtasks. The tallies keep their
+    counts: a deleted job was still submitted, its puzzles still finished."""
+    s.execute(delete(Job).where(Job.id.in_(job_ids)).execution_options(synchronize_session=False))

@@ -12,6 +12,8 @@ Glossary
   deadline  when a claimed or queued puzzle is considered lost; the reaper looks here.
   worker    the worker process holding a claim (puzzles.worker, subtasks.worker) or an
             optimistic chunk (workers.holding); one ``workers`` row each, its heartbeat.
+  tallies   running totals for /metrics (service.tallies), moved in the transactions that
+            change what they count, so a scrape reads a few rows instead of every puzzle.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ class Job(Base):
         Index("uq_jobs_owner_idempotency_key", "owner", "idempotency_key", unique=True),
         # The reaper starts from the unfinished jobs.
         Index("ix_jobs_status", "status"),
+        # The retention purge takes the jobs finished longest ago (worker.retention).
+        Index("ix_jobs_finished_at", "finished_at"),
     )
 
 
@@ -170,9 +174,24 @@ class WorkerBeat(Base):
 
 
 class ReaperRun(Base):
-    """One row: when the reaper last ran. Worker processes take turns through it (worker.reaper)."""
+    """One row: when the reaper last ran, and when it last purged old jobs. Worker processes take
+    turns through it (worker.reaper, worker.retention)."""
 
     __tablename__ = "reaper_runs"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     ran_at: Mapped[datetime]
+    purged_at: Mapped[datetime | None]
+
+
+class Tally(Base):
+    """A running total for /metrics (service.tallies): ``name`` is a puzzle status (puzzles in it
+    now; the final ones count every puzzle that ever reached them, deleted or not), a solve-time
+    bucket (``le_0.005``, ``le_+Inf``: solves at most that many seconds, not cumulative),
+    ``seconds`` (their sum), or ``jobs`` (jobs ever submitted, ``kind`` empty)."""
+
+    __tablename__ = "tallies"
+
+    kind: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[float] = mapped_column(Float)

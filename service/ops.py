@@ -2,27 +2,28 @@
 
 Metrics are read from SQL at scrape time rather than counted in memory: API and
 worker processes come and go, the database is the one place that sees every
-puzzle exactly once.
+puzzle exactly once. They are running totals (service.tallies), a few rows whatever
+the number of puzzles.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
 from flask import Blueprint, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
-from sqlalchemy import case, func, select, text
+from sqlalchemy import select, text
 
+from service import tallies
 from service.api import spec
-from service.models import FINAL, QUEUED, RUNNING, Job, Puzzle
+from service.models import FINAL, UNFINISHED, Tally
 from service.problems import Problem
 
 bp = Blueprint("ops", __name__)
-
-# Seconds; from trivial Sudokus (well under a millisecond) to the time limit.
-SOLVE_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0, 600.0)
 
 
 @bp.get("/healthz")
@@ -69,35 +70,38 @@ class SqlCollector:
 
     def collect(self) -> Iterator:
         with self.sessions() as s:
-            submitted = CounterMetricFamily("puzzle_queue_jobs_submitted", "Jobs accepted by the API")
-            submitted.add_metric([], s.scalar(select(func.count()).select_from(Job)) or 0)
-            yield submitted
+            rows = s.execute(select(Tally.kind, Tally.name, Tally.value)).all()
+        got = {(kind, name): value for kind, name, value in rows}
+        kinds = sorted({kind for kind, _name in got if kind})
 
-            by_status = s.execute(select(Puzzle.kind, Puzzle.status, func.count())
-                                  .group_by(Puzzle.kind, Puzzle.status)).all()
-            final = CounterMetricFamily("puzzle_queue_puzzles_finished",
-                                        "Puzzles that reached a final status", labels=["kind", "status"])
-            depth = GaugeMetricFamily("puzzle_queue_queue_depth", "Puzzles not yet finished",
-                                      labels=["kind", "status"])
-            for kind, status, n in by_status:
-                if status in FINAL:
-                    final.add_metric([kind, status], n)
-                elif status in (QUEUED, RUNNING):
-                    depth.add_metric([kind, status], n)
-            yield final
-            yield depth
+        submitted = CounterMetricFamily("puzzle_queue_jobs_submitted", "Jobs accepted by the API")
+        submitted.add_metric([], got.get(("", tallies.JOBS), 0))
+        yield submitted
 
-            seconds = Puzzle.solve_ms / 1000.0
-            columns = [func.sum(case((seconds <= b, 1), else_=0)) for b in SOLVE_BUCKETS]
-            total = func.coalesce(func.sum(seconds), 0.0)
-            rows = s.execute(select(Puzzle.kind, func.count(), total, *columns)
-                             .where(Puzzle.solve_ms.is_not(None)).group_by(Puzzle.kind)).all()
-            hist = HistogramMetricFamily("puzzle_queue_solve_seconds", "Solver wall time per puzzle",
-                                         labels=["kind"])
-            for kind, count, total, *cumulative in rows:
-                buckets = [(str(b), int(c or 0)) for b, c in zip(SOLVE_BUCKETS, cumulative, strict=True)]
-                hist.add_metric([kind], [*buckets, ("+Inf", count)], float(total))
-            yield hist
+        final = CounterMetricFamily("puzzle_queue_puzzles_finished",
+                                    "Puzzles that reached a final status", labels=["kind", "status"])
+        depth = GaugeMetricFamily("puzzle_queue_queue_depth", "Puzzles not yet finished",
+                                  labels=["kind", "status"])
+        for kind in kinds:
+            for status in FINAL:
+                if (kind, status) in got:
+                    final.add_metric([kind, status], got[kind, status])
+            for status in UNFINISHED:
+                if (kind, status) in got:
+                    depth.add_metric([kind, status], got[kind, status])
+        yield final
+        yield depth
+
+        hist = HistogramMetricFamily("puzzle_queue_solve_seconds", "Solver wall time per puzzle",
+                                     labels=["kind"])
+        for kind in kinds:
+            counts = [got.get((kind, tallies.bucket(b)), 0) for b in tallies.SOLVE_BUCKETS]
+            count = sum(counts) + got.get((kind, tallies.bucket(math.inf)), 0)
+            if count:
+                cumulative = list(itertools.accumulate(counts))
+                buckets = [(str(b), c) for b, c in zip(tallies.SOLVE_BUCKETS, cumulative, strict=True)]
+                hist.add_metric([kind], [*buckets, ("+Inf", count)], got.get((kind, tallies.SECONDS), 0.0))
+        yield hist
 
 
 @bp.get("/metrics")

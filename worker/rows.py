@@ -12,7 +12,8 @@ Every change is a conditional UPDATE on the state the task saw, so a late, redel
 duplicated task changes nothing: a result lands only while its puzzle is ``running`` under the
 attempt number of this task's claim, or (optimistic, see worker.chunk) still ``queued`` under
 the attempt before it. A job's ``pending`` counter moves in the same transaction, by exactly the
-rows written. Lock order everywhere: the job row (``lock_job``), then its puzzles, then subtasks.
+rows written, and so do the tallies of /metrics (service.tallies). Lock order everywhere: the job
+row (``lock_job``), then its puzzles, then subtasks.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from service import tallies
 from service.db import changed_rows, is_postgresql
 from service.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
 from solvers.base import Split
@@ -117,10 +119,18 @@ def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> li
     jobs_of = select(Puzzle.job_id).where(mine).scalar_subquery()
     s.execute(update(Job).where(Job.id.in_(jobs_of), Job.status == QUEUED)
               .values(status=RUNNING, started_at=t).execution_options(synchronize_session=False))
+    # Locked first, for the tallies: the UPDATE changes exactly these rows and returns only their
+    # new status, while a claim takes running puzzles too (those a lost task held).
+    was = s.execute(select(Puzzle.id, Puzzle.kind, Puzzle.status).where(mine, *_CLAIMABLE)
+                    .with_for_update()).all()
+    if not was:
+        return []
     rows = s.execute(
-        update(Puzzle).where(mine, *_CLAIMABLE)
+        update(Puzzle).where(among(s, Puzzle.id, [row.id for row in was]), *_CLAIMABLE)
         .values(status=RUNNING, attempts=Puzzle.attempts + 1, started_at=t, worker=worker, deadline=deadline)
         .returning(*_ASSIGNED).execution_options(synchronize_session=False))
+    for row in was:
+        tallies.moved(s, row.kind, row.status, RUNNING)
     return sorted((Assigned(*row) for row in rows), key=lambda a: a.id)
 
 
@@ -133,6 +143,11 @@ def read_unclaimed(s: Session, ids: Sequence[int]) -> list[Assigned] | None:
         return None
     return [Assigned(row.id, row.job_id, row.kind, row.input, row.options, attempts=1, optimistic=True)
             for row in rows]
+
+
+def _was(a: Assigned | Result) -> str:
+    """The status a row has while this task holds it (see ``still_mine``)."""
+    return QUEUED if a.optimistic else RUNNING
 
 
 def still_mine(a: Assigned | Result) -> ColumnElement[bool]:
@@ -153,9 +168,9 @@ def extend(s: Session, held: Sequence[Assigned], deadline: datetime) -> None:
 def release(s: Session, held: Sequence[Assigned]) -> None:
     """Give back puzzles this task claimed but never started, as if it had not claimed them."""
     for a in held:
-        s.execute(update(Puzzle).where(Puzzle.id == a.id, still_mine(a))
-                  .values(status=QUEUED, attempts=Puzzle.attempts - 1, worker=None)
-                  .execution_options(synchronize_session=False))
+        if changed_rows(s, update(Puzzle).where(Puzzle.id == a.id, still_mine(a))
+                        .values(status=QUEUED, attempts=Puzzle.attempts - 1, worker=None)):
+            tallies.moved(s, a.kind, _was(a), QUEUED)
 
 
 def write(s: Session, results: Sequence[Result]) -> int:
@@ -167,8 +182,12 @@ def write(s: Session, results: Sequence[Result]) -> int:
     for job_id in sorted({r.job_id for r in results}):
         lock_job(s, job_id)
     per_job: dict[str, int] = {}
-    for job_id in _store(s, results, t):
+    by_id = {r.id: r for r in results}
+    for puzzle_id, job_id, kind in _store(s, results, t):
         per_job[job_id] = per_job.get(job_id, 0) + 1
+        r = by_id[puzzle_id]
+        tallies.moved(s, kind, _was(r), r.status)
+        tallies.solved_in(s, kind, r.solve_ms)
     for job_id, n in per_job.items():
         finishing = (Job.pending - n == 0) & Job.status.in_(UNFINISHED)
         # Optimistic results reach a job nobody has claimed a puzzle of: it starts here.
@@ -181,8 +200,8 @@ def write(s: Session, results: Sequence[Result]) -> int:
     return sum(per_job.values())
 
 
-def _store(s: Session, results: Sequence[Result], t: datetime) -> list[str]:
-    """Write the rows still held by their task; returns the job id of each row written.
+def _store(s: Session, results: Sequence[Result], t: datetime) -> list[tuple[int, str, str]]:
+    """Write the rows still held by their task; returns the id, job id and kind of each row written.
     PostgreSQL: one UPDATE for the whole batch, the rows travelling as one JSON parameter
     (the statement text never changes, so it is compiled and planned once). SQLite is
     in-process: one UPDATE per row costs no round trip."""
@@ -190,18 +209,19 @@ def _store(s: Session, results: Sequence[Result], t: datetime) -> list[str]:
         return _store_in_one_statement(s, results, t)
     written = []
     for r in results:
-        hit = changed_rows(s, update(Puzzle).where(Puzzle.id == r.id, still_mine(r))
+        kind = s.scalar(update(Puzzle).where(Puzzle.id == r.id, still_mine(r))
                         .values(status=r.status, result=r.result, stats=r.stats, error=r.error,
                                 solve_ms=r.solve_ms, attempts=r.attempts,
                                 worker=func.coalesce(r.worker, Puzzle.worker),
                                 started_at=func.coalesce(r.started_at, Puzzle.started_at),
-                                finished_at=t, deadline=None, split_head=None))
-        if hit:
-            written.append(r.job_id)
+                                finished_at=t, deadline=None, split_head=None)
+                        .returning(Puzzle.kind).execution_options(synchronize_session=False))
+        if kind is not None:
+            written.append((r.id, r.job_id, kind))
     return written
 
 
-def _store_in_one_statement(s: Session, results: Sequence[Result], t: datetime) -> list[str]:
+def _store_in_one_statement(s: Session, results: Sequence[Result], t: datetime) -> list[tuple[int, str, str]]:
     table = cast(Table, Puzzle.__table__)
     rows = [{"pid": r.id, "att": r.attempts, "st": r.status, "res": r.result, "sts": r.stats,
              "err": r.error, "ms": r.solve_ms, "opt": r.optimistic, "wk": r.worker,
@@ -213,13 +233,13 @@ def _store_in_one_statement(s: Session, results: Sequence[Result], t: datetime) 
     ).render_derived("v", with_types=True)
     claimed = (table.c.status == RUNNING) & (table.c.attempts == v.c.att)
     unclaimed = (table.c.status == QUEUED) & (table.c.attempts == v.c.att - 1)
-    return list(s.scalars(
+    return [(i, job_id, kind) for i, job_id, kind in s.execute(
         update(table).where(table.c.id == v.c.pid, case((v.c.opt, unclaimed), else_=claimed))
         .values(status=v.c.st, result=v.c.res, stats=v.c.sts, error=v.c.err, solve_ms=v.c.ms,
                 attempts=v.c.att, worker=func.coalesce(v.c.wk, table.c.worker),
                 started_at=func.coalesce(v.c.t0, table.c.started_at), finished_at=t, deadline=None,
                 split_head=None)
-        .returning(table.c.job_id)))
+        .returning(table.c.id, table.c.job_id, table.c.kind))]
 
 
 def fan_out(s: Session, split_up: Sequence[SplitPuzzle], config: dict[str, Any], worker: str) -> list[int]:
@@ -238,6 +258,7 @@ def fan_out(s: Session, split_up: Sequence[SplitPuzzle], config: dict[str, Any],
                                 started_at=func.coalesce(Puzzle.started_at, t)))
         if not hit:
             continue  # cancelled, or claimed again meanwhile: its parts would never be counted
+        tallies.moved(s, a.kind, _was(a), RUNNING)
         s.execute(insert(Subtask), [
             {"puzzle_id": a.id, "index": i, "payload": part, "status": QUEUED, "attempts": 0, "created_at": t,
              "deadline": t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])}

@@ -4,8 +4,8 @@ import pytest
 from sqlalchemy import func, select
 
 import solvers
-from service import create_app
-from service.models import Base, Job, Puzzle, Subtask
+from service import create_app, tallies
+from service.models import Base, Job, Puzzle, Subtask, Tally
 from tests.toykind import TOY
 
 
@@ -35,7 +35,13 @@ def database_url(tmp_path):
 
 
 @pytest.fixture
-def make_app(tmp_path, database_url):
+def made_apps():
+    """Every app ``make_app`` made in this test."""
+    return []
+
+
+@pytest.fixture
+def make_app(tmp_path, database_url, made_apps):
     def make(**config):
         cfg = {"DATABASE_URL": database_url, "BROKER_DIR": str(tmp_path / "broker"), "REDIS_URL": None,
                **config}
@@ -43,6 +49,7 @@ def make_app(tmp_path, database_url):
         Base.metadata.drop_all(app.extensions["engine"])
         Base.metadata.create_all(app.extensions["engine"])
         app.extensions["publisher"] = RecordingPublisher()
+        made_apps.append(app)
         return app
     return make
 
@@ -60,3 +67,36 @@ def client(app):
 def row_counts(app) -> tuple[int, int, int]:
     with app.extensions["sessions"]() as s:
         return tuple(s.scalar(select(func.count()).select_from(t)) for t in (Job, Puzzle, Subtask))
+
+
+def recount(sessions) -> dict[tuple[str, str], float]:
+    """The tallies as counting every row gives them (valid while no finished puzzle was deleted),
+    without zeros."""
+    out: dict[tuple[str, str], float] = {}
+
+    def add(kind, name, value):
+        out[kind, name] = out.get((kind, name), 0.0) + value
+
+    with sessions() as s:
+        jobs = s.scalar(select(func.count()).select_from(Job))
+        if jobs:
+            add("", tallies.JOBS, jobs)
+        for kind, status, solve_ms in s.execute(select(Puzzle.kind, Puzzle.status, Puzzle.solve_ms)):
+            add(kind, status, 1)
+            if solve_ms is not None:
+                add(kind, tallies.bucket(solve_ms / 1000), 1)
+                add(kind, tallies.SECONDS, solve_ms / 1000)
+    return {key: value for key, value in out.items() if value}
+
+
+def stored_tallies(sessions) -> dict[tuple[str, str], float]:
+    """The tallies table, without its zeros."""
+    with sessions() as s:
+        return {(t.kind, t.name): t.value for t in s.scalars(select(Tally)) if t.value}
+
+
+def assert_tallies_match_rows(sessions) -> None:
+    counted, stored = recount(sessions), stored_tallies(sessions)
+    assert set(stored) == set(counted), (stored, counted)
+    for key, value in counted.items():
+        assert stored[key] == pytest.approx(value), key

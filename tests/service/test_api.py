@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 import solvers
 from service.jobs import chunk_sizes
-from service.models import SOLVED, Job, Puzzle
+from service.models import SOLVED, Job, Puzzle, Subtask
 from tests.service.conftest import row_counts
 
 SUM = {"kind": "toy", "puzzle": "123"}
@@ -230,3 +230,46 @@ def test_idempotency_key_race_returns_the_winner(client, app, monkeypatch):
     again = submit(client, 2, headers={"Idempotency-Key": "race"})
     assert again.status_code == 200 and again.json["id"] == first["id"]
     assert row_counts(app) == (1, 2, 0)
+
+
+def test_delete_a_finished_job_or_409_until_it_is_cancelled(client, app):
+    job = submit(client, 3).json
+    kept = submit(client, 1).json
+    r = client.delete(f"/api/v1/jobs/{job['id']}")
+    assert r.status_code == 409 and r.mimetype == "application/problem+json"
+    assert "cancel it first" in r.json["detail"] and r.json["job_status"] == "queued"
+    assert row_counts(app) == (2, 4, 0)
+    client.post(f"/api/v1/jobs/{job['id']}/cancel")
+    r = client.delete(f"/api/v1/jobs/{job['id']}")
+    assert r.status_code == 204 and r.data == b""
+    assert row_counts(app) == (1, 1, 0)
+    assert client.get(f"/api/v1/jobs/{job['id']}").status_code == 404
+    assert client.delete(f"/api/v1/jobs/{job['id']}").status_code == 404
+    assert client.delete("/api/v1/jobs/nope").status_code == 404
+    assert client.get(f"/api/v1/jobs/{kept['id']}").status_code == 200
+
+
+def test_a_completed_job_is_deleted_with_its_subtasks(client, app):
+    job = submit(client, 2).json
+    with app.extensions["sessions"]() as s, s.begin():
+        pid = s.scalars(select(Puzzle.id).where(Puzzle.job_id == job["id"])).first()
+        s.add(Subtask(puzzle_id=pid, index=0, payload={}, status="solved", attempts=1))
+    mark_solved(app, 0)
+    mark_solved(app, 1)
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).values(status="completed"))
+    assert row_counts(app) == (1, 2, 1)
+    assert client.delete(f"/api/v1/jobs/{job['id']}").status_code == 204
+    assert row_counts(app) == (0, 0, 0)
+
+
+def test_another_clients_job_cannot_be_deleted(make_app, toy):
+    app = make_app(API_TOKENS={"secret-a": "alice", "secret-b": "bob"})
+    client = app.test_client()
+    alice, bob = {"Authorization": "Bearer secret-a"}, {"Authorization": "Bearer secret-b"}
+    job = submit(client, headers=alice).json
+    client.post(f"/api/v1/jobs/{job['id']}/cancel", headers=alice)
+    assert client.delete(f"/api/v1/jobs/{job['id']}", headers=bob).status_code == 404
+    assert client.delete(f"/api/v1/jobs/{job['id']}").status_code == 401
+    assert row_counts(app) == (1, 3, 0)
+    assert client.delete(f"/api/v1/jobs/{job['id']}", headers=alice).status_code == 204

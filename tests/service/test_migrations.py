@@ -10,8 +10,9 @@ from alembic.config import Config
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 
-from service.db import make_engine
+from service.db import make_engine, make_sessionmaker
 from service.models import Base
+from tests.service.conftest import recount, stored_tallies
 from tests.services import fresh_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,3 +70,46 @@ def test_the_split_head_moves_out_of_stats_and_back(tmp_path):
         assert json.loads(back) == {"split_head": head}
     finally:
         engine.dispose()
+
+
+def backfill_counts_the_rows_already_there(url: str) -> None:
+    """Revision tallies_and_retention: the tallies start from the rows a database already holds, as if
+    they had always been kept."""
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = url
+    command.upgrade(config, "worker_heartbeats")
+    engine = make_engine(url)
+    rows = [("solved", 0.3), ("solved", 0.5), ("solved", 7.0), ("no_solution", 900_000.0), ("failed", None),
+            ("cancelled", None), ("queued", None), ("running", None)]
+    try:
+        with engine.begin() as conn:
+            for job in ("a", "b"):
+                conn.execute(text("INSERT INTO jobs (id, owner, status, total, pending, created_at) "
+                                  "VALUES (:id, '', 'running', 8, 2, '2026-01-01')"), {"id": job})
+            for i, (status, ms) in enumerate(rows):
+                conn.execute(text("INSERT INTO puzzles (job_id, \"index\", kind, input, options, status, "
+                                  "attempts, created_at, parts_total, parts_done, stop_requested, solve_ms) "
+                                  "VALUES ('a', :i, 'toy', '\"1\"', '{}', :status, 1, '2026-01-01', 0, 0, "
+                                  "false, :ms)"),
+                             {"i": i, "status": status, "ms": ms})
+        command.upgrade(config, "head")
+        sessions = make_sessionmaker(engine)
+        stored = stored_tallies(sessions)
+        assert stored == recount(sessions)
+        assert stored[("", "jobs")] == 2 and stored[("toy", "solved")] == 3
+        assert stored[("toy", "le_0.0005")] == 2 and stored[("toy", "le_0.01")] == 1
+        assert stored[("toy", "le_+Inf")] == 1 and stored[("toy", "queued")] == 1
+        assert stored[("toy", "seconds")] == pytest.approx(900.0078)
+        command.downgrade(config, "worker_heartbeats")
+    finally:
+        engine.dispose()
+
+
+def test_tallies_backfill_sqlite(tmp_path):
+    backfill_counts_the_rows_already_there(f"sqlite:///{tmp_path / 'm.db'}")
+
+
+@pytest.mark.integration
+def test_tallies_backfill_postgres():
+    with fresh_postgres() as url:
+        backfill_counts_the_rows_already_there(url)

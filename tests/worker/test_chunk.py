@@ -12,6 +12,8 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy import select, update
 
+from service import tallies
+from service.db import changed_rows
 from service.models import Job, Puzzle, now
 from tests.service.conftest import RecordingPublisher
 from worker import chunk, outcome, reaper
@@ -53,6 +55,13 @@ def rows(app, job_id):
 def job_row(app, job_id):
     with app.extensions["sessions"]() as s:
         return s.get(Job, job_id)
+
+
+def left_running(s, *where, **values):
+    """Queued puzzles as a worker that died holding them left them: claimed, tallies included."""
+    n = changed_rows(s, update(Puzzle).where(Puzzle.status == "queued", *where)
+                     .values(status="running", **values))
+    tallies.moved(s, "toy", "queued", "running", n)
 
 
 def run(app, ids, publisher=None):
@@ -231,7 +240,7 @@ def test_nothing_is_written_after_cancel(app):
 def test_attempt_cap_fails_the_puzzle(app):
     job_id = post(app, toys("7"))
     with app.extensions["sessions"]() as s, s.begin():
-        s.execute(update(Puzzle).values(status="running", attempts=app.config["MAX_ATTEMPTS"]))
+        left_running(s, attempts=app.config["MAX_ATTEMPTS"])
     run(app, ids_of(app, job_id))
     (p,) = rows(app, job_id)
     assert p.status == "failed" and p.attempts == app.config["MAX_ATTEMPTS"] + 1
@@ -243,7 +252,7 @@ def test_redelivered_chunk_goes_on_one_puzzle_per_task(app):
     job_id = post(app, toys("1", "2", "3"))
     ids = ids_of(app, job_id)
     with app.extensions["sessions"]() as s, s.begin():
-        s.execute(update(Puzzle).values(status="running", attempts=1))  # a worker died holding it
+        left_running(s, attempts=1)  # a worker died holding it
     publisher = RecordingPublisher()
     report = run(app, ids, publisher)
     assert publisher.chunks == [[i] for i in ids] and report.written == 0
@@ -288,7 +297,7 @@ def test_reaper_publishes_lost_puzzles_and_fails_those_past_the_cap(app):
     cap = app.config["MAX_ATTEMPTS"]
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(Puzzle).where(Puzzle.id == a).values(deadline=past))  # queued, task lost
-        s.execute(update(Puzzle).where(Puzzle.id == b).values(status="running", attempts=cap, deadline=past))
+        left_running(s, Puzzle.id == b, attempts=cap, deadline=past)
     publisher = RecordingPublisher()
     assert reaper.reap(app.extensions["sessions"], app.config, publisher).puzzles == [a]
     assert publisher.chunks == [[a]]

@@ -1,0 +1,77 @@
+"""Running totals for /metrics, kept in the ``tallies`` table (service.models.Tally).
+
+A scrape reads these few rows instead of counting every puzzle. Each total moves in the
+transaction that changes what it counts, by exactly the rows that transaction changed (the
+status changes are conditional UPDATEs that report what they hit), so a redelivered task,
+a rollback or a crash moves nothing twice.
+
+The changes of a transaction are gathered in its session (``moved``, ``solved_in``,
+``submitted``) and written just before it commits, in one statement, the keys sorted. So the
+hot rows (every worker writes the same few) are the last locks any transaction takes and are
+held only for its commit, and two transactions always lock them in the same order: no
+deadlock with the job and puzzle rows, nor among the tallies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from service.db import is_postgresql
+from service.models import Tally
+
+# Seconds; from trivial Sudokus (well under a millisecond) to the time limit.
+SOLVE_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0, 600.0)
+JOBS, SECONDS = "jobs", "seconds"
+
+_PENDING = "tallies"  # the key of a session's gathered changes in Session.info
+
+
+def bucket(seconds: float) -> str:
+    """The name of the one bucket a solve of ``seconds`` counts in."""
+    return "le_" + next((str(b) for b in SOLVE_BUCKETS if seconds <= b), "+Inf")
+
+
+def _add(s: Session, kind: str, name: str, delta: float) -> None:
+    pending: dict[tuple[str, str], float] = s.info.setdefault(_PENDING, {})
+    pending[kind, name] = pending.get((kind, name), 0.0) + delta
+
+
+def moved(s: Session, kind: str, old: str | None, new: str, n: int = 1) -> None:
+    """``n`` puzzles of ``kind`` went from status ``old`` (None: just stored) to ``new``."""
+    if old == new or not n:
+        return
+    if old is not None:
+        _add(s, kind, old, -n)
+    _add(s, kind, new, n)
+
+
+def solved_in(s: Session, kind: str, solve_ms: float | None) -> None:
+    """A finished puzzle's solve time, for the histogram."""
+    if solve_ms is not None:
+        _add(s, kind, bucket(solve_ms / 1000.0), 1)
+        _add(s, kind, SECONDS, solve_ms / 1000.0)
+
+
+def submitted(s: Session) -> None:
+    _add(s, "", JOBS, 1)
+
+
+@event.listens_for(Session, "before_commit")
+def _write(s: Session) -> None:
+    pending = {key: delta for key, delta in s.info.pop(_PENDING, {}).items() if delta}
+    if pending:
+        rows = [{"kind": kind, "name": name, "value": delta}
+                for (kind, name), delta in sorted(pending.items())]
+        dialect: Any = postgresql if is_postgresql(s) else sqlite
+        statement = dialect.insert(Tally).values(rows)
+        s.execute(statement.on_conflict_do_update(index_elements=["kind", "name"],
+                                                  set_={"value": Tally.value + statement.excluded.value}))
+
+
+@event.listens_for(Session, "after_rollback")
+def _forget(s: Session) -> None:
+    s.info.pop(_PENDING, None)
