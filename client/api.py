@@ -153,6 +153,15 @@ class Client:
     def cancel(self, job: JobRef) -> Job:
         return dict(self._call("POST", f"/jobs/{job_id(job)}/cancel"))
 
+    def delete_job(self, job: JobRef, cancel: bool = False) -> None:
+        """Delete a finished job with its results; with ``cancel``, an unfinished one is cancelled
+        first (otherwise it raises Conflict). Raises NotFound for an unknown job."""
+        if cancel:
+            self.cancel(job)
+        resp = self.http.delete(f"/jobs/{job_id(job)}")
+        if resp.status_code >= 400:
+            raise _error(resp)
+
     def jobs(self, status: str | None = None, limit: int = 100) -> Iterator[Job]:
         """The client's jobs, newest first, every page."""
         params: dict[str, Any] = {"limit": limit, **({"status": status} if status else {})}

@@ -193,6 +193,17 @@ def cancel(client: Client, as_json: bool, job_id: str) -> None:
 
 
 @main.command()
+@click.option("--cancel", "cancel_first", is_flag=True, help="cancel an unfinished job first (else refused)")
+@click.argument("job_ids", nargs=-1, required=True, metavar="JOB...")
+@click.pass_obj
+def delete(client: Client, cancel_first: bool, job_ids: tuple[str, ...]) -> None:
+    """Delete finished jobs with their results (the service refuses an unfinished one: --cancel)."""
+    for job_id in job_ids:
+        client.delete_job(job_id, cancel=cancel_first)
+        click.echo(f"{job_id}  deleted")
+
+
+@main.command()
 @click.option("--status", type=click.Choice(["queued", "running", "completed", "cancelled"]))
 @click.option("--limit", type=int, default=50, show_default=True, help="at most this many, newest first")
 @as_json

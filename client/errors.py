@@ -32,6 +32,11 @@ class NotFound(ApiError):
     """404: no such job for this client."""
 
 
+class Conflict(ApiError):
+    """409: the job is not finished (delete it after a cancel), or an Idempotency-Key was reused with
+    another body."""
+
+
 class TooLarge(ApiError):
     """413: the body or the batch is over the service's limit."""
 
@@ -40,8 +45,8 @@ class Busy(ApiError):
     """429 or 503: try again later (``retry_after`` seconds, when the service said)."""
 
 
-BY_STATUS: dict[int, type[ApiError]] = {401: Unauthorized, 404: NotFound, 413: TooLarge, 422: InvalidRequest,
-                                        429: Busy, 503: Busy}
+BY_STATUS: dict[int, type[ApiError]] = {401: Unauthorized, 404: NotFound, 409: Conflict, 413: TooLarge,
+                                        422: InvalidRequest, 429: Busy, 503: Busy}
 
 
 def error_for(status: int, problem: dict[str, Any], retry_after: float | None = None) -> ApiError:

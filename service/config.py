@@ -101,6 +101,12 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         # A running part looks this often (one small SELECT) whether its puzzle was cancelled
         # or has enough solutions, and then stops at the solver's next check.
         "STOP_POLL_SECONDS": _float(env, "STOP_POLL_SECONDS", 0.5),
+        # Retention (worker.retention): jobs finished longer ago than this are deleted (0: kept
+        # forever), by the reaper at most every PURGE_INTERVAL seconds, PURGE_BATCH puzzles per
+        # transaction.
+        "JOB_RETENTION_DAYS": _float(env, "JOB_RETENTION_DAYS", 30.0),
+        "PURGE_INTERVAL": _float(env, "PURGE_INTERVAL", 60.0),
+        "PURGE_BATCH": _int(env, "PURGE_BATCH", 5000),
         "API_TOKENS": _tokens(env.get("API_TOKENS", "")),
         "RETRY_AFTER_SECONDS": _int(env, "RETRY_AFTER_SECONDS", 1),
     }

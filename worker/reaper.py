@@ -50,7 +50,7 @@ from service.models import (
     now,
 )
 from service.publish import Publisher, publish_or_mark_due, queue_depth
-from worker import parts
+from worker import parts, retention
 from worker.heartbeat import node_of
 from worker.outcome import gave_up
 from worker.rows import Result, write
@@ -83,12 +83,15 @@ class Lost:
 
 def reap_if_due(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Publisher,
                 trust_silence: bool) -> Reaped | None:
-    """Run the reaper if no process has run it for REAP_INTERVAL (the heartbeat threads call this)."""
+    """Run the reaper if no process has run it for REAP_INTERVAL (the heartbeat threads call this),
+    and then the retention purge if that is due too."""
     t = now()
     with sessions() as s, s.begin():
         if not _take_turn(s, t, timedelta(seconds=config["REAP_INTERVAL"] * 0.9)):
             return None
-    return reap(sessions, config, publisher, trust_silence=trust_silence)
+    reaped = reap(sessions, config, publisher, trust_silence=trust_silence)
+    retention.purge_if_due(sessions, config)
+    return reaped
 
 
 def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Publisher,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from client import Client, InvalidRequest, NotFound
+from client import Client, Conflict, InvalidRequest, NotFound
 from tests.embedded import ROOT, embedded_service
 
 pytestmark = pytest.mark.integration
@@ -131,6 +131,28 @@ def test_cancel_then_results_exit_1(service_url, tmp_path):
     assert {json.loads(line)["status"] for line in r.stdout.splitlines()} <= {"cancelled", "solved"}
     listed = cli(service_url, "jobs", "--status", "cancelled")
     assert job_id in listed.stdout
+
+
+def test_delete_a_finished_job_and_an_unfinished_one_after_cancelling(service_url, tmp_path):
+    with Client(service_url) as c:
+        done = c.wait(c.submit([{"kind": "toy", "puzzle": "12"}]), poll=1.0)
+        slow = c.submit([{"kind": "toy", "puzzle": "3", "options": {"sleep": 20}}])
+        with pytest.raises(Conflict) as refused:
+            c.delete_job(slow)
+        assert "cancel it first" in refused.value.problem["detail"]
+        assert c.job(slow)["status"] in ("queued", "running")
+        c.delete_job(done)
+        with pytest.raises(NotFound):
+            c.job(done)
+        with pytest.raises(NotFound):
+            c.delete_job(done)
+    r = cli(service_url, "delete", slow["id"])
+    assert r.returncode == 2 and "cancel it first" in r.stderr
+    r = cli(service_url, "delete", "--cancel", slow["id"])
+    assert r.returncode == 0 and f"{slow['id']}  deleted" in r.stdout
+    assert slow["id"] not in my_job_ids(service_url)
+    r = cli(service_url, "delete", slow["id"])
+    assert r.returncode == 2 and "404" in r.stderr
 
 
 def test_interrupt_stops_waiting_and_wait_resumes(service_url, tmp_path):

@@ -1,0 +1,152 @@
+"""Deleting jobs, by the API and by the retention purge, and the tasks still holding their ids
+(SQLite, and PostgreSQL with -m integration)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select, update
+
+from service import jobs
+from service.models import Job, Puzzle, Subtask, now
+from solvers.base import stop_flag
+from tests.service.conftest import RecordingPublisher, stored_tallies
+from worker import chunk, reaper, retention
+from worker import parts as worker_parts
+from worker.limits import Watch
+
+DAY = timedelta(days=1)
+
+
+@pytest.fixture
+def app(make_app, toy):
+    return make_app(JOB_RETENTION_DAYS=30.0, PURGE_INTERVAL=600.0, PURGE_BATCH=5)
+
+
+@pytest.fixture
+def tallies_agree():
+    """Deleting finished puzzles leaves their tallies (counters never go down), so the rows no longer
+    add up to them: the tests here check the tallies themselves."""
+
+
+def submit(app, n=1, digits="", **options):
+    items = [{"kind": "toy", "puzzle": digits or str(i + 1), "options": options} for i in range(n)]
+    r = app.test_client().post("/api/v1/jobs", json={"puzzles": items})
+    assert r.status_code == 202, r.json
+    return r.json["id"]
+
+
+def finished(app, n=1, ago=timedelta(0)):
+    """A cancelled job of n puzzles, finished ``ago``."""
+    job_id = submit(app, n)
+    assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).where(Job.id == job_id).values(finished_at=now() - ago))
+    return job_id
+
+
+def job_ids(app):
+    with app.extensions["sessions"]() as s:
+        return set(s.scalars(select(Job.id)))
+
+
+def puzzle_ids(app, job_id):
+    with app.extensions["sessions"]() as s:
+        return list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+
+
+def count(app, model):
+    with app.extensions["sessions"]() as s:
+        return s.scalar(select(func.count()).select_from(model))
+
+
+def test_jobs_finished_past_the_retention_are_purged_and_the_rest_kept(app):
+    old = [finished(app, 2, ago=40 * DAY), finished(app, 1, ago=31 * DAY)]
+    recent = finished(app, 1, ago=29 * DAY)
+    unfinished = submit(app, 2)
+    with app.extensions["sessions"]() as s, s.begin():  # old, but not finished: never purged
+        s.execute(update(Job).where(Job.id == unfinished).values(created_at=now() - 90 * DAY))
+    before = stored_tallies(app.extensions["sessions"])
+    assert reaper.reap_if_due(app.extensions["sessions"], app.config, RecordingPublisher(), True) is not None
+    assert job_ids(app) == {recent, unfinished}
+    assert count(app, Puzzle) == 3 and all(puzzle_ids(app, j) == [] for j in old)
+    assert stored_tallies(app.extensions["sessions"]) == before  # counters keep what they counted
+
+
+def test_a_purge_runs_at_most_every_purge_interval_and_never_with_retention_off(app):
+    sessions = app.extensions["sessions"]
+    reaper.reap(sessions, app.config, RecordingPublisher())  # the turns' row
+    finished(app, ago=40 * DAY)
+    assert retention.purge_if_due(sessions, app.config) == 1
+    finished(app, ago=40 * DAY)
+    assert retention.purge_if_due(sessions, app.config) is None  # PURGE_INTERVAL not over
+    with sessions() as s, s.begin():
+        s.execute(update(retention.ReaperRun).values(purged_at=now() - timedelta(seconds=601)))
+    assert retention.purge_if_due(sessions, {**app.config, "JOB_RETENTION_DAYS": 0}) is None
+    assert len(job_ids(app)) == 1
+    assert retention.purge_if_due(sessions, app.config) == 1
+    assert job_ids(app) == set()
+
+
+def test_each_transaction_deletes_about_a_batch_of_puzzles_oldest_first(app, monkeypatch):
+    small = [finished(app, 2, ago=(50 - i) * DAY) for i in range(4)]
+    big = finished(app, 7, ago=60 * DAY)  # alone more than a batch: it goes alone
+    batches = []
+    real = jobs.delete_jobs
+
+    def spy(s, ids):
+        batches.append(list(ids))
+        real(s, ids)
+
+    monkeypatch.setattr(jobs, "delete_jobs", spy)
+    assert retention.purge(app.extensions["sessions"], now() - 30 * DAY, batch=5) == 5
+    assert batches == [[big], small[:2], small[2:]]
+    assert count(app, Job) == 0 and count(app, Puzzle) == 0
+
+
+def test_a_chunk_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_cleanly(app, monkeypatch):
+    job_id = submit(app, 3)
+    ids = puzzle_ids(app, job_id)
+    client = app.test_client()
+    real, solved = chunk.solve_one, []
+
+    def delete_midway(a, *rest):
+        if not solved:
+            assert client.post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+            assert client.delete(f"/api/v1/jobs/{job_id}").status_code == 204
+        solved.append(a.id)
+        return real(a, *rest)
+
+    monkeypatch.setattr(chunk, "solve_one", delete_midway)
+    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
+    assert report.written == 0 and solved
+    assert count(app, Job) == 0 and count(app, Puzzle) == 0
+    # The cancel counted the three; the chunk's late results counted nothing.
+    assert stored_tallies(app.extensions["sessions"]) == {("", "jobs"): 1, ("toy", "cancelled"): 3}
+    # Delivered again after the deletion: it finds nothing to do.
+    again = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
+                            redelivered=True)
+    assert again.written == 0 and again.skipped == 3
+
+
+def test_parts_of_a_deleted_job_do_nothing(app):
+    job_id = submit(app, 1, digits="123456", split=3)
+    (pid,) = puzzle_ids(app, job_id)
+    publisher = RecordingPublisher()
+    report = chunk.run_chunk(app.extensions["sessions"], [pid], app.config, "w1", publisher)
+    assert len(report.fanned) == 3
+    client = app.test_client()
+    # One part already claimed and solving when the job goes: it records nothing.
+    with app.extensions["sessions"]() as s, s.begin():
+        claimed = worker_parts.claim(s, report.fanned[0], "w1", app.config)
+    assert claimed is not None
+    client.post(f"/api/v1/jobs/{job_id}/cancel")
+    assert client.delete(f"/api/v1/jobs/{job_id}").status_code == 204
+    assert count(app, Subtask) == 0
+    part, p = claimed
+    outcome, error = worker_parts.solve(p, part, 5.0, Watch(stop_flag()))
+    with app.extensions["sessions"]() as s, s.begin():
+        assert worker_parts.record(s, part, outcome, error) is False
+    assert worker_parts.run_parts(app.extensions["sessions"], report.fanned, app.config, "w2") == 0
+    assert count(app, Subtask) == 0 and count(app, Job) == 0

@@ -1,0 +1,77 @@
+"""Retention: jobs finished more than JOB_RETENTION_DAYS ago are deleted with their puzzles and
+subtasks (0 keeps them forever).
+
+The reaper's turn-taker (worker.reaper.reap_if_due) calls ``purge_if_due``, which runs at most
+every PURGE_INTERVAL across all worker processes (``reaper_runs.purged_at``). A purge deletes the
+oldest finished jobs in batches of about PURGE_BATCH puzzles, one transaction each, so no
+transaction holds its locks long; it stops after RUN_SECONDS and the next purge goes on, so the
+reaper's own work in this process waits at most that long. The tallies of /metrics keep their
+counts (service.jobs.delete_jobs).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from service import jobs
+from service.db import changed_rows
+from service.models import CANCELLED, COMPLETED, Job, ReaperRun, now
+
+log = logging.getLogger(__name__)
+
+RUN_SECONDS = 5.0
+
+
+def purge_if_due(sessions: sessionmaker[Session], config: dict[str, Any]) -> int | None:
+    """Purge if retention is on and no process has purged for PURGE_INTERVAL; the jobs deleted
+    (None: not this process's turn, or retention is off)."""
+    days = config["JOB_RETENTION_DAYS"]
+    if days <= 0:
+        return None
+    t = now()
+    every = timedelta(seconds=config["PURGE_INTERVAL"])
+    with sessions() as s, s.begin():
+        due = or_(ReaperRun.purged_at.is_(None), ReaperRun.purged_at < t - every)
+        if not changed_rows(s, update(ReaperRun).where(ReaperRun.id == 1, due).values(purged_at=t)):
+            return None
+    deleted = purge(sessions, t - timedelta(days=days), config["PURGE_BATCH"])
+    if deleted:
+        log.info("retention: deleted %d job(s) finished before %s", deleted, t - timedelta(days=days))
+    return deleted
+
+
+def purge(sessions: sessionmaker[Session], before: datetime, batch: int,
+          clock: Callable[[], float] = time.monotonic) -> int:
+    """Delete the jobs finished before ``before``, oldest first, a batch a transaction, for at most
+    RUN_SECONDS; returns how many."""
+    deleted, stop = 0, clock() + RUN_SECONDS
+    while clock() < stop:
+        with sessions() as s, s.begin():
+            ids = oldest_finished(s, before, batch)
+            if not ids:
+                break
+            jobs.delete_jobs(s, ids)
+        deleted += len(ids)
+    return deleted
+
+
+def oldest_finished(s: Session, before: datetime, batch: int) -> list[str]:
+    """The jobs finished longest ago (before ``before``) holding together at most ``batch``
+    puzzles, or the single oldest one if it alone holds more."""
+    rows = s.execute(select(Job.id, Job.total)
+                     .where(Job.finished_at < before, Job.status.in_((COMPLETED, CANCELLED)))
+                     .order_by(Job.finished_at).limit(batch)).all()
+    ids, puzzles = [], 0
+    for job_id, total in rows:
+        if ids and puzzles + total > batch:
+            break
+        ids.append(job_id)
+        puzzles += total
+    return ids
