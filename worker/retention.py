@@ -68,7 +68,8 @@ def oldest_finished(s: Session, before: datetime, batch: int) -> list[str]:
     rows = s.execute(select(Job.id, Job.total)
                      .where(Job.finished_at < before, Job.status.in_((COMPLETED, CANCELLED)))
                      .order_by(Job.finished_at).limit(batch)).all()
-    ids, puzzles = [], 0
+    ids: list[str] = []
+    puzzles = 0
     for job_id, total in rows:
         if ids and puzzles + total > batch:
             break
