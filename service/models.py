@@ -188,10 +188,13 @@ class Tally(Base):
     """A running total for /metrics (service.tallies): ``name`` is a puzzle status (puzzles in it
     now; the final ones count every puzzle that ever reached them, deleted or not), a solve-time
     bucket (``le_0.005``, ``le_+Inf``: solves at most that many seconds, not cumulative),
-    ``seconds`` (their sum), or ``jobs`` (jobs ever submitted, ``kind`` empty)."""
+    ``seconds`` (their sum), or ``jobs`` (jobs ever submitted, ``kind`` empty). Each total is the
+    sum over its ``shard`` rows: a transaction moves the rows of one shard, picked at random, so
+    concurrent writers seldom wait for each other's commit."""
 
     __tablename__ = "tallies"
 
     kind: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    shard: Mapped[int] = mapped_column(Integer, primary_key=True)
     value: Mapped[float] = mapped_column(Float)

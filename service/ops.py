@@ -16,7 +16,7 @@ from pathlib import Path
 from flask import Blueprint, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 
 from service import tallies
 from service.api import spec
@@ -70,7 +70,8 @@ class SqlCollector:
 
     def collect(self) -> Iterator:
         with self.sessions() as s:
-            rows = s.execute(select(Tally.kind, Tally.name, Tally.value)).all()
+            rows = s.execute(select(Tally.kind, Tally.name, func.sum(Tally.value))
+                             .group_by(Tally.kind, Tally.name)).all()
         got = {(kind, name): value for kind, name, value in rows}
         kinds = sorted({kind for kind, _name in got if kind})
 
