@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv lock run test test-fast lint typecheck bench bench-service clean compose-up compose-down compose-test
+.PHONY: venv lock run test test-fast lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test
 
 # The venv installs exactly what requirements.lock pins (hashes checked), then the project
 # itself, editable and without dependencies. A lock older than pyproject.toml's dependencies
@@ -58,6 +58,12 @@ bench: venv
 bench-service: venv
 	$(PY) bench/service.py $(BENCH_ARGS)
 	$(PY) bench/scaling.py $(BENCH_ARGS)
+	$(PY) bench/metrics.py
+
+# A bounded load (60 s by default) over loopback on the real stack: submitters and pollers,
+# p50/p99 per endpoint, errors, every answer verified (docs/benchmarks.md). LOAD_ARGS passes options.
+bench-load: venv
+	$(PY) bench/load.py $(LOAD_ARGS)
 
 # A local Docker engine (started if none runs), Compose v2, the stack up with WORKERS workers,
 # the API on port API_PORT. compose-down removes what compose-up made.
