@@ -46,8 +46,10 @@ def puzzle_pool() -> list[dict[str, Any]]:
     lines = [ln.strip() for ln in SUDOKUS.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
     pool: list[dict[str, Any]] = [{"kind": "sudoku", "puzzle": p} for p in lines[:2000]]
     pool += [{"kind": "nqueens", "puzzle": {"n": n}} for n in range(6, 13)] * 20
+    boards = (ROOT / "examples" / "sliding.txt").read_text().splitlines()
+    pool += [{"kind": "sliding", "puzzle": b} for b in boards if b and not b.startswith("#")] * 10
     examples = [json.loads(ln) for ln in (ROOT / "examples" / "mixed.jsonl").read_text().splitlines()]
-    pool += [e for e in examples if e["kind"] in ("sliding", "spokes")] * 50
+    pool += [e for e in examples if e["kind"] == "spokes"] * 40
     return pool
 
 

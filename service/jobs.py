@@ -243,7 +243,6 @@ def cancel_job(s: Session, job: Job) -> int:
     return moved
 
 
-
 def delete_job(s: Session, job: Job) -> str | None:
     """Delete a finished job with its puzzles and subtasks (a task still holding some of their ids
     then finds no rows and does nothing); None once deleted. An unfinished job is kept, and its

@@ -215,7 +215,8 @@ def _store(s: Session, results: Sequence[Result], t: datetime) -> list[tuple[int
                                 worker=func.coalesce(r.worker, Puzzle.worker),
                                 started_at=func.coalesce(r.started_at, Puzzle.started_at),
                                 finished_at=t, deadline=None, split_head=None)
-                        .returning(Puzzle.kind).execution_options(synchronize_session=False))
+                        .returning(Puzzle.kind)
+                        .execution_options(synchronize_session=False))
         if kind is not None:
             written.append((r.id, r.job_id, kind))
     return written
