@@ -11,6 +11,7 @@ from flask.json.provider import DefaultJSONProvider
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
+from service import auth
 from service import config as settings
 from service.db import make_engine, make_sessionmaker
 from service.problems import Problem, from_http_exception
@@ -28,6 +29,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if isinstance(app.json, DefaultJSONProvider):
         app.json.sort_keys = False
 
+    auth.init_app(app)
     engine = make_engine(app.config["DATABASE_URL"])
     app.extensions["engine"] = engine
     app.extensions["sessions"] = make_sessionmaker(engine)

@@ -15,6 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from sqlalchemy import case, func, select, text
 
+from service import auth
 from service.api import spec
 from service.models import FINAL, QUEUED, RUNNING, Job, Puzzle
 from service.problems import Problem
@@ -102,6 +103,7 @@ class SqlCollector:
 
 @bp.get("/metrics")
 def metrics():
+    auth.require_metrics_token()
     registry = current_app.extensions.get("metrics_registry")
     if registry is None:
         registry = CollectorRegistry()
