@@ -11,7 +11,7 @@ from flask.json.provider import DefaultJSONProvider
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
-from service import auth
+from service import auth, ratelimit
 from service import config as settings
 from service.db import make_engine, make_sessionmaker
 from service.problems import Problem, from_http_exception
@@ -30,6 +30,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.json.sort_keys = False
 
     auth.init_app(app)
+    ratelimit.init_app(app)
     engine = make_engine(app.config["DATABASE_URL"])
     app.extensions["engine"] = engine
     app.extensions["sessions"] = make_sessionmaker(engine)

@@ -32,13 +32,13 @@ import logging
 import re
 import secrets
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import cast
 
 from flask import Flask, current_app, g, request
 from sqlalchemy import String
 
+from service.marks import ViewMark
 from service.models import Job
 from service.problems import Problem
 
@@ -49,9 +49,6 @@ NAME_LENGTH = cast(String, Job.__table__.c.owner.type).length or 64
 NAME = re.compile(r"[A-Za-z0-9._@+-]+")
 DIGEST_PREFIX = "sha256:"
 HEX_DIGEST = re.compile(r"[0-9a-fA-F]{64}")
-
-View = TypeVar("View", bound=Callable[..., Any])
-
 
 class TokenSettingError(ValueError):
     """API_TOKENS or METRICS_TOKEN cannot be used as written (the message quotes no token)."""
@@ -149,24 +146,8 @@ def auth_enabled() -> bool:
     return cast(Auth, current_app.extensions["auth"]).clients.enabled
 
 
-# -- public views
-
-_PUBLIC: set[str] = set()
-
-
-def _qualified(view: Callable[..., Any]) -> str:
-    # By name: decorators that wrap the view (functools.wraps) keep it.
-    return f"{view.__module__}.{view.__qualname__}"
-
-
-def public(view: View) -> View:
-    """Mark a view as needing no token, even when auth is on."""
-    _PUBLIC.add(_qualified(view))
-    return view
-
-
-def is_public(view: Callable[..., Any] | None) -> bool:
-    return view is not None and _qualified(view) in _PUBLIC
+# Views that need no token, even when auth is on.
+public = ViewMark()
 
 
 # -- the request's credentials
@@ -195,7 +176,7 @@ def _unauthorized(detail: str) -> Problem:
 def require_client() -> str:
     """The owner the request acts for: its client, or "" with auth off or on a public view
     (401 when auth is on and no valid token came)."""
-    if not auth_enabled() or is_public(current_app.view_functions.get(request.endpoint or "")):
+    if not auth_enabled() or public.on_request():
         return ""
     name = client_name()
     if name is None:
