@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from flask import Flask, Response, g, has_request_context, request
 
@@ -34,6 +35,7 @@ FORMATS = ("text", "json")
 REQUEST_ID_HEADER = "X-Request-ID"
 # A caller's id is taken when it could not break a log line or a header; anything else is replaced.
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
+PATH_SAFE = "/:@!$&'()*+,;=-._~"  # RFC 3986's characters of a path that need no encoding
 
 access = logging.getLogger("service.access")
 _ids: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("log_ids", default=())
@@ -133,9 +135,11 @@ def _start() -> None:
 def _finish(response: Response) -> Response:
     response.headers[REQUEST_ID_HEADER] = g.request_id
     ms = (time.perf_counter() - g.request_started) * 1000
-    access.info("%s %s -> %d in %.1f ms from %s", request.method, request.path, response.status_code, ms,
+    # Percent-encoded again, as it came: a decoded %0A in a path would start a forged line.
+    path = quote(request.path, safe=PATH_SAFE)
+    access.info("%s %s -> %d in %.1f ms from %s", request.method, path, response.status_code, ms,
                 request.remote_addr,
-                extra={"method": request.method, "path": request.path, "status": response.status_code,
+                extra={"method": request.method, "path": path, "status": response.status_code,
                        "duration_ms": round(ms, 1), "remote": request.remote_addr})
     return response
 

@@ -50,6 +50,14 @@ def test_json_lines_carry_the_request_fields(make_app, toy, capsys):
     assert second["request_id"] != first["request_id"]
 
 
+def test_a_path_cannot_forge_a_line(make_app, toy, capsys):
+    client = make_app().test_client()
+    capsys.readouterr()
+    assert client.get("/api/v1/jobs/x%0A2026-01-01 INFO forged").status_code == 404
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "GET /api/v1/jobs/x%0A2026-01-01%20INFO%20forged -> 404" in line
+
+
 @pytest.mark.parametrize("given", ["", "a b", "x" * 129, "id\u00e9", "id;rm"])
 def test_an_unusable_request_id_is_replaced(make_app, toy, given):
     r = make_app().test_client().get("/api/v1/kinds", headers={"X-Request-ID": given})
