@@ -187,10 +187,10 @@ def require_client() -> str:
 def require_metrics_token() -> None:
     """401 unless the request carries METRICS_TOKEN (when one is needed: see the module's text)."""
     auth = cast(Auth, current_app.extensions["auth"])
-    if auth.metrics is None and not auth.clients.enabled:
-        return
-    if auth.metrics is None:
+    if auth.metrics_closed:
         raise _unauthorized("/metrics needs METRICS_TOKEN, which this service does not set")
+    if auth.metrics is None:
+        return
     token = _bearer()
     if token is None or not hmac.compare_digest(digest(token), auth.metrics):
         raise _unauthorized("/metrics needs the metrics token as a bearer token")

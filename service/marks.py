@@ -25,7 +25,9 @@ class ViewMark:
         self._names.add(_name(view))
         return view
 
+    def marks(self, view: Callable[..., Any] | None) -> bool:
+        return view is not None and _name(view) in self._names
+
     def on_request(self) -> bool:
         """Whether the view serving the current request carries this mark."""
-        view = current_app.view_functions.get(request.endpoint or "")
-        return view is not None and _name(view) in self._names
+        return self.marks(current_app.view_functions.get(request.endpoint or ""))
