@@ -10,9 +10,11 @@ import io
 import pytest
 from sqlalchemy import select
 
-from service import auth
-from service.models import Job
+from service import auth, create_app
+from service.models import Base, Job
+from tests.service.conftest import RecordingPublisher
 from tests.service.test_api import submit
+from tests.services import fresh_postgres
 
 TOKEN = "Zq3-alice-secret-token"
 DIGEST = hashlib.sha256(TOKEN.encode()).hexdigest()
@@ -32,6 +34,21 @@ def test_a_name_as_long_as_the_owner_column_works(make_app, toy):
     app = make_app(API_TOKENS=f"{name}:{TOKEN}")
     assert submit(app.test_client(), headers=bearer(TOKEN)).status_code == 202
     assert owners(app) == [name]
+
+
+@pytest.mark.integration
+def test_the_longest_name_is_stored_on_postgresql(tmp_path, toy):
+    # SQLite lets a VARCHAR(64) hold more; PostgreSQL refuses, which made every POST a 500.
+    with fresh_postgres() as url:
+        app = create_app({"DATABASE_URL": url, "BROKER_DIR": str(tmp_path / "broker"), "REDIS_URL": None,
+                          "RATE_LIMIT": "", "API_TOKENS": f"{'n' * 64}:{TOKEN}"})
+        try:
+            Base.metadata.create_all(app.extensions["engine"])
+            app.extensions["publisher"] = RecordingPublisher()
+            assert submit(app.test_client(), headers=bearer(TOKEN)).status_code == 202
+            assert owners(app) == ["n" * 64]
+        finally:
+            app.extensions["engine"].dispose()
 
 
 @pytest.mark.parametrize("entry", ["n" * 65 + ":Sekr1t", "x" * 84, "alice bob:Sekr1t", ":Sekr1t",
