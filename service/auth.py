@@ -7,7 +7,7 @@ Glossary:
   instead of the tokens, so that no secret needs to sit in the environment.
 
 ``API_TOKENS`` is a comma-separated list of entries, each ``name:sha256:<64 hex digits>`` (a
-digest, made by ``python -m service.auth hash``) or ``name:token`` (hashed at start). A name
+digest, made by ``python -m service.tokens hash``) or ``name:token`` (hashed at start). A name
 has 1 to 64 characters (the width of ``jobs.owner``) among letters, digits and ``. _ @ + -``.
 An entry without a name, a bad name or a malformed digest stops the service at start with a
 message naming the entry's position, never its text (which may be a token). Unset or empty:
@@ -17,21 +17,17 @@ auth is off, every request is the anonymous client "".
 ``/metrics`` wants it as a bearer token; with ``API_TOKENS`` set and no ``METRICS_TOKEN``,
 ``/metrics`` is closed (every figure there is global, across clients).
 
-``python -m service.auth hash`` reads a token from standard input and prints its
-``sha256:<hex>`` form; ``python -m service.auth new NAME`` makes a fresh token and prints it
+``python -m service.tokens hash`` reads a token from standard input and prints its
+``sha256:<hex>`` form; ``python -m service.tokens new NAME`` makes a fresh token and prints it
 with its ``API_TOKENS`` entry.
 """
 
 from __future__ import annotations
 
-import argparse
-import getpass
 import hashlib
 import hmac
 import logging
 import re
-import secrets
-import sys
 from dataclasses import dataclass
 from typing import cast
 
@@ -64,7 +60,7 @@ def _secret(text: str, where: str) -> bytes:
         hex_digits = text[len(DIGEST_PREFIX):]
         if not HEX_DIGEST.fullmatch(hex_digits):
             raise TokenSettingError(f"{where}: after 'sha256:' come the 64 hex digits of a SHA-256 "
-                                    f"digest (python -m service.auth hash); there are {len(hex_digits)} "
+                                    f"digest (python -m service.tokens hash); there are {len(hex_digits)} "
                                     "characters")
         return bytes.fromhex(hex_digits)
     if not text:
@@ -72,7 +68,7 @@ def _secret(text: str, where: str) -> bytes:
     return digest(text)
 
 
-def _check_name(name: str, where: str) -> None:
+def check_name(name: str, where: str) -> None:
     # The name is not quoted either: an entry written token-first would show the token.
     if not 1 <= len(name) <= NAME_LENGTH:
         raise TokenSettingError(f"{where}: a client name has 1 to {NAME_LENGTH} characters; "
@@ -109,9 +105,9 @@ def parse_clients(text: str) -> Clients:
         name, sep, secret = entry.partition(":")
         if not sep:
             raise TokenSettingError(f"{where} has no client name: write name:token or "
-                                    "name:sha256:<hex> (python -m service.auth hash)")
+                                    "name:sha256:<hex> (python -m service.tokens hash)")
         name = name.strip()
-        _check_name(name, where)
+        check_name(name, where)
         value = _secret(secret.strip(), where)
         if any(hmac.compare_digest(value, other) for other, _ in entries):
             raise TokenSettingError(f"{where} has the same token as an earlier entry")
@@ -194,33 +190,3 @@ def require_metrics_token() -> None:
     token = _bearer()
     if token is None or not hmac.compare_digest(digest(token), auth.metrics):
         raise _unauthorized("/metrics needs the metrics token as a bearer token")
-
-
-# -- making tokens and digests for the settings
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m service.auth", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("hash", help="read a token on standard input; print its sha256:<hex> form")
-    new = sub.add_parser("new", help="make a token for a client; print it and its API_TOKENS entry")
-    new.add_argument("name")
-    args = parser.parse_args(argv)
-    if args.command == "hash":
-        token = getpass.getpass("token: ") if sys.stdin.isatty() else sys.stdin.readline().strip()
-        if not token:
-            parser.error("no token on standard input")
-        print(DIGEST_PREFIX + digest(token).hex())
-        return 0
-    try:
-        _check_name(args.name, "NAME")
-    except TokenSettingError as exc:
-        parser.error(str(exc))
-    token = secrets.token_urlsafe(32)
-    print(f"token (give it to the client; it is shown once): {token}")
-    print(f"API_TOKENS entry: {args.name}:{DIGEST_PREFIX}{digest(token).hex()}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,7 +10,7 @@ import io
 import pytest
 from sqlalchemy import select
 
-from service import auth, create_app
+from service import auth, create_app, tokens
 from service.models import Base, Job
 from tests.service.conftest import RecordingPublisher
 from tests.service.test_api import submit
@@ -157,7 +157,7 @@ def test_a_metrics_token_alone_guards_metrics_as_a_digest_too(make_app, toy):
 
 def test_hash_command_prints_the_entry_form(monkeypatch, capsys, make_app, toy):
     monkeypatch.setattr("sys.stdin", io.StringIO(TOKEN + "\n"))
-    assert auth.main(["hash"]) == 0
+    assert tokens.main(["hash"]) == 0
     printed = capsys.readouterr().out.strip()
     assert printed == f"sha256:{DIGEST}"
     client = make_app(API_TOKENS=f"alice:{printed}").test_client()
@@ -165,7 +165,7 @@ def test_hash_command_prints_the_entry_form(monkeypatch, capsys, make_app, toy):
 
 
 def test_new_command_makes_a_token_and_its_entry(capsys, make_app, toy):
-    assert auth.main(["new", "carol"]) == 0
+    assert tokens.main(["new", "carol"]) == 0
     lines = capsys.readouterr().out.splitlines()
     token = lines[0].rsplit(" ", 1)[1]
     entry = lines[1].rsplit(" ", 1)[1]
@@ -177,5 +177,5 @@ def test_new_command_makes_a_token_and_its_entry(capsys, make_app, toy):
 
 def test_new_command_refuses_a_name_that_cannot_be_stored(capsys):
     with pytest.raises(SystemExit):
-        auth.main(["new", "x" * 65])
+        tokens.main(["new", "x" * 65])
     assert "1 to 64 characters" in capsys.readouterr().err
