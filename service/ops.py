@@ -18,7 +18,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from sqlalchemy import func, select, text
 
-from service import tallies
+from service import auth, ratelimit, tallies
 from service.api import spec
 from service.models import FINAL, UNFINISHED, Tally
 from service.problems import Problem
@@ -27,6 +27,7 @@ bp = Blueprint("ops", __name__)
 
 
 @bp.get("/healthz")
+@ratelimit.exempt
 @spec.validate(tags=["operations"])
 def healthz():
     """The process is up."""
@@ -49,6 +50,7 @@ def _check_broker() -> None:
 
 
 @bp.get("/readyz")
+@ratelimit.exempt
 @spec.validate(tags=["operations"])
 def readyz():
     """The database and the broker are reachable (503 otherwise)."""
@@ -107,6 +109,7 @@ class SqlCollector:
 
 @bp.get("/metrics")
 def metrics():
+    auth.require_metrics_token()
     registry = current_app.extensions.get("metrics_registry")
     if registry is None:
         registry = CollectorRegistry()

@@ -140,7 +140,7 @@ def test_idempotency_key_replays_or_conflicts(client, app):
 
 
 def test_tokens_required_and_jobs_private(make_app, toy):
-    app = make_app(API_TOKENS={"secret-a": "alice", "secret-b": "bob"})
+    app = make_app(API_TOKENS="alice:secret-a,bob:secret-b")
     client = app.test_client()
     assert submit(client).status_code == 401
     assert submit(client, headers={"Authorization": "Bearer wrong"}).status_code == 401
@@ -264,7 +264,7 @@ def test_a_completed_job_is_deleted_with_its_subtasks(client, app):
 
 
 def test_another_clients_job_cannot_be_deleted(make_app, toy):
-    app = make_app(API_TOKENS={"secret-a": "alice", "secret-b": "bob"})
+    app = make_app(API_TOKENS="alice:secret-a,bob:secret-b")
     client = app.test_client()
     alice, bob = {"Authorization": "Bearer secret-a"}, {"Authorization": "Bearer secret-b"}
     job = submit(client, headers=alice).json
