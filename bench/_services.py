@@ -44,11 +44,12 @@ class Running:
 
 
 @contextlib.contextmanager
-def stack(workers: int) -> Iterator[Running]:
-    """The API with `workers` warmed-up single-process celery workers behind it."""
+def stack(workers: int, **settings: str) -> Iterator[Running]:
+    """The API with `workers` warmed-up single-process celery workers behind it; ``settings`` are
+    environment variables of both (service/config.py)."""
     with fresh_postgres() as db_url, fresh_redis() as redis_url, tempfile.TemporaryDirectory() as logs:
         migrate(db_url)
-        env = service_env(db_url, redis_url, f"bench-{uuid.uuid4().hex[:8]}")
+        env = service_env(db_url, redis_url, f"bench-{uuid.uuid4().hex[:8]}", **settings)
         pool = Workers(env, Path(logs), app="worker")
         port = free_port()
         api = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",

@@ -4,20 +4,22 @@
 
 Needs the real PostgreSQL and Redis (TEST_DATABASE_URL / TEST_REDIS_URL, as the integration
 tests): starts gunicorn (2 processes) and ``--workers`` single-process celery workers on a fresh
-database (bench/_services.py). For ``--seconds``, ``--submitters`` threads POST jobs of ``--batch``
-puzzles (mixed kinds: 17-clue Sudokus, n-Queens, 8-puzzles, Spokes), ``--rate`` jobs a second
-between them; ``--pollers`` threads follow every job (GET /jobs/{id}), list the jobs now and then
-(GET /jobs), and once a job is completed read its puzzles (GET /jobs/{id}/puzzles, every page) and
-check every answer with the kind's own ``verify``. Then the pollers finish the jobs still running
-(at most ``--drain`` seconds). Prints, per endpoint, the requests, their p50 / p99 / max latency
-and the errors (any status other than the expected, or a failed request: the target is 0), and
-the answers verified and refused.
+database (bench/_services.py), with tokens on and the default rate limit. For ``--seconds``,
+``--submitters`` threads, each a client with its own token, POST jobs of ``--batch`` puzzles
+(mixed kinds: 17-clue Sudokus, n-Queens, 8-puzzles, Spokes), ``--rate`` jobs a second between
+them; ``--pollers`` threads follow every job with its client's token (GET /jobs/{id}), list the
+jobs now and then (GET /jobs), and once a job is completed read its puzzles (GET
+/jobs/{id}/puzzles, every page) and check every answer with the kind's own ``verify``. Then the
+pollers finish the jobs still running (at most ``--drain`` seconds). Prints, per endpoint, the
+requests, their p50 / p99 / max latency and the errors (any status other than the expected, or
+a failed request: the target is 0), and the answers verified and refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import queue
 import random
 import statistics
@@ -96,10 +98,18 @@ def verify(item: dict[str, Any]) -> str | None:
     return None
 
 
+def token(client: int) -> str:
+    return f"load-token-{client}"
+
+
+def session(base: str, client: int) -> httpx.Client:
+    return httpx.Client(base_url=base, timeout=60, headers={"Authorization": f"Bearer {token(client)}"})
+
+
 def submitter(base: str, tally: Tally, pool: list[dict[str, Any]], batch: int, every: float, until: float,
-              jobs: queue.Queue[str], seed: int) -> None:
-    rng = random.Random(seed)
-    with httpx.Client(base_url=base, timeout=60) as http:
+              jobs: queue.Queue[tuple[str, int]], client: int) -> None:
+    rng = random.Random(client)
+    with session(base, client) as http:
         next_at = time.monotonic()
         while next_at < until:
             time.sleep(max(0.0, next_at - time.monotonic()))
@@ -109,29 +119,35 @@ def submitter(base: str, tally: Tally, pool: list[dict[str, Any]], batch: int, e
                 with tally.lock:
                     tally.submitted += 1
                     tally.open += 1
-                jobs.put(job["id"])
+                jobs.put((job["id"], client))
             next_at += every
 
 
-def poller(base: str, tally: Tally, jobs: queue.Queue[str], poll: float, seed: int,
-           stop: threading.Event) -> None:
+def poller(base: str, tally: Tally, jobs: queue.Queue[tuple[str, int]], poll: float, clients: int,
+           seed: int, stop: threading.Event) -> None:
+    """Follows any client's jobs, with that client's token."""
     rng = random.Random(seed)
-    with httpx.Client(base_url=base, timeout=60) as http:
+    https = [session(base, c) for c in range(clients)]
+    try:
         while not stop.is_set():
             try:
-                job_id = jobs.get(timeout=0.5)
+                job_id, client = jobs.get(timeout=0.5)
             except queue.Empty:
                 continue
+            http = https[client]
             job = tally.call(http, "GET /jobs/{id}", "GET", f"/api/v1/jobs/{job_id}")
             if rng.random() < 0.05:
                 tally.call(http, "GET /jobs", "GET", "/api/v1/jobs", params={"limit": 20})
             if job is None or job["status"] != "completed":
                 time.sleep(poll)
-                jobs.put(job_id)  # back of the line: the others get their turn
+                jobs.put((job_id, client))  # back of the line: the others get their turn
                 continue
             check(http, tally, job_id)
             with tally.lock:
                 tally.open -= 1
+    finally:
+        for http in https:
+            http.close()
 
 
 def check(http: httpx.Client, tally: Tally, job_id: str) -> None:
@@ -162,7 +178,8 @@ def report(tally: Tally, args: argparse.Namespace, elapsed: float, unfinished: i
     submitted = tally.submitted
     print(f"load: {args.submitters} submitters at {args.rate:g} jobs/s in all of {args.batch} puzzles "
           f"({args.rate * args.batch:g} puzzles/s offered) for {args.seconds:g} s, {args.pollers} pollers "
-          f"(each waits {args.poll:g} s after a job seen unfinished); gunicorn 2 processes, "
+          f"(each waits {args.poll:g} s after a job seen unfinished); tokens and the default rate limit; "
+          f"gunicorn 2 processes, "
           f"{args.workers} celery worker(s); {elapsed:.0f} s until the last job was checked\n")
     print("| endpoint | requests | p50 ms | p99 ms | max ms | errors |\n|---|---:|---:|---:|---:|---:|")
     for name in ("POST /jobs", "GET /jobs/{id}", "GET /jobs/{id}/puzzles", "GET /jobs"):
@@ -192,16 +209,20 @@ def main() -> None:
 
     pool = puzzle_pool()
     solvers.warm_up()
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request otherwise
     tally = Tally()
-    jobs: queue.Queue[str] = queue.Queue()
+    jobs: queue.Queue[tuple[str, int]] = queue.Queue()
     stop = threading.Event()
-    with stack(args.workers) as running:
+    # Each submitter is a client of its own, under the service's default rate limit.
+    tokens = ",".join(f"load{c}:{token(c)}" for c in range(args.submitters))
+    with stack(args.workers, API_TOKENS=tokens) as running:
         start = time.monotonic()
         every = args.submitters / args.rate
         subs = [threading.Thread(target=submitter, args=(running.base, tally, pool, args.batch, every,
                                                          start + args.seconds, jobs, i))
                 for i in range(args.submitters)]
-        polls = [threading.Thread(target=poller, args=(running.base, tally, jobs, args.poll, 100 + i, stop))
+        polls = [threading.Thread(target=poller, args=(running.base, tally, jobs, args.poll, args.submitters,
+                                                       100 + i, stop))
                  for i in range(args.pollers)]
         for i, t in enumerate(subs):
             time.sleep(every / args.submitters if i else 0.0)  # spread evenly over the interval
