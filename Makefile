@@ -53,8 +53,9 @@ BENCH ?= sudoku nqueens sliding spokes
 bench: venv
 	for name in $(BENCH); do $(PY) bench/$$name.py $(BENCH_ARGS) || exit 1; done
 
-# The service's own: throughput and latency, and split puzzles over 1 and 2 workers. They need
-# PostgreSQL and Redis (TEST_DATABASE_URL, TEST_REDIS_URL, as the integration tests).
+# The service's own: throughput and latency, split puzzles over 1 and 2 workers, a /metrics scrape
+# at a million puzzle rows. They need PostgreSQL and Redis (TEST_DATABASE_URL, TEST_REDIS_URL, as
+# the integration tests).
 bench-service: venv
 	$(PY) bench/service.py $(BENCH_ARGS)
 	$(PY) bench/scaling.py $(BENCH_ARGS)
