@@ -22,7 +22,8 @@ Work is lost in these ways, each noticed in seconds except past a deadline:
 Worker processes take turns running it from their heartbeat threads (``reap_if_due``, every
 REAP_INTERVAL), so it runs even while every worker is busy and beat's queue is long; beat's
 ``puzzle_queue.reap`` task runs the same function. One reaper at a time: each run locks the
-``reaper_runs`` row first.
+``reaper_runs`` row first. The process whose turn it was then runs the retention purge, if that is
+due too (worker.retention).
 """
 
 from __future__ import annotations
