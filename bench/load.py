@@ -9,10 +9,11 @@ database (bench/_services.py), with tokens on and the default rate limit. For ``
 (mixed kinds: 17-clue Sudokus, n-Queens, 8-puzzles, Spokes), ``--rate`` jobs a second between
 them; ``--pollers`` threads follow every job with its client's token (GET /jobs/{id}), list the
 jobs now and then (GET /jobs), and once a job is completed read its puzzles (GET
-/jobs/{id}/puzzles, every page) and check every answer with the kind's own ``verify``. Then the
-pollers finish the jobs still running (at most ``--drain`` seconds). Prints, per endpoint, the
-requests, their p50 / p99 / max latency and the errors (any status other than the expected, or
-a failed request: the target is 0), and the answers verified and refused.
+/jobs/{id}/puzzles, every page), check every answer with the kind's own ``verify`` and delete
+``--delete`` of the jobs checked (DELETE /jobs/{id}). Then the pollers finish the jobs still
+running (at most ``--drain`` seconds). Prints, per endpoint, the requests, their p50 / p99 / max
+latency and the errors (any status other than the expected, or a failed request: the target is
+0), and the answers verified and refused.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ class Tally:
             if r.status_code != expect:
                 self.errors[name].append(f"{r.status_code}: {r.text[:200]}")
                 return None
-        return r.json()
+        return r.json() if r.content else {}
 
 
 def verify(item: dict[str, Any]) -> str | None:
@@ -124,8 +125,9 @@ def submitter(base: str, tally: Tally, pool: list[dict[str, Any]], batch: int, e
 
 
 def poller(base: str, tally: Tally, jobs: queue.Queue[tuple[str, int]], poll: float, clients: int,
-           seed: int, stop: threading.Event) -> None:
-    """Follows any client's jobs, with that client's token."""
+           delete_share: float, seed: int, stop: threading.Event) -> None:
+    """Follows any client's jobs, with that client's token; deletes ``delete_share`` of them once
+    checked."""
     rng = random.Random(seed)
     https = [session(base, c) for c in range(clients)]
     try:
@@ -142,7 +144,8 @@ def poller(base: str, tally: Tally, jobs: queue.Queue[tuple[str, int]], poll: fl
                 time.sleep(poll)
                 jobs.put((job_id, client))  # back of the line: the others get their turn
                 continue
-            check(http, tally, job_id)
+            if check(http, tally, job_id) and rng.random() < delete_share:
+                tally.call(http, "DELETE /jobs/{id}", "DELETE", f"/api/v1/jobs/{job_id}", expect=204)
             with tally.lock:
                 tally.open -= 1
     finally:
@@ -150,13 +153,14 @@ def poller(base: str, tally: Tally, jobs: queue.Queue[tuple[str, int]], poll: fl
             http.close()
 
 
-def check(http: httpx.Client, tally: Tally, job_id: str) -> None:
+def check(http: httpx.Client, tally: Tally, job_id: str) -> bool:
+    """Verify every answer of the job; False if a page could not be read."""
     params: dict[str, Any] = {"limit": 100}
     while True:
         page = tally.call(http, "GET /jobs/{id}/puzzles", "GET", f"/api/v1/jobs/{job_id}/puzzles",
                           params=params)
         if page is None:
-            return
+            return False
         for item in page["items"]:
             why = verify(item)
             with tally.lock:
@@ -165,7 +169,7 @@ def check(http: httpx.Client, tally: Tally, job_id: str) -> None:
                 else:
                     tally.refused.append(f"{job_id}/{item['index']}: {why}")
         if not page["next_cursor"]:
-            return
+            return True
         params["cursor"] = page["next_cursor"]
 
 
@@ -182,7 +186,7 @@ def report(tally: Tally, args: argparse.Namespace, elapsed: float, unfinished: i
           f"gunicorn 2 processes, "
           f"{args.workers} celery worker(s); {elapsed:.0f} s until the last job was checked\n")
     print("| endpoint | requests | p50 ms | p99 ms | max ms | errors |\n|---|---:|---:|---:|---:|---:|")
-    for name in ("POST /jobs", "GET /jobs/{id}", "GET /jobs/{id}/puzzles", "GET /jobs"):
+    for name in ("POST /jobs", "GET /jobs/{id}", "GET /jobs/{id}/puzzles", "GET /jobs", "DELETE /jobs/{id}"):
         ms = tally.latencies.get(name) or [0.0]
         print(f"| {name} | {len(tally.latencies.get(name, [])):,} | {statistics.median(ms):.1f} | "
               f"{percentile(ms, 0.99):.1f} | {max(ms):.1f} | {len(tally.errors.get(name, []))} |")
@@ -205,6 +209,7 @@ def main() -> None:
     ap.add_argument("--poll", type=float, default=0.2, help="seconds between two GETs of one job")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--drain", type=float, default=120.0, help="at most this long for the last jobs")
+    ap.add_argument("--delete", type=float, default=0.5, help="the share of checked jobs then deleted")
     args = ap.parse_args()
 
     pool = puzzle_pool()
@@ -222,7 +227,7 @@ def main() -> None:
                                                          start + args.seconds, jobs, i))
                 for i in range(args.submitters)]
         polls = [threading.Thread(target=poller, args=(running.base, tally, jobs, args.poll, args.submitters,
-                                                       100 + i, stop))
+                                                       args.delete, 100 + i, stop))
                  for i in range(args.pollers)]
         for i, t in enumerate(subs):
             time.sleep(every / args.submitters if i else 0.0)  # spread evenly over the interval
