@@ -44,6 +44,8 @@ def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: 
         raise invalid(item_errors(cast(ValidationError, error).errors()), req.method)
 
 
+PUBLIC = {"api.openapi", "api.kinds"}
+
 spec = DocumentedSpecTree(
     "flask",
     title="puzzle-queue",
@@ -56,7 +58,8 @@ spec = DocumentedSpecTree(
     validation_error_status=422,
     security_schemes=[SecurityScheme(name="bearer",
                                      data=SecuritySchemeData(type=SecureType.HTTP, scheme="bearer"))],
-    security={"bearer": []},
+    # authenticate() below: every endpoint of this blueprint but the public ones.
+    needs_token=lambda endpoint: endpoint.startswith("api.") and endpoint not in PUBLIC,
 )
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -79,9 +82,6 @@ def snapshot() -> Iterator[Session]:
         if is_postgresql(s):
             s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
         yield s
-
-
-PUBLIC = {"api.openapi", "api.kinds"}
 
 
 @bp.before_request
