@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import solvers
-from service import jobs
+from service import auth, jobs
 from service.bodies import read_json
 from service.db import is_postgresql
 from service.models import Job
@@ -44,8 +44,6 @@ def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: 
         raise invalid(item_errors(cast(ValidationError, error).errors()), req.method)
 
 
-PUBLIC = {"api.openapi", "api.kinds"}
-
 spec = DocumentedSpecTree(
     "flask",
     title="puzzle-queue",
@@ -58,8 +56,9 @@ spec = DocumentedSpecTree(
     validation_error_status=422,
     security_schemes=[SecurityScheme(name="bearer",
                                      data=SecuritySchemeData(type=SecureType.HTTP, scheme="bearer"))],
-    # authenticate() below: every endpoint of this blueprint but the public ones.
-    needs_token=lambda endpoint: endpoint.startswith("api.") and endpoint not in PUBLIC,
+    # authenticate() below: with tokens on, every endpoint of this blueprint but the @auth.public views.
+    needs_token=lambda endpoint: (auth.auth_enabled() and endpoint.startswith("api.")
+                                  and not auth.public.marks(current_app.view_functions.get(endpoint))),
 )
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -86,16 +85,9 @@ def snapshot() -> Iterator[Session]:
 
 @bp.before_request
 def authenticate() -> None:
-    """With API_TOKENS set, a bearer token is required and names the client (the job owner)."""
-    tokens = current_app.config["API_TOKENS"]
-    g.owner = ""
-    if not tokens or request.endpoint in PUBLIC:
-        return
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or token.strip() not in tokens:
-        raise Problem(401, "Unauthorized", "a valid bearer token is required",
-                      headers={"WWW-Authenticate": 'Bearer realm="puzzle-queue"'})
-    g.owner = tokens[token.strip()]
+    """With API_TOKENS set, a bearer token is required (except on @public views) and names the
+    client, the job owner (service.auth)."""
+    g.owner = auth.require_client()
 
 
 def _job_or_404(s, job_id: str):
@@ -247,13 +239,15 @@ def cancel_job(job_id: str):
 
 
 @bp.get("/openapi.json")
+@auth.public
 def openapi():
     """The OpenAPI 3 document (also browsable at /api/v1/docs/swagger/)."""
     return spec.spec
 
 
 @bp.get("/kinds")
-@spec.validate(resp=Response(HTTP_200=KindList), tags=["kinds"])
+@auth.public
+@spec.validate(resp=Response(HTTP_200=KindList, HTTP_429=ProblemOut), tags=["kinds"])
 def kinds():
     """Every registered kind: input format, options with defaults and limits, result and stats fields."""
     limits = Limits.from_config(current_app.config)

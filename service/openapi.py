@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from flask import current_app, has_app_context
 from spectree import SpecTree
@@ -132,7 +132,7 @@ def openapi_path(rule: str) -> str:
 class DocumentedSpecTree(SpecTree):
     """spectree, with the generated document completed once by :func:`complete`, and served
     as :func:`secured` for the current app. ``needs_token(endpoint)`` tells which endpoints
-    require a token when tokens are on."""
+    require a token in the current app (none when its tokens are off)."""
 
     def __init__(self, *args: Any, needs_token: Callable[[str], bool], **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -146,11 +146,9 @@ class DocumentedSpecTree(SpecTree):
         document = super().spec
         if not has_app_context():
             return document
-        tokens = bool(current_app.config["API_TOKENS"])
-        served = current_app.extensions.setdefault("openapi", {})
-        if tokens not in served:
+        if "openapi" not in current_app.extensions:
             protected = {(openapi_path(rule.rule), method.lower())
                          for rule in current_app.url_map.iter_rules() if self.needs_token(rule.endpoint)
                          for method in rule.methods or ()}
-            served[tokens] = secured(document, protected, tokens)
-        return served[tokens]
+            current_app.extensions["openapi"] = secured(document, protected, bool(protected))
+        return cast(dict[str, Any], current_app.extensions["openapi"])

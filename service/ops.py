@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from spectree import Response as Documented
 from sqlalchemy import case, func, select, text
 
+from service import auth, ratelimit
 from service.api import spec
 from service.models import FINAL, QUEUED, RUNNING, Job, Puzzle
 from service.problems import Problem
@@ -39,6 +40,7 @@ class Ready(BaseModel):
 
 
 @bp.get("/healthz")
+@ratelimit.exempt
 @spec.validate(resp=Documented(HTTP_200=Health), tags=["operations"])
 def healthz():
     """The process is up."""
@@ -61,6 +63,7 @@ def _check_broker() -> None:
 
 
 @bp.get("/readyz")
+@ratelimit.exempt
 @spec.validate(resp=Documented(HTTP_200=Ready, HTTP_503=ProblemOut), tags=["operations"])
 def readyz():
     """The database and the broker are reachable (503 otherwise)."""
@@ -115,6 +118,7 @@ class SqlCollector:
 
 @bp.get("/metrics")
 def metrics():
+    auth.require_metrics_token()
     registry = current_app.extensions.get("metrics_registry")
     if registry is None:
         registry = CollectorRegistry()

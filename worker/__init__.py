@@ -10,11 +10,19 @@ from __future__ import annotations
 
 import time
 
-from celery.signals import worker_init, worker_process_init, worker_process_shutdown, worker_shutdown
+from celery.signals import (
+    setup_logging,
+    task_postrun,
+    task_prerun,
+    worker_init,
+    worker_process_init,
+    worker_process_shutdown,
+    worker_shutdown,
+)
 from celery.utils.log import get_logger
 
 import solvers
-from service import create_app
+from service import create_app, logs
 from service.db import relax_commits
 
 log = get_logger(__name__)
@@ -27,6 +35,22 @@ from worker import reaper, tasks  # noqa: E402  registers the tasks on celery_ap
 from worker.heartbeat import Heartbeat, stop_here  # noqa: E402
 
 __all__ = ["celery_app", "flask_app", "tasks"]
+
+
+@setup_logging.connect
+def _logging(loglevel: int | None = None, **_kwargs: object) -> None:
+    # Connected, so celery leaves logging to service.logs: LOG_FORMAT holds for workers too.
+    logs.configure(flask_app.config["LOG_LEVEL"] or loglevel or "INFO", flask_app.config["LOG_FORMAT"])
+
+
+@task_prerun.connect
+def _task_ids(task_id: str | None = None, task=None, **_kwargs: object) -> None:
+    logs.bind(task=getattr(task, "name", "?"), task_id=task_id)
+
+
+@task_postrun.connect
+def _task_done(**_kwargs: object) -> None:
+    logs.bind()
 
 
 @worker_process_init.connect

@@ -61,7 +61,7 @@ def operations(doc):
 def test_bearer_security_only_where_tokens_are_required(make_app, toy):
     """Issue 12, item 14: no global security; with tokens, on every job endpoint and no public
     one; without tokens, nowhere (and no 401 is promised)."""
-    closed = make_app(API_TOKENS={"secret": "alice"}).test_client().get("/api/v1/openapi.json").json
+    closed = make_app(API_TOKENS="alice:secret").test_client().get("/api/v1/openapi.json").json
     open_ = make_app().test_client().get("/api/v1/openapi.json").json
     assert "security" not in closed and "security" not in open_
     assert closed["components"]["securitySchemes"] == {"bearer": {"type": "http", "scheme": "bearer"}}
