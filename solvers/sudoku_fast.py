@@ -129,7 +129,7 @@ UNITS = np.concatenate([np.arange(CELLS).reshape(N, N), np.arange(CELLS).reshape
 @njit(cache=True)
 def bit_index(b: int) -> int:
     """The index of the one-bit word ``b`` (bits 0..31)."""
-    return INDEX[((b * DE_BRUIJN) & 0xFFFFFFFF) >> 27]
+    return int(INDEX[((b * DE_BRUIJN) & 0xFFFFFFFF) >> 27])
 
 
 @njit(cache=True)
@@ -260,7 +260,8 @@ def locked_candidates(state: np.ndarray, d: int) -> bool:
     cols2 = state[d * 3 + 2] | state[d * 3 + 2] >> 9 | state[d * 3 + 2] >> 18
     for s in range(3):
         # bit column*3 + band: the stack's columns are its lines, its bands its boxes
-        occ = SPREAD[(cols0 >> 3 * s) & 7] | SPREAD[(cols1 >> 3 * s) & 7] << 1 | SPREAD[(cols2 >> 3 * s) & 7] << 2
+        occ = (SPREAD[(cols0 >> 3 * s) & 7] | SPREAD[(cols1 >> 3 * s) & 7] << 1
+               | SPREAD[(cols2 >> 3 * s) & 7] << 2)
         keep = LOCKED[occ]
         if keep == occ:
             continue
