@@ -187,35 +187,36 @@ def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def single(x: int) -> int:
+    """``x`` when it has exactly one bit set, else 0 (without a branch: which units hold a
+    single follows no pattern the processor could learn)."""
+    return x & -int(x & (x - 1) == 0)
+
+
+@njit(cache=True)
 def hidden_singles(state: np.ndarray, d: int, counters: np.ndarray) -> int:
     """Place digit ``d`` in every open cell that is its last in a row, column or box.
     The digits changed, or -1 on a contradiction (a unit without the digit, or two such
     cells that see each other)."""
+    w0 = state[d * 3]
+    w1 = state[d * 3 + 1]
+    w2 = state[d * 3 + 2]
+    missing = False
+    col_once = 0
+    col_twice = 0
     uniq0 = 0
     uniq1 = 0
     uniq2 = 0
-    col_once = 0
-    col_twice = 0
     for b in range(3):
-        w = state[d * 3 + b]
+        w = w0 if b == 0 else (w1 if b == 1 else w2)
         r0 = w & 0x1FF
         r1 = (w >> 9) & 0x1FF
         r2 = w >> 18
-        if r0 == 0 or r1 == 0 or r2 == 0:
-            return -1
-        uniq = 0
-        if r0 & (r0 - 1) == 0:
-            uniq |= r0
-        if r1 & (r1 - 1) == 0:
-            uniq |= r1 << 9
-        if r2 & (r2 - 1) == 0:
-            uniq |= r2 << 18
-        for k in range(3):
-            x = w & BOX_WORDS[k]
-            if x == 0:
-                return -1
-            if x & (x - 1) == 0:
-                uniq |= x
+        x0 = w & BOX_WORDS[0]
+        x1 = w & BOX_WORDS[1]
+        x2 = w & BOX_WORDS[2]
+        missing |= (r0 == 0) | (r1 == 0) | (r2 == 0) | (x0 == 0) | (x1 == 0) | (x2 == 0)
+        uniq = single(r0) | single(r1) << 9 | single(r2) << 18 | single(x0) | single(x1) | single(x2)
         cols = r0 | r1 | r2
         col_twice |= (r0 & r1) | (r1 & r2) | (r0 & r2) | (col_once & cols)
         col_once |= cols
@@ -225,7 +226,7 @@ def hidden_singles(state: np.ndarray, d: int, counters: np.ndarray) -> int:
             uniq1 = uniq
         else:
             uniq2 = uniq
-    if col_once != 0x1FF:
+    if missing or col_once != 0x1FF:
         return -1
     col_uniq = (col_once & ~col_twice) * THREE_ROWS
     changed = 0
@@ -406,7 +407,8 @@ def search(stack: np.ndarray, todo: int, max_solutions: int, locked: bool,
         if cell >= 0:
             d = lowest_digit(state, cell)
             child = stack[depth + 1]
-            child[:] = state
+            for i in range(WORDS):
+                child[i] = state[i]
             todo = place(child, cell, d)
             b = cell // 27
             state[d * 3 + b] &= ~(1 << (cell - 27 * b))  # the sibling keeps the other digits

@@ -57,6 +57,7 @@ def test_tables():
     assert bits == [[14, 3, 3], [3, 14, 3], [3, 3, 14]]
     assert not fastk.PEER_WORDS[0, 0] & 1 and fastk.PEER_WORDS[0, 0] & (1 << 8 | 1 << 10 | 1 << 18)
     assert [fastk.bit_index(1 << i) for i in range(27)] == list(range(27))
+    assert [fastk.single(x) for x in (0, 0b100, 0b110, 1 << 26)] == [0, 0b100, 0, 1 << 26]
     assert fastk.LOCKED[0b111_111_111] == 0b111_111_111  # nothing confined
     # box 0 only in line 0: line 0 leaves boxes 1 and 2 (pointing)
     assert fastk.LOCKED[0b110_110_111] == 0b110_110_001
