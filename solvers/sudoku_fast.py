@@ -27,8 +27,8 @@ Propagation to a fixed point: naked singles (per band, the cells set in exactly 
 board, by a bit-sliced count over the nine boards), hidden singles (per digit whose board
 changed: the rows, columns and boxes with one cell left), then locked candidates (per changed
 digit: the 3x3 box-line segments that hold it, in each band and each stack, reduced by a table
-of pointing and claiming). Branching takes the first cell with two digits left, else with three,
-else the first open cell.
+of pointing and claiming). Branching takes the cell with two digits left whose digits the most
+peers still have, else the first cell with three digits left, else the first open cell.
 
 Everything here is the numba subset that also runs as plain Python under NUMBA_DISABLE_JIT=1;
 every array is sized by the bound proved beside it.
@@ -118,6 +118,7 @@ BOX_WORDS = np.array([0x1C0E07 << 3 * k for k in range(3)], np.int64)  # box k o
 # boxes it touches (bit box)
 SEGMENTS = np.array([sum(7 << (9 * (s // 3) + 3 * (s % 3)) for s in range(9) if occ >> s & 1)
                      for occ in range(512)], np.int64)
+POPCOUNT9 = np.array([bin(x).count("1") for x in range(512)], np.int64)
 ROW_BOXES = np.array([sum(1 << k for k in range(3) if row >> 3 * k & 7) for row in range(512)], np.int64)
 # a stack's 3 column bits spread to bits column*3 (a stack's occupancy, with band b shifted by b)
 SPREAD = np.array([sum(1 << 3 * j for j in range(3) if x >> j & 1) for x in range(8)], np.int64)
@@ -313,11 +314,21 @@ def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) 
 
 
 @njit(cache=True)
+def popcount27(w: int) -> int:
+    return int(POPCOUNT9[w & 0x1FF] + POPCOUNT9[(w >> 9) & 0x1FF] + POPCOUNT9[w >> 18])
+
+
+@njit(cache=True)
 def branch_cell(state: np.ndarray) -> int:
-    """The first open cell with two digits left, else with three, else the first open cell;
-    -1 when every cell is placed."""
+    """The cell with two digits left whose digits the most peers still have (either branch
+    then removes the most), the first such cell on a tie; without one, the first cell with
+    three digits left, else the first open cell; -1 when every cell is placed. Measured on
+    the hard sets, this halves the nodes of taking the first two-digit cell and costs less
+    than the nodes it saves."""
     three = -1
     first = -1
+    best = -1
+    best_score = -1
     for b in range(3):
         open_cells = ~state[SOLVED + b] & BAND
         if open_cells == 0:
@@ -333,13 +344,25 @@ def branch_cell(state: np.ndarray) -> int:
             twice |= once & w
             once |= w
         exact = twice & ~thrice & open_cells
-        if exact:
-            return 27 * b + bit_index(exact & -exact)
+        while exact:
+            bit = exact & -exact
+            exact ^= bit
+            cell = 27 * b + bit_index(bit)
+            score = 0
+            for d in range(N):
+                if state[d * 3 + b] & bit:
+                    for k in range(3):
+                        score += popcount27(state[d * 3 + k] & PEER_WORDS[cell, k])
+            if score > best_score:
+                best_score = score
+                best = cell
         exact = thrice & ~four & open_cells
         if three < 0 and exact:
             three = 27 * b + bit_index(exact & -exact)
         if first < 0:
             first = 27 * b + bit_index(open_cells & -open_cells)
+    if best >= 0:
+        return best
     return three if three >= 0 else first
 
 

@@ -184,6 +184,16 @@ def test_branch_cell_prefers_two_digits_then_three():
     assert fastk.branch_cell(state) == -1
 
 
+def test_branch_cell_takes_the_two_digit_cell_whose_digits_most_peers_have():
+    state = open_state()
+    for value in range(3, 10):
+        remove(state, [0, 80], value)  # cells 0 and 80 keep 1 and 2
+    assert fastk.branch_cell(state) == 0  # a tie: the first
+    remove(state, [1, 2, 3, 9, 10], 1)  # five peers of cell 0 lose 1: cell 80's digits reach more
+    assert fastk.branch_cell(state) == 80
+    assert fastk.popcount27(fastk.BAND) == 27 and fastk.popcount27(1 << 26 | 1 << 9 | 1) == 3
+
+
 def test_search_solves_proves_and_counts():
     found, solution, counters = solve(EASY)
     assert (found, solution) == (1, EASY_SOLUTION) and counters[fastk.GUESSES] == 0
@@ -201,7 +211,9 @@ def test_search_solves_proves_and_counts():
 def test_locked_candidates_change_the_work_not_the_answers():
     for text in (HARD, MULTI, NONE):
         with_locked, without = solve(text, 10, True), solve(text, 10, False)
-        assert with_locked[:2] == without[:2]
+        assert with_locked[0] == without[0]
+        if with_locked[0] == 1:  # which of several solutions comes first depends on the branching
+            assert with_locked[1] == without[1]
     assert solve(HARD, 2, True)[2][fastk.NODES] < solve(HARD, 2, False)[2][fastk.NODES]
 
 
