@@ -99,7 +99,9 @@ class SubmitHeaders(BaseModel):
     """Documents the optional header of POST /jobs (checked in the view)."""
 
     idempotency_key: str | None = Field(
+        # The view refuses what str.isprintable refuses; a header's characters are Latin-1.
         None, alias="Idempotency-Key", min_length=1, max_length=200,
+        pattern=r"^[\x20-\x7e\xa1-\xac\xae-\xff]+$",
         description="the same key with the same body returns the original job (200); "
                     "with another body it is 409")
 
