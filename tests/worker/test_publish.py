@@ -31,7 +31,7 @@ def test_celery_publisher_sends_ids_with_time_limits(make_app):
 
 def test_a_broker_failure_does_not_lose_the_job(make_app, toy):
     class Down:
-        def publish(self, chunks):
+        def publish(self, chunks, dear=False, rank=0):
             raise ConnectionError("broker down")
 
     app = make_app()
