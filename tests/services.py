@@ -162,11 +162,13 @@ class Stack:
         assert r.status_code == 202, r.json
         return r.json["id"]
 
-    def wait(self, job_id: str, timeout: float = 120, until: Callable[[dict], bool] | None = None) -> dict:
+    def wait(self, job_id: str, timeout: float = 120, until: Callable[[dict], bool] | None = None,
+             **kw) -> dict:
+        """Poll the job (``kw``: the client's request options, such as its token's header)."""
         until = until or (lambda job: job["status"] in ("completed", "cancelled"))
         deadline = time.monotonic() + timeout
         while True:
-            job = self.client.get(f"/api/v1/jobs/{job_id}").json
+            job = self.client.get(f"/api/v1/jobs/{job_id}", **kw).json
             if until(job):
                 return job
             if time.monotonic() > deadline:
