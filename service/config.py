@@ -66,6 +66,9 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         # keeps its capacity for it, so cheap work never waits behind dear work.
         "DEAR_QUEUE": env.get("DEAR_QUEUE") or f"{queue}.dear",
         "DEAR_SECONDS": _float(env, "DEAR_SECONDS", 1.0),
+        # The niceness a worker that takes dear work adds to itself (0: none), so that cheap work
+        # beside it gets the cores first (worker/__init__.py).
+        "DEAR_NICE": _int(env, "DEAR_NICE", 10),
         # Fair share: a job's tasks (a split puzzle's parts) take the broker's priority levels this
         # many at a time, after the owner's other unfinished jobs, so they queue behind the first
         # tasks of everyone else's jobs instead of ahead of them all.
