@@ -30,6 +30,31 @@ def job_id(job: JobRef) -> str:
     return job if isinstance(job, str) else str(job["id"])
 
 
+class PatientTransport(httpx.BaseTransport):
+    """Waits out the service's short rate-limit pauses: a 429 whose ``Retry-After`` is at most
+    ``MAX_PAUSE`` seconds is sent again after that pause, ``RETRIES`` times at most. A longer
+    pause (a per-minute limit, too many unfinished puzzles) is the caller's: it raises Busy."""
+
+    MAX_PAUSE = 5
+    RETRIES = 5
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner = inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        for _ in range(self.RETRIES):
+            resp = self.inner.handle_request(request)
+            pause = resp.headers.get("Retry-After", "")
+            if resp.status_code != 429 or not pause.isdigit() or int(pause) > self.MAX_PAUSE:
+                return resp
+            resp.close()
+            time.sleep(int(pause))
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 class Client:
     """One service, one token. Errors raise :class:`client.errors.ApiError` subclasses."""
 
@@ -39,7 +64,7 @@ class Client:
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.http = httpx.Client(base_url=self.url + "/api/v1", headers=headers, timeout=timeout,
-                                 transport=transport)
+                                 transport=PatientTransport(transport or httpx.HTTPTransport()))
 
     def close(self) -> None:
         self.http.close()

@@ -12,6 +12,7 @@ from kombu.entity import Exchange, Queue
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
+from service import auth, logs, ratelimit
 from service import config as settings
 from service.db import make_engine, make_sessionmaker
 from service.problems import Problem, from_http_exception
@@ -29,6 +30,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if isinstance(app.json, DefaultJSONProvider):
         app.json.sort_keys = False
 
+    logs.init_app(app)  # first: its request id is on the lines that the other hooks log
+    auth.init_app(app)
+    ratelimit.init_app(app)
     engine = make_engine(app.config["DATABASE_URL"])
     app.extensions["engine"] = engine
     app.extensions["sessions"] = make_sessionmaker(engine)

@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import solvers
-from service import jobs
+from service import auth, jobs
 from service.db import is_postgresql
 from service.models import Job
 from service.openapi import DocumentedSpecTree
@@ -78,21 +78,11 @@ def snapshot() -> Iterator[Session]:
         yield s
 
 
-PUBLIC = {"api.openapi", "api.kinds"}
-
-
 @bp.before_request
 def authenticate() -> None:
-    """With API_TOKENS set, a bearer token is required and names the client (the job owner)."""
-    tokens = current_app.config["API_TOKENS"]
-    g.owner = ""
-    if not tokens or request.endpoint in PUBLIC:
-        return
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or token.strip() not in tokens:
-        raise Problem(401, "Unauthorized", "a valid bearer token is required",
-                      headers={"WWW-Authenticate": 'Bearer realm="puzzle-queue"'})
-    g.owner = tokens[token.strip()]
+    """With API_TOKENS set, a bearer token is required (except on @public views) and names the
+    client, the job owner (service.auth)."""
+    g.owner = auth.require_client()
 
 
 def _job_or_404(s, job_id: str):
@@ -247,12 +237,14 @@ def cancel_job(job_id: str):
 
 
 @bp.get("/openapi.json")
+@auth.public
 def openapi():
     """The OpenAPI 3 document (also browsable at /api/v1/docs/swagger/)."""
     return spec.spec
 
 
 @bp.get("/kinds")
+@auth.public
 @spec.validate(resp=Response(HTTP_200=KindList), tags=["kinds"])
 def kinds():
     """Every registered kind: input format, options with defaults and limits, result and stats fields."""

@@ -38,15 +38,6 @@ def _pairs(text: str) -> dict[str, str]:
     return out
 
 
-def _tokens(text: str) -> dict[str, str]:
-    """``API_TOKENS``: ``name:token,...`` (or bare tokens, then the token names itself) -> token -> owner."""
-    out = {}
-    for entry in filter(None, (e.strip() for e in text.split(","))):
-        name, sep, token = entry.partition(":")
-        out[token if sep else name] = name
-    return out
-
-
 def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
     time_limit = _float(env, "PUZZLE_TIME_LIMIT", 120.0)
@@ -116,7 +107,16 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         # A running part looks this often (one small SELECT) whether its puzzle was cancelled
         # or has enough solutions, and then stops at the solver's next check.
         "STOP_POLL_SECONDS": _float(env, "STOP_POLL_SECONDS", 0.5),
-        "API_TOKENS": _tokens(env.get("API_TOKENS", "")),
+        # Clients and their tokens, and the token of /metrics: parsed and checked at start by
+        # service.auth (its docstring has the forms).
+        "API_TOKENS": env.get("API_TOKENS", ""),
+        "METRICS_TOKEN": env.get("METRICS_TOKEN", ""),
+        # Requests per client (service.ratelimit), in the limits library's notation; empty: none.
+        "RATE_LIMIT": env.get("RATE_LIMIT", "20/second;600/minute"),
+        # service.logs: "text" or "json" lines on standard error; LOG_LEVEL unset is INFO (a
+        # worker's: its --loglevel).
+        "LOG_FORMAT": env.get("LOG_FORMAT", "text"),
+        "LOG_LEVEL": env.get("LOG_LEVEL", ""),
         "RETRY_AFTER_SECONDS": _int(env, "RETRY_AFTER_SECONDS", 1),
     }
 

@@ -15,6 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from sqlalchemy import case, func, select, text
 
+from service import auth, ratelimit
 from service.api import spec
 from service.models import FINAL, QUEUED, RUNNING, Job, Puzzle
 from service.problems import Problem
@@ -26,6 +27,7 @@ SOLVE_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120
 
 
 @bp.get("/healthz")
+@ratelimit.exempt
 @spec.validate(tags=["operations"])
 def healthz():
     """The process is up."""
@@ -48,6 +50,7 @@ def _check_broker() -> None:
 
 
 @bp.get("/readyz")
+@ratelimit.exempt
 @spec.validate(tags=["operations"])
 def readyz():
     """The database and the broker are reachable (503 otherwise)."""
@@ -102,6 +105,7 @@ class SqlCollector:
 
 @bp.get("/metrics")
 def metrics():
+    auth.require_metrics_token()
     registry = current_app.extensions.get("metrics_registry")
     if registry is None:
         registry = CollectorRegistry()

@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     bin_dir = Path(sys.executable).parent
     # Threads: a client waiting on GET /jobs/{id}?wait= or downloading an export holds one.
     api = subprocess.Popen([str(bin_dir / "gunicorn"), "--bind", f"{host}:{port}", "--workers",
-                            str(args.api_workers), "--threads", "8", "--access-logfile", "-", args.api],
+                            str(args.api_workers), "--threads", "8", args.api],
                            cwd=ROOT, env=env)
     # Beside the broker's folder: two embedded services (tests run several) keep apart.
     schedule = Path(config["BROKER_DIR"]).parent / "celerybeat-schedule"

@@ -7,13 +7,15 @@ set. No build step and no CDN: everything the page loads is served from here.
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, render_template
+
+from service.auth import auth_enabled
 
 bp = Blueprint("web", __name__)
 
 
 def _page(template: str, **context: object) -> str:
-    return render_template(template, tokens_required=bool(current_app.config["API_TOKENS"]), **context)
+    return render_template(template, tokens_required=auth_enabled(), **context)
 
 
 @bp.get("/")

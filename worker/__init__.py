@@ -15,6 +15,9 @@ from typing import Any
 
 from celery.signals import (
     celeryd_after_setup,
+    setup_logging,
+    task_postrun,
+    task_prerun,
     worker_init,
     worker_process_init,
     worker_process_shutdown,
@@ -23,7 +26,7 @@ from celery.signals import (
 from celery.utils.log import get_logger
 
 import solvers
-from service import create_app
+from service import create_app, logs
 from service.db import relax_commits
 
 log = get_logger(__name__)
@@ -48,6 +51,22 @@ def _yield_to_cheap_work(instance: Any, **_kwargs: object) -> None:
     if flask_app.config["DEAR_QUEUE"] in consuming and flask_app.config["DEAR_NICE"] > 0:
         os.nice(flask_app.config["DEAR_NICE"])
         log.info("takes dear work: runs at nice %d", os.getpriority(os.PRIO_PROCESS, 0))
+
+
+@setup_logging.connect
+def _logging(loglevel: int | None = None, **_kwargs: object) -> None:
+    # Connected, so celery leaves logging to service.logs: LOG_FORMAT holds for workers too.
+    logs.configure(flask_app.config["LOG_LEVEL"] or loglevel or "INFO", flask_app.config["LOG_FORMAT"])
+
+
+@task_prerun.connect
+def _task_ids(task_id: str | None = None, task=None, **_kwargs: object) -> None:
+    logs.bind(task=getattr(task, "name", "?"), task_id=task_id)
+
+
+@task_postrun.connect
+def _task_done(**_kwargs: object) -> None:
+    logs.bind()
 
 
 @worker_process_init.connect

@@ -33,6 +33,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session, sessionmaker
 
+from service import logs
 from service.models import FAILED, now
 from service.publish import Publisher, publish_in_lanes, publish_or_mark_due
 from worker import heartbeat, rows
@@ -178,7 +179,7 @@ def _solve(batch: Batch) -> None:
             if a.optimistic and (expensive or batch.due()):
                 batch.flush()  # claims the rest: anything slow shows running, with a lease
                 continue       # its first puzzle is claimed now, or gone to another task
-            with _watched(batch, a, expensive) as watch:
+            with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive) as watch:
                 answer = solve_one(a, seconds, batch.config, ready, watch)
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
             batch.give_back()

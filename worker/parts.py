@@ -43,6 +43,7 @@ from sqlalchemy import ColumnElement, Row, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
+from service import logs
 from service.db import changed_rows
 from service.models import (
     CANCELLED,
@@ -90,12 +91,13 @@ def run_part(sessions: sessionmaker[Session], subtask_id: int, config: dict[str,
         if claimed is None:
             return False
         part, p = claimed
-    with watching(sessions, p.id, config["STOP_POLL_SECONDS"], config["PUZZLE_TIME_LIMIT"]) as watch:
-        outcome, error = solve(p, part, config["PUZZLE_TIME_LIMIT"], watch)
-    if outcome is None and error is None:
-        log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
-    with sessions() as s, s.begin():
-        return record(s, part, outcome, error)
+    with logs.context(job=p.job_id, puzzle=p.id, subtask=part.id):
+        with watching(sessions, p.id, config["STOP_POLL_SECONDS"], config["PUZZLE_TIME_LIMIT"]) as watch:
+            outcome, error = solve(p, part, config["PUZZLE_TIME_LIMIT"], watch)
+        if outcome is None and error is None:
+            log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
+        with sessions() as s, s.begin():
+            return record(s, part, outcome, error)
 
 
 # -- claiming

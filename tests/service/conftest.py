@@ -42,8 +42,9 @@ def database_url(tmp_path):
 @pytest.fixture
 def make_app(tmp_path, database_url):
     def make(**config):
+        # No rate limit unless a test sets one: tests send requests faster than a client may.
         cfg = {"DATABASE_URL": database_url, "BROKER_DIR": str(tmp_path / "broker"), "REDIS_URL": None,
-               **config}
+               "RATE_LIMIT": "", **config}
         app = create_app(cfg)
         Base.metadata.drop_all(app.extensions["engine"])
         Base.metadata.create_all(app.extensions["engine"])

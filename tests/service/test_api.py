@@ -140,7 +140,7 @@ def test_idempotency_key_replays_or_conflicts(client, app):
 
 
 def test_tokens_required_and_jobs_private(make_app, toy):
-    app = make_app(API_TOKENS={"secret-a": "alice", "secret-b": "bob"})
+    app = make_app(API_TOKENS="alice:secret-a,bob:secret-b")
     client = app.test_client()
     assert submit(client).status_code == 401
     assert submit(client, headers={"Authorization": "Bearer wrong"}).status_code == 401

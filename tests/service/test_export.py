@@ -62,7 +62,7 @@ def test_csv_has_the_answer_and_the_kinds_stats_columns(client, app):
 
 
 def test_export_follows_the_job_rules(make_app, toy):
-    client = make_app(API_TOKENS={"secret-a": "alice", "secret-b": "bob"}).test_client()
+    client = make_app(API_TOKENS="alice:secret-a,bob:secret-b").test_client()
     alice, bob = {"Authorization": "Bearer secret-a"}, {"Authorization": "Bearer secret-b"}
     job = submit(client, [{"kind": "toy", "puzzle": "1"}], headers=alice)
     assert client.get(f"/api/v1/jobs/{job}/results", headers=alice).status_code == 200

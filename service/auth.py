@@ -1,0 +1,192 @@
+"""Who may call the API: clients and their tokens, the token of /metrics, and the public views.
+
+Glossary:
+- client: a name holding one or more tokens; it is what ``jobs.owner`` stores and what rate
+  limits count by. A token is never stored, logged or quoted in an error.
+- digest: the SHA-256 of a token. Only digests are kept, and the settings can hold them
+  instead of the tokens, so that no secret needs to sit in the environment.
+
+``API_TOKENS`` is a comma-separated list of entries, each ``name:sha256:<64 hex digits>`` (a
+digest, made by ``python -m service.tokens hash``) or ``name:token`` (hashed at start). A name
+has 1 to 64 characters (the width of ``jobs.owner``) among letters, digits and ``. _ @ + -``.
+An entry without a name, a bad name or a malformed digest stops the service at start with a
+message naming the entry's position, never its text (which may be a token). Unset or empty:
+auth is off, every request is the anonymous client "".
+
+``METRICS_TOKEN`` is one token, or ``sha256:<hex>``. When set, or whenever ``API_TOKENS`` is,
+``/metrics`` wants it as a bearer token; with ``API_TOKENS`` set and no ``METRICS_TOKEN``,
+``/metrics`` is closed (every figure there is global, across clients).
+
+``python -m service.tokens hash`` reads a token from standard input and prints its
+``sha256:<hex>`` form; ``python -m service.tokens new NAME`` makes a fresh token and prints it
+with its ``API_TOKENS`` entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import re
+from dataclasses import dataclass
+from typing import cast
+
+from flask import Flask, current_app, g, request
+from sqlalchemy import String
+
+from service.marks import ViewMark
+from service.models import Job
+from service.problems import Problem
+
+log = logging.getLogger(__name__)
+
+# The column the name is stored in: a longer name would make every POST of that client fail.
+NAME_LENGTH = cast(String, Job.__table__.c.owner.type).length or 64
+NAME = re.compile(r"[A-Za-z0-9._@+-]+")
+DIGEST_PREFIX = "sha256:"
+HEX_DIGEST = re.compile(r"[0-9a-fA-F]{64}")
+
+class TokenSettingError(ValueError):
+    """API_TOKENS or METRICS_TOKEN cannot be used as written (the message quotes no token)."""
+
+
+def digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def _secret(text: str, where: str) -> bytes:
+    """The digest of ``text``: a token, or ``sha256:<hex>`` written out."""
+    if text.startswith(DIGEST_PREFIX):
+        hex_digits = text[len(DIGEST_PREFIX):]
+        if not HEX_DIGEST.fullmatch(hex_digits):
+            raise TokenSettingError(f"{where}: after 'sha256:' come the 64 hex digits of a SHA-256 "
+                                    f"digest (python -m service.tokens hash); there are {len(hex_digits)} "
+                                    "characters")
+        return bytes.fromhex(hex_digits)
+    if not text:
+        raise TokenSettingError(f"{where}: the token is empty")
+    return digest(text)
+
+
+def check_name(name: str, where: str) -> None:
+    # The name is not quoted either: an entry written token-first would show the token.
+    if not 1 <= len(name) <= NAME_LENGTH:
+        raise TokenSettingError(f"{where}: a client name has 1 to {NAME_LENGTH} characters; "
+                                f"this one has {len(name)}")
+    if not NAME.fullmatch(name):
+        raise TokenSettingError(f"{where}: a client name holds only letters, digits and . _ @ + -")
+
+
+@dataclass(frozen=True)
+class Clients:
+    """The clients of API_TOKENS, as (digest, name) pairs; empty: auth is off."""
+
+    entries: tuple[tuple[bytes, str], ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.entries)
+
+    def identify(self, token: str) -> str | None:
+        """The client holding ``token``, or None. Every entry is compared, in constant time and
+        without stopping at a match, so the time taken tells nothing about the tokens."""
+        given = digest(token)
+        found = None
+        for entry, name in self.entries:
+            if hmac.compare_digest(given, entry):
+                found = name
+        return found
+
+
+def parse_clients(text: str) -> Clients:
+    entries: list[tuple[bytes, str]] = []
+    for n, entry in enumerate(filter(None, (e.strip() for e in text.split(","))), 1):
+        where = f"API_TOKENS entry {n}"
+        name, sep, secret = entry.partition(":")
+        if not sep:
+            raise TokenSettingError(f"{where} has no client name: write name:token or "
+                                    "name:sha256:<hex> (python -m service.tokens hash)")
+        name = name.strip()
+        check_name(name, where)
+        value = _secret(secret.strip(), where)
+        if any(hmac.compare_digest(value, other) for other, _ in entries):
+            raise TokenSettingError(f"{where} has the same token as an earlier entry")
+        entries.append((value, name))
+    return Clients(tuple(entries))
+
+
+def parse_metrics_token(text: str) -> bytes | None:
+    text = text.strip()
+    return _secret(text, "METRICS_TOKEN") if text else None
+
+
+@dataclass(frozen=True)
+class Auth:
+    clients: Clients
+    metrics: bytes | None  # METRICS_TOKEN's digest
+
+    @property
+    def metrics_closed(self) -> bool:
+        return self.metrics is None and self.clients.enabled
+
+
+def init_app(app: Flask) -> None:
+    """Check the settings (a bad one stops the app here, at start) and keep only digests."""
+    auth = Auth(parse_clients(app.config["API_TOKENS"]), parse_metrics_token(app.config["METRICS_TOKEN"]))
+    if auth.metrics_closed:
+        log.warning("API_TOKENS is set and METRICS_TOKEN is not: /metrics answers 401 to everyone")
+    app.extensions["auth"] = auth
+
+
+def auth_enabled() -> bool:
+    return cast(Auth, current_app.extensions["auth"]).clients.enabled
+
+
+# Views that need no token, even when auth is on.
+public = ViewMark()
+
+
+# -- the request's credentials
+
+
+def _bearer() -> str | None:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def client_name() -> str | None:
+    """The client the request's bearer token names; None without a token, with an unknown
+    one, or with auth off. Worked out once per request (the rate limiter asks too)."""
+    if "client" not in g:
+        token = _bearer()
+        clients = cast(Auth, current_app.extensions["auth"]).clients
+        g.client = clients.identify(token) if token is not None and clients.enabled else None
+    return cast("str | None", g.client)
+
+
+def _unauthorized(detail: str) -> Problem:
+    return Problem(401, "Unauthorized", detail, headers={"WWW-Authenticate": 'Bearer realm="puzzle-queue"'})
+
+
+def require_client() -> str:
+    """The owner the request acts for: its client, or "" with auth off or on a public view
+    (401 when auth is on and no valid token came)."""
+    if not auth_enabled() or public.on_request():
+        return ""
+    name = client_name()
+    if name is None:
+        raise _unauthorized("a valid bearer token is required")
+    return name
+
+
+def require_metrics_token() -> None:
+    """401 unless the request carries METRICS_TOKEN (when one is needed: see the module's text)."""
+    auth = cast(Auth, current_app.extensions["auth"])
+    if auth.metrics_closed:
+        raise _unauthorized("/metrics needs METRICS_TOKEN, which this service does not set")
+    if auth.metrics is None:
+        return
+    token = _bearer()
+    if token is None or not hmac.compare_digest(digest(token), auth.metrics):
+        raise _unauthorized("/metrics needs the metrics token as a bearer token")

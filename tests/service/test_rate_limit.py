@@ -1,0 +1,122 @@
+"""Request-rate limits (service.ratelimit): per client, 429 problem+json with Retry-After, health
+checks exempt, and a Redis that goes away costs no request an error (issue 12, failure 13)."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+from limits import parse_many
+
+from service.config import from_env
+from tests.integration.test_redis_restart import private_redis
+from tests.service.conftest import row_counts
+from tests.service.test_api import submit
+from tests.services import free_port, fresh_redis
+
+ALICE, BOB = {"Authorization": "Bearer secret-a"}, {"Authorization": "Bearer secret-b"}
+TOKENS = "alice:secret-a,bob:secret-b"
+
+
+def assert_too_many(r) -> int:
+    assert r.status_code == 429 and r.mimetype == "application/problem+json", r.data
+    assert r.json["title"] == "Too Many Requests" and r.json["limit"] == "3 per 1 hour"
+    retry = int(r.headers["Retry-After"])
+    assert 1 <= retry <= 3600 and f"try again in {retry} s" in r.json["detail"]
+    return retry
+
+
+def test_a_client_over_its_limit_gets_429_and_nothing_is_stored(make_app, toy):
+    app = make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour")
+    client = app.test_client()
+    assert [submit(client, headers=ALICE).status_code for _ in range(3)] == [202] * 3
+    assert_too_many(submit(client, headers=ALICE))
+    assert row_counts(app)[0] == 3
+    # Every endpoint counts towards the one limit.
+    assert_too_many(client.get("/api/v1/jobs", headers=ALICE))
+    # Bob has his own count.
+    assert client.get("/api/v1/jobs", headers=BOB).status_code == 200
+
+
+def test_the_tightest_of_several_limits_answers(make_app, toy):
+    client = make_app(RATE_LIMIT="100/hour;3/hour").test_client()
+    assert [client.get("/api/v1/kinds").status_code for _ in range(3)] == [200] * 3
+    assert_too_many(client.get("/api/v1/kinds"))
+
+
+def test_without_auth_the_limit_counts_by_address(make_app, toy):
+    client = make_app(RATE_LIMIT="3/hour").test_client()
+    here, there = {"REMOTE_ADDR": "192.0.2.1"}, {"REMOTE_ADDR": "192.0.2.2"}
+    for _ in range(3):
+        assert client.get("/api/v1/jobs", environ_base=here).status_code == 200
+    assert_too_many(client.get("/api/v1/jobs", environ_base=here))
+    assert client.get("/api/v1/jobs", environ_base=there).status_code == 200
+
+
+def test_guessed_tokens_are_limited_by_address(make_app, toy):
+    client = make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour").test_client()
+    wrong = {"Authorization": "Bearer guess"}
+    assert [client.get("/api/v1/jobs", headers=wrong).status_code for _ in range(3)] == [401] * 3
+    assert_too_many(client.get("/api/v1/jobs", headers=wrong))
+    assert client.get("/api/v1/jobs", headers=ALICE).status_code == 200  # alice is counted apart
+
+
+def test_health_and_readiness_are_never_limited(make_app, toy):
+    client = make_app(RATE_LIMIT="3/hour").test_client()
+    for _ in range(3):
+        client.get("/api/v1/kinds")
+    assert_too_many(client.get("/metrics"))
+    assert all(client.get("/healthz").status_code == 200 for _ in range(5))
+    assert all(client.get("/readyz").status_code == 200 for _ in range(5))
+
+
+def test_an_empty_setting_disables_the_limits(make_app, toy):
+    client = make_app(RATE_LIMIT="").test_client()
+    assert all(client.get("/api/v1/kinds").status_code == 200 for _ in range(30))
+    assert "rate_limiter" not in client.application.extensions
+
+
+def test_limits_are_on_by_default(make_app, toy):
+    default = from_env({})["RATE_LIMIT"]
+    assert [str(item) for item in parse_many(default)] == ["20 per 1 second", "600 per 1 minute"]
+    assert "rate_limiter" in make_app(RATE_LIMIT=default).extensions
+
+
+@pytest.mark.parametrize("text", ["20/fortnight", "lots", "20 per"])
+def test_a_malformed_setting_stops_the_service_at_start(make_app, text):
+    with pytest.raises(ValueError, match="RATE_LIMIT"):
+        make_app(RATE_LIMIT=text)
+
+
+def test_an_unreachable_redis_costs_no_request_an_error(make_app, toy):
+    # Nothing listens there: every storage call fails; the limiter counts in memory instead.
+    app = make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour", REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
+    client = app.test_client()
+    assert [submit(client, headers=ALICE).status_code for _ in range(3)] == [202] * 3
+    assert_too_many(submit(client, headers=ALICE))
+    assert client.get("/api/v1/jobs", headers=BOB).status_code == 200
+
+
+@pytest.mark.integration
+def test_api_processes_share_the_counts_in_redis(make_app, toy):
+    with fresh_redis() as url:
+        first, second = (make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour", REDIS_URL=url).test_client()
+                         for _ in range(2))
+        assert first.get("/api/v1/jobs", headers=ALICE).status_code == 200
+        assert second.get("/api/v1/jobs", headers=ALICE).status_code == 200
+        assert first.get("/api/v1/jobs", headers=ALICE).status_code == 200
+        assert_too_many(second.get("/api/v1/jobs", headers=ALICE))
+        keys = [k.decode() for k in redis.Redis.from_url(url).keys("LIMITS:*")]
+        assert keys == ["LIMITS:LIMITER/puzzle-queue/client:alice/global/3/1/hour"]
+
+
+@pytest.mark.integration
+def test_a_redis_outage_mid_run_falls_back_to_memory(make_app, toy, tmp_path):
+    with private_redis(tmp_path) as server:
+        client = make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour", REDIS_URL=server.url).test_client()
+        name = {"Authorization": "Bearer secret-b"}
+        assert client.get("/api/v1/jobs", headers=name).status_code == 200
+        assert redis.Redis.from_url(server.url).keys("*client:bob*")  # counted in Redis
+        server.crash()
+        codes = [client.get("/api/v1/jobs", headers=name).status_code for _ in range(4)]
+        # In memory the count starts again: three more answered, then the limit holds.
+        assert codes == [200, 200, 200, 429], codes
