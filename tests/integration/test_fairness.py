@@ -57,7 +57,7 @@ def running_parts(stack: Stack, job_id: str) -> list[Subtask]:
                               .where(Puzzle.job_id == job_id, Subtask.status == "running")))
 
 
-def test_an_8_queens_job_completes_within_a_second_while_every_worker_runs_hour_long_parts(lanes_stack):
+def test_an_8_queens_job_completes_within_a_second_while_every_dear_lane_worker_runs_long_parts(lanes_stack):
     stack = lanes_stack
     big = stack.submit([{"kind": "nqueens", "puzzle": 18, "options": {"mode": "count"}}], **as_client("big"))
     try:
