@@ -4,7 +4,10 @@
 
 Everything goes through the library's public call (prepare + solve). The count
 table compares against a plain-Python bitboard backtracker run in the same
-process; the estimate tables compare against the exact tree sizes of
+process, and against a plain C bitboard counter with mirror symmetry
+(bench/c/nqueens_count.c, compiled here with -O3 -march=native when a C compiler
+is on PATH, skipped with a note when not; CPU time by clock(), the median of
+C_RUNS runs); the estimate tables compare against the exact tree sizes of
 tree_nodes.csv (tests/data/nqueens).
 """
 
@@ -12,7 +15,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,6 +27,8 @@ import solvers
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "nqueens"
+C_SOURCE = ROOT / "bench" / "c" / "nqueens_count.c"
+C_RUNS = 5
 KIND = solvers.get("nqueens")
 
 
@@ -66,22 +75,47 @@ def read_tree_nodes() -> dict[int, int]:
         return {int(r["n"]): int(r["nodes"]) for r in csv.DictReader(f)}
 
 
+def compile_anchor(folder: Path) -> Path | None:
+    compiler = next((c for c in ("cc", "clang", "gcc") if shutil.which(c)), None)
+    if compiler is None:
+        return None
+    binary = folder / "nqueens_count"
+    subprocess.run([compiler, "-O3", "-march=native", "-o", str(binary), str(C_SOURCE)], check=True)
+    return binary
+
+
+def c_count(binary: Path, n: int) -> tuple[int, float]:
+    """(solutions, median CPU seconds of C_RUNS runs) of the plain C counter."""
+    out = subprocess.run([str(binary)], input=f"{n}\n" * C_RUNS, capture_output=True, text=True, check=True)
+    runs = [line.split() for line in out.stdout.splitlines()]
+    assert len({r[1] for r in runs}) == 1, runs
+    return int(runs[0][1]), statistics.median(float(r[2]) for r in runs)
+
+
 def count_table(sizes: range, baseline_up_to: int, tree_nodes: dict[int, int]) -> None:
-    print("### count (exact): kernel with mirror symmetry vs plain Python\n")
-    print("| n | solutions | tree nodes | wall (s) | CPU (s) | tree nodes/CPU s | plain Python CPU (s) "
-          "| speed-up |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n in sizes:
-        outcome, wall, seconds = timed({"n": n}, mode="count")
-        nodes = outcome.stats["nodes"]
-        assert nodes == tree_nodes[n], f"n={n}: {nodes} nodes, table says {tree_nodes[n]}"
-        python = ratio = ""
-        if n <= baseline_up_to:
-            found, _, base = per_run(lambda n=n: python_tree(n))
-            assert found == (nodes, outcome.result["solutions"])
-            python, ratio = f"{base:.3g}", f"{base / seconds:.0f}x"
-        print(f"| {n} | {outcome.result['solutions']:,} | {nodes:,} | {wall:.3g} | {seconds:.3g} | "
-              f"{nodes / seconds:,.0f} | {python} | {ratio} |")
+    print("### count (exact): kernel with mirror symmetry vs plain Python and plain C\n")
+    with tempfile.TemporaryDirectory() as folder:
+        binary = compile_anchor(Path(folder))
+        if binary is None:
+            print("No C compiler (cc, clang, gcc) on PATH: the C anchor is skipped.\n")
+        print("| n | solutions | tree nodes | wall (s) | CPU (s) | tree nodes/CPU s | plain Python CPU (s) "
+              "| speed-up | plain C CPU (s) | C / kernel time |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for n in sizes:
+            outcome, wall, seconds = timed({"n": n}, mode="count")
+            nodes = outcome.stats["nodes"]
+            assert nodes == tree_nodes[n], f"n={n}: {nodes} nodes, table says {tree_nodes[n]}"
+            python = ratio = c_time = c_ratio = "-"
+            if n <= baseline_up_to:
+                found, _, base = per_run(lambda n=n: python_tree(n))
+                assert found == (nodes, outcome.result["solutions"])
+                python, ratio = f"{base:.3g}", f"{base / seconds:.0f}x"
+            if binary is not None:
+                c_found, c_seconds = c_count(binary, n)
+                assert c_found == outcome.result["solutions"], (n, c_found)
+                c_time, c_ratio = f"{c_seconds:.3g}", f"{c_seconds / seconds:.2f}"
+            print(f"| {n} | {outcome.result['solutions']:,} | {nodes:,} | {wall:.3g} | {seconds:.3g} | "
+                  f"{nodes / seconds:,.0f} | {python} | {ratio} | {c_time} | {c_ratio} |", flush=True)
     print()
 
 

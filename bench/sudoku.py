@@ -1,6 +1,6 @@
 """Sudoku benchmark: puzzles per second through the library's public calls.
 
-    python bench/sudoku.py [--quick] [--no-py-sudoku] [--only batch|strategies|cubes|py-sudoku]
+    python bench/sudoku.py [--quick] [--no-py-sudoku] [--only batch|profile|strategies|cubes|py-sudoku]
 
 Each puzzle goes through ``KIND.prepare`` (parse, validate) and ``KIND.solve``
 (search and statistics), for each strategy (``sat`` with each of its SAT solvers),
@@ -16,6 +16,11 @@ solve and verify a chunk in one kernel call) with the default strategy, beside t
 per-puzzle ``prepare`` + ``solve`` (+ ``verify``) of ``fast`` and of ``greedy`` in the same
 run, as CPU seconds (``time.process_time``), the median of REPEATS runs. tdoku's rates are
 quoted from the issue (measured on this machine kind, not built here).
+
+The profile table splits ``solve_batch``'s time per puzzle into the batch kernel's
+(``sudoku_fast.solve_batch`` on the chunk's givens array: check, search, verify) and the Python
+around it (options, reading the strings into one array, building and sharing out the outcomes),
+the medians of PROFILE_REPEATS alternating runs.
 
 The cubes table measures whether splitting one big SAT solve would pay: the greedy tree of a
 25x25 puzzle is cut into parts (as ``split`` does), each part becomes a cube (the values of its
@@ -39,8 +44,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np
+
 import solvers
 from solvers import sudoku
+from solvers import sudoku_fast as fast
 from solvers.base import BudgetExceeded
 from solvers.sudoku import KIND
 
@@ -222,6 +230,40 @@ def batch_table(quick: bool) -> None:
               flush=True)
 
 
+PROFILE_REPEATS = 7
+
+
+def profile_table(quick: bool) -> None:
+    print("| set | puzzles | max_solutions | kernel µs/puzzle | solve_batch µs/puzzle "
+          "| Python around it µs/puzzle | kernel share |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label, name in BATCH_SETS[:3]:
+        puzzles = load(name)[:300 if quick else None]
+        _, givens = sudoku._read_9x9(puzzles)
+        for m in (1, 2):
+            kernel: list[float] = []
+            whole: list[float] = []
+            for _ in range(1 if quick else PROFILE_REPEATS):  # alternating, so that both see the same load
+                kernel.append(cpu_seconds(functools.partial(batch_kernel, givens, m)))
+                whole.append(cpu_seconds(functools.partial(KIND.solve_batch, puzzles, {"max_solutions": m})))
+            k, w = (statistics.median(t) / len(puzzles) * 1e6 for t in (kernel, whole))
+            print(f"| {label} | {len(puzzles)} | {m} | {k:.2f} | {w:.2f} | {w - k:.2f} | {k / w:.0%} |",
+                  flush=True)
+
+
+def cpu_seconds(work: Callable[[], object]) -> float:
+    start = time.process_time()
+    work()
+    return time.process_time() - start
+
+
+def batch_kernel(givens: Any, max_solutions: int) -> None:
+    """The batch kernel alone on a givens array, with its output arrays, as solve_batch calls it."""
+    batch = len(givens)
+    fast.solve_batch(givens, max_solutions, True, np.zeros((batch, 81), np.uint8), np.zeros(batch, np.int64),
+                     np.zeros((batch, fast.COUNTERS), np.int64), np.zeros((batch, 3), np.int64))
+
+
 # -- would cubes help a big SAT solve?
 
 
@@ -340,7 +382,8 @@ def main() -> None:
         print()
 
 
-TABLES: dict[str, Callable[[bool], None]] = {"batch": batch_table, "strategies": solver_table,
+TABLES: dict[str, Callable[[bool], None]] = {"batch": batch_table, "profile": profile_table,
+                                              "strategies": solver_table,
                                               "cubes": cubes_table, "py-sudoku": py_sudoku_table}
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 import solvers
 from service import auth, jobs
+from service.bodies import read_json
 from service.db import is_postgresql
 from service.models import Job
 from service.openapi import DocumentedSpecTree
@@ -55,12 +56,16 @@ spec = DocumentedSpecTree(
     validation_error_status=422,
     security_schemes=[SecurityScheme(name="bearer",
                                      data=SecuritySchemeData(type=SecureType.HTTP, scheme="bearer"))],
-    security={"bearer": []},
+    # authenticate() below: with tokens on, every endpoint of this blueprint but the @auth.public views.
+    needs_token=lambda endpoint: (auth.auth_enabled() and endpoint.startswith("api.")
+                                  and not auth.public.marks(current_app.view_functions.get(endpoint))),
 )
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 ERRORS = {f"HTTP_{code}": ProblemOut for code in (400, 401, 404, 413, 422, 429, 503)}
+# The endpoints that read a JSON body (service.bodies) also answer 415.
+BODY_ERRORS = {**ERRORS, "HTTP_415": ProblemOut}
 
 
 def sessions():
@@ -93,9 +98,7 @@ def _job_or_404(s, job_id: str):
 
 
 def _read_batch() -> dict[str, Any]:
-    body = request.get_json(force=True, silent=True)
-    if body is None:
-        raise Problem(400, "Bad Request", "the body must be a JSON object")
+    body = read_json()
     if not isinstance(body, dict):
         raise Problem(400, "Bad Request", f"the body must be a JSON object, not a {type(body).__name__}")
     n = len(body["puzzles"]) if isinstance(body.get("puzzles"), list) else 0
@@ -120,7 +123,7 @@ def _poll_headers(job_id: str) -> dict[str, str]:
 
 @bp.post("/jobs")
 @spec.validate(json=JobSubmit, headers=SubmitHeaders,
-               resp=Response(HTTP_202=JobOut, HTTP_200=JobOut, HTTP_409=ProblemOut, **ERRORS),
+               resp=Response(HTTP_202=JobOut, HTTP_200=JobOut, HTTP_409=ProblemOut, **BODY_ERRORS),
                skip_validation=True, tags=["jobs"])
 def submit_job():
     """Submit a batch of puzzles.
@@ -131,8 +134,8 @@ def submit_job():
     cfg = current_app.config
     body = _read_batch()
     key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= 200:
-        raise Problem(400, "Bad Request", "an Idempotency-Key has 1 to 200 characters")
+    if key is not None and not (1 <= len(key) <= 200 and key.isprintable()):
+        raise Problem(400, "Bad Request", "an Idempotency-Key has 1 to 200 printable characters")
     digest = None if key is None else jobs.request_hash(body)
     if key is not None:
         with snapshot() as s:
@@ -196,7 +199,7 @@ def get_job(job_id: str):
     def describe() -> JobOut:
         with snapshot() as s:
             return jobs.describe_job(s, _job_or_404(s, job_id))
-    return wait_for_job(describe, q.wait)
+    return wait_for_job(describe, min(q.wait, current_app.config["WAIT_CAP_SECONDS"]))
 
 
 @bp.get("/jobs/<job_id>/puzzles")
@@ -245,7 +248,7 @@ def openapi():
 
 @bp.get("/kinds")
 @auth.public
-@spec.validate(resp=Response(HTTP_200=KindList), tags=["kinds"])
+@spec.validate(resp=Response(HTTP_200=KindList, HTTP_429=ProblemOut), tags=["kinds"])
 def kinds():
     """Every registered kind: input format, options with defaults and limits, result and stats fields."""
     limits = Limits.from_config(current_app.config)

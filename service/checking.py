@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 from spectree import Response
 
-from service.api import ERRORS, _read_batch, _validated, bp, spec
+from service.api import BODY_ERRORS, _read_batch, _validated, bp, spec
 from service.schemas import JobSubmit
 
 
@@ -18,7 +18,8 @@ class Checked(BaseModel):
 
 
 @bp.post("/validate")
-@spec.validate(json=JobSubmit, resp=Response(HTTP_200=Checked, **ERRORS), skip_validation=True, tags=["jobs"])
+@spec.validate(json=JobSubmit, resp=Response(HTTP_200=Checked, **BODY_ERRORS), skip_validation=True,
+               tags=["jobs"])
 def validate_batch() -> Checked:
-    """Check a batch as `POST /jobs` does (same 400, 413 and 422 answers); nothing is stored."""
+    """Check a batch as `POST /jobs` does (same 400, 413, 415 and 422 answers); nothing is stored."""
     return Checked(puzzles=len(_validated(_read_batch()).puzzles))

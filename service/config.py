@@ -65,6 +65,8 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         # tasks of everyone else's jobs instead of ahead of them all.
         "FAIR_SHARE": _int(env, "FAIR_SHARE", 1),
         "MAX_BODY_BYTES": _int(env, "MAX_BODY_BYTES", 8 * 1024 * 1024),
+        # Arrays and objects nested deeper in a body are refused (400) before it is parsed.
+        "MAX_JSON_DEPTH": _int(env, "MAX_JSON_DEPTH", 64),
         "MAX_BATCH": _int(env, "MAX_BATCH", 20_000),
         # Per-kind cap on the JSON size of one puzzle; "default" applies to kinds not named.
         "MAX_PUZZLE_BYTES": {"default": "20000", **_pairs(env.get("MAX_PUZZLE_BYTES", ""))},
@@ -118,6 +120,8 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "LOG_FORMAT": env.get("LOG_FORMAT", "text"),
         "LOG_LEVEL": env.get("LOG_LEVEL", ""),
         "RETRY_AFTER_SECONDS": _int(env, "RETRY_AFTER_SECONDS", 1),
+        # GET /jobs/{id}?wait= holds a request thread at most this long, whatever the client asks.
+        "WAIT_CAP_SECONDS": _float(env, "WAIT_CAP_SECONDS", 60.0),
     }
 
 

@@ -17,10 +17,24 @@ from typing import Any, cast
 from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from service.bodies import nesting_depth
 from service.config import dumps
 from service.db import changed_rows, is_postgresql
 from service.models import CANCELLED, COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, lock_job, now
 from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, iso_time
+
+# What a row can hold: values outside these never reach SQL (PostgreSQL refuses a NUL or an
+# integer wider than the column with an error, SQLite an integer over 64 bits), they match nothing.
+INDEX_MAX = 2**31 - 1  # puzzles.index is a 32-bit INTEGER
+JOB_ID_LENGTH = 32  # jobs.id: uuid4().hex
+
+
+def possible_job_id(job_id: str) -> bool:
+    return len(job_id) <= JOB_ID_LENGTH and job_id.isprintable()
+
+
+def possible_index(index: Any) -> bool:
+    return type(index) is int and 0 <= index <= INDEX_MAX
 
 
 def request_hash(body: Any) -> str:
@@ -125,7 +139,7 @@ def unfinished_jobs(s: Session, owner: str) -> int:
 
 
 def get_job(s: Session, owner: str | None, job_id: str) -> Job | None:
-    job = s.get(Job, job_id)
+    job = s.get(Job, job_id) if possible_job_id(job_id) else None
     if job is None or (owner is not None and job.owner != owner):
         return None  # another client's job is as invisible as a missing one
     return job
@@ -180,7 +194,9 @@ def encode_cursor(*values: Any) -> str:
 
 def decode_cursor(cursor: str) -> list[Any]:
     try:
-        values = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        # Ours are flat lists; a deeper nesting is refused before json.loads recurses into it.
+        values = json.loads(text) if nesting_depth(text) == 1 else None
     except ValueError:
         values = None
     if not isinstance(values, list):
@@ -189,6 +205,8 @@ def decode_cursor(cursor: str) -> list[Any]:
 
 
 def get_puzzle(s: Session, job_id: str, index: int) -> Puzzle | None:
+    if not possible_index(index):
+        return None
     return s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))
 
 
@@ -196,7 +214,7 @@ def list_puzzles(s: Session, job_id: str, limit: int, cursor: str | None) -> tup
     start = 0
     if cursor is not None:
         values = decode_cursor(cursor)
-        if len(values) != 1 or not isinstance(values[0], int):
+        if len(values) != 1 or not possible_index(values[0]):
             raise ValueError("cursor is not one this API returned")
         start = values[0]
     rows = list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index >= start)
@@ -215,9 +233,12 @@ def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
         q = q.where(Job.status == status)
     if cursor is not None:
         values = decode_cursor(cursor)
-        if len(values) != 2 or not all(isinstance(v, str) for v in values):
+        if len(values) != 2 or not all(isinstance(v, str) for v in values) or not possible_job_id(values[1]):
             raise ValueError("cursor is not one this API returned")
-        created, job_id = datetime.fromisoformat(values[0]), values[1]
+        try:
+            created, job_id = datetime.fromisoformat(values[0]), values[1]
+        except ValueError:
+            raise ValueError("cursor is not one this API returned") from None
         q = q.where((Job.created_at < created) | ((Job.created_at == created) & (Job.id <= job_id)))
     jobs = list(s.scalars(q.order_by(Job.created_at.desc(), Job.id.desc()).limit(limit + 1)))
     nxt = encode_cursor(jobs[limit].created_at.isoformat(), jobs[limit].id) if len(jobs) > limit else None

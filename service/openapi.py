@@ -4,12 +4,20 @@ spectree derives the document from the pydantic models; this adds each registere
 puzzle and options (read from the registry, so a new kind is documented by registering it),
 the errors as ``application/problem+json``, the ``Location``, ``Retry-After`` and
 ``WWW-Authenticate`` headers, and the media types of the export.
+
+Each app serves the document of its own configuration: with API_TOKENS set, the bearer scheme
+and a 401 answer on exactly the operations that require a token; without, neither, since the
+service then asks nobody for one.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import re
+from collections.abc import Callable
+from typing import Any, cast
 
+from flask import current_app, has_app_context
 from spectree import SpecTree
 
 import solvers
@@ -30,11 +38,11 @@ EXPORT_TYPES = {"application/jsonl": "one JSON object per puzzle: index, kind, s
 
 
 def option_schema(spec: dict[str, Any]) -> dict[str, Any]:
+    """An option's schema; null, as leaving it out, stands for the default (solvers.base.Option.check)."""
     schema: dict[str, Any] = {"description": spec["doc"], "default": spec["default"]}
-    kind = TYPES.get(spec["type"], "string")
-    schema["type"] = kind if spec["default"] is not None else [kind, "null"]
+    schema["type"] = [TYPES.get(spec["type"], "string"), "null"]
     if "choices" in spec:
-        schema["enum"] = spec["choices"]
+        schema["enum"] = [*spec["choices"], None]
     for bound in ("minimum", "maximum"):
         if bound in spec:
             schema[bound] = spec[bound]
@@ -75,6 +83,8 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
         "oneOf": refs, "discriminator": {"propertyName": "kind"}}
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
+            if not operation["parameters"] and "requestBody" not in operation:
+                operation["responses"].pop("422", None)  # spectree's, for a request with nothing to check
             for status, response in operation.get("responses", {}).items():
                 _complete_response((path, method), int(status), response)
     return document
@@ -97,8 +107,48 @@ def _complete_response(operation: tuple[str, str], status: int, response: dict[s
         del response["headers"]
 
 
+def secured(document: dict[str, Any], protected: set[tuple[str, str]], tokens: bool) -> dict[str, Any]:
+    """The document with bearer security on the ``protected`` (path, method) operations when
+    ``tokens`` are on; every other operation, and every one when they are off, without it and
+    without a 401 answer."""
+    out = copy.deepcopy(document)
+    out.pop("security", None)
+    if not tokens:
+        out["components"].pop("securitySchemes", None)
+    for path, operations in out["paths"].items():
+        for method, operation in operations.items():
+            if tokens and (path, method) in protected:
+                operation["security"] = [{name: []} for name in out["components"]["securitySchemes"]]
+            else:
+                operation["responses"].pop("401", None)
+    return out
+
+
+def openapi_path(rule: str) -> str:
+    """A Flask rule as an OpenAPI path: ``/jobs/<int(signed=True):index>`` -> ``/jobs/{index}``."""
+    return re.sub(r"<(?:[^<>:]*:)?([^<>]+)>", r"{\1}", rule)
+
+
 class DocumentedSpecTree(SpecTree):
-    """spectree, with the generated document completed once by :func:`complete`."""
+    """spectree, with the generated document completed once by :func:`complete`, and served
+    as :func:`secured` for the current app. ``needs_token(endpoint)`` tells which endpoints
+    require a token in the current app (none when its tokens are off)."""
+
+    def __init__(self, *args: Any, needs_token: Callable[[str], bool], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.needs_token = needs_token
 
     def _generate_spec(self) -> dict[str, Any]:
         return complete(super()._generate_spec())
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        document = super().spec
+        if not has_app_context():
+            return document
+        if "openapi" not in current_app.extensions:
+            protected = {(openapi_path(rule.rule), method.lower())
+                         for rule in current_app.url_map.iter_rules() if self.needs_token(rule.endpoint)
+                         for method in rule.methods or ()}
+            current_app.extensions["openapi"] = secured(document, protected, bool(protected))
+        return cast(dict[str, Any], current_app.extensions["openapi"])

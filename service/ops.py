@@ -9,16 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 from flask import Blueprint, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from pydantic import BaseModel
+from spectree import Response as Documented
 from sqlalchemy import case, func, select, text
 
 from service import auth, ratelimit
 from service.api import spec
 from service.models import FINAL, QUEUED, RUNNING, Job, Puzzle
 from service.problems import Problem
+from service.schemas import ProblemOut
 
 bp = Blueprint("ops", __name__)
 
@@ -26,9 +30,18 @@ bp = Blueprint("ops", __name__)
 SOLVE_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0, 600.0)
 
 
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class Ready(BaseModel):
+    status: Literal["ready"]
+    checks: dict[str, str]
+
+
 @bp.get("/healthz")
 @ratelimit.exempt
-@spec.validate(tags=["operations"])
+@spec.validate(resp=Documented(HTTP_200=Health), tags=["operations"])
 def healthz():
     """The process is up."""
     return {"status": "ok"}
@@ -51,7 +64,7 @@ def _check_broker() -> None:
 
 @bp.get("/readyz")
 @ratelimit.exempt
-@spec.validate(tags=["operations"])
+@spec.validate(resp=Documented(HTTP_200=Ready, HTTP_503=ProblemOut), tags=["operations"])
 def readyz():
     """The database and the broker are reachable (503 otherwise)."""
     failures = {}

@@ -39,7 +39,8 @@ def invalid(errors: list[dict[str, Any]], method: str = "POST") -> Problem:
 
 
 def from_http_exception(exc: HTTPException) -> Problem:
-    headers = {}
+    # werkzeug's own headers, such as a 405's Allow; the body and its type are ours.
+    headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
     if exc.code in (429, 503):
         headers["Retry-After"] = "1"
     return Problem(exc.code or 500, exc.name, exc.description or "", headers=headers)

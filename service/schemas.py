@@ -163,7 +163,7 @@ class PageQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     limit: int = Field(100, ge=1, le=1000)
-    cursor: str | None = None
+    cursor: str | None = Field(None, min_length=1, description="the next_cursor of the previous page")
 
 
 class JobListQuery(PageQuery):

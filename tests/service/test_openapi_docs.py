@@ -24,7 +24,7 @@ def test_each_kind_has_its_puzzle_and_options(client):
         for option in kind.options:
             assert options[option.name]["default"] == option.default
             if option.choices:
-                assert options[option.name]["enum"] == list(option.choices)
+                assert options[option.name]["enum"] == [*option.choices, None]  # null: the default
 
 
 def test_errors_are_problem_json_and_headers_are_documented(client):
@@ -49,3 +49,39 @@ def test_swagger_page_loads_nothing_from_outside(client):
     page = client.get("/api/v1/docs/swagger/").get_data(as_text=True)
     assert "SwaggerUIBundle" in page
     assert not re.findall(r"""(?:src|href)=["']https?://""", page)
+
+
+PUBLIC_OPERATIONS = {("/healthz", "get"), ("/readyz", "get"), ("/api/v1/kinds", "get")}
+
+
+def operations(doc):
+    return {(path, method): op for path, ops in doc["paths"].items() for method, op in ops.items()}
+
+
+def test_bearer_security_only_where_tokens_are_required(make_app, toy):
+    """Issue 12, item 14: no global security; with tokens, on every job endpoint and no public
+    one; without tokens, nowhere (and no 401 is promised)."""
+    closed = make_app(API_TOKENS="alice:secret").test_client().get("/api/v1/openapi.json").json
+    open_ = make_app().test_client().get("/api/v1/openapi.json").json
+    assert "security" not in closed and "security" not in open_
+    assert closed["components"]["securitySchemes"] == {"bearer": {"type": "http", "scheme": "bearer"}}
+    assert "securitySchemes" not in open_["components"]
+    for key, op in operations(closed).items():
+        if key in PUBLIC_OPERATIONS:
+            assert "security" not in op and "401" not in op["responses"], key
+        else:
+            assert op["security"] == [{"bearer": []}] and "401" in op["responses"], key
+    assert set(operations(closed)) > PUBLIC_OPERATIONS  # and the job endpoints were all checked above
+    for key, op in operations(open_).items():
+        assert "security" not in op and "401" not in op["responses"], key
+
+
+def test_health_answers_and_body_errors_are_documented(client):
+    ops = operations(client.get("/api/v1/openapi.json").json)
+    assert set(ops[("/healthz", "get")]["responses"]) == {"200"}
+    ready = ops[("/readyz", "get")]["responses"]
+    assert set(ready) == {"200", "503"} and "Retry-After" in ready["503"]["headers"]
+    assert list(ready["503"]["content"]) == ["application/problem+json"]
+    for key in (("/api/v1/jobs", "post"), ("/api/v1/validate", "post")):
+        assert {"400", "413", "415", "422"} <= set(ops[key]["responses"]), key
+    assert "415" not in ops[("/api/v1/jobs", "get")]["responses"]
