@@ -27,8 +27,8 @@ lock:
 	$(PY) -m pip install --quiet uv==$(UV_VERSION)
 	$(PY) deploy/lock.py compile
 
-# The service on 127.0.0.1:8000 (PORT changes it): API + one worker. Without DATABASE_URL
-# and REDIS_URL it needs no servers (SQLite and a filesystem broker under var/).
+# The service on 127.0.0.1:8000 (PORT changes it): API + a worker of both lanes + one kept for cheap
+# work. Without DATABASE_URL and REDIS_URL it needs no servers (SQLite and a filesystem broker under var/).
 run: venv
 	$(PY) -m service.run_local
 

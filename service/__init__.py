@@ -8,6 +8,7 @@ from typing import Any
 from celery import Celery, Task
 from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
+from kombu.entity import Exchange, Queue
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
@@ -94,6 +95,9 @@ def celery_init_app(app: Flask) -> Celery:
         # that takes longer than celery's 4 s default, which then kills and restarts it in a loop.
         worker_proc_alive_timeout=60,
         task_default_queue=cfg["TASK_QUEUE"],
+        # Both lanes (service.publish), as `-Q` would make them: a worker started without `-Q` takes
+        # both; `-Q <TASK_QUEUE>` keeps a worker for cheap work.
+        task_queues=[Queue(name, Exchange(name), name) for name in (cfg["TASK_QUEUE"], cfg["DEAR_QUEUE"])],
         broker_connection_retry_on_startup=True,
         # The API answers quickly when the broker is down; the reaper publishes later.
         task_publish_retry_policy={"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2},

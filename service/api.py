@@ -20,7 +20,7 @@ from service.db import is_postgresql
 from service.models import Job
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
-from service.publish import publish_or_mark_due
+from service.publish import publish_in_lanes
 from service.schemas import (
     JobList,
     JobListQuery,
@@ -145,7 +145,7 @@ def submit_job():
     submit = _validated(body)
     try:
         with sessions() as s, s.begin():
-            pending = jobs.pending_puzzles(s, g.owner)
+            pending, rank = jobs.pending_puzzles(s, g.owner), jobs.unfinished_jobs(s, g.owner)
             if pending + len(submit.puzzles) > cfg["MAX_PENDING_PUZZLES"]:
                 raise Problem(429, "Too Many Requests",
                               f"{pending} of your puzzles are still unfinished; the limit is "
@@ -160,7 +160,8 @@ def submit_job():
                 raise
             return _replay(s, found, digest)
     chunks = jobs.chunks_of(ids, [item.cost for item in submit.puzzles], cfg)
-    publish_or_mark_due(current_app.extensions["publisher"], current_app.extensions["sessions"], chunks)
+    publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], cfg, chunks,
+                     rank)
     with snapshot() as s:
         out = jobs.describe_job(s, s.get_one(Job, job.id))
     return out, 202, _poll_headers(job.id)

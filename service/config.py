@@ -16,6 +16,7 @@ from service import fsbroker
 
 ROOT = Path(__file__).resolve().parents[1]
 VAR = ROOT / "var"
+PRIORITIES = 10  # the broker's priority levels, 0 (served first) to 9
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
@@ -42,13 +43,27 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     time_limit = _float(env, "PUZZLE_TIME_LIMIT", 120.0)
     chunk_max = _int(env, "CHUNK_MAX", 1000)
     hard_grace = _float(env, "HARD_TIME_GRACE", 15.0)
+    queue = env.get("TASK_QUEUE", "puzzles")
     return {
         "DATABASE_URL": env.get("DATABASE_URL", f"sqlite:///{VAR / 'puzzle-queue.db'}"),
         # Unset: Celery's filesystem broker under var/broker (the embedded `make run` mode).
         "REDIS_URL": env.get("REDIS_URL") or None,
         "BROKER_DIR": env.get("BROKER_DIR", str(VAR / "broker")),
         "BROKER_POLL_INTERVAL": _float(env, "BROKER_POLL_INTERVAL", 0.01),
-        "TASK_QUEUE": env.get("TASK_QUEUE", "puzzles"),
+        "TASK_QUEUE": queue,
+        # Lanes (service.publish): dear work (a puzzle whose estimated cost, Kind.cost, passes
+        # DEAR_SECONDS, and every part of a split puzzle) goes to DEAR_QUEUE; cheap work travels on
+        # TASK_QUEUE in tasks of at most DEAR_SECONDS, and a worker that consumes TASK_QUEUE alone
+        # keeps its capacity for it, so cheap work never waits behind dear work.
+        "DEAR_QUEUE": env.get("DEAR_QUEUE") or f"{queue}.dear",
+        "DEAR_SECONDS": _float(env, "DEAR_SECONDS", 1.0),
+        # The niceness a worker that takes dear work adds to itself (0: none), so that cheap work
+        # beside it gets the cores first (worker/__init__.py).
+        "DEAR_NICE": _int(env, "DEAR_NICE", 10),
+        # Fair share: a job's tasks (a split puzzle's parts) take the broker's priority levels this
+        # many at a time, after the owner's other unfinished jobs, so they queue behind the first
+        # tasks of everyone else's jobs instead of ahead of them all.
+        "FAIR_SHARE": _int(env, "FAIR_SHARE", 1),
         "MAX_BODY_BYTES": _int(env, "MAX_BODY_BYTES", 8 * 1024 * 1024),
         # Arrays and objects nested deeper in a body are refused (400) before it is parsed.
         "MAX_JSON_DEPTH": _int(env, "MAX_JSON_DEPTH", 64),
@@ -121,7 +136,9 @@ def broker_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     if config["REDIS_URL"]:
         return {
             "broker_url": config["REDIS_URL"],
-            "broker_transport_options": {"visibility_timeout": config["VISIBILITY_TIMEOUT"]},
+            # One Redis list per priority 0 (served first) to 9: the fair share's levels.
+            "broker_transport_options": {"visibility_timeout": config["VISIBILITY_TIMEOUT"],
+                                         "priority_steps": list(range(PRIORITIES))},
         }
     folder = Path(config["BROKER_DIR"])
     for sub in ("out", "processed", "control"):

@@ -42,14 +42,16 @@ def request_hash(body: Any) -> str:
     return hashlib.sha256(dumps(body).encode()).hexdigest()
 
 
-def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: float) -> list[int]:
+def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: float,
+                most: float = float("inf")) -> list[int]:
     """Cut consecutive puzzles into tasks by their estimated cost (Kind.cost, seconds).
 
     A task holds about ``seconds`` of work or more: dispatching it and its SQL round trips cost
     a few milliseconds, so cheap puzzles travel by the hundred. A batch with more work than that
-    is spread over at least ``spread`` tasks, so that many workers share it; a puzzle dearer
-    than a task's share goes alone. No task holds more than ``largest`` puzzles."""
-    target = max(seconds, sum(costs) / spread)
+    is spread over at least ``spread`` tasks, so that many workers share it, but a task holds no
+    more than ``most`` (so that a task of cheap puzzles stays cheap, see service.publish); a
+    puzzle dearer than a task's share goes alone. No task holds more than ``largest`` puzzles."""
+    target = min(max(seconds, sum(costs) / spread), most)
     sizes: list[int] = []
     size, work = 0, 0.0
     for cost in costs:
@@ -114,10 +116,13 @@ def _as_text(last: dict[str, tuple[Any, str]], column: str, value: Any) -> str:
     return text
 
 
-def chunks_of(ids: Sequence[int], costs: Sequence[float], config: dict[str, Any]) -> list[list[int]]:
+def chunks_of(ids: Sequence[int], costs: Sequence[float],
+              config: dict[str, Any]) -> list[tuple[list[int], float]]:
+    """The batch's tasks: each one's puzzle ids and estimated seconds."""
     out, start = [], 0
-    for size in chunk_sizes(costs, config["CHUNK_SPREAD"], config["CHUNK_MAX"], config["CHUNK_SECONDS"]):
-        out.append(list(ids[start:start + size]))
+    for size in chunk_sizes(costs, config["CHUNK_SPREAD"], config["CHUNK_MAX"], config["CHUNK_SECONDS"],
+                            config["DEAR_SECONDS"]):
+        out.append((list(ids[start:start + size]), sum(costs[start:start + size])))
         start += size
     return out
 
@@ -128,6 +133,12 @@ def find_by_key(s: Session, owner: str, key: str) -> Job | None:
 
 def pending_puzzles(s: Session, owner: str) -> int:
     return s.scalar(select(func.coalesce(func.sum(Job.pending), 0))
+                    .where(Job.owner == owner, Job.status.in_(UNFINISHED))) or 0
+
+
+def unfinished_jobs(s: Session, owner: str) -> int:
+    """The owner's jobs not yet completed or cancelled: the rank of its next job's tasks."""
+    return s.scalar(select(func.count()).select_from(Job)
                     .where(Job.owner == owner, Job.status.in_(UNFINISHED))) or 0
 
 

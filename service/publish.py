@@ -1,4 +1,16 @@
-"""Handing chunks of puzzle ids to the workers; always called after the rows are committed.
+"""Handing work to the workers, always after its rows are committed: chunks of puzzle ids, and
+the parts of split puzzles, each in its lane and at its priority.
+
+Lanes: a task holding a puzzle whose estimated cost (``Kind.cost``) passes DEAR_SECONDS, and
+every part of a split puzzle, is dear and goes to DEAR_QUEUE; every other task is cheap (chunks
+carry at most DEAR_SECONDS of estimated work, see service.jobs.chunk_sizes) and goes to
+TASK_QUEUE. Workers that consume TASK_QUEUE alone keep capacity for cheap work, so it never waits
+for dear work to finish (docs/service.md, "Lanes and fair share").
+
+Fair share: the broker serves priority 0 first and 9 last, in order within a level. The tasks of
+one publish call (a job's chunks of one lane, a split puzzle's parts) take the levels FAIR_SHARE
+tasks at a time, from ``rank`` (the API passes the owner's other unfinished jobs): a small job
+then queues behind the first tasks of a huge one, not behind all of them.
 
 While the broker is down, a POST is still accepted (202: its rows are committed, so the job is
 safe): the publish fails within about a second, its rows are marked due (deadline = now), and the
@@ -13,6 +25,7 @@ from typing import Any, Protocol
 from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
+from service.config import PRIORITIES
 from service.models import UNFINISHED, Puzzle, Subtask, now
 
 log = logging.getLogger(__name__)
@@ -23,10 +36,22 @@ REAP = "puzzle_queue.reap"
 
 
 class Publisher(Protocol):
-    def publish(self, chunks: Sequence[Sequence[int]]) -> None: ...
+    # Chunks of puzzle ids, all of one lane, in order; their priorities start at ``rank``.
+    def publish(self, chunks: Sequence[Sequence[int]], dear: bool = False, rank: int = 0) -> None: ...
 
-    # Groups of subtask ids (the parts of split puzzles), see worker.parts.
+    # Groups of subtask ids (the parts of split puzzles, always dear), see worker.parts.
     def publish_parts(self, groups: Sequence[Sequence[int]]) -> None: ...
+
+
+def is_dear(cost: float, config: dict[str, Any]) -> bool:
+    """Whether a task of this many estimated seconds goes to the dear lane."""
+    return cost > config["DEAR_SECONDS"]
+
+
+def priorities(n: int, rank: int, share: int) -> list[int]:
+    """The priorities of n tasks published together: ``share`` at each level from ``rank`` on,
+    the rest at the last level."""
+    return [min(PRIORITIES - 1, rank + i // max(1, share)) for i in range(n)]
 
 
 def task_limits(config: dict[str, Any], n_puzzles: int) -> tuple[float, float]:
@@ -40,25 +65,26 @@ class CeleryPublisher:
     def __init__(self, celery_app: Any, config: dict[str, Any]):
         self.celery, self.config = celery_app, config
 
-    def publish(self, chunks: Sequence[Sequence[int]]) -> None:
-        self._send(SOLVE_CHUNK, chunks)
+    def publish(self, chunks: Sequence[Sequence[int]], dear: bool = False, rank: int = 0) -> None:
+        self._send(SOLVE_CHUNK, chunks, self.config["DEAR_QUEUE" if dear else "TASK_QUEUE"], rank)
 
     def publish_parts(self, groups: Sequence[Sequence[int]]) -> None:
-        self._send(SOLVE_PARTS, groups)
+        self._send(SOLVE_PARTS, groups, self.config["DEAR_QUEUE"], 0)
 
     def queue_depth(self) -> int:
-        """Messages waiting in the broker's queue (not those a worker has taken)."""
+        """Messages waiting in both lanes of the broker (not those a worker has taken)."""
         with self.celery.connection_for_read() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
-            declared = conn.default_channel.queue_declare(queue=self.config["TASK_QUEUE"], durable=True,
-                                                          auto_delete=False)
-            return int(declared.message_count)
+            return sum(int(conn.default_channel.queue_declare(queue=self.config[lane], durable=True,
+                                                              auto_delete=False).message_count)
+                       for lane in ("TASK_QUEUE", "DEAR_QUEUE"))
 
-    def _send(self, task: str, groups: Sequence[Sequence[int]]) -> None:
+    def _send(self, task: str, groups: Sequence[Sequence[int]], queue: str, rank: int) -> None:
+        levels = priorities(len(groups), rank, self.config["FAIR_SHARE"])
         with self.celery.producer_or_acquire() as producer:
-            for ids in groups:
+            for ids, priority in zip(groups, levels, strict=True):
                 soft, hard = task_limits(self.config, len(ids))
-                self.celery.send_task(task, args=[list(ids)], queue=self.config["TASK_QUEUE"],
+                self.celery.send_task(task, args=[list(ids)], queue=queue, priority=priority,
                                       soft_time_limit=soft, time_limit=hard, producer=producer)
 
 
@@ -75,11 +101,15 @@ def queue_depth(publisher: Publisher) -> int | None:
         return None
 
 
-def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]], parts: bool = False) -> bool:
+def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]], parts: bool = False,
+                   dear: bool = False, rank: int = 0) -> bool:
     """Publish puzzle chunks (or, with ``parts``, groups of subtask ids); on a broker failure the
     rows stay queued in SQL and the reaper publishes them again later, so nothing is lost."""
     try:
-        (publisher.publish_parts if parts else publisher.publish)(chunks)
+        if parts:
+            publisher.publish_parts(chunks)
+        else:
+            publisher.publish(chunks, dear=dear, rank=rank)
         return True
     except Exception:
         log.exception("publishing %d chunk(s) failed; the reaper will publish them again", len(chunks))
@@ -87,13 +117,24 @@ def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]], parts:
 
 
 def publish_or_mark_due(publisher: Publisher, sessions: sessionmaker[Session],
-                        groups: Sequence[Sequence[int]], parts: bool = False) -> bool:
+                        groups: Sequence[Sequence[int]], parts: bool = False, dear: bool = False,
+                        rank: int = 0) -> bool:
     """Publish; if the broker refuses, mark the rows due (deadline now), so that the reaper's next
     run publishes them again instead of waiting for QUEUED_STALE_SECONDS."""
-    if publish_safely(publisher, groups, parts=parts):
+    if publish_safely(publisher, groups, parts=parts, dear=dear, rank=rank):
         return True
     mark_due(sessions, [i for ids in groups for i in ids], parts=parts)
     return False
+
+
+def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], config: dict[str, Any],
+                     chunks: Sequence[tuple[Sequence[int], float]], rank: int = 0) -> None:
+    """Publish chunks of puzzle ids, each given with its estimated seconds, each lane's in order
+    (see publish_or_mark_due)."""
+    for dear in (False, True):
+        lane = [ids for ids, cost in chunks if is_dear(cost, config) == dear]
+        if lane:
+            publish_or_mark_due(publisher, sessions, lane, dear=dear, rank=rank)
 
 
 def mark_due(sessions: sessionmaker[Session], ids: Sequence[int], parts: bool = False) -> None:

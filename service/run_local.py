@@ -1,8 +1,9 @@
-"""`make run`: migrate, then run the API and one worker side by side until Ctrl-C.
+"""`make run`: migrate, then run the API and two workers side by side until Ctrl-C: one for
+both lanes (WORKER_CONCURRENCY processes) and one kept for cheap work (see service.publish).
 
 With no DATABASE_URL / REDIS_URL it is self-contained: a SQLite file and Celery's
 filesystem broker under var/. With them set, the same command uses those servers.
-The worker also runs the beat schedule (-B) so the reaper runs; a deployment with
+The first worker also runs the beat schedule (-B) so the reaper runs; a deployment with
 several workers runs one `celery -A worker beat` instead.
 """
 
@@ -61,11 +62,17 @@ def main(argv: list[str] | None = None) -> int:
                            cwd=ROOT, env=env)
     # Beside the broker's folder: two embedded services (tests run several) keep apart.
     schedule = Path(config["BROKER_DIR"]).parent / "celerybeat-schedule"
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", args.celery, "worker", "-B",
-                               "--schedule", str(schedule), "--pool", "prefork",
-                               "--concurrency", os.environ.get("WORKER_CONCURRENCY", "1"),
-                               "-Q", config["TASK_QUEUE"], "--loglevel", "INFO"], cwd=ROOT, env=env)
-    children = [api, worker]
+    celery = [sys.executable, "-m", "celery", "-A", args.celery, "worker", "--pool", "prefork",
+              "--loglevel", "INFO"]
+    # Node names by port: several embedded services on one host (the tests run some) keep apart.
+    lanes = f"{config['TASK_QUEUE']},{config['DEAR_QUEUE']}"
+    concurrency = os.environ.get("WORKER_CONCURRENCY", "1")
+    worker = subprocess.Popen([*celery, "-B", "--schedule", str(schedule), "-Q", lanes,
+                               "-n", f"worker-{port}@%h", "--concurrency", concurrency], cwd=ROOT, env=env)
+    # Capacity kept for cheap work: a small job is answered while the worker above runs a big one.
+    cheap = subprocess.Popen([*celery, "--concurrency", "1", "-Q", config["TASK_QUEUE"],
+                              "-n", f"cheap-{port}@%h"], cwd=ROOT, env=env)
+    children = [api, worker, cheap]
     print(banner(port, host), flush=True)
 
     stopping = False

@@ -118,11 +118,14 @@ class Workers:
         self.env, self.logs, self.app = env, logs, app
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def start(self, pool: str = "prefork") -> subprocess.Popen[bytes]:
+    def start(self, pool: str = "prefork", cheap_only: bool = False) -> subprocess.Popen[bytes]:
+        """A worker of both lanes (as in production), or with ``cheap_only`` one kept for cheap work."""
         name = f"w{len(self.procs)}-{uuid.uuid4().hex[:6]}"
         log = self.logs / f"{name}.log"
+        config = from_env(self.env)
+        queues = config["TASK_QUEUE"] if cheap_only else f"{config['TASK_QUEUE']},{config['DEAR_QUEUE']}"
         cmd = [sys.executable, "-m", "celery", "-A", self.app, "worker",
-               "--pool", pool, "--concurrency", "1", "-Q", self.env["TASK_QUEUE"], "-n", f"{name}@%h",
+               "--pool", pool, "--concurrency", "1", "-Q", queues, "-n", f"{name}@%h",
                "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]
         with open(log, "w") as out:
             proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT)
@@ -159,11 +162,13 @@ class Stack:
         assert r.status_code == 202, r.json
         return r.json["id"]
 
-    def wait(self, job_id: str, timeout: float = 120, until: Callable[[dict], bool] | None = None) -> dict:
+    def wait(self, job_id: str, timeout: float = 120, until: Callable[[dict], bool] | None = None,
+             **kw) -> dict:
+        """Poll the job (``kw``: the client's request options, such as its token's header)."""
         until = until or (lambda job: job["status"] in ("completed", "cancelled"))
         deadline = time.monotonic() + timeout
         while True:
-            job = self.client.get(f"/api/v1/jobs/{job_id}").json
+            job = self.client.get(f"/api/v1/jobs/{job_id}", **kw).json
             if until(job):
                 return job
             if time.monotonic() > deadline:

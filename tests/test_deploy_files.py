@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from deploy import lock
+from service.config import from_env
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -39,14 +40,27 @@ def test_workers_can_scale() -> None:
     assert "-B" not in worker["command"]
 
 
+def test_workers_take_both_lanes_and_one_service_keeps_capacity_for_cheap_work() -> None:
+    config = from_env({})
+    both, cheap = (SERVICES[name]["command"] for name in ("worker", "worker-cheap"))
+    assert both[both.index("-Q") + 1].split(",") == [config["TASK_QUEUE"], config["DEAR_QUEUE"]]
+    assert cheap[cheap.index("-Q") + 1] == config["TASK_QUEUE"]
+    for service in ("worker", "worker-cheap"):
+        assert "-B" not in SERVICES[service]["command"] and "ports" not in SERVICES[service]
+    # The same lanes in `make run`.
+    run_local = (ROOT / "service" / "run_local.py").read_text()
+    assert """"-Q", lanes""" in run_local and """"-Q", config["TASK_QUEUE"]""" in run_local
+
+
 def test_every_long_running_service_has_a_healthcheck() -> None:
     long_running = [name for name, service in SERVICES.items() if service.get("restart") != "no"]
-    assert set(long_running) >= {"postgres", "redis", "api", "worker", "scheduler", "flower"}
+    assert set(long_running) >= {"postgres", "redis", "api", "worker", "worker-cheap", "scheduler", "flower"}
     for name in long_running:
         assert SERVICES[name].get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
     # A worker answers for its own node, not for any worker on the broker.
-    ping = " ".join(SERVICES["worker"]["healthcheck"]["test"])
-    assert "inspect ping" in ping and "celery@$$HOSTNAME" in ping
+    for worker in ("worker", "worker-cheap"):
+        ping = " ".join(SERVICES[worker]["healthcheck"]["test"])
+        assert "inspect ping" in ping and "celery@$$HOSTNAME" in ping
 
 
 def test_the_image_is_built_once_and_run_by_every_app_service() -> None:

@@ -3,14 +3,18 @@
 Configuration is the service's (environment variables, see service/config.py).
 Each worker process warms up the solvers once, so compiled kernels are loaded
 before the first real task, and starts its heartbeat (worker.heartbeat), whose thread also
-takes its turn at running the reaper.
+takes its turn at running the reaper. A worker that takes dear work runs at a lower CPU
+priority (service.publish: lanes).
 """
 
 from __future__ import annotations
 
+import os
 import time
+from typing import Any
 
 from celery.signals import (
+    celeryd_after_setup,
     setup_logging,
     task_postrun,
     task_prerun,
@@ -35,6 +39,18 @@ from worker import reaper, tasks  # noqa: E402  registers the tasks on celery_ap
 from worker.heartbeat import Heartbeat, stop_here  # noqa: E402
 
 __all__ = ["celery_app", "flask_app", "tasks"]
+
+
+@celeryd_after_setup.connect
+def _yield_to_cheap_work(instance: Any, **_kwargs: object) -> None:
+    """A worker that takes dear work (its `-Q`, or the app's queues without one) runs at a lower CPU
+    priority, ``DEAR_NICE``, from before its pool processes fork: cheap work beside it (a worker
+    of the cheap lane, the API, the database on the same host) then runs at full speed at once,
+    where it would otherwise share the cores with hour-long solves."""
+    consuming = instance.app.amqp.queues.consume_from
+    if flask_app.config["DEAR_QUEUE"] in consuming and flask_app.config["DEAR_NICE"] > 0:
+        os.nice(flask_app.config["DEAR_NICE"])
+        log.info("takes dear work: runs at nice %d", os.getpriority(os.PRIO_PROCESS, 0))
 
 
 @setup_logging.connect

@@ -35,10 +35,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service import logs
 from service.models import FAILED, now
-from service.publish import Publisher, publish_or_mark_due
+from service.publish import Publisher, publish_in_lanes, publish_or_mark_due
 from worker import heartbeat, rows
 from worker.limits import Watch, alarms_raise_timeout, watching
-from worker.outcome import gave_up, prepared_or_none, solve_one
+from worker.outcome import estimated_cost, gave_up, prepared_or_none, solve_one
 from worker.rows import Assigned, Result, SplitPuzzle
 
 # Results are written at least this often, so progress shows and a killed worker loses little.
@@ -100,8 +100,7 @@ class Batch:
             parts = self._write(s)
             rows.release(s, [a for a in self.todo if not a.optimistic])
         self._publish_parts(parts)
-        self.report.republished = [a.id for a in self.todo]
-        publish_or_mark_due(self.publisher, self.sessions, [[i] for i in self.report.republished])
+        self.report.republished = publish_singly(self.publisher, self.sessions, self.config, self.todo)
 
     def _write(self, s: Session) -> list[int]:
         """Write the results and fan out the split puzzles; returns the subtask ids to publish."""
@@ -130,9 +129,9 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
         report.skipped = len(ids) - len(unclaimed)
         held = unclaimed
     else:
-        held = _claim_for_chunk(sessions, ids, config, worker, report)
-        if report.republished:
-            publish_or_mark_due(publisher, sessions, [[i] for i in report.republished])
+        held, scattered = _claim_for_chunk(sessions, ids, config, worker, report)
+        if scattered:
+            report.republished = publish_singly(publisher, sessions, config, scattered)
             return report
         report.skipped = len(ids) - len(held)
     with alarms_raise_timeout():
@@ -140,11 +139,19 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
     return report
 
 
+def publish_singly(publisher: Publisher, sessions: sessionmaker[Session], config: dict[str, Any],
+                   puzzles: Sequence[Assigned]) -> list[int]:
+    """Publish these puzzles again, one a task, each in its lane; returns their ids."""
+    publish_in_lanes(publisher, sessions, config, [([a.id], estimated_cost(a)) for a in puzzles])
+    return [a.id for a in puzzles]
+
+
 def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[str, Any], worker: str,
-                     report: ChunkReport) -> list[Assigned]:
-    """Claim the chunk's puzzles; fail those past the attempt cap. A chunk that comes back after
-    its worker died with it claimed is given back instead, one puzzle a task (``republished``):
-    one of its puzzles may be what killed it, and only that culprit should use up its attempts.
+                     report: ChunkReport) -> tuple[list[Assigned], list[Assigned]]:
+    """Claim the chunk's puzzles and fail those past the attempt cap; returns those to solve here
+    and those to scatter. A chunk that comes back after its worker died with it claimed is given
+    back instead, scattered one puzzle a task: one of its puzzles may be what killed it, and only
+    that culprit should use up its attempts.
     (A redelivered optimistic run left no attempt behind: this claim is the first, and the
     chunk runs whole once more, now counted. The broker also redelivers without a death, on a
     lost connection, so that case does not scatter the chunk.)"""
@@ -153,13 +160,12 @@ def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config
         claimed = rows.claim(s, ids, worker, now() + rows.lease(config))
         if len(claimed) > 1 and any(a.attempts > 1 for a in claimed):
             rows.release(s, claimed)
-            report.republished = [a.id for a in claimed]
-            return []
+            return [], claimed
         # A claim one past the cap: the earlier ones all lost their worker.
         report.written += rows.write(s, [
             Result(a.id, a.job_id, a.attempts, FAILED, error=gave_up(a.attempts - 1, limit, "puzzle"))
             for a in claimed if a.attempts > cap])
-    return [a for a in claimed if a.attempts <= cap]
+    return [a for a in claimed if a.attempts <= cap], []
 
 
 def _solve(batch: Batch) -> None:

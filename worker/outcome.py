@@ -75,6 +75,13 @@ def prepared_or_none(a: Assigned) -> Prepared | None:
         return None
 
 
+def estimated_cost(a: Assigned) -> float:
+    """Kind.cost of a stored puzzle, which decides its lane (service.publish) when it is published
+    again; 0 for one that no longer prepares, since it fails at once."""
+    ready = prepared_or_none(a)
+    return 0.0 if ready is None else ready.cost()
+
+
 def solve_or_split(p: Prepared, settings: Settings, stop: StopFlag | None = None) -> Outcome | Split:
     """The whole outcome, or a Split with parts to fan out, as the kind plans it.
     The nodes of an abandoned budgeted try are not in the split's stats: they were thrown away."""

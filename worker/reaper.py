@@ -52,9 +52,10 @@ from service.models import (
 )
 from service.publish import Publisher, publish_or_mark_due, queue_depth
 from worker import parts, retention
+from worker.chunk import publish_singly
 from worker.heartbeat import node_of
 from worker.outcome import gave_up
-from worker.rows import Result, write
+from worker.rows import Assigned, Result, write
 
 log = logging.getLogger(__name__)
 
@@ -117,8 +118,9 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
             if p is not None and p.status == RUNNING:
                 parts.fail(s, p, parts.PartClaim(row.id, row.puzzle_id, row.part, {}, row.attempts),
                            gave_up(row.attempts, limit, "part"))
-        again = Reaped([row.id for row in puzzles if row not in dead],
-                       [row.id for row in subtasks if row not in dead_parts])
+        lost_puzzles = [row for row in puzzles if row not in dead]
+        lost_parts = [row.id for row in subtasks if row not in dead_parts]
+        again = Reaped([row.id for row in lost_puzzles], lost_parts)
         _count_lost_optimistic_runs(s, lost.held_by_silent)
         deadline = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])
         for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
@@ -132,11 +134,23 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
                     config["WORKER_SILENT_SECONDS"])
     if again.puzzles:
         log.warning("reaper: publishing %d lost puzzle(s) again", len(again.puzzles))
-        publish_or_mark_due(publisher, sessions, [[i] for i in again.puzzles])
+        _publish_by_job(publisher, sessions, config, lost_puzzles)
     if again.parts:
         log.warning("reaper: publishing %d lost subtask(s) again", len(again.parts))
         publish_or_mark_due(publisher, sessions, [[i] for i in again.parts], parts=True)
     return again
+
+
+def _publish_by_job(publisher: Publisher, sessions: sessionmaker[Session], config: dict[str, Any],
+                    rows: Sequence[Row[Any]]) -> None:
+    """One puzzle a task, in its lane; each job's ranked on its own, so that a job that lost many
+    does not push another's behind them."""
+    by_job: dict[str, list[Assigned]] = {}
+    for row in rows:
+        by_job.setdefault(row.job_id, []).append(
+            Assigned(row.id, row.job_id, row.kind, row.input, row.options, row.attempts))
+    for puzzles in by_job.values():
+        publish_singly(publisher, sessions, config, puzzles)
 
 
 def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
@@ -185,7 +199,8 @@ def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:
 def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
     held_by_dead = and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0, Puzzle.worker.in_(lost.silent))
     unclaimed_of_dead = and_(Puzzle.status == QUEUED, Puzzle.id.in_(lost.held_by_silent))
-    return list(s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status)
+    return list(s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind,
+                                 Puzzle.input, Puzzle.options)
                           .join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED),
                                  or_(Puzzle.deadline < t, held_by_dead, unclaimed_of_dead,

@@ -89,14 +89,15 @@ def test_a_seeded_estimate_is_identical_with_one_and_with_three_workers(real_sta
     options = {"mode": "estimate", "probes": 8_000_000, "seed": 4242}
     item = {"kind": "nqueens", "puzzle": 15, "options": options}
     control = real_stack.app.extensions["celery"].control
-    queue = real_stack.app.config["TASK_QUEUE"]
+    lanes = [real_stack.app.config[lane] for lane in ("TASK_QUEUE", "DEAR_QUEUE")]
     third = real_stack.workers.start()
     others = [node(p) for p in real_stack.workers.procs[1:]]
     try:
         results = {}
         for workers in (3, 1):
             if workers == 1:
-                assert len(control.cancel_consumer(queue, destination=others, reply=True, limit=2)) == 2
+                for queue in lanes:
+                    assert len(control.cancel_consumer(queue, destination=others, reply=True, limit=2)) == 2
             job_id = real_stack.submit([item])
             real_stack.wait(job_id, timeout=120)
             (got,) = real_stack.puzzles(job_id)
@@ -106,7 +107,8 @@ def test_a_seeded_estimate_is_identical_with_one_and_with_three_workers(real_sta
             results[workers] = got["result"]
         assert results[3] == results[1]
     finally:
-        control.add_consumer(queue, destination=others, reply=True, limit=2)
+        for queue in lanes:
+            control.add_consumer(queue, destination=others, reply=True, limit=2)
         third.send_signal(signal.SIGTERM)
         third.wait(timeout=30)
         real_stack.workers.procs.remove(third)

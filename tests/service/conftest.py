@@ -15,9 +15,14 @@ class RecordingPublisher:
     def __init__(self):
         self.chunks: list[list[int]] = []
         self.parts: list[list[int]] = []
+        self.dear: list[list[int]] = []  # the chunks published to the dear lane
+        self.ranks: list[int] = []  # of each publish call
 
-    def publish(self, chunks):
+    def publish(self, chunks, dear=False, rank=0):
         self.chunks.extend([list(c) for c in chunks])
+        if dear:
+            self.dear.extend([list(c) for c in chunks])
+        self.ranks.append(rank)
 
     def publish_parts(self, groups):
         self.parts.extend([list(g) for g in groups])

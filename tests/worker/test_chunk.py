@@ -26,7 +26,7 @@ class EagerPublisher:
     def __init__(self, app):
         self.app, self.chunks = app, []
 
-    def publish(self, chunks):
+    def publish(self, chunks, dear=False, rank=0):
         for ids in chunks:
             self.chunks.append(list(ids))
             chunk.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)

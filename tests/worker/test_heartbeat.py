@@ -235,7 +235,7 @@ def test_a_heartbeat_cut_off_from_the_database_starts_its_quiet_stretch_again(ap
 
 
 class DownBroker(RecordingPublisher):
-    def publish(self, chunks):
+    def publish(self, chunks, dear=False, rank=0):
         raise ConnectionError("broker down")
 
     def publish_parts(self, groups):

@@ -29,8 +29,8 @@ class EagerPublisher(RecordingPublisher):
         super().__init__()
         self.app = app
 
-    def publish(self, chunks):
-        super().publish(chunks)
+    def publish(self, chunks, dear=False, rank=0):
+        super().publish(chunks, dear, rank)
         for ids in chunks:
             chunk.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)
 

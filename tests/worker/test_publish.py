@@ -1,13 +1,18 @@
-"""What the API hands to the broker: JSON messages of ids, on the configured queue, with time limits."""
+"""What the API hands to the broker: JSON messages of ids, on the configured queues (lanes), with time
+limits and priorities (fair share)."""
 
 import json
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import select, update
 
-from service.models import Puzzle, now
-from service.publish import SOLVE_CHUNK, CeleryPublisher
+from service.config import PRIORITIES, from_env
+from service.jobs import chunk_sizes
+from service.models import Job, Puzzle, now
+from service.publish import SOLVE_CHUNK, CeleryPublisher, priorities
 from tests.service.conftest import RecordingPublisher
+from tests.services import fresh_redis
 from worker import reaper
 
 
@@ -31,7 +36,7 @@ def test_celery_publisher_sends_ids_with_time_limits(make_app):
 
 def test_a_broker_failure_does_not_lose_the_job(make_app, toy):
     class Down:
-        def publish(self, chunks):
+        def publish(self, chunks, dear=False, rank=0):
             raise ConnectionError("broker down")
 
     app = make_app()
@@ -48,3 +53,83 @@ def test_a_broker_failure_does_not_lose_the_job(make_app, toy):
 def puzzle_ids(app):
     with app.extensions["sessions"]() as s:
         return list(s.scalars(select(Puzzle.id)))
+
+
+def test_the_dear_lane_is_named_after_the_cheap_one_unless_set():
+    assert from_env({"TASK_QUEUE": "q"})["DEAR_QUEUE"] == "q.dear"
+    assert from_env({"TASK_QUEUE": "q", "DEAR_QUEUE": "d"})["DEAR_QUEUE"] == "d"
+
+
+def test_cheap_tasks_carry_dear_seconds_at_most():
+    # 32 s of work: 16 tasks of 2 s each would be dear, so 32 tasks of 1 s instead.
+    assert chunk_sizes([0.2] * 160, spread=16, largest=1000, seconds=0.05, most=1.0) == [5] * 32
+    assert chunk_sizes([1e-4] * 3 + [5.0] + [1e-4] * 3, 16, 1000, 0.05, most=1.0) == [3, 1, 3]
+
+
+def test_priorities_take_the_levels_share_at_a_time_from_the_rank():
+    assert priorities(5, 0, 1) == [0, 1, 2, 3, 4]
+    assert priorities(5, 1, 2) == [1, 1, 2, 2, 3]
+    assert priorities(12, 7, 1) == [7, 8] + [PRIORITIES - 1] * 10
+    assert priorities(3, 0, 0) == [0, 1, 2]  # a share below one counts as one
+
+
+def test_a_dear_puzzle_goes_alone_to_the_dear_lane_and_cheap_ones_in_tasks_of_dear_seconds_at_most(make_app,
+                                                                                                      toy):
+    app = make_app(DEAR_SECONDS=1.0)
+    sleeps = [0.0] * 3 + [2.0] + [0.3] * 10
+    r = app.test_client().post("/api/v1/jobs", json={"puzzles": [
+        {"kind": "toy", "puzzle": str(i + 1), "options": {"sleep": s}} for i, s in enumerate(sleeps)]})
+    assert r.status_code == 202
+    ids = puzzle_ids(app)
+    sent = app.extensions["publisher"]
+    assert sent.dear == [[ids[3]]]
+    cheap = [c for c in sent.chunks if c not in sent.dear]
+    assert sorted(i for c in cheap for i in c) == ids[:3] + ids[4:]
+    # 3.9 s of work would make tasks of 0.24 s or more; those of 0.3 s go one by one, never 4 at once.
+    assert all(sum(sleeps[ids.index(i)] for i in c) <= 1.0 for c in cheap)
+
+
+def test_a_clients_next_job_ranks_behind_its_unfinished_ones(make_app, toy):
+    app = make_app()
+    client, sent = app.test_client(), app.extensions["publisher"]
+    body = {"puzzles": [{"kind": "toy", "puzzle": "1"}]}
+    for _ in range(3):
+        assert client.post("/api/v1/jobs", json=body).status_code == 202
+    assert sent.ranks == [0, 1, 2]
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).values(status="completed"))
+    assert client.post("/api/v1/jobs", json=body).status_code == 202
+    assert sent.ranks[-1] == 0
+
+
+def test_the_reaper_publishes_a_lost_puzzle_again_in_its_lane(make_app, toy):
+    app = make_app(DEAR_SECONDS=1.0)
+    app.test_client().post("/api/v1/jobs", json={"puzzles": [
+        {"kind": "toy", "puzzle": "1", "options": {"sleep": s}} for s in (2.0, 0.0)]})
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).values(deadline=now() - timedelta(seconds=1)))
+    dear, cheap = puzzle_ids(app)
+    again = RecordingPublisher()
+    reaper.reap(app.extensions["sessions"], app.config, again)
+    assert again.dear == [[dear]] and again.chunks == [[cheap], [dear]]
+
+
+@pytest.mark.integration
+def test_through_redis_a_small_job_is_served_after_the_first_tasks_of_a_big_one(make_app):
+    with fresh_redis() as url:
+        app = make_app(REDIS_URL=url, TASK_QUEUE="q-fair", DEAR_QUEUE="q-fair-dear", FAIR_SHARE=1)
+        publisher = CeleryPublisher(app.extensions["celery"], app.config)
+        publisher.publish([[i] for i in range(1, 21)])  # a big job's 20 tasks
+        publisher.publish([[100]])                       # then another client's small job
+        publisher.publish_parts([[7], [8]])
+        assert publisher.queue_depth() == 23  # both lanes: the reaper's empty-broker rule
+        with app.extensions["celery"].connection_for_read() as conn:
+            cheap = conn.SimpleQueue("q-fair")
+            order = [json.loads(cheap.get(timeout=2).body)[0][0][0] for _ in range(21)]
+            cheap.close()
+            dear = conn.SimpleQueue("q-fair-dear")
+            parts = [json.loads(dear.get(timeout=2).body)[0][0][0] for _ in range(2)]
+            dear.close()
+        assert order[:3] == [1, 100, 2], order
+        assert sorted(order) == [*range(1, 21), 100]
+        assert parts == [7, 8]
