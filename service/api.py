@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 import solvers
 from service import auth, jobs
 from service.bodies import read_json
-from service.db import is_postgresql
+from service.db import read_only
 from service.models import Job
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
@@ -74,13 +74,9 @@ def sessions():
 
 @contextmanager
 def snapshot() -> Iterator[Session]:
-    """A read-only session whose queries all see one snapshot, so a job's row and its puzzle
-    counts agree (PostgreSQL's default READ COMMITTED gives each statement its own; SQLite
-    reads inside one transaction are already consistent)."""
+    """A read-only session whose queries all see one snapshot (service.db.read_only)."""
     with sessions() as s:
-        if is_postgresql(s):
-            s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-        yield s
+        yield read_only(s)
 
 
 @bp.before_request

@@ -35,10 +35,26 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+# The connection option that marks a read-only transaction (see read_only).
+READ_ONLY = "puzzle_queue_read_only"
+
+
+def read_only(s: Session) -> Session:
+    """Mark a fresh session as only reading: on SQLite its transaction begins deferred, so under WAL
+    it neither takes nor waits for the write lock (a worker thread can hold that lock for seconds
+    while a compiled solver keeps the GIL, and status reads must not queue behind it); on
+    PostgreSQL it reads one snapshot, so a job's row and its puzzle counts agree."""
+    options: dict[str, Any] = {READ_ONLY: True}
+    if is_postgresql(s):
+        options["isolation_level"] = "REPEATABLE READ"
+    s.connection(execution_options=options)
+    return s
+
+
 def _sqlite_write_locks(engine: Engine) -> None:
     """SQLite: WAL so readers never wait, and BEGIN IMMEDIATE so that the read-then-write
     transactions of the workers take the write lock up front instead of reading stale rows
-    (SQLite has no SELECT ... FOR UPDATE)."""
+    (SQLite has no SELECT ... FOR UPDATE); sessions marked :func:`read_only` begin deferred."""
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):
@@ -50,7 +66,7 @@ def _sqlite_write_locks(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(conn):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
 
 
 def relax_commits(engine: Engine) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from service.db import read_only
 from service.models import RUNNING, Puzzle
 from solvers.base import StopFlag, stop_flag
 
@@ -131,6 +132,6 @@ def watching(sessions: sessionmaker[Session], puzzle_id: int, poll: float, limit
 
 def _still_needed(sessions: sessionmaker[Session], puzzle_id: int) -> bool:
     with sessions() as s:
-        row = s.execute(select(Puzzle.status, Puzzle.stop_requested)
+        row = read_only(s).execute(select(Puzzle.status, Puzzle.stop_requested)
                         .where(Puzzle.id == puzzle_id)).one_or_none()
     return row is not None and row.status == RUNNING and not row.stop_requested
