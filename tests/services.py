@@ -187,6 +187,21 @@ class Stack:
                 return items
 
 
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    with fresh_postgres() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.integration)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Both databases, for tests whose code has a statement per dialect (import it into the test
+    module or conftest); the PostgreSQL half needs the real service."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'both.db'}"
+    return str(request.getfixturevalue("postgres_url"))
+
+
 def service_env(database_url: str, redis_url: str | None, queue: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     # No rate limit unless asked: the tests and benchmarks poll faster than a client may.

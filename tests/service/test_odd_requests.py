@@ -12,24 +12,11 @@ import pytest
 
 from tests.liveserver import serving
 from tests.service.conftest import row_counts
-from tests.services import fresh_postgres
+from tests.services import database_url, postgres_url  # noqa: F401  both databases
 
 GOOD = {"puzzles": [{"kind": "toy", "puzzle": "12"}]}
 NOT_OURS = "cursor is not one this API returned"
 INDEX_MAX = 2**31 - 1  # puzzles.index: INTEGER
-
-
-@pytest.fixture(scope="module")
-def postgres_url():
-    with fresh_postgres() as url:
-        yield url
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.integration)])
-def database_url(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'api.db'}"
-    return request.getfixturevalue("postgres_url")
 
 
 @pytest.fixture
