@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import shutil
 import statistics
 import subprocess
 import sys
@@ -23,9 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import solvers
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import solvers  # noqa: E402
+from bench.anchor import compile_c  # noqa: E402
+
 DATA = ROOT / "tests" / "data" / "nqueens"
 C_SOURCE = ROOT / "bench" / "c" / "nqueens_count.c"
 C_RUNS = 5
@@ -75,14 +77,6 @@ def read_tree_nodes() -> dict[int, int]:
         return {int(r["n"]): int(r["nodes"]) for r in csv.DictReader(f)}
 
 
-def compile_anchor(folder: Path) -> Path | None:
-    compiler = next((c for c in ("cc", "clang", "gcc") if shutil.which(c)), None)
-    if compiler is None:
-        return None
-    binary = folder / "nqueens_count"
-    subprocess.run([compiler, "-O3", "-march=native", "-o", str(binary), str(C_SOURCE)], check=True)
-    return binary
-
 
 def c_count(binary: Path, n: int) -> tuple[int, float]:
     """(solutions, median CPU seconds of C_RUNS runs) of the plain C counter."""
@@ -95,7 +89,7 @@ def c_count(binary: Path, n: int) -> tuple[int, float]:
 def count_table(sizes: range, baseline_up_to: int, tree_nodes: dict[int, int]) -> None:
     print("### count (exact): kernel with mirror symmetry vs plain Python and plain C\n")
     with tempfile.TemporaryDirectory() as folder:
-        binary = compile_anchor(Path(folder))
+        binary = compile_c(C_SOURCE, Path(folder))
         if binary is None:
             print("No C compiler (cc, clang, gcc) on PATH: the C anchor is skipped.\n")
         print("| n | solutions | tree nodes | wall (s) | CPU (s) | tree nodes/CPU s | plain Python CPU (s) "

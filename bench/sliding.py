@@ -17,7 +17,6 @@ import argparse
 import os
 import platform
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.anchor import compile_c  # noqa: E402
 from solvers import sliding, sliding_pdb  # noqa: E402
 from solvers.base import BudgetExceeded, Outcome  # noqa: E402
 
@@ -66,20 +66,12 @@ def korf_rows() -> list[tuple[int, str, int, int]]:
 # -- the kernel against plain C
 
 
-def compile_anchor(folder: Path) -> Path | None:
-    compiler = next((c for c in ("cc", "clang", "gcc") if shutil.which(c)), None)
-    if compiler is None:
-        return None
-    binary = folder / "ida_manhattan"
-    subprocess.run([compiler, "-O3", "-march=native", "-o", str(binary), str(C_SOURCE)], check=True)
-    return binary
-
 
 def kernel_against_c(rounds: int) -> None:
     easiest = sorted(korf_rows(), key=lambda r: r[3])[:10]
     print("\n### IDA* with Manhattan: the kernel against plain C (Korf's 10 easiest)\n")
     with tempfile.TemporaryDirectory() as folder:
-        binary = compile_anchor(Path(folder))
+        binary = compile_c(C_SOURCE, Path(folder))
         if binary is None:
             print("No C compiler (cc, clang, gcc) on PATH: the C anchor is skipped.\n")
         run(easiest[0][1], goal=KORF_GOAL, algorithm="idastar", heuristic="manhattan")  # compile or load
