@@ -1,10 +1,12 @@
 """The Celery app of the service: ``celery -A worker worker`` starts a worker.
 
 Configuration is the service's (environment variables, see service/config.py).
-Each worker process warms up the solvers once, so compiled kernels are loaded
-before the first real task, and starts its heartbeat (worker.heartbeat), whose thread also
-takes its turn at running the reaper. A worker that takes dear work runs at a lower CPU
-priority (service.publish: lanes).
+The `celery worker` main process warms up the solvers once, before its pool forks, so
+compiled kernels are loaded in every pool process from its first moment (a pool process that
+replaces a killed one is ready in milliseconds, not after seconds of loading kernels with a
+task already waiting for it), and each process that runs tasks starts its heartbeat
+(worker.heartbeat), whose thread also takes its turn at running the reaper. A worker that
+takes dear work runs at a lower CPU priority (service.publish: lanes).
 """
 
 from __future__ import annotations
@@ -70,21 +72,21 @@ def _task_done(**_kwargs: object) -> None:
 
 
 @worker_process_init.connect
-def _warm_up(**_kwargs) -> None:
+def _pool_process_start(**_kwargs) -> None:
     # A forked child must not share the parent's database connections.
     flask_app.extensions["engine"].dispose(close=False)
-    # Beat first: a pool process replacing a killed one vouches for its worker at once, so the
-    # reaper leaves the dead one's task to Celery's redelivery instead of handing it on too.
+    # A pool process replacing a killed one vouches for its worker at once, so the reaper
+    # leaves the dead one's task to Celery's redelivery instead of handing it on too.
     _start_heartbeat()
-    _timed_warm_up()
 
 
 @worker_init.connect
-def _warm_up_in_process_pools(sender=None, **_kwargs) -> None:
-    # The solo and thread pools run tasks in this process, which gets no worker_process_init.
+def _warm_up_before_forking(sender=None, **_kwargs) -> None:
+    # Before the consumer starts: messages wait in the broker meanwhile, where the reaper sees them.
+    _timed_warm_up()
+    # The thread pool runs tasks in this process, which gets no worker_process_init (solo does).
     if "prefork" not in str(getattr(sender, "pool_cls", "prefork")).lower():
         _start_heartbeat()
-        _timed_warm_up()
 
 
 @worker_process_shutdown.connect
@@ -93,7 +95,13 @@ def _leave(**_kwargs: object) -> None:
     stop_here()
 
 
+_beating_in: set[int] = set()  # the pids whose heartbeat has started (solo sends both signals)
+
+
 def _start_heartbeat() -> None:
+    if os.getpid() in _beating_in:
+        return
+    _beating_in.add(os.getpid())
     sessions, config = flask_app.extensions["sessions"], flask_app.config
     publisher = flask_app.extensions["publisher"]
 
