@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import solvers
-from service import auth, jobs
+from service import auth, batches, jobs
 from service.bodies import read_json
 from service.db import read_only
 from service.models import Job
@@ -105,9 +105,9 @@ def _read_batch() -> dict[str, Any]:
     return body
 
 
-def _validated(body: dict[str, Any]) -> JobSubmit:
+def _validated(body: dict[str, Any]) -> batches.CheckedBatch:
     try:
-        return JobSubmit.model_validate(body, context={"limits": Limits.from_config(current_app.config)})
+        return batches.check(body, Limits.from_config(current_app.config))
     except ValidationError as exc:
         raise invalid(item_errors(exc.errors())) from None
 
@@ -141,8 +141,8 @@ def submit_job():
     submit = _validated(body)
     try:
         with sessions() as s, s.begin():
-            pending, rank = jobs.pending_puzzles(s, g.owner), jobs.unfinished_jobs(s, g.owner)
-            if pending + len(submit.puzzles) > cfg["MAX_PENDING_PUZZLES"]:
+            pending, rank = jobs.backlog(s, g.owner)
+            if pending + len(submit.items) > cfg["MAX_PENDING_PUZZLES"]:
                 raise Problem(429, "Too Many Requests",
                               f"{pending} of your puzzles are still unfinished; the limit is "
                               f"{cfg['MAX_PENDING_PUZZLES']}", headers={"Retry-After": "10"})
@@ -155,12 +155,10 @@ def submit_job():
             if found is None:
                 raise
             return _replay(s, found, digest)
-    chunks = jobs.chunks_of(ids, [item.cost for item in submit.puzzles], cfg)
+    chunks = jobs.chunks_of(ids, [item.cost for item in submit.items], cfg)
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], cfg, chunks,
                      rank)
-    with snapshot() as s:
-        out = jobs.describe_job(s, s.get_one(Job, job.id))
-    return out, 202, _poll_headers(job.id)
+    return jobs.describe_new_job(job), 202, _poll_headers(job.id)
 
 
 def _replay(s, job, digest: str | None):

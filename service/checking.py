@@ -22,4 +22,4 @@ class Checked(BaseModel):
                tags=["jobs"])
 def validate_batch() -> Checked:
     """Check a batch as `POST /jobs` does (same 400, 413, 415 and 422 answers); nothing is stored."""
-    return Checked(puzzles=len(_validated(_read_batch()).puzzles))
+    return Checked(puzzles=len(_validated(_read_batch()).items))

@@ -18,11 +18,12 @@ from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from service import tallies
+from service.batches import CheckedBatch
 from service.bodies import nesting_depth
 from service.config import dumps
 from service.db import changed_rows, is_postgresql
 from service.models import CANCELLED, COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, lock_job, now
-from service.schemas import Counts, JobOut, JobSubmit, PuzzleOut, iso_time
+from service.schemas import Counts, JobOut, PuzzleOut, iso_time
 
 # What a row can hold: values outside these never reach SQL (PostgreSQL refuses a NUL or an
 # integer wider than the column with an error, SQLite an integer over 64 bits), they match nothing.
@@ -64,18 +65,18 @@ def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: floa
     return sizes
 
 
-def create_job(s: Session, owner: str, submit: JobSubmit, *, label: str | None, key: str | None,
+def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
                body_hash: str | None, queued_stale_seconds: float) -> tuple[Job, list[int]]:
     """Store the job and one row per puzzle; returns the job and the puzzle ids in batch order."""
     created = now()
-    items = submit.puzzles
+    items = submit.items
     job = Job(id=uuid.uuid4().hex, owner=owner, label=label, status=QUEUED, total=len(items),
               pending=len(items), idempotency_key=key, request_hash=body_hash, created_at=created)
     s.add(job)
     s.flush()
     deadline = created + timedelta(seconds=queued_stale_seconds)
     rows = [{"job_id": job.id, "index": i, "kind": item.kind, "input": item.puzzle,
-             "options": item.checked_options, "status": QUEUED, "attempts": 0, "created_at": created,
+             "options": item.options, "status": QUEUED, "attempts": 0, "created_at": created,
              "deadline": deadline, "parts_total": 0, "parts_done": 0, "stop_requested": False}
             for i, item in enumerate(items)]
     _insert_puzzles(s, rows)
@@ -131,15 +132,12 @@ def find_by_key(s: Session, owner: str, key: str) -> Job | None:
     return s.scalar(select(Job).where(Job.owner == owner, Job.idempotency_key == key))
 
 
-def pending_puzzles(s: Session, owner: str) -> int:
-    return s.scalar(select(func.coalesce(func.sum(Job.pending), 0))
-                    .where(Job.owner == owner, Job.status.in_(UNFINISHED))) or 0
-
-
-def unfinished_jobs(s: Session, owner: str) -> int:
-    """The owner's jobs not yet completed or cancelled: the rank of its next job's tasks."""
-    return s.scalar(select(func.count()).select_from(Job)
-                    .where(Job.owner == owner, Job.status.in_(UNFINISHED))) or 0
+def backlog(s: Session, owner: str) -> tuple[int, int]:
+    """The owner's unfinished puzzles (for back-pressure) and unfinished jobs (the rank of its next
+    job's tasks), in one query."""
+    pending, jobs = s.execute(select(func.coalesce(func.sum(Job.pending), 0), func.count())
+                              .where(Job.owner == owner, Job.status.in_(UNFINISHED))).one()
+    return int(pending), int(jobs)
 
 
 def get_job(s: Session, owner: str | None, job_id: str) -> Job | None:
@@ -175,6 +173,12 @@ def job_out(job: Job, counts: Counts, partial: float = 0.0) -> JobOut:
     return JobOut(id=job.id, status=job.status, label=job.label, created_at=iso_time(job.created_at),
                   started_at=iso_time(job.started_at), finished_at=iso_time(job.finished_at), total=job.total,
                   counts=counts, progress=round(done / job.total, 6) if job.total else 1.0)
+
+
+def describe_new_job(job: Job) -> JobOut:
+    """A job as ``create_job`` stored it, every puzzle queued: what its transaction committed, told
+    without reading it back."""
+    return job_out(job, Counts(queued=job.total))
 
 
 def describe_job(s: Session, job: Job) -> JobOut:

@@ -40,11 +40,21 @@ class Limits(BaseModel):
                             if k.startswith(prefix)}}
 
     def check(self, kind: str, puzzle: Any, options: dict[str, Any]) -> None:
-        cap = self.for_kind(kind)["max_puzzle_bytes"]
+        self.check_size(kind, puzzle)
+        self.check_options(kind, options)
+
+    def check_size(self, kind: str, puzzle: Any) -> None:
+        cap = self.max_puzzle_bytes.get(kind, self.max_puzzle_bytes["default"])
+        # json.dumps writes a character as at most 12 bytes (a surrogate pair's two \uXXXX), so
+        # a string that short needs no encoding to be within the cap.
+        if type(puzzle) is str and 12 * len(puzzle) + 2 <= cap:
+            return
         size = len(json.dumps(puzzle))
         if size > cap:
             raise solvers.InvalidPuzzle(f"a {kind} puzzle may be at most {cap} bytes of JSON; "
                                         f"this one is {size}")
+
+    def check_options(self, kind: str, options: dict[str, Any]) -> None:
         for name, value in options.items():
             limit = self.option_limits.get(f"{kind}.{name}")
             if limit is not None and isinstance(value, (int, float)) and value > limit:
@@ -87,11 +97,17 @@ class PuzzleItem(BaseModel):
         return self._cost
 
 
-class JobSubmit(BaseModel):
+class Envelope(BaseModel):
+    """A batch with its items not yet looked at (service.batches checks them in bulk)."""
+
     model_config = ConfigDict(extra="forbid")
 
     label: str | None = Field(None, max_length=500, pattern=r"^[^\x00]*$",
                               description="free text, up to 500 characters")
+    puzzles: list[Any] = Field(min_length=1)
+
+
+class JobSubmit(Envelope):
     puzzles: list[PuzzleItem] = Field(min_length=1)
 
 

@@ -259,6 +259,7 @@ def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: st
 # -- the record each kind fills
 
 SolveBatch = Callable[[Sequence[JSON], "Mapping[str, Any] | None"], "list[Outcome | PuzzleError]"]
+CheckBatch = Callable[[Sequence[JSON], "Mapping[str, Any] | None"], "list[float | PuzzleError]"]
 
 
 @dataclass(frozen=True)
@@ -347,10 +348,15 @@ class Kind:
     # (wire puzzles of this kind, wire options shared by all) -> one verified outcome per puzzle,
     # or in its place the PuzzleError of one that fails prepare; a whole chunk in a few calls
     solve_batch: SolveBatch = field(default=None)  # type: ignore[assignment]  # set in __post_init__
+    # (wire puzzles of this kind, wire options shared by all) -> per puzzle what ``prepare`` makes of
+    # it: its ``cost`` if it passes, else the PuzzleError it raises; the API checks a batch with it
+    check_batch: CheckBatch = field(default=None)  # type: ignore[assignment]  # set in __post_init__
 
     def __post_init__(self) -> None:
         if self.solve_batch is None:
             object.__setattr__(self, "solve_batch", functools.partial(solve_each, self))
+        if self.check_batch is None:
+            object.__setattr__(self, "check_batch", functools.partial(check_each, self))
         splitting = (self.split, self.solve_part, self.merge)
         if any(f is None for f in splitting) and (self.plan is not never_split or any(splitting)):
             raise TypeError(f"kind {self.name}: plan, split, solve_part and merge come together")
@@ -382,6 +388,18 @@ class Kind:
             "example": {"kind": self.name, "puzzle": self.examples[0].puzzle,
                         "options": dict(self.examples[0].options)},
         }
+
+
+def check_each(kind: Kind, puzzles: Sequence[JSON], options: Mapping[str, Any] | None = None,
+               ) -> list[float | PuzzleError]:
+    """The default ``check_batch``: prepare one puzzle after another, and estimate its cost."""
+    out: list[float | PuzzleError] = []
+    for wire in puzzles:
+        try:
+            out.append(kind.cost(*kind.prepare(wire, options)))
+        except PuzzleError as exc:
+            out.append(exc)
+    return out
 
 
 def solve_each(kind: Kind, puzzles: Sequence[JSON], options: Mapping[str, Any] | None = None,

@@ -85,6 +85,7 @@ from solvers.base import (
     StopFlag,
     Stopwatch,
     WrongAnswer,
+    check_each,
     check_stop,
     solve_each,
     split_past_budget,
@@ -653,6 +654,30 @@ def _check_solution(grid: Grid, solution: Any) -> None:
         raise WrongAnswer(f"{('row', 'column', 'box')[at // n]} {at % n + 1} of the solution repeats a value")
 
 
+# -- check_batch: the API's check of a batch, the plain 9x9 strings in one kernel call
+
+
+def check_batch(puzzles: Sequence[Any],
+                options: Mapping[str, Any] | None = None) -> list[float | PuzzleError]:
+    """What ``prepare`` makes of each wire puzzle (its cost, or its PuzzleError), the plain 9x9
+    strings read into one array and their givens checked by one kernel call; every other puzzle,
+    and every one found bad, goes through ``prepare`` itself (so each error is its own)."""
+    try:
+        opts = KIND.read_options(options)
+        validate(Grid(FAST_N, np.zeros(FAST_N * FAST_N, np.uint8)), opts)  # the options, for 9x9
+    except PuzzleError:
+        return check_each(KIND, puzzles, options)
+    rows, givens = _read_9x9(puzzles)
+    out: list[float | PuzzleError | None] = [None] * len(puzzles)
+    bad = kernels.conflicting_rows(givens, layout(FAST_N).peers).tolist()
+    for j, i in enumerate(rows):
+        out[i] = None if bad[j] else cost(Grid(FAST_N, givens[j]), opts)
+    for i, checked in enumerate(out):
+        if checked is None:
+            out[i] = check_each(KIND, [puzzles[i]], options)[0]
+    return out  # type: ignore[return-value]  # every slot is filled above
+
+
 # -- solve_batch: a chunk of wire puzzles, the 9x9 ones in one kernel call
 
 
@@ -799,6 +824,7 @@ KIND = Kind(
     solve_part=solve_part,
     merge=merge,
     solve_batch=solve_batch,
+    check_batch=check_batch,
     examples=(
         Example(EXAMPLE),
         Example("1.3..4.22..3..2.", {"strategy": "backtrack"}),

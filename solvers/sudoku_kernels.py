@@ -118,6 +118,15 @@ def first_conflict(givens: np.ndarray, peers: np.ndarray) -> tuple[int, int]:
     return -1, -1
 
 
+@njit(cache=True)
+def conflicting_rows(givens: np.ndarray, peers: np.ndarray) -> np.ndarray:
+    """Per row of ``givens`` (one puzzle a row), whether it repeats a given (``first_conflict``)."""
+    out = np.zeros(givens.shape[0], np.bool_)
+    for row in range(givens.shape[0]):
+        out[row] = first_conflict(givens[row], peers)[0] >= 0
+    return out
+
+
 # -- pre-processing (the paper's four techniques, to a fixed point)
 
 

@@ -1,4 +1,4 @@
-"""Sudoku's solve_batch and the default strategy auto; the fast kernels without the JIT."""
+"""Sudoku's solve_batch and check_batch, and the default strategy auto; the fast kernels without the JIT."""
 
 import os
 import subprocess
@@ -16,6 +16,7 @@ from solvers.base import (
     Outcome,
     ParseError,
     PuzzleError,
+    check_each,
     solve_each,
 )
 from solvers.sudoku import KIND
@@ -75,13 +76,49 @@ def test_batch_with_bad_options_names_them_for_every_puzzle():
 
 
 def test_an_empty_batch():
-    assert KIND.solve_batch([]) == []
+    assert KIND.solve_batch([]) == [] and KIND.check_batch([]) == []
+
+
+@pytest.mark.parametrize("options", [None, {"strategy": "fast"}, {"max_solutions": 50}, {"strategy": "sat"},
+                                     {"strategy": "dlx"}, {"strategy": "backtrack"}, {"max_solutions": 2.0}])
+def test_check_batch_agrees_with_prepare_one_by_one(options):
+    conflicts = [EASY[:k] + EASY[j] + EASY[k + 1:] for j, k in ((0, 1), (0, 9), (1, 10), (80, 72))]
+    batch = MIXED + conflicts + [EASY.lower(), EASY.replace(".", "0"), "A" + EASY[1:], EASY + " "]
+    got = KIND.check_batch(batch, options)
+    want = check_each(KIND, batch, options)
+    assert len(got) == len(want) == len(batch)
+    for g, w in zip(got, want, strict=True):
+        assert type(g) is type(w) and (str(g) == str(w) if isinstance(w, PuzzleError) else g == w), (g, w)
+    if options is None:  # the mix holds each outcome: a cost, a bad symbol, a conflict, a short grid
+        assert [type(g).__name__ for g in got[:12]] == [
+            "float", "float", "ParseError", "float", "InvalidPuzzle", "float", "float", "float", "float",
+            "ParseError", "ParseError", "ParseError"]
+        assert all(isinstance(g, InvalidPuzzle) for g in got[12:16])
+
+
+def test_check_batch_finds_every_conflict_among_many(data_dir):
+    puzzles = data(data_dir, "tdoku_puzzles2_17_clue_first10000.txt")[:300]
+    batch = [repeat_a_given(p) if i % 3 == 0 else p for i, p in enumerate(puzzles)]
+    got = KIND.check_batch(batch)
+    want = check_each(KIND, batch)
+    assert [type(g) for g in got] == [type(w) for w in want]
+    assert [str(g) for g in got] == [str(w) for w in want]
+    assert sum(isinstance(g, InvalidPuzzle) for g in got) == 100
+
+
+def repeat_a_given(puzzle):
+    """The puzzle with its first given copied into a blank cell of the same column."""
+    given = next(c for c, ch in enumerate(puzzle) if ch != ".")
+    blank = next(c for c in range(given % 9, 81, 9) if puzzle[c] == ".")
+    return puzzle[:blank] + puzzle[given] + puzzle[blank + 1:]
 
 
 def test_other_kinds_get_the_default_loop():
     queens = solvers.get("nqueens")
     got = queens.solve_batch([6, "x", 3], None)
     assert got[0].status == "solved" and isinstance(got[1], ParseError) and got[2].status == "no_solution"
+    checked = queens.check_batch([6, "x", 3], None)
+    assert checked[0] == queens.cost(*queens.prepare(6)) and isinstance(checked[1], ParseError)
 
 
 # -- auto

@@ -1,0 +1,107 @@
+"""A submitted batch, checked: in bulk when its items are plain, item by item otherwise.
+
+Glossary
+  plain item  a JSON object of ``kind`` (a registered kind's name), ``puzzle`` and optionally
+              ``options`` (an object or null), and nothing else.
+  group       the plain items of one kind with equal options (equal as JSON text, so 2 and 2.0
+              stay apart): their options are read once, and their puzzles checked by one call
+              of the kind's ``check_batch`` (one kernel call for 9x9 Sudoku strings).
+
+The item-by-item check is the pydantic model (service.schemas.JobSubmit): it runs whenever the
+bulk check does not accept the whole batch, so every 422 is written by it alone, listing every
+bad item, exactly as before; the bulk check only ever accepts what that model accepts, with the
+same options and costs (tests/service/test_batches.py compares the two). A 1,000-puzzle batch
+of Sudoku strings takes about 2 ms in bulk against about 25 ms item by item, most of that in
+building a model per item.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+import solvers
+from service.config import dumps
+from service.schemas import Envelope, JobSubmit, Limits
+
+ITEM_KEYS = frozenset(solvers.ITEM_KEYS)
+
+
+@dataclass(frozen=True)
+class CheckedItem:
+    kind: str
+    puzzle: Any
+    options: dict[str, Any]  # every default filled in, as the worker will use them
+    cost: float  # the kind's estimate in seconds (Kind.cost), for cutting the batch into tasks
+
+
+@dataclass(frozen=True)
+class CheckedBatch:
+    label: str | None
+    items: list[CheckedItem]
+
+
+def check(body: dict[str, Any], limits: Limits) -> CheckedBatch:
+    """The batch, checked; pydantic's ValidationError (every bad item) if any item is bad."""
+    checked = check_in_bulk(body, limits)
+    if checked is not None:
+        return checked
+    submit = JobSubmit.model_validate(body, context={"limits": limits})
+    return CheckedBatch(submit.label, [CheckedItem(p.kind, p.puzzle, p.checked_options, p.cost)
+                                       for p in submit.puzzles])
+
+
+def check_in_bulk(body: dict[str, Any], limits: Limits) -> CheckedBatch | None:
+    """The batch if every item is plain and passes; None otherwise (the item-by-item check decides)."""
+    try:
+        envelope = Envelope.model_validate(body)
+    except ValidationError:
+        return None
+    groups = _groups(envelope.puzzles)
+    if groups is None:
+        return None
+    items: list[CheckedItem | None] = [None] * len(envelope.puzzles)
+    for (name, _), indices in groups.items():
+        options = envelope.puzzles[indices[0]].get("options")
+        checked = _check_group(solvers.KINDS[name], [envelope.puzzles[i]["puzzle"] for i in indices],
+                               options, limits)
+        if checked is None:
+            return None
+        opts, costs = checked
+        for i, cost in zip(indices, costs, strict=True):
+            items[i] = CheckedItem(name, envelope.puzzles[i]["puzzle"], opts, cost)
+    return CheckedBatch(envelope.label, items)  # type: ignore[arg-type]  # every slot is filled
+
+
+def _groups(items: list[Any]) -> dict[tuple[str, str | None], list[int]] | None:
+    """The indices of the items by (kind, options as JSON text); None if an item is not plain."""
+    groups: dict[tuple[str, str | None], list[int]] = defaultdict(list)
+    for i, item in enumerate(items):
+        if type(item) is not dict or "puzzle" not in item or not item.keys() <= ITEM_KEYS:
+            return None
+        kind, options = item.get("kind"), item.get("options")
+        if type(kind) is not str or kind not in solvers.KINDS:
+            return None
+        if options is not None and type(options) is not dict:
+            return None
+        groups[kind, None if options is None else dumps(options)].append(i)
+    return groups
+
+
+def _check_group(kind: solvers.Kind, puzzles: list[Any], options: dict[str, Any] | None,
+                 limits: Limits) -> tuple[dict[str, Any], list[float]] | None:
+    """(the checked options, each puzzle's cost) if every puzzle of the group passes; else None."""
+    try:
+        opts = kind.read_options(options)
+        limits.check_options(kind.name, opts)
+        for puzzle in puzzles:
+            limits.check_size(kind.name, puzzle)
+    except solvers.PuzzleError:
+        return None
+    costs = kind.check_batch(puzzles, options)
+    if any(isinstance(c, solvers.PuzzleError) for c in costs):
+        return None
+    return opts, costs  # type: ignore[return-value]  # no error among them
