@@ -1,5 +1,7 @@
 """The bulk check of a batch (service.batches) accepts exactly what the item-by-item model accepts."""
 
+from typing import Any
+
 import pytest
 from pydantic import ValidationError
 
@@ -11,7 +13,7 @@ CONFLICT = "55" + EASY[2:]
 LIMITS = Limits(max_puzzle_bytes={"default": 20000, "sliding": 40},
                 option_limits={"sudoku.max_solutions": 10})
 
-BODIES = [
+BODIES: list[dict[str, Any]] = [
     {"puzzles": [{"kind": "sudoku", "puzzle": EASY}] * 3},
     {"puzzles": [{"kind": "sudoku", "puzzle": EASY, "options": {"max_solutions": 5}},
                  {"kind": "nqueens", "puzzle": {"n": 8}},
