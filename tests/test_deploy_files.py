@@ -169,3 +169,20 @@ def test_the_deploy_scripts_parse_and_the_make_targets_call_them() -> None:
     makefile = (ROOT / "Makefile").read_text()
     for target in ("compose-up", "compose-down", "compose-test"):
         assert re.search(rf"^{target}:.*\n\tdeploy/{target}\.sh$", makefile, re.MULTILINE), target
+
+
+def test_gunicorn_takes_its_settings_file_and_its_workers_freeze_what_the_app_loaded() -> None:
+    import gc
+    import runpy
+
+    from gunicorn.config import Config
+
+    # gunicorn reads ./gunicorn.conf.py when no --config is given; every server here runs from the root.
+    assert Config().settings["config"].default == "./gunicorn.conf.py"
+    hook = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["post_worker_init"]
+    assert "gunicorn.conf.py" not in (ROOT / ".dockerignore").read_text()
+    try:
+        hook(None)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
