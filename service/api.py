@@ -193,7 +193,11 @@ def get_job(job_id: str):
     def describe() -> JobOut:
         with snapshot() as s:
             return jobs.describe_job(s, _job_or_404(s, job_id))
-    return wait_for_job(describe, min(q.wait, current_app.config["WAIT_CAP_SECONDS"]))
+
+    def status() -> str | None:
+        with sessions() as s:
+            return jobs.job_status(read_only(s), job_id)
+    return wait_for_job(describe, min(q.wait, current_app.config["WAIT_CAP_SECONDS"]), status=status)
 
 
 @bp.get("/jobs/<job_id>/puzzles")

@@ -147,6 +147,11 @@ def get_job(s: Session, owner: str | None, job_id: str) -> Job | None:
     return job
 
 
+def job_status(s: Session, job_id: str) -> str | None:
+    """The job's status alone (None: no such job), a primary-key read for the long poll's looks."""
+    return s.scalar(select(Job.status).where(Job.id == job_id)) if possible_job_id(job_id) else None
+
+
 def counts_for(s: Session, job_ids: Sequence[str]) -> dict[str, Counts]:
     out = {jid: Counts() for jid in job_ids}
     rows = s.execute(select(Puzzle.job_id, Puzzle.status, func.count())

@@ -7,6 +7,7 @@ import io
 import json
 import time
 
+import pytest
 from sqlalchemy import update
 
 from service import export
@@ -113,3 +114,40 @@ def test_wait_sees_the_job_finish_meanwhile(app):
     naps: list[float] = []
     assert wait_for_job(describe, 60, sleep=naps.append).status == "completed"
     assert len(seen) == 3 and len(naps) == 2 and sum(naps) < 1
+
+
+def test_wait_looks_at_the_status_alone_and_describes_the_job_once_final(app):
+    from service.schemas import Counts, JobOut
+    from service.waiting import wait_for_job
+    described, looked = [], []
+
+    def describe() -> JobOut:
+        described.append(1)
+        status = "completed" if len(looked) >= 5 else "running"
+        return JobOut(id="j", status=status, label=None, created_at="t", started_at=None, finished_at=None,
+                      total=1, counts=Counts(), progress=0.0)
+
+    def status() -> str:
+        looked.append(1)
+        return "completed" if len(looked) >= 5 else "running"
+
+    naps: list[float] = []
+    assert wait_for_job(describe, 60, sleep=naps.append, status=status).status == "completed"
+    assert len(described) == 2 and len(looked) == 5 and len(naps) == 5
+    assert naps[0] <= 0.01 and sum(naps) < 0.05  # the first looks come within milliseconds
+
+
+def test_wait_for_a_job_deleted_meanwhile_describes_it(app):
+    from service.schemas import Counts, JobOut
+    from service.waiting import wait_for_job
+    calls = []
+
+    def describe() -> JobOut:
+        calls.append(1)
+        if len(calls) > 1:
+            raise LookupError("gone")  # the view's 404
+        return JobOut(id="j", status="queued", label=None, created_at="t", started_at=None, finished_at=None,
+                      total=1, counts=Counts(), progress=0.0)
+
+    with pytest.raises(LookupError):
+        wait_for_job(describe, 60, sleep=lambda _: None, status=lambda: None)

@@ -217,7 +217,7 @@ def test_a_method_not_allowed_says_which_are(client, job_id):
 def test_wait_is_capped_by_the_setting(make_app, toy, monkeypatch):
     waited = []
     monkeypatch.setattr("service.api.wait_for_job",
-                        lambda describe, seconds: waited.append(seconds) or describe())
+                        lambda describe, seconds, **_: waited.append(seconds) or describe())
     client = make_app(WAIT_CAP_SECONDS=0.5).test_client()
     job = client.post("/api/v1/jobs", json=GOOD).json["id"]
     for asked in (0, 0.2, 60):
