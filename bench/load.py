@@ -6,7 +6,8 @@ Needs the real PostgreSQL and Redis (TEST_DATABASE_URL / TEST_REDIS_URL, as the 
 tests): starts gunicorn (2 processes) and ``--workers`` single-process celery workers on a fresh
 database (bench/_services.py), with tokens on and the default rate limit. For ``--seconds``,
 ``--submitters`` threads, each a client with its own token, POST jobs of ``--batch`` puzzles
-(mixed kinds: 17-clue Sudokus, n-Queens, 8-puzzles, Spokes), ``--rate`` jobs a second between
+(mixed kinds: 17-clue Sudokus, n-Queens, 8-puzzles, Spokes; ``--sudoku-only``: 17-clue Sudokus
+alone), ``--rate`` jobs a second between
 them; ``--pollers`` threads follow every job with its client's token (GET /jobs/{id}), list the
 jobs now and then (GET /jobs), and once a job is completed read its puzzles (GET
 /jobs/{id}/puzzles, every page), check every answer with the kind's own ``verify`` and delete
@@ -44,10 +45,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SUDOKUS = ROOT / "tests" / "data" / "sudoku" / "tdoku_puzzles2_17_clue_first10000.txt"
 
 
-def puzzle_pool() -> list[dict[str, Any]]:
-    """Cheap puzzles of every kind, so the service, not the solvers, carries the load."""
+def puzzle_pool(sudoku_only: bool = False) -> list[dict[str, Any]]:
+    """Cheap puzzles of every kind (or 17-clue Sudokus alone), so the service, not the solvers,
+    carries the load."""
     lines = [ln.strip() for ln in SUDOKUS.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
     pool: list[dict[str, Any]] = [{"kind": "sudoku", "puzzle": p} for p in lines[:2000]]
+    if sudoku_only:
+        return pool
     pool += [{"kind": "nqueens", "puzzle": {"n": n}} for n in range(6, 13)] * 20
     boards = (ROOT / "examples" / "sliding.txt").read_text().splitlines()
     pool += [{"kind": "sliding", "puzzle": b} for b in boards if b and not b.startswith("#")] * 10
@@ -210,9 +214,11 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--drain", type=float, default=120.0, help="at most this long for the last jobs")
     ap.add_argument("--delete", type=float, default=0.5, help="the share of checked jobs then deleted")
+    ap.add_argument("--sudoku-only", action="store_true",
+                    help="batches of 17-clue Sudokus alone (with --batch 1000: the accept path under load)")
     args = ap.parse_args()
 
-    pool = puzzle_pool()
+    pool = puzzle_pool(args.sudoku_only)
     solvers.warm_up()
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request otherwise
     tally = Tally()

@@ -1,33 +1,40 @@
 """Throughput and latency of the service against the raw solver.
 
-    python bench/service.py [--puzzles 10000] [--workers 2] [--latency-runs 50]
+    python bench/service.py [--puzzles 10000] [--workers 2] [--latency-runs 50] [--accept-runs 20]
 
 Needs the real PostgreSQL and Redis (TEST_DATABASE_URL / TEST_REDIS_URL, the
-same variables as the integration tests). Starts gunicorn and N single-process
-celery workers on a fresh database, posts 17-clue Sudokus over HTTP and polls
-until every job is completed, in three ways:
+same variables as the integration tests). Measures, on fresh databases:
 
-  accept      the workers' consumers are paused (celery remote control) while the
-              batches are posted: what the API and PostgreSQL take in alone;
-  work        then the consumers resume: the rate the workers clear a full queue,
-              the figure compared with the raw solver per worker;
-  end to end  posting and solving at once, everything sharing the machine.
+  accept, in process  a 1,000-puzzle POST through Flask's test client on PostgreSQL (COPY) and
+              a real Redis, no workers: the server's own time (wall and CPU of this process;
+              PostgreSQL's share is in the wall time);
+  work, 1 worker on its own core  gunicorn and one single-process celery worker, the worker
+              pinned to a core and everything else to the other; the worker's consumer is paused
+              (celery remote control) while the batches are posted, then resumed: the rate it
+              clears a full queue, against the raw solver;
+  the same with N workers  (default 2) sharing both cores with the API, PostgreSQL and Redis;
+              there also accept over HTTP (the POSTs while the consumers are paused), end to
+              end (posting and solving at once), and the one-puzzle job's latency: POST, then
+              GET /jobs/{id}?wait= (the long poll, as the client library waits), split into
+              the POST, stored to finished (the job's own timestamps: commit, publish, broker,
+              worker) and finished to answered.
 
 The raw rate is solving the same puzzles in this process on one core, one by one (the anchor
 of the "of raw" shares); the raw batch rate is the same through Kind.solve_batch, 500 puzzles
-a call, as the worker now solves cheap chunks.
+a call.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
-import statistics
 import sys
 import time
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import solvers
 from bench._services import Running, pinned, stack
+from tests.services import app_for, fresh_postgres, fresh_redis, migrate, service_env
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "sudoku"
 
@@ -111,56 +119,108 @@ def accept_then_work(running: Running, puzzles: list[str], batch: int, workers: 
     return accepted, time.perf_counter() - start
 
 
-def latencies(base: str, puzzle: str, runs: int) -> tuple[list[float], list[float]]:
-    """Per one-puzzle job, ms until the POST is answered and until the job is seen completed."""
-    posted, done = [], []
+def latencies(base: str, puzzle: str, runs: int) -> dict[str, list[float]]:
+    """Per one-puzzle job, ms: the POST answered, stored to finished (the job's timestamps),
+    finished to the long poll's answer, and in all."""
+    out: dict[str, list[float]] = {"post": [], "worker": [], "seen": [], "total": []}
     for _ in range(runs):
-        start = time.perf_counter()
+        start, wall = time.perf_counter(), time.time()
         job = call("POST", f"{base}/api/v1/jobs", {"puzzles": [{"kind": "sudoku", "puzzle": puzzle}]})
-        posted.append((time.perf_counter() - start) * 1000)
-        wait_done(base, [job["id"]], poll=0.002)
-        done.append((time.perf_counter() - start) * 1000)
-    return sorted(posted), sorted(done)
+        out["post"].append((time.perf_counter() - start) * 1000)
+        done = call("GET", f"{base}/api/v1/jobs/{job['id']}?wait=30")
+        out["total"].append((time.perf_counter() - start) * 1000)
+        if done["status"] != "completed":
+            raise RuntimeError(f"job {job['id']} not completed after 30 s: {done}")
+        finished = stamp(done["finished_at"])
+        out["worker"].append((finished - stamp(done["created_at"])) * 1000)
+        out["seen"].append((wall + out["total"][-1] / 1000 - finished) * 1000)
+    return {name: sorted(values) for name, values in out.items()}
+
+
+def stamp(iso: str) -> float:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def accept_in_process(puzzles: list[str], batch: int, runs: int) -> tuple[list[float], list[float]]:
+    """ms of wall and of CPU per POST of ``batch`` puzzles through Flask's test client, on a fresh
+    PostgreSQL database and a real Redis, no workers; medians are taken over ``runs``."""
+    bodies = [json.dumps({"puzzles": [{"kind": "sudoku", "puzzle": text} for text in puzzles[i:i + batch]]})
+              .encode() for i in range(0, len(puzzles) - batch + 1, batch)]
+    with fresh_postgres() as db_url, fresh_redis() as redis_url:
+        migrate(db_url)
+        app = app_for(service_env(db_url, redis_url, f"bench-{time.time_ns()}"))
+        client = app.test_client()
+        gc.freeze()  # as gunicorn.conf.py does in each API process
+        wall, cpu = [], []
+        for i in range(runs + 2):
+            start, used = time.perf_counter(), time.process_time()
+            r = client.post("/api/v1/jobs", data=bodies[i % len(bodies)], content_type="application/json")
+            if r.status_code != 202:
+                raise RuntimeError(f"POST answered {r.status_code}: {r.text[:300]}")
+            if i >= 2:  # the first two warm the connections
+                wall.append((time.perf_counter() - start) * 1000)
+                cpu.append((time.process_time() - used) * 1000)
+        gc.unfreeze()
+        app.extensions["engine"].dispose()
+    return sorted(wall), sorted(cpu)
+
+
+def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool) -> float:
+    """Puzzles a second that ``workers`` workers clear from a full queue."""
+    with stack(workers) as running, pinned(running) if pin else contextlib.nullcontext():
+        end_to_end(running.base, puzzles[:200], batch)  # workers warm and connected
+        _, work = accept_then_work(running, puzzles, batch, workers)
+    return len(puzzles) / work
+
+
+def p(values: list[float], q: float) -> float:
+    return values[int(q * (len(values) - 1))]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--puzzles", type=int, default=10_000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=1000, help="puzzles per POST (the API's batch limit)")
+    ap.add_argument("--batch", type=int, default=1000, help="puzzles per POST")
     ap.add_argument("--latency-runs", type=int, default=50)
-    ap.add_argument("--pin", action="store_true",
-                    help="workers on cores of their own; API, PostgreSQL, Redis and this process on core 0")
+    ap.add_argument("--accept-runs", type=int, default=20)
     args = ap.parse_args()
-    if args.pin and args.workers >= len(os.sched_getaffinity(0)):
-        ap.error(f"--pin leaves {len(os.sched_getaffinity(0)) - 1} core(s) for workers")
+    if len(os.sched_getaffinity(0)) < 2:
+        ap.error("the pinned measure needs 2 cores")
 
     puzzles = load_puzzles(args.puzzles)
     raw = raw_rate(puzzles)
     batched = raw_batch_rate(puzzles)
-    with stack(args.workers) as running, pinned(running) if args.pin else contextlib.nullcontext():
+    wall, cpu = accept_in_process(puzzles, args.batch, args.accept_runs)
+    alone = work_rate(puzzles, args.batch, 1, pin=True)
+    with stack(args.workers) as running:
         end_to_end(running.base, puzzles[:200], args.batch)  # workers warm and connected
         accepted, work = accept_then_work(running, puzzles, args.batch, args.workers)
         total = end_to_end(running.base, puzzles, args.batch)
-        posted, lat = latencies(running.base, puzzles[0], args.latency_runs)
+        lat = latencies(running.base, puzzles[0], args.latency_runs)
 
     n, w = len(puzzles), args.workers
-    where = ("each worker on a core of its own, API, PostgreSQL and Redis on another" if args.pin else
-             f"workers, API, PostgreSQL and Redis sharing this machine's {os.cpu_count()} cores")
-    print(f"{n} 17-clue Sudokus, default options (uniqueness proof), verified; {w} worker(s), {where}\n")
+    print(f"{n} 17-clue Sudokus, default options (uniqueness proof), verified; {os.cpu_count()} cores\n")
     print("| measure | value |")
     print("|---|---|")
     print(f"| raw solver, one process (prepare+solve+verify) | {raw:,.0f} puzzles/s |")
     print(f"| raw batch: Kind.solve_batch, 500 a call, one process | {batched:,.0f} puzzles/s |")
-    print(f"| accept: POSTs of {args.batch}, workers paused | {accepted:.2f} s, "
+    print(f"| accept in process: POST of {args.batch}, wall p50 / p99 | {p(wall, .5):.1f} / "
+          f"{p(wall, .99):.1f} ms |")
+    print(f"| accept in process: POST of {args.batch}, CPU p50 | {p(cpu, .5):.1f} ms |")
+    print(f"| work, 1 worker on its own core | {alone:,.0f} puzzles/s = {alone / raw:.0%} of raw |")
+    print(f"| accept over HTTP: POSTs of {args.batch}, {w} workers paused | {accepted:.2f} s, "
           f"{n / accepted:,.0f} puzzles/s |")
-    print(f"| work: workers clear the queued puzzles | {work:.2f} s, {n / work:,.0f} puzzles/s |")
-    print(f"| work per worker | {n / work / w:,.0f} puzzles/s = {n / work / w / raw:.0%} of raw |")
+    print(f"| work, {w} workers sharing the cores | {work:.2f} s, {n / work:,.0f} puzzles/s |")
+    per = n / work / w
+    print(f"| work per worker, {w} workers | {per:,.0f} puzzles/s = {per / raw:.0%} of raw |")
     print(f"| end to end: POSTs and workers at once | {total:.2f} s, {n / total:,.0f} puzzles/s |")
     print(f"| end to end per worker | {n / total / w:,.0f} puzzles/s = {n / total / w / raw:.0%} of raw |")
-    print(f"| single-puzzle job, POST answered, p50 | {statistics.median(posted):.1f} ms |")
-    print(f"| single-puzzle job, submit to completed, p50 | {statistics.median(lat):.1f} ms |")
-    print(f"| single-puzzle job, submit to completed, p95 | {lat[int(0.95 * (len(lat) - 1))]:.1f} ms |")
+    print(f"| one-puzzle job: POST answered, p50 | {p(lat['post'], .5):.1f} ms |")
+    print(f"| one-puzzle job: stored to finished (job timestamps), p50 | {p(lat['worker'], .5):.1f} ms |")
+    print(f"| one-puzzle job: finished to answered (?wait=), p50 | {p(lat['seen'], .5):.1f} ms |")
+    print(f"| one-puzzle job: submit to completed, p50 / p95 | {p(lat['total'], .5):.1f} / "
+          f"{p(lat['total'], .95):.1f} ms |")
 
 
 if __name__ == "__main__":
