@@ -158,7 +158,9 @@ def submit_job():
     chunks = jobs.chunks_of(ids, [item.cost for item in submit.items], cfg)
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], cfg, chunks,
                      rank)
-    return jobs.describe_new_job(job), 202, _poll_headers(job.id)
+    with snapshot() as s:  # read after publishing: a worker may have started on it
+        out = jobs.describe_job(s, s.get_one(Job, job.id))
+    return out, 202, _poll_headers(job.id)
 
 
 def _replay(s, job, digest: str | None):

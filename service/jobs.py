@@ -180,12 +180,6 @@ def job_out(job: Job, counts: Counts, partial: float = 0.0) -> JobOut:
                   counts=counts, progress=round(done / job.total, 6) if job.total else 1.0)
 
 
-def describe_new_job(job: Job) -> JobOut:
-    """A job as ``create_job`` stored it, every puzzle queued: what its transaction committed, told
-    without reading it back."""
-    return job_out(job, Counts(queued=job.total))
-
-
 def describe_job(s: Session, job: Job) -> JobOut:
     return job_out(job, counts_for(s, [job.id])[job.id], partial_for(s, [job.id])[job.id])
 
