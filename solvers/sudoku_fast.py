@@ -141,12 +141,12 @@ def place(state: np.ndarray, cell: int, d: int) -> int:
     bit = 1 << (cell - 27 * b)
     if state[d * 3 + b] & bit == 0:
         return -1
+    shift = cell - 27 * b
     changed = 1 << d
-    for e in range(N):
+    for e in range(N):  # without branches: whether the cell still has e is unpredictable
         w = state[e * 3 + b]
-        if w & bit:
-            state[e * 3 + b] = w ^ bit
-            changed |= 1 << e
+        state[e * 3 + b] = w & ~bit
+        changed |= (w >> shift & 1) << e
     for k in range(3):
         state[d * 3 + k] &= ~PEER_WORDS[cell, k]
     state[d * 3 + b] |= bit
@@ -175,12 +175,16 @@ def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
             while singles:
                 bit = singles & -singles
                 singles ^= bit
+                shift = bit_index(bit)
                 d = 0
-                while d < N and state[d * 3 + b] & bit == 0:
-                    d += 1
-                if d == N:
+                has = 0
+                for e in range(N):  # the cell's one digit, without a branch per digit
+                    x = state[e * 3 + b] >> shift & 1
+                    d += e * x
+                    has |= x
+                if has == 0:
                     return -1  # a single placed before it in this band took its digit
-                more = place(state, 27 * b + bit_index(bit), d)
+                more = place(state, 27 * b + shift, d)
                 changed |= more
                 counters[NAKED] += 1
                 again = True
@@ -347,12 +351,21 @@ def branch_cell(state: np.ndarray) -> int:
         while exact:
             bit = exact & -exact
             exact ^= bit
-            cell = 27 * b + bit_index(bit)
+            shift = bit_index(bit)
+            cell = 27 * b + shift
+            column = shift % 9
+            b1 = 1 if b == 0 else 0
+            b2 = 1 if b == 2 else 2
+            digits = 0
+            for d in range(N):  # the cell's two digits, without a branch per digit
+                digits |= (state[d * 3 + b] >> shift & 1) << d
             score = 0
-            for d in range(N):
-                if state[d * 3 + b] & bit:
-                    for k in range(3):
-                        score += popcount27(state[d * 3 + k] & PEER_WORDS[cell, k])
+            while digits:
+                d = bit_index(digits & -digits)
+                digits &= digits - 1
+                # the other bands' peers are the cell's column: their bits summed by one multiply
+                others = (state[d * 3 + b1] >> column & THREE_ROWS) + (state[d * 3 + b2] >> column & THREE_ROWS)
+                score += popcount27(state[d * 3 + b] & PEER_WORDS[cell, b]) + (others * THREE_ROWS >> 18 & 7)
             if score > best_score:
                 best_score = score
                 best = cell
