@@ -364,7 +364,8 @@ def branch_cell(state: np.ndarray) -> int:
                 d = bit_index(digits & -digits)
                 digits &= digits - 1
                 # the other bands' peers are the cell's column: their bits summed by one multiply
-                others = (state[d * 3 + b1] >> column & THREE_ROWS) + (state[d * 3 + b2] >> column & THREE_ROWS)
+                others = ((state[d * 3 + b1] >> column & THREE_ROWS)
+                          + (state[d * 3 + b2] >> column & THREE_ROWS))
                 score += popcount27(state[d * 3 + b] & PEER_WORDS[cell, b]) + (others * THREE_ROWS >> 18 & 7)
             if score > best_score:
                 best_score = score
