@@ -127,13 +127,13 @@ UNITS = np.concatenate([np.arange(CELLS).reshape(N, N), np.arange(CELLS).reshape
                        ).astype(np.int64)  # rows, columns, boxes: for the shared solution check
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def bit_index(b: int) -> int:
     """The index of the one-bit word ``b`` (bits 0..31)."""
     return int(INDEX[((b * DE_BRUIJN) & 0xFFFFFFFF) >> 27])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place(state: np.ndarray, cell: int, d: int) -> int:
     """Place digit ``d`` in ``cell``: clear the cell from the other boards and the digit from the
     cell's peers. The digits whose boards changed, or -1 when ``d`` is no longer possible there."""
@@ -154,7 +154,7 @@ def place(state: np.ndarray, cell: int, d: int) -> int:
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
     """Place every open cell with one digit left, band by band until none is left.
     The digits changed, or -1 on a contradiction (a cell without digits)."""
@@ -191,14 +191,14 @@ def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def single(x: int) -> int:
     """``x`` when it has exactly one bit set, else 0 (without a branch: which units hold a
     single follows no pattern the processor could learn)."""
     return x & -int(x & (x - 1) == 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hidden_singles(state: np.ndarray, d: int, counters: np.ndarray) -> int:
     """Place digit ``d`` in every open cell that is its last in a row, column or box.
     The digits changed, or -1 on a contradiction (a unit without the digit, or two such
@@ -249,7 +249,7 @@ def hidden_singles(state: np.ndarray, d: int, counters: np.ndarray) -> int:
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def locked_candidates(state: np.ndarray, d: int) -> bool:
     """Pointing and claiming for digit ``d`` in each band (lines = rows) and each stack
     (lines = columns); True when its board shrank."""
@@ -317,7 +317,7 @@ def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) 
         lock_todo = todo
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def popcount27(w: int) -> int:
     return int(POPCOUNT9[w & 0x1FF] + POPCOUNT9[(w >> 9) & 0x1FF] + POPCOUNT9[w >> 18])
 
@@ -359,14 +359,14 @@ def branch_cell(state: np.ndarray) -> int:
             digits = 0
             for d in range(N):  # the cell's two digits, without a branch per digit
                 digits |= (state[d * 3 + b] >> shift & 1) << d
-            score = 0
+            score = 1
             while digits:
                 d = bit_index(digits & -digits)
                 digits &= digits - 1
                 # the other bands' peers are the cell's column: their bits summed by one multiply
                 others = ((state[d * 3 + b1] >> column & THREE_ROWS)
                           + (state[d * 3 + b2] >> column & THREE_ROWS))
-                score += popcount27(state[d * 3 + b] & PEER_WORDS[cell, b]) + (others * THREE_ROWS >> 18 & 7)
+                score *= popcount27(state[d * 3 + b] & PEER_WORDS[cell, b]) + (others * THREE_ROWS >> 18 & 7)
             if score > best_score:
                 best_score = score
                 best = cell
