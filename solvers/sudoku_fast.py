@@ -14,11 +14,12 @@ Representation (9x9 only):
               digit, is a contradiction.
   digit set   int (9 bits): bit d for digit d (value d + 1); the digits whose boards changed
               and need looking at again.
-  stack       int64[STACK, WORDS]: row k is the state k guesses deep. Branching on a cell
-              with lowest digit d makes row k+1 = row k with d placed there (the child) and
-              leaves row k with d removed from the cell (the sibling, searched when the
-              child's subtree is done). Each row above 0 has one more cell placed by a guess
-              than the row below, so the depth stays below 81.
+  stack       int64[STACK, ROW]: row k is the state k guesses deep (words 0..WORDS-1).
+              Branching on a cell with lowest digit d makes row k+1 = row k with d placed
+              there (the child) and leaves row k with d removed from the cell (the sibling,
+              searched when the child's subtree is done), noting d in row k's word BRANCHED
+              (kept in the stack: the search allocates nothing). Each row above 0 has one more
+              cell placed by a guess than the row below, so the depth stays below 81.
   counters    int64[COUNTERS]: NODES (states propagated), LEAVES (contradictions and
               solutions), MAX_DEPTH, GUESSES (children entered), NAKED, HIDDEN (cells
               placed by naked and by hidden singles).
@@ -46,6 +47,8 @@ CELLS = 81
 BAND = (1 << 27) - 1
 SOLVED = 27
 WORDS = 30
+BRANCHED = WORDS  # a stack row's last word: the digit its cell lost to the child
+ROW = WORDS + 1
 ALL_DIGITS = (1 << N) - 1
 STACK = CELLS + 1
 THREE_ROWS = 1 | 1 << 9 | 1 << 18  # a column bit times this covers the column in a band
@@ -425,7 +428,6 @@ def search(stack: np.ndarray, todo: int, max_solutions: int, locked: bool,
     ``solution[out_row]``."""
     found = 0
     depth = 0
-    branched = np.empty(STACK, np.int64)  # the digit each row's cell lost to its child
     while depth >= 0:
         state = stack[depth]
         counters[NODES] += 1
@@ -449,14 +451,14 @@ def search(stack: np.ndarray, todo: int, max_solutions: int, locked: bool,
             todo = place(child, cell, d)
             b = cell // 27
             state[d * 3 + b] &= ~(1 << (cell - 27 * b))  # the sibling keeps the other digits
-            branched[depth] = d
+            stack[depth, BRANCHED] = d
             depth += 1
             counters[GUESSES] += 1
             counters[MAX_DEPTH] = max(counters[MAX_DEPTH], depth)
         else:
             depth -= 1
             if depth >= 0:
-                todo = 1 << branched[depth]
+                todo = 1 << stack[depth, BRANCHED]
     return found
 
 
@@ -465,7 +467,7 @@ def solve_one(givens: np.ndarray, max_solutions: int, locked: bool, solution: np
               counters: np.ndarray) -> int:
     """Search one grid (``givens`` uint8[1, 81]); first solution to ``solution[0]``; 0 when
     givens contradict each other."""
-    stack = np.empty((STACK, WORDS), np.int64)
+    stack = np.empty((STACK, ROW), np.int64)
     todo = initial_state(givens, 0, stack[0])
     if todo < 0:
         return 0
@@ -497,7 +499,7 @@ def solve_batch(givens: np.ndarray, max_solutions: int, locked: bool, solutions:
     unsolved, or (WRONG_ANSWER, fault, where) when the solution fails the same independent
     check as the kind's ``verify`` (``sudoku_kernels.check_solution``).
     """
-    stack = np.empty((STACK, WORDS), np.int64)
+    stack = np.empty((STACK, ROW), np.int64)
     for i in range(givens.shape[0]):
         todo = initial_state(givens, i, stack[0])
         if todo < 0:  # placing the givens failed: find the pair to name, in reading order
