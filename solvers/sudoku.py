@@ -707,7 +707,7 @@ def _fill(out: list[Outcome | PuzzleError | None], rows: list[int], givens: np.n
     puzzle), then the rows with a fault, which are rare, put right."""
     max_solutions = opts["max_solutions"]
     cells = FAST_N * FAST_N
-    outcomes = [Outcome(SOLVED if n_found else NO_SOLUTION,
+    outcomes: list[Outcome | PuzzleError] = [Outcome(SOLVED if n_found else NO_SOLUTION,
                         _result(texts[j * cells:(j + 1) * cells], n_found, max_solutions),
                         fast_stats(counts, share))
                 for j, n_found, counts in zip(range(len(rows)), found.tolist(), counters.tolist(),
@@ -727,11 +727,18 @@ def _fill(out: list[Outcome | PuzzleError | None], rows: list[int], givens: np.n
 def _read_9x9(puzzles: Sequence[Any]) -> tuple[list[int], np.ndarray]:
     """(indices, uint8[len(indices), 81] givens) of the puzzles that are plain 81-symbol 9x9
     strings; everything else (other sizes, rows, whitespace, bad symbols) is left to ``prepare``."""
-    plain = [i for i, p in enumerate(puzzles) if type(p) is str and len(p) == FAST_N * FAST_N and p.isascii()]
+    cells = FAST_N * FAST_N
+    text = ""
+    if set(map(type, puzzles)) == {str} and set(map(len, puzzles)) == {cells}:  # the usual chunk
+        text = "".join(puzzles)
+    if text.isascii() and len(text) == cells * len(puzzles):
+        plain = list(range(len(puzzles)))
+    else:
+        plain = [i for i, p in enumerate(puzzles) if type(p) is str and len(p) == cells and p.isascii()]
+        text = "".join([puzzles[i] for i in plain])
     if not plain:
-        return [], np.zeros((0, FAST_N * FAST_N), np.uint8)
-    text = "".join([puzzles[i] for i in plain]).encode("ascii").translate(_SYMBOL_CODES)
-    codes = np.frombuffer(text, np.uint8).reshape(len(plain), FAST_N * FAST_N)
+        return [], np.zeros((0, cells), np.uint8)
+    codes = np.frombuffer(text.encode("ascii").translate(_SYMBOL_CODES), np.uint8).reshape(len(plain), cells)
     good = codes.max(axis=1) <= FAST_N
     if good.all():
         return plain, codes
