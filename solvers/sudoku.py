@@ -276,9 +276,10 @@ class SudokuStats(Stats):
                    strategy=strategy)
 
 
-def fast_stats(counters: list[int], elapsed_ms: float) -> dict[str, Any]:
-    """The stats dict of a ``fast`` search from its kernel counters (built directly: batches make many)."""
-    nodes, leaves, max_depth, guesses, naked, hidden = counters  # in sudoku_fast's counter order
+def fast_stats(nodes: int, leaves: int, max_depth: int, guesses: int, naked: int, hidden: int,
+               elapsed_ms: float) -> dict[str, Any]:
+    """The stats dict of a ``fast`` search from its kernel counters, in ``sudoku_fast``'s counter
+    order (built directly: batches make many)."""
     return {"elapsed_ms": elapsed_ms, "subtasks": 0, "nodes": nodes, "leaves": leaves, "max_depth": max_depth,
             "guesses": guesses,
             "techniques": {"full_house": 0, "naked_single": naked, "hidden_single": hidden, "naked_pair": 0},
@@ -386,7 +387,8 @@ def _solve_fast(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag |
     solution = np.zeros((1, grid.n * grid.n), np.uint8)
     counters = np.zeros(fastk.COUNTERS, np.int64)
     found = fastk.solve_one(grid.givens.reshape(1, -1), options["max_solutions"], True, solution, counters)
-    stats = fast_stats(counters.tolist(), watch.ms())
+    nodes, leaves, depth, guesses, naked, hidden = counters.tolist()
+    stats = fast_stats(nodes, leaves, depth, guesses, naked, hidden, watch.ms())
     check_stop(stop)
     return Outcome(SOLVED if found else NO_SOLUTION, _result(render(solution[0]) if found else None, found,
                                                              options["max_solutions"]), stats)
@@ -709,9 +711,10 @@ def _fill(out: list[Outcome | PuzzleError | None], rows: list[int], givens: np.n
     cells = FAST_N * FAST_N
     outcomes: list[Outcome | PuzzleError] = [Outcome(SOLVED if n_found else NO_SOLUTION,
                         _result(texts[j * cells:(j + 1) * cells], n_found, max_solutions),
-                        fast_stats(counts, share))
-                for j, n_found, counts in zip(range(len(rows)), found.tolist(), counters.tolist(),
-                                              strict=True)]
+                        fast_stats(nodes, leaves, depth, guesses, naked, hidden, share))
+                # the counters by column: zip then makes no list per row
+                for j, n_found, nodes, leaves, depth, guesses, naked, hidden
+                in zip(range(len(rows)), found.tolist(), *counters.T.tolist(), strict=True)]
     for j in np.flatnonzero(faults[:, 0]).tolist():
         if faults[j, 0] == fastk.WRONG_ANSWER:
             raise WrongAnswer(f"puzzle {rows[j]} of the batch: fault {faults[j, 1]} at {faults[j, 2]} in the "
