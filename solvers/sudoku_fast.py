@@ -162,6 +162,7 @@ def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
     """Place every open cell with one digit left, band by band until none is left.
     The digits changed, or -1 on a contradiction (a cell without digits)."""
     changed = 0
+    placed = 0  # counted here, stored once: a store per cell could alias the state for the compiler
     again = True
     while again:
         again = False
@@ -173,6 +174,7 @@ def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
                 twice |= once & w
                 once |= w
             if once != BAND:
+                counters[NAKED] += placed
                 return -1
             singles = once & ~twice & ~state[SOLVED + b]
             while singles:
@@ -186,11 +188,13 @@ def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
                     d += e * x
                     has |= x
                 if has == 0:
+                    counters[NAKED] += placed
                     return -1  # a single placed before it in this band took its digit
                 more = place(state, 27 * b + shift, d)
                 changed |= more
-                counters[NAKED] += 1
+                placed += 1
                 again = True
+    counters[NAKED] += placed
     return changed
 
 
@@ -238,6 +242,7 @@ def hidden_singles(state: np.ndarray, d: int, counters: np.ndarray) -> int:
         return -1
     col_uniq = (col_once & ~col_twice) * THREE_ROWS
     changed = 0
+    placed = 0  # stored once, as in naked_singles
     for b in range(3):
         uniq = uniq0 if b == 0 else (uniq1 if b == 1 else uniq2)
         new = (uniq | (state[d * 3 + b] & col_uniq)) & ~state[SOLVED + b]
@@ -246,9 +251,11 @@ def hidden_singles(state: np.ndarray, d: int, counters: np.ndarray) -> int:
             new ^= bit
             more = place(state, 27 * b + bit_index(bit), d)
             if more < 0:
+                counters[HIDDEN] += placed
                 return -1
             changed |= more
-            counters[HIDDEN] += 1
+            placed += 1
+    counters[HIDDEN] += placed
     return changed
 
 
