@@ -435,21 +435,22 @@ def search(stack: np.ndarray, todo: int, max_solutions: int, locked: bool,
     ``solution[out_row]``."""
     found = 0
     depth = 0
+    nodes = leaves = guesses = max_depth = 0  # stored once at the end, as in naked_singles
     while depth >= 0:
         state = stack[depth]
-        counters[NODES] += 1
+        nodes += 1
         cell = -1
         if propagate(state, todo, locked, counters):
             cell = branch_cell(state)
             if cell < 0:
-                counters[LEAVES] += 1
+                leaves += 1
                 if found == 0:
                     write_values(state, solution, out_row)
                 found += 1
                 if found >= max_solutions:
-                    return found
+                    break
         else:
-            counters[LEAVES] += 1
+            leaves += 1
         if cell >= 0:
             d = lowest_digit(state, cell)
             child = stack[depth + 1]
@@ -460,12 +461,16 @@ def search(stack: np.ndarray, todo: int, max_solutions: int, locked: bool,
             state[d * 3 + b] &= ~(1 << (cell - 27 * b))  # the sibling keeps the other digits
             stack[depth, BRANCHED] = d
             depth += 1
-            counters[GUESSES] += 1
-            counters[MAX_DEPTH] = max(counters[MAX_DEPTH], depth)
+            guesses += 1
+            max_depth = max(max_depth, depth)
         else:
             depth -= 1
             if depth >= 0:
                 todo = 1 << stack[depth, BRANCHED]
+    counters[NODES] += nodes
+    counters[LEAVES] += leaves
+    counters[GUESSES] += guesses
+    counters[MAX_DEPTH] = max(counters[MAX_DEPTH], max_depth)
     return found
 
 
