@@ -158,11 +158,11 @@ def place(state: np.ndarray, cell: int, d: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
+def naked_singles(state: np.ndarray) -> tuple[int, int]:
     """Place every open cell with one digit left, band by band until none is left.
-    The digits changed, or -1 on a contradiction (a cell without digits)."""
+    (The digits changed, or -1 on a contradiction (a cell without digits); the cells placed.)"""
     changed = 0
-    placed = 0  # counted here, stored once: a store per cell could alias the state for the compiler
+    placed = 0
     again = True
     while again:
         again = False
@@ -174,8 +174,7 @@ def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
                 twice |= once & w
                 once |= w
             if once != BAND:
-                counters[NAKED] += placed
-                return -1
+                return -1, placed
             singles = once & ~twice & ~state[SOLVED + b]
             while singles:
                 bit = singles & -singles
@@ -188,14 +187,12 @@ def naked_singles(state: np.ndarray, counters: np.ndarray) -> int:
                     d += e * x
                     has |= x
                 if has == 0:
-                    counters[NAKED] += placed
-                    return -1  # a single placed before it in this band took its digit
+                    return -1, placed  # a single placed before it in this band took its digit
                 more = place(state, 27 * b + shift, d)
                 changed |= more
                 placed += 1
                 again = True
-    counters[NAKED] += placed
-    return changed
+    return changed, placed
 
 
 @njit(cache=True, inline="always")
@@ -206,10 +203,10 @@ def single(x: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def hidden_singles(state: np.ndarray, d: int, counters: np.ndarray) -> int:
+def hidden_singles(state: np.ndarray, d: int) -> tuple[int, int]:
     """Place digit ``d`` in every open cell that is its last in a row, column or box.
-    The digits changed, or -1 on a contradiction (a unit without the digit, or two such
-    cells that see each other)."""
+    (The digits changed, or -1 on a contradiction (a unit without the digit, or two such
+    cells that see each other); the cells placed.)"""
     w0 = state[d * 3]
     w1 = state[d * 3 + 1]
     w2 = state[d * 3 + 2]
@@ -239,10 +236,10 @@ def hidden_singles(state: np.ndarray, d: int, counters: np.ndarray) -> int:
         else:
             uniq2 = uniq
     if missing or col_once != 0x1FF:
-        return -1
+        return -1, 0
     col_uniq = (col_once & ~col_twice) * THREE_ROWS
     changed = 0
-    placed = 0  # stored once, as in naked_singles
+    placed = 0
     for b in range(3):
         uniq = uniq0 if b == 0 else (uniq1 if b == 1 else uniq2)
         new = (uniq | (state[d * 3 + b] & col_uniq)) & ~state[SOLVED + b]
@@ -251,12 +248,10 @@ def hidden_singles(state: np.ndarray, d: int, counters: np.ndarray) -> int:
             new ^= bit
             more = place(state, 27 * b + bit_index(bit), d)
             if more < 0:
-                counters[HIDDEN] += placed
-                return -1
+                return -1, placed
             changed |= more
             placed += 1
-    counters[HIDDEN] += placed
-    return changed
+    return changed, placed
 
 
 @njit(cache=True, inline="always")
@@ -293,38 +288,52 @@ def locked_candidates(state: np.ndarray, d: int) -> bool:
 @njit(cache=True)
 def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) -> bool:
     """Singles (and locked candidates when ``locked``) to a fixed point; False on a contradiction.
-    ``todo``: the digits whose boards changed since the state was last at a fixed point."""
+    ``todo``: the digits whose boards changed since the state was last at a fixed point. The
+    cells placed are counted here and stored once into ``counters`` (a store per cell could
+    alias the state for the compiler and cost a reload of it)."""
+    naked = 0
+    hidden = 0
+    ok = True
     lock_todo = todo
-    while True:
-        more = naked_singles(state, counters)
+    while ok:
+        more, placed = naked_singles(state)
+        naked += placed
         if more < 0:
-            return False
+            ok = False
+            break
         todo |= more
         lock_todo |= more
         while todo:
             d = bit_index(todo & -todo)
             todo &= todo - 1
-            more = hidden_singles(state, d, counters)
+            more, placed = hidden_singles(state, d)
+            hidden += placed
             if more < 0:
-                return False
+                ok = False
+                break
             todo |= more
             lock_todo |= more
             if more:
-                more = naked_singles(state, counters)
+                more, placed = naked_singles(state)
+                naked += placed
                 if more < 0:
-                    return False
+                    ok = False
+                    break
                 todo |= more
                 lock_todo |= more
-        if not locked:
-            return True
+        if not ok or not locked:
+            break
         while lock_todo:
             d = bit_index(lock_todo & -lock_todo)
             lock_todo &= lock_todo - 1
             if locked_candidates(state, d):
                 todo |= 1 << d
         if todo == 0:
-            return True
+            break
         lock_todo = todo
+    counters[NAKED] += naked
+    counters[HIDDEN] += hidden
+    return ok
 
 
 @njit(cache=True, inline="always")
