@@ -29,7 +29,12 @@ board, by a bit-sliced count over the nine boards), hidden singles (per digit wh
 changed: the rows, columns and boxes with one cell left), then locked candidates (per changed
 digit: the 3x3 box-line segments that hold it, in each band and each stack, reduced by a table
 of pointing and claiming). Branching takes the cell with two digits left whose digits the most
-peers still have, else the first cell with three digits left, else the first open cell.
+peers still have (the product of the two counts), else the first cell with three digits left,
+else the first open cell.
+
+The per-node helpers are inlined (``inline="always"``), and the counts of the search are kept
+in local variables and stored into ``counters`` once per call: a store into that int64 array
+inside the loops that change the state could alias it, and made the compiler reload the state.
 
 Everything here is the numba subset that also runs as plain Python under NUMBA_DISABLE_JIT=1;
 every array is sized by the bound proved beside it.
@@ -343,11 +348,12 @@ def popcount27(w: int) -> int:
 
 @njit(cache=True)
 def branch_cell(state: np.ndarray) -> int:
-    """The cell with two digits left whose digits the most peers still have (either branch
-    then removes the most), the first such cell on a tie; without one, the first cell with
-    three digits left, else the first open cell; -1 when every cell is placed. Measured on
-    the hard sets, this halves the nodes of taking the first two-digit cell and costs less
-    than the nodes it saves."""
+    """The cell with two digits left whose digits the most peers still have, by the product
+    of the two counts (either branch then removes the most; the product favours cells where
+    both do), the first such cell on a tie; without one, the first cell with three digits
+    left, else the first open cell; -1 when every cell is placed. Measured on the hard sets,
+    this halves the nodes of taking the first two-digit cell and costs less than the nodes
+    it saves (the product about 1-2% fewer nodes than the sum)."""
     three = -1
     first = -1
     best = -1
