@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,4 +119,65 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     else:
         out.status, out.result, out.stats = outcome.status, outcome.result, outcome.stats
     out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)
+    return out
+
+
+
+@dataclass
+class Cheap:
+    """A puzzle that may go through its kind's ``solve_batch`` (``batchable``), and its plan."""
+
+    assigned: Assigned
+    ready: Prepared
+    plan: Whole | Budgeted
+
+
+def batchable(a: Assigned, ready: Prepared, settings: Settings, most: float) -> Cheap | None:
+    """The puzzle as a ``Cheap`` one when it is estimated at most ``most`` seconds (it needs neither
+    a claim nor a watcher) and its kind plans to solve it whole, or whole within a node budget."""
+    if ready.cost() > most:
+        return None
+    plan = ready.kind.plan(ready.puzzle, ready.options, settings)
+    return Cheap(a, ready, plan) if isinstance(plan, (Whole, Budgeted)) else None
+
+
+def within_plan(c: Cheap, outcome: Outcome) -> bool:
+    """A batch outcome stands for the plan: always for a whole solve; for a budgeted one only
+    within the budget, counted in the ``nodes`` the kind reports (past it the puzzle is split)."""
+    if isinstance(c.plan, Whole):
+        return True
+    nodes = outcome.stats.get("nodes")
+    return isinstance(nodes, int) and nodes <= c.plan.nodes
+
+
+def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings) -> list[Result | SplitPuzzle] | None:
+    """Solve cheap puzzles of one kind and one set of options in one call of the kind's
+    ``solve_batch``, whose outcomes come verified. None when the call fails as a whole (a solver
+    error, a wrong answer, the time limit over the whole run): solved one by one instead, each
+    failure falls on its own puzzle. An outcome past its plan's node budget is solved again alone
+    (``solve_one``, which splits it). ``solve_ms`` is the run's time shared equally."""
+    kind = run[0].ready.kind
+    start = time.perf_counter()
+    try:
+        with time_limit(seconds):
+            outcomes = kind.solve_batch([c.assigned.input for c in run], run[0].assigned.options)
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception as exc:
+        log.warning("solve_batch of %d %s puzzles failed (%s: %s); solving them one by one",
+                    len(run), kind.name, type(exc).__name__, exc)
+        return None
+    share = round((time.perf_counter() - start) * 1000.0 / len(run), 3)
+    out: list[Result | SplitPuzzle] = []
+    for c, got in zip(run, outcomes, strict=True):
+        a = c.assigned
+        r = Result(a.id, a.job_id, a.attempts, FAILED, optimistic=a.optimistic, solve_ms=share)
+        if isinstance(got, Outcome) and not within_plan(c, got):
+            out.append(solve_one(a, seconds, settings, c.ready))
+            continue
+        if isinstance(got, Outcome):
+            r.status, r.result, r.stats = got.status, got.result, got.stats
+        else:
+            r.error = failure_reason(got, f"puzzle {a.id}", seconds)
+        out.append(r)
     return out
