@@ -81,7 +81,8 @@ def main() -> None:
             items = [{"kind": "sudoku", "puzzle": p} for p in batch]
             reply = client.post("/api/v1/jobs", json={"puzzles": items})
             with sessions() as s:
-                ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == reply.json["id"])
+                job_id = (reply.json or {})["id"]
+                ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id)
                                      .order_by(Puzzle.index)))
             times.clear()
             start = time.perf_counter()

@@ -413,9 +413,9 @@ def test_a_run_whose_solve_batch_fails_is_solved_one_by_one(app, toy, monkeypatc
 
 
 def test_a_batch_outcome_past_the_node_budget_is_solved_again_alone(app, batches, monkeypatch):
-    budgeted = dataclasses.replace(solvers.KINDS["toy"], plan=lambda puzzle, options, settings: Budgeted(2, 4))
+    budgeted = dataclasses.replace(solvers.KINDS["toy"], plan=lambda *args: Budgeted(2, 4))
     monkeypatch.setitem(solvers.KINDS, "toy", budgeted)  # 2 nodes, and the toy reads a digit a node
-    real, alone = chunk.solve_run.__globals__["solve_one"], []
+    real, alone = outcome.solve_one, []
     monkeypatch.setattr(outcome, "solve_one", lambda a, *rest: alone.append(a.input) or real(a, *rest))
     job_id = post(app, toys("1", "12345", "22"))
     assert run(app, ids_of(app, job_id)).written == 3
