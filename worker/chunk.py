@@ -229,7 +229,7 @@ def _cheap_run(batch: Batch) -> list[Cheap]:
     for a in batch.todo:
         if not a.optimistic or a.kind != first.kind or a.options != first.options:
             break
-        ready = prepared_or_none(a)
+        ready = prepared_or_none(a, run[0].ready if run else None)
         cheap = None if ready is None else batchable(a, ready, batch.config, most)
         if cheap is None:
             break

@@ -68,10 +68,13 @@ def prepare(a: Assigned) -> Prepared:
     return Prepared(kind, *kind.prepare(a.input, a.options))
 
 
-def prepared_or_none(a: Assigned) -> Prepared | None:
-    """The prepared puzzle, or None when preparing fails (solve_one then says why)."""
+def prepared_or_none(a: Assigned, like: Prepared | None = None) -> Prepared | None:
+    """The prepared puzzle, or None when preparing fails (solve_one then says why). ``like``: a
+    puzzle of the same kind and wire options, prepared already, whose options are reused."""
     try:
-        return prepare(a)
+        if like is None:
+            return prepare(a)
+        return Prepared(like.kind, like.kind.prepare_with(a.input, like.options), like.options)
     except Exception:
         return None
 
