@@ -16,6 +16,10 @@ estimated cost (``Kind.cost``) passes ``OPTIMISTIC_SECONDS`` or runs past
 puzzle is also watched (worker.limits.watching): its solver's stop flag is raised at the time
 limit or on a cancel, which reaches a compiled kernel where the limit's signal cannot.
 
+On the optimistic path, consecutive cheap puzzles of one kind and options go to the kind's
+``solve_batch`` in one call (a run: at most FLUSH_SECONDS of estimated work), which spares
+each one the per-puzzle wrappers; a run whose call fails as a whole is solved one by one.
+
 A puzzle worth splitting is not written here: its head and one subtask row per part are
 stored in one transaction, committed, and only then are the parts published; worker.parts
 solves, counts and merges them.

@@ -1,4 +1,5 @@
-"""Solving one puzzle through the registry, and every reason a puzzle or a part fails, worded once."""
+"""Solving one puzzle through the registry (or a run of cheap ones through the kind's ``solve_batch``),
+and every reason a puzzle or a part fails, worded once."""
 
 from __future__ import annotations
 
@@ -123,7 +124,6 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
         out.status, out.result, out.stats = outcome.status, outcome.result, outcome.stats
     out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)
     return out
-
 
 
 @dataclass
