@@ -46,16 +46,15 @@ K = 4
 
 @dataclass(frozen=True)
 class Database:
-    name: str
     patterns: tuple[tuple[int, ...], ...]
     file_name: str
     mapped: bool  # one compact .npy, memory-mapped; else an .npz of tables spread when loaded
 
 
 DATABASES = {
-    "663": Database("663", ((1, 2, 3), (4, 5, 8, 9, 12, 13), (6, 7, 10, 11, 14, 15)), "sliding_pdb_663.npz",
+    "663": Database(((1, 2, 3), (4, 5, 8, 9, 12, 13), (6, 7, 10, 11, 14, 15)), "sliding_pdb_663.npz",
                     mapped=False),
-    "78": Database("78", ((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15)), "sliding_pdb_78.npy",
+    "78": Database(((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15)), "sliding_pdb_78.npy",
                    mapped=True),
 }
 DEFAULT = "663"
