@@ -272,7 +272,7 @@ def test_all_100_korf_instances_with_the_pattern_database(data_dir, built_pdb, m
 @pytest.mark.slow
 def test_all_100_korf_instances_with_the_7_8_database(data_dir):
     """Only where the 7-8 has been built (python -m solvers.sliding_pdb build --pdb 78): minutes
-    and 2.6 GB, too much for the suite; auto takes it over the 6-6-3 once it is there."""
+    and 2.8 GB, too much for the suite; auto takes it over the 6-6-3 once it is there."""
     if sliding_pdb.load("78") is None:
         pytest.skip(f"the 7-8 database is not built in {sliding_pdb.cache_dir()} "
                     "(python -m solvers.sliding_pdb build --pdb 78)")
