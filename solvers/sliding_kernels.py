@@ -98,13 +98,15 @@ def _line_conflict(board: Ints, goal_pos: Ints, k: int, line: int, is_row: bool,
     return 2 * (m - longest)
 
 
+# set bits of every 16-bit mask: a load is cheaper than the bit-twiddling sum (the
+# pattern builder's layer ran 1.6 s against 2.2 s with it, one 6-tile layer of all states)
+_POP16 = np.array([bin(i).count("1") for i in range(1 << 16)], np.uint8)
+
+
 @jit()
 def _popcount(x: int) -> int:
     """Set bits of x < 2**32 (cell masks of boards up to 32 cells)."""
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+    return int(_POP16[x & 0xFFFF]) + int(_POP16[x >> 16])
 
 
 @jit()
