@@ -1,7 +1,7 @@
 """Additive disjoint pattern databases for the 15-puzzle (Korf & Felner's 6-6-3 and 7-8 splits).
 
     python -m solvers.sliding_pdb build             # 6-6-3, ~15-35 s: $PUZZLE_CACHE_DIR/sliding_pdb_663.npz
-    python -m solvers.sliding_pdb build --pdb 78    # 7-8, ~8 min CPU, 2.8 GB to build: sliding_pdb_78.npy
+    python -m solvers.sliding_pdb build --pdb 78    # 7-8, ~6 min CPU, 2.8 GB to build: sliding_pdb_78.npy
 
 Glossary
   canonical goal  Korf's: blank in cell 0 and tile t in cell t. A goal with the
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     make = sub.add_parser("build", help="build a database's tables into the cache folder")
     make.add_argument("--pdb", choices=sorted(DATABASES), default=DEFAULT,
-                      help=f"which split (default {DEFAULT}; 78 takes ~8 min of CPU and 2.8 GB of memory)")
+                      help=f"which split (default {DEFAULT}; 78 takes ~6 min of CPU and 2.8 GB of memory)")
     make.add_argument("--dir", type=Path, default=None,
                       help="cache folder (default $PUZZLE_CACHE_DIR or var/cache)")
     args = parser.parse_args(argv)
