@@ -367,9 +367,14 @@ class Kind:
     def prepare(self, puzzle: JSON, options: Mapping[str, Any] | None = None) -> tuple[Puzzle, Options]:
         """Wire input -> (puzzle, options), fully checked: the API's and the CLI's only entry."""
         opts = self.read_options(options)
+        return self.prepare_with(puzzle, opts), opts
+
+    def prepare_with(self, puzzle: JSON, opts: Options) -> Puzzle:
+        """``prepare`` for options already read (``read_options``): puzzles sharing their options
+        read them once (reading them costs more than parsing a 9x9 Sudoku)."""
         parsed = self.parse(puzzle)
         self.validate(parsed, opts)
-        return parsed, opts
+        return parsed
 
     def describe(self) -> dict[str, Any]:
         return {

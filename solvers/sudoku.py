@@ -121,7 +121,7 @@ for _v, _s in enumerate(SYMBOLS, start=1):
 for _s in BLANKS:
     _codes[ord(_s)] = 0
 _SYMBOL_CODES = bytes(_codes)
-_VALUE_CHARS = np.frombuffer(("." + SYMBOLS).encode("ascii"), np.uint8)
+_VALUE_CHARS = bytes.maketrans(bytes(range(len(SYMBOLS) + 1)), ("." + SYMBOLS).encode("ascii"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -276,9 +276,10 @@ class SudokuStats(Stats):
                    strategy=strategy)
 
 
-def fast_stats(counters: list[int], elapsed_ms: float) -> dict[str, Any]:
-    """The stats dict of a ``fast`` search from its kernel counters (built directly: batches make many)."""
-    nodes, leaves, max_depth, guesses, naked, hidden = counters  # in sudoku_fast's counter order
+def fast_stats(nodes: int, leaves: int, max_depth: int, guesses: int, naked: int, hidden: int,
+               elapsed_ms: float) -> dict[str, Any]:
+    """The stats dict of a ``fast`` search from its kernel counters, in ``sudoku_fast``'s counter
+    order (built directly: batches make many)."""
     return {"elapsed_ms": elapsed_ms, "subtasks": 0, "nodes": nodes, "leaves": leaves, "max_depth": max_depth,
             "guesses": guesses,
             "techniques": {"full_house": 0, "naked_single": naked, "hidden_single": hidden, "naked_pair": 0},
@@ -286,8 +287,8 @@ def fast_stats(counters: list[int], elapsed_ms: float) -> dict[str, Any]:
 
 
 def render(values: np.ndarray) -> str:
-    text: str = _VALUE_CHARS[values].tobytes().decode("ascii")
-    return text
+    """The symbols of ``values`` (0 blank) as text; bytes.translate is the cheapest way over a chunk."""
+    return np.asarray(values, np.uint8).tobytes().translate(_VALUE_CHARS).decode("ascii")
 
 
 def _result(first: str | None, found: int, max_solutions: int) -> dict[str, Any] | None:
@@ -386,7 +387,8 @@ def _solve_fast(grid: Grid, options: Options, watch: Stopwatch, stop: StopFlag |
     solution = np.zeros((1, grid.n * grid.n), np.uint8)
     counters = np.zeros(fastk.COUNTERS, np.int64)
     found = fastk.solve_one(grid.givens.reshape(1, -1), options["max_solutions"], True, solution, counters)
-    stats = fast_stats(counters.tolist(), watch.ms())
+    nodes, leaves, depth, guesses, naked, hidden = counters.tolist()
+    stats = fast_stats(nodes, leaves, depth, guesses, naked, hidden, watch.ms())
     check_stop(stop)
     return Outcome(SOLVED if found else NO_SOLUTION, _result(render(solution[0]) if found else None, found,
                                                              options["max_solutions"]), stats)
@@ -676,8 +678,9 @@ def solve_batch(puzzles: Sequence[Any],
     watch = Stopwatch()
     out: list[Outcome | PuzzleError | None] = [None] * len(puzzles)
     rows, givens = _read_9x9(puzzles)
-    for i in set(range(len(puzzles))) - set(rows):
-        out[i] = solve_each(KIND, [puzzles[i]], options)[0]
+    if len(rows) < len(puzzles):
+        for i in set(range(len(puzzles))) - set(rows):
+            out[i] = solve_each(KIND, [puzzles[i]], options)[0]
     batch = len(rows)
     solutions = np.zeros((batch, FAST_N * FAST_N), np.uint8)
     found = np.zeros(batch, np.int64)
@@ -692,7 +695,7 @@ def solve_batch(puzzles: Sequence[Any],
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _fill(out, rows, givens, texts, found.tolist(), counters.tolist(), faults.tolist(), opts, share)
+        _fill(out, rows, givens, texts, found, counters, faults, opts, share)
     finally:
         if collecting:
             gc.enable()
@@ -700,32 +703,45 @@ def solve_batch(puzzles: Sequence[Any],
 
 
 def _fill(out: list[Outcome | PuzzleError | None], rows: list[int], givens: np.ndarray, texts: str,
-          found: list[int], counters: list[list[int]], faults: list[list[int]], opts: Options,
-          share: float) -> None:
-    """The outcomes of the batch kernel's rows into their puzzles' slots of ``out``."""
+          found: np.ndarray, counters: np.ndarray, faults: np.ndarray, opts: Options, share: float) -> None:
+    """The outcomes of the batch kernel's rows into their puzzles' slots of ``out``: one
+    comprehension over all rows (a loop with a test per row costs a noticeable share of an easy
+    puzzle), then the rows with a fault, which are rare, put right."""
     max_solutions = opts["max_solutions"]
     cells = FAST_N * FAST_N
-    for j, i in enumerate(rows):
-        fault = faults[j]
-        if fault[0] == fastk.CONFLICT:
-            out[i] = _invalid(Grid(FAST_N, givens[j].copy()), opts)
-            continue
-        if fault[0] == fastk.WRONG_ANSWER:
-            raise WrongAnswer(f"puzzle {i} of the batch: fault {fault[1]} at {fault[2]} in the solution")
-        n_found = found[j]
-        first = texts[j * cells:(j + 1) * cells] if n_found else None
-        out[i] = Outcome(SOLVED if n_found else NO_SOLUTION, _result(first, n_found, max_solutions),
-                         fast_stats(counters[j], share))
+    outcomes: list[Outcome | PuzzleError] = [Outcome(SOLVED if n_found else NO_SOLUTION,
+                        _result(texts[j * cells:(j + 1) * cells], n_found, max_solutions),
+                        fast_stats(nodes, leaves, depth, guesses, naked, hidden, share))
+                # the counters by column: zip then makes no list per row
+                for j, n_found, nodes, leaves, depth, guesses, naked, hidden
+                in zip(range(len(rows)), found.tolist(), *counters.T.tolist(), strict=True)]
+    for j in np.flatnonzero(faults[:, 0]).tolist():
+        if faults[j, 0] == fastk.WRONG_ANSWER:
+            raise WrongAnswer(f"puzzle {rows[j]} of the batch: fault {faults[j, 1]} at {faults[j, 2]} in the "
+                              "solution")
+        outcomes[j] = _invalid(Grid(FAST_N, givens[j].copy()), opts)  # CONFLICT
+    if len(rows) == len(out):
+        out[:] = outcomes
+        return
+    for i, outcome in zip(rows, outcomes, strict=True):
+        out[i] = outcome
 
 
 def _read_9x9(puzzles: Sequence[Any]) -> tuple[list[int], np.ndarray]:
     """(indices, uint8[len(indices), 81] givens) of the puzzles that are plain 81-symbol 9x9
     strings; everything else (other sizes, rows, whitespace, bad symbols) is left to ``prepare``."""
-    plain = [i for i, p in enumerate(puzzles) if type(p) is str and len(p) == FAST_N * FAST_N and p.isascii()]
+    cells = FAST_N * FAST_N
+    text = ""
+    if set(map(type, puzzles)) == {str} and set(map(len, puzzles)) == {cells}:  # the usual chunk
+        text = "".join(puzzles)
+    if text.isascii() and len(text) == cells * len(puzzles):
+        plain = list(range(len(puzzles)))
+    else:
+        plain = [i for i, p in enumerate(puzzles) if type(p) is str and len(p) == cells and p.isascii()]
+        text = "".join([puzzles[i] for i in plain])
     if not plain:
-        return [], np.zeros((0, FAST_N * FAST_N), np.uint8)
-    text = "".join([puzzles[i] for i in plain]).encode("ascii").translate(_SYMBOL_CODES)
-    codes = np.frombuffer(text, np.uint8).reshape(len(plain), FAST_N * FAST_N)
+        return [], np.zeros((0, cells), np.uint8)
+    codes = np.frombuffer(text.encode("ascii").translate(_SYMBOL_CODES), np.uint8).reshape(len(plain), cells)
     good = codes.max(axis=1) <= FAST_N
     if good.all():
         return plain, codes

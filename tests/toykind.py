@@ -51,15 +51,17 @@ def _work(options):
         raise RuntimeError("toy solver crashed on purpose")
 
 
-def _outcome(total, subtasks=0):
+def _outcome(total, subtasks=0, nodes=0):
+    stats = {"elapsed_ms": 0.0, "subtasks": subtasks, "nodes": nodes}
     if total == 0:
-        return Outcome(NO_SOLUTION, None, {"elapsed_ms": 0.0, "subtasks": subtasks})
-    return Outcome(SOLVED, {"sum": total}, {"elapsed_ms": 0.0, "subtasks": subtasks})
+        return Outcome(NO_SOLUTION, None, stats)
+    return Outcome(SOLVED, {"sum": total}, stats)
 
 
 def solve(puzzle, options, node_limit=None, stop=None):
+    """Reads each digit once (``nodes``); a node limit is not enforced (the toy is never too big)."""
     _work(options)
-    return _outcome(sum(puzzle) + (1 if options["lie"] else 0))
+    return _outcome(sum(puzzle) + (1 if options["lie"] else 0), nodes=len(puzzle))
 
 
 def sleep_deaf(seconds):
@@ -114,7 +116,7 @@ TOY = Kind(
         Option("split", int, 0, "parts the worker cuts it into (0 = whole)", minimum=0, maximum=20),
     ),
     result_fields={"sum": "the digit sum"},
-    stats_fields={"elapsed_ms": "time"},
+    stats_fields={"elapsed_ms": "time", "nodes": "digits read"},
     parse=parse,
     validate=validate,
     solve=solve,

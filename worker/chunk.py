@@ -16,6 +16,10 @@ estimated cost (``Kind.cost``) passes ``OPTIMISTIC_SECONDS`` or runs past
 puzzle is also watched (worker.limits.watching): its solver's stop flag is raised at the time
 limit or on a cancel, which reaches a compiled kernel where the limit's signal cannot.
 
+On the optimistic path, consecutive cheap puzzles of one kind and options go to the kind's
+``solve_batch`` in one call (a run: at most FLUSH_SECONDS of estimated work), which spares
+each one the per-puzzle wrappers; a run whose call fails as a whole is solved one by one.
+
 A puzzle worth splitting is not written here: its head and one subtask row per part are
 stored in one transaction, committed, and only then are the parts published; worker.parts
 solves, counts and merges them.
@@ -28,6 +32,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -38,7 +43,15 @@ from service.models import FAILED, now
 from service.publish import Publisher, publish_in_lanes, publish_or_mark_due
 from worker import heartbeat, rows
 from worker.limits import Watch, alarms_raise_timeout, watching
-from worker.outcome import estimated_cost, gave_up, prepared_or_none, solve_one
+from worker.outcome import (
+    Cheap,
+    batchable,
+    estimated_cost,
+    gave_up,
+    prepared_or_none,
+    solve_one,
+    solve_run,
+)
 from worker.rows import Assigned, Result, SplitPuzzle
 
 # Results are written at least this often, so progress shows and a killed worker loses little.
@@ -171,9 +184,18 @@ def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config
 def _solve(batch: Batch) -> None:
     seconds = batch.config["PUZZLE_TIME_LIMIT"]
     started = now()
+    singly = 0  # puzzles to solve one by one: a run whose solve_batch failed as a whole
     while batch.todo:
         a = batch.todo[0]
         try:
+            if a.optimistic and not singly and not batch.due():
+                run = _cheap_run(batch)
+                with logs.context(job=a.job_id):
+                    answers = solve_run(run, seconds, batch.config) if len(run) > 1 else None
+                if answers is not None:
+                    _done(batch, answers, started)
+                    continue
+                singly = len(run)
             ready = prepared_or_none(a)
             expensive = ready is not None and ready.cost() > batch.config["OPTIMISTIC_SECONDS"]
             if a.optimistic and (expensive or batch.due()):
@@ -184,14 +206,42 @@ def _solve(batch: Batch) -> None:
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
             batch.give_back()
             return
-        batch.todo.popleft()
+        singly = max(singly - 1, 0)
+        _done(batch, [answer], started)
+    batch.flush()
+
+
+def _done(batch: Batch, answers: Sequence[Result | SplitPuzzle], started: datetime) -> None:
+    """The answers of the puzzles at the head of ``todo``, in order: out of ``todo``, into the batch."""
+    for answer in answers:
+        a = batch.todo.popleft()
         if a.optimistic and isinstance(answer, Result):
             answer.worker, answer.started_at = batch.worker, started
         batch.add(answer)
-        # Parts go out at once, so other workers start on them while this chunk goes on.
-        if batch.split_up or batch.due():
-            batch.flush()
-    batch.flush()
+    # Parts go out at once, so other workers start on them while this chunk goes on.
+    if batch.split_up or batch.due():
+        batch.flush()
+
+
+def _cheap_run(batch: Batch) -> list[Cheap]:
+    """The optimistic puzzles at the head of ``todo`` that one ``solve_batch`` call can take: of the
+    first one's kind and options, each ``batchable``, together estimated within FLUSH_SECONDS (so
+    progress still shows that often). Stops at the first that is not."""
+    most, work = batch.config["OPTIMISTIC_SECONDS"], 0.0
+    run: list[Cheap] = []
+    first = batch.todo[0]
+    for a in batch.todo:
+        if not a.optimistic or a.kind != first.kind or a.options != first.options:
+            break
+        ready = prepared_or_none(a, run[0].ready if run else None)
+        cheap = None if ready is None else batchable(a, ready, batch.config, most)
+        if cheap is None:
+            break
+        work += cheap.ready.cost()
+        if run and work > FLUSH_SECONDS:
+            break
+        run.append(cheap)
+    return run
 
 
 def _watched(batch: Batch, a: Assigned, expensive: bool) -> AbstractContextManager[Watch | None]:

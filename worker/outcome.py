@@ -1,9 +1,11 @@
-"""Solving one puzzle through the registry, and every reason a puzzle or a part fails, worded once."""
+"""Solving one puzzle through the registry (or a run of cheap ones through the kind's ``solve_batch``),
+and every reason a puzzle or a part fails, worded once."""
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,10 +69,13 @@ def prepare(a: Assigned) -> Prepared:
     return Prepared(kind, *kind.prepare(a.input, a.options))
 
 
-def prepared_or_none(a: Assigned) -> Prepared | None:
-    """The prepared puzzle, or None when preparing fails (solve_one then says why)."""
+def prepared_or_none(a: Assigned, like: Prepared | None = None) -> Prepared | None:
+    """The prepared puzzle, or None when preparing fails (solve_one then says why). ``like``: a
+    puzzle of the same kind and wire options, prepared already, whose options are reused."""
     try:
-        return prepare(a)
+        if like is None:
+            return prepare(a)
+        return Prepared(like.kind, like.kind.prepare_with(a.input, like.options), like.options)
     except Exception:
         return None
 
@@ -118,4 +123,64 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     else:
         out.status, out.result, out.stats = outcome.status, outcome.result, outcome.stats
     out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)
+    return out
+
+
+@dataclass
+class Cheap:
+    """A puzzle that may go through its kind's ``solve_batch`` (``batchable``), and its plan."""
+
+    assigned: Assigned
+    ready: Prepared
+    plan: Whole | Budgeted
+
+
+def batchable(a: Assigned, ready: Prepared, settings: Settings, most: float) -> Cheap | None:
+    """The puzzle as a ``Cheap`` one when it is estimated at most ``most`` seconds (it needs neither
+    a claim nor a watcher) and its kind plans to solve it whole, or whole within a node budget."""
+    if ready.cost() > most:
+        return None
+    plan = ready.kind.plan(ready.puzzle, ready.options, settings)
+    return Cheap(a, ready, plan) if isinstance(plan, (Whole, Budgeted)) else None
+
+
+def within_plan(c: Cheap, outcome: Outcome) -> bool:
+    """A batch outcome stands for the plan: always for a whole solve; for a budgeted one only
+    within the budget, counted in the ``nodes`` the kind reports (past it the puzzle is split)."""
+    if isinstance(c.plan, Whole):
+        return True
+    nodes = outcome.stats.get("nodes")
+    return isinstance(nodes, int) and nodes <= c.plan.nodes
+
+
+def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings) -> list[Result | SplitPuzzle] | None:
+    """Solve cheap puzzles of one kind and one set of options in one call of the kind's
+    ``solve_batch``, whose outcomes come verified. None when the call fails as a whole (a solver
+    error, a wrong answer, the time limit over the whole run): solved one by one instead, each
+    failure falls on its own puzzle. An outcome past its plan's node budget is solved again alone
+    (``solve_one``, which splits it). ``solve_ms`` is the run's time shared equally."""
+    kind = run[0].ready.kind
+    start = time.perf_counter()
+    try:
+        with time_limit(seconds):
+            outcomes = kind.solve_batch([c.assigned.input for c in run], run[0].assigned.options)
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception as exc:
+        log.warning("solve_batch of %d %s puzzles failed (%s: %s); solving them one by one",
+                    len(run), kind.name, type(exc).__name__, exc)
+        return None
+    share = round((time.perf_counter() - start) * 1000.0 / len(run), 3)
+    out: list[Result | SplitPuzzle] = []
+    for c, got in zip(run, outcomes, strict=True):
+        a = c.assigned
+        r = Result(a.id, a.job_id, a.attempts, FAILED, optimistic=a.optimistic, solve_ms=share)
+        if isinstance(got, Outcome) and not within_plan(c, got):
+            out.append(solve_one(a, seconds, settings, c.ready))
+            continue
+        if isinstance(got, Outcome):
+            r.status, r.result, r.stats = got.status, got.result, got.stats
+        else:
+            r.error = failure_reason(got, f"puzzle {a.id}", seconds)
+        out.append(r)
     return out

@@ -56,6 +56,16 @@ def test_batch_agrees_with_one_by_one(options):
                      "Outcome", "Outcome", "ParseError", "ParseError", "ParseError"]
 
 
+def test_a_chunk_of_81_ascii_symbols_each_agrees_with_one_by_one():
+    # every puzzle a plain string of the 9x9 length: read in one go, bad symbols and conflicts included
+    chunk = [EASY, "x" * 81, CONFLICT, NONE, MULTI, EASY.replace(".", "0")]
+    got = KIND.solve_batch(chunk, None)
+    want = solve_each(KIND, chunk, None)
+    assert all(same(g, w) for g, w in zip(got, want, strict=True)), list(zip(got, want, strict=True))
+    assert [type(g).__name__ for g in got] == ["Outcome", "ParseError", "InvalidPuzzle", "Outcome", "Outcome",
+                                               "Outcome"]
+
+
 def test_batch_answers_are_verified_and_named():
     outcomes = KIND.solve_batch([EASY, HARD, MULTI, NONE])
     for puzzle, outcome in zip([EASY, HARD, MULTI, NONE], outcomes, strict=False):

@@ -87,18 +87,16 @@ def test_naked_single_places_the_last_digit_of_a_cell():
     state = open_state()
     for value in range(1, 9):
         remove(state, [10], value)
-    counters = np.zeros(fastk.COUNTERS, np.int64)
-    assert fastk.naked_singles(state, counters) > 0
-    assert counters[fastk.NAKED] == 1 and possible(state, 10, 9) and not possible(state, 11, 9)
+    changed, placed = fastk.naked_singles(state)
+    assert changed > 0 and placed == 1 and possible(state, 10, 9) and not possible(state, 11, 9)
 
 
 def test_hidden_single_places_the_only_cell_of_a_value():
     # row 1: value 1 is possible only in column 9
     state = open_state()
     remove(state, range(8), 1)
-    counters = np.zeros(fastk.COUNTERS, np.int64)
-    assert fastk.hidden_singles(state, 0, counters) > 0
-    assert counters[fastk.HIDDEN] == 1 and state[fastk.SOLVED] == 1 << 8
+    changed, placed = fastk.hidden_singles(state, 0)
+    assert changed > 0 and placed == 1 and state[fastk.SOLVED] == 1 << 8
     assert not any(possible(state, p, 1) for p in (17, 26, 80))
     assert not any(possible(state, 8, v) for v in range(2, 10))
 
@@ -106,19 +104,18 @@ def test_hidden_single_places_the_only_cell_of_a_value():
 def test_hidden_single_in_a_column_and_in_a_box():
     state = open_state()
     remove(state, [r * 9 + 4 for r in range(1, 9)], 3)  # column 5: only row 1
-    counters = np.zeros(fastk.COUNTERS, np.int64)
-    assert fastk.hidden_singles(state, 2, counters) > 0 and state[fastk.SOLVED] == 1 << 4
+    # the open cell had every digit, so every board changed
+    assert fastk.hidden_singles(state, 2) == (fastk.ALL_DIGITS, 1) and state[fastk.SOLVED] == 1 << 4
     state = open_state()
     remove(state, [30, 31, 32, 39, 41, 48, 49, 50], 7)  # box 5: only its centre
-    assert fastk.hidden_singles(state, 6, counters) > 0 and state[fastk.SOLVED + 1] == 1 << 13
+    assert fastk.hidden_singles(state, 6)[0] > 0 and state[fastk.SOLVED + 1] == 1 << 13
 
 
 def test_a_unit_without_a_value_is_a_contradiction():
-    counters = np.zeros(fastk.COUNTERS, np.int64)
     for unit in (range(9), [r * 9 + 8 for r in range(9)], [60, 61, 62, 69, 70, 71, 78, 79, 80]):
         state = open_state()
         remove(state, unit, 5)
-        assert fastk.hidden_singles(state, 4, counters) == -1
+        assert fastk.hidden_singles(state, 4)[0] == -1
 
 
 def test_a_cell_without_digits_and_two_equal_singles_are_contradictions():
@@ -126,11 +123,11 @@ def test_a_cell_without_digits_and_two_equal_singles_are_contradictions():
     state = open_state()
     for value in range(1, 10):
         remove(state, [33], value)
-    assert fastk.naked_singles(state, counters) == -1
+    assert fastk.naked_singles(state)[0] == -1
     state = open_state()
     for value in range(2, 10):
         remove(state, [0, 1], value)  # two cells of row 1 left with 1 only
-    assert fastk.naked_singles(state, counters) == -1
+    assert fastk.naked_singles(state)[0] == -1
     assert not fastk.propagate(state, fastk.ALL_DIGITS, True, counters)
 
 

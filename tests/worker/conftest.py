@@ -2,6 +2,7 @@ import pytest
 
 from tests.service.conftest import assert_tallies_match_rows, made_apps, make_app, toy  # noqa: F401  shared fixtures
 from tests.services import database_url, postgres_url  # noqa: F401  the task logic runs on both databases
+from worker import chunk
 
 
 @pytest.fixture(autouse=True)
@@ -11,3 +12,36 @@ def tallies_agree(made_apps):  # noqa: F811  the fixture imported above
     yield
     for app in made_apps:
         assert_tallies_match_rows(app.extensions["sessions"])
+
+
+class Solving:
+    """How a chunk solves its cheap optimistic puzzles (``batched``: in runs, through the kind's
+    solve_batch; else one by one, as after a run whose solve_batch failed), and a hook on it."""
+
+    def __init__(self, batched, monkeypatch):
+        self.batched, self.monkeypatch = batched, monkeypatch
+        if not batched:
+            monkeypatch.setattr(chunk, "solve_run", lambda *args: None)
+
+    def before_each(self, hook):
+        """Call ``hook(assigned)`` just before each puzzle is solved (for a run, before the run,
+        once per puzzle in order)."""
+        one, run = chunk.solve_one, chunk.solve_run
+
+        def solve_one(a, *rest, **kw):
+            hook(a)
+            return one(a, *rest, **kw)
+
+        def solve_run(cheap, *rest):
+            for c in cheap:
+                hook(c.assigned)
+            return run(cheap, *rest)
+
+        self.monkeypatch.setattr(chunk, "solve_one", solve_one)
+        if self.batched:
+            self.monkeypatch.setattr(chunk, "solve_run", solve_run)
+
+
+@pytest.fixture(params=[True, False], ids=["batched", "one-by-one"])
+def solving(request, monkeypatch):
+    return Solving(request.param, monkeypatch)

@@ -4,6 +4,7 @@ exactly-once, reaper."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import time
 from datetime import timedelta
@@ -12,9 +13,12 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy import select, update
 
+import solvers
 from service import tallies
 from service.db import changed_rows
 from service.models import Job, Puzzle, now
+from solvers import base
+from solvers.base import Budgeted
 from tests.service.conftest import RecordingPublisher
 from worker import chunk, outcome, reaper
 from worker import rows as puzzle_rows
@@ -155,16 +159,14 @@ def test_an_optimistic_result_loses_to_a_claim_made_meanwhile(app):
     assert rows(app, job_id)[0].worker == "b" and job_row(app, job_id).pending == 0
 
 
-def test_a_cancel_during_an_optimistic_chunk_is_final(app, monkeypatch):
+def test_a_cancel_during_an_optimistic_chunk_is_final(app, solving):
     job_id = post(app, toys("1", "2", "3"))
-    real = chunk.solve_one
 
-    def cancel_first(c, *rest):
+    def cancel_first(c):
         if c.id == ids_of(app, job_id)[0]:
             assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
-        return real(c, *rest)
 
-    monkeypatch.setattr(chunk, "solve_one", cancel_first)
+    solving.before_each(cancel_first)
     assert run(app, ids_of(app, job_id)).written == 0
     assert [(p.status, p.result) for p in rows(app, job_id)] == [("cancelled", None)] * 3
     job = job_row(app, job_id)
@@ -271,23 +273,24 @@ def test_a_redelivered_optimistic_chunk_runs_whole_once_more_claimed(app):
     assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 1)] * 3
 
 
-def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, monkeypatch):
+def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, solving):
     job_id = post(app, toys("1", "2", "3"))
     ids = ids_of(app, job_id)
-    real, calls = chunk.solve_one, []
+    calls = []
 
-    def solve_then_expire(c, *rest):
+    def expire_at_the_second(c):
         calls.append(c.id)
         if len(calls) == 2:
             raise SoftTimeLimitExceeded()
-        return real(c, *rest)
 
-    monkeypatch.setattr(chunk, "solve_one", solve_then_expire)
+    solving.before_each(expire_at_the_second)
     publisher = RecordingPublisher()
     report = run(app, ids, publisher)
-    assert report.written == 1 and publisher.chunks == [[ids[1]], [ids[2]]]
+    # One by one the first puzzle was done; a run of three in one call is handed on whole.
+    done = 0 if solving.batched else 1
+    assert report.written == done and publisher.chunks == [[i] for i in ids[done:]]
     states = [(p.status, p.attempts) for p in rows(app, job_id)]
-    assert states == [("solved", 1), ("queued", 0), ("queued", 0)]
+    assert states == [("solved", 1)] * done + [("queued", 0)] * (3 - done)
 
 
 def test_reaper_publishes_lost_puzzles_and_fails_those_past_the_cap(app):
@@ -346,3 +349,75 @@ def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch
     assert seen[0] < seen[1] < seen[2]
     assert seen[0] - now().replace(tzinfo=seen[0].tzinfo) <= puzzle_rows.lease(app.config)
     assert [p.status for p in rows(app, job_id)] == ["solved"] * 3
+
+
+# -- cheap optimistic puzzles in runs, through the kind's solve_batch
+
+
+@pytest.fixture
+def batches(app, toy, monkeypatch):
+    """The toy's solve_batch, recording each call's puzzles and the statuses their rows had then."""
+    calls = []
+
+    def solve_batch(puzzles, options):
+        with app.extensions["sessions"]() as s:
+            seen = s.scalars(select(Puzzle.status).where(Puzzle.kind == "toy")).all()
+        calls.append((list(puzzles), set(seen)))
+        return base.solve_each(batched, puzzles, options)
+
+    batched = dataclasses.replace(toy, solve_batch=solve_batch)
+    monkeypatch.setitem(solvers.KINDS, "toy", batched)
+    return calls
+
+
+def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, batches):
+    digits = [str(i) for i in range(40)]
+    job_id = post(app, toys(*digits))
+    ids = ids_of(app, job_id)
+    report = run(app, ids)
+    assert report.written == 40 and batches == [(digits, {"queued"})]  # one call, nothing claimed
+    got = rows(app, job_id)
+    assert [p.result for p in got[1:]] == [{"sum": sum(map(int, d))} for d in digits[1:]]
+    assert [p.status for p in got] == ["no_solution"] + ["solved"] * 39
+    assert all(p.attempts == 1 and p.worker == "w1" and p.started_at and p.solve_ms is not None for p in got)
+    job = job_row(app, job_id)
+    assert job.status == "completed" and job.pending == 0
+    # Delivered again (duplicated, or redelivered): nothing is written twice, nothing solved again.
+    assert run(app, ids).written == 0
+    again = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
+                            redelivered=True)
+    assert again.written == 0 and again.skipped == 40 and len(batches) == 1
+
+
+def test_runs_are_cut_by_estimated_work_so_progress_still_shows(app, batches, monkeypatch):
+    # A toy puzzle is estimated at 1e-6 s: a call takes at most FLUSH_SECONDS of estimated work.
+    monkeypatch.setattr(chunk, "FLUSH_SECONDS", 4.5e-6)
+    job_id = post(app, toys(*"123456789123"))
+    report = chunk.run_chunk(app.extensions["sessions"], ids_of(app, job_id), app.config, "w1",
+                             RecordingPublisher(), clock=lambda: 0.0)  # never due: only the cut counts
+    assert report.written == 12 and [len(puzzles) for puzzles, _ in batches] == [4, 4, 4]
+    assert [p.status for p in rows(app, job_id)] == ["solved"] * 12
+
+
+@pytest.mark.parametrize(("options", "error"), [
+    ({"lie": True}, "internal error: the solver's answer failed verification (sum"),
+    ({"crash": True}, "solver error: RuntimeError: toy solver crashed on purpose"),
+])
+def test_a_run_whose_solve_batch_fails_is_solved_one_by_one(app, toy, monkeypatch, options, error):
+    real, alone = chunk.solve_one, []
+    monkeypatch.setattr(chunk, "solve_one", lambda a, *rest: alone.append(a.id) or real(a, *rest))
+    job_id = post(app, toys("1", "2", "3", **options))
+    assert run(app, ids_of(app, job_id)).written == 3
+    assert alone == ids_of(app, job_id)  # each failure on its own puzzle
+    assert all(p.status == "failed" and p.error.startswith(error) for p in rows(app, job_id))
+
+
+def test_a_batch_outcome_past_the_node_budget_is_solved_again_alone(app, batches, monkeypatch):
+    budgeted = dataclasses.replace(solvers.KINDS["toy"], plan=lambda *args: Budgeted(2, 4))
+    monkeypatch.setitem(solvers.KINDS, "toy", budgeted)  # 2 nodes, and the toy reads a digit a node
+    real, alone = outcome.solve_one, []
+    monkeypatch.setattr(outcome, "solve_one", lambda a, *rest: alone.append(a.input) or real(a, *rest))
+    job_id = post(app, toys("1", "12345", "22"))
+    assert run(app, ids_of(app, job_id)).written == 3
+    assert len(batches) == 1 and alone == ["12345"]
+    assert [p.result for p in rows(app, job_id)] == [{"sum": 1}, {"sum": 15}, {"sum": 4}]

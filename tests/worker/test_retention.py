@@ -105,20 +105,19 @@ def test_each_transaction_deletes_about_a_batch_of_puzzles_oldest_first(app, mon
     assert count(app, Job) == 0 and count(app, Puzzle) == 0
 
 
-def test_a_chunk_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_cleanly(app, monkeypatch):
+def test_a_chunk_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_cleanly(app, solving):
     job_id = submit(app, 3)
     ids = puzzle_ids(app, job_id)
     client = app.test_client()
-    real, solved = chunk.solve_one, []
+    solved = []
 
-    def delete_midway(a, *rest):
+    def delete_midway(a):
         if not solved:
             assert client.post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
             assert client.delete(f"/api/v1/jobs/{job_id}").status_code == 204
         solved.append(a.id)
-        return real(a, *rest)
 
-    monkeypatch.setattr(chunk, "solve_one", delete_midway)
+    solving.before_each(delete_midway)
     report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
     assert report.written == 0 and solved
     assert count(app, Job) == 0 and count(app, Puzzle) == 0

@@ -1,0 +1,109 @@
+"""One chunk task in process on PostgreSQL, against the raw solver on the same puzzles.
+
+    python bench/chunk.py [--chunk 500] [--repeats 9]
+
+Needs the real PostgreSQL (TEST_DATABASE_URL, as the integration tests). On a fresh database,
+each repeat posts ``--chunk`` 17-clue Sudokus through the app (Flask's test client, no broker),
+then times worker.chunk.run_chunk on their ids, a first delivery as a worker gets it (read,
+solve, write, commit), against prepare + solve + verify of the same puzzles one by one in this
+process (the raw rate of bench/service.py). Medians over ``--repeats``, each repeat on fresh
+puzzles. Pin it (``taskset -c 1``) to keep the bench on a core and PostgreSQL on the other, the
+shape of bench/service.py ``--pin``. The SQL statements' own times (as the client waits on them)
+are listed too, medians per chunk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sqlalchemy import event, select
+
+import solvers
+from bench.service import load_puzzles
+from service import create_app
+from service.models import Puzzle
+from tests.service.conftest import RecordingPublisher
+from tests.services import fresh_postgres, migrate
+from worker import chunk
+
+
+def raw_seconds(puzzles: list[str]) -> float:
+    kind = solvers.get("sudoku")
+    start = time.perf_counter()
+    for text in puzzles:
+        puzzle, options = kind.prepare(text)
+        kind.verify(puzzle, options, kind.solve(puzzle, options))
+    return time.perf_counter() - start
+
+
+def statement_times(engine: Any) -> dict[str, float]:
+    """Milliseconds per statement (its first words), as the client waits on it, summed since
+    the dict was last cleared."""
+    times: dict[str, float] = defaultdict(float)
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _start(conn, cursor, statement, parameters, context, executemany):
+        conn.info["bench_t0"] = time.perf_counter()
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _end(conn, cursor, statement, parameters, context, executemany):
+        times[" ".join(statement.split())[:48]] += (time.perf_counter() - conn.info["bench_t0"]) * 1000
+
+    return times
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--chunk", type=int, default=500)
+    ap.add_argument("--repeats", type=int, default=9)
+    args = ap.parse_args()
+    n = args.chunk
+    puzzles = load_puzzles(n * args.repeats)
+    solvers.warm_up()
+    with fresh_postgres() as url:
+        migrate(url)
+        app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "RATE_LIMIT": ""})
+        app.extensions["publisher"] = RecordingPublisher()
+        sessions, client = app.extensions["sessions"], app.test_client()
+        times = statement_times(app.extensions["engine"])
+        raw, work, sql = [], [], defaultdict(list)
+        for i in range(args.repeats):
+            batch = puzzles[i * n:(i + 1) * n]
+            raw.append(raw_seconds(batch))
+            items = [{"kind": "sudoku", "puzzle": p} for p in batch]
+            reply = client.post("/api/v1/jobs", json={"puzzles": items})
+            with sessions() as s:
+                job_id = (reply.json or {})["id"]
+                ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id)
+                                     .order_by(Puzzle.index)))
+            times.clear()
+            start = time.perf_counter()
+            report = chunk.run_chunk(sessions, ids, app.config, "bench", app.extensions["publisher"])
+            work.append(time.perf_counter() - start)
+            if report.written != n:
+                raise RuntimeError(f"chunk wrote {report.written} of {n}")
+            for statement, ms in times.items():
+                sql[statement].append(ms)
+    r, w = statistics.median(raw), statistics.median(work)
+    print(f"{n}-puzzle chunks of 17-clue Sudokus, medians of {args.repeats}\n")
+    print("| measure | ms per chunk | puzzles/s |")
+    print("|---|---:|---:|")
+    print(f"| raw: prepare + solve + verify one by one | {r * 1000:.1f} | {n / r:,.0f} |")
+    print(f"| run_chunk: read, solve, write, commit | {w * 1000:.1f} | {n / w:,.0f} |")
+    print(f"| share of raw | {r / w:.0%} | |")
+    print("\n| SQL statement in the chunk | ms per chunk |")
+    print("|---|---:|")
+    for statement, each in sql.items():  # a statement some chunks did not run counts 0 in those
+        print(f"| `{statement}` | {statistics.median(each + [0.0] * (args.repeats - len(each))):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
