@@ -6,9 +6,9 @@
 Tables: the IDA* kernel's nodes per second against a plain C IDA* (bench/c/ida_manhattan.c,
 compiled here with the first C compiler found, skipped with a note without one), both on
 Korf's 10 easiest instances with Manhattan, run alternately in this script, medians of CPU
-time; Korf's 100 with the 6-6-3 pattern database; ``auto`` against each named algorithm
-on the 8-puzzle, Korf's 100 and random 24- to 63-puzzles. Times are CPU seconds of this
-process (time.process_time) unless a row says otherwise.
+time; Korf's 100 with the 6-6-3 pattern database and, where it is built, the 7-8; ``auto``
+against each named algorithm on the 8-puzzle, Korf's 100 and random 24- to 63-puzzles. Times
+are CPU seconds of this process (time.process_time) unless a row says otherwise.
 """
 
 from __future__ import annotations
@@ -111,35 +111,59 @@ def kernel_against_c(rounds: int) -> None:
     print(f"\nMedians of {rounds} alternating rounds; kernel times include the call through `KIND.solve`.")
 
 
-# -- Korf's 100 with the pattern database
+# -- Korf's 100 with the pattern databases
 
 
-def fifteen_pdb() -> None:
+def korf_pass(heuristic: str) -> tuple[float, int, int, float]:
+    """Korf's 100 once: (CPU s in all, nodes, worst nodes, worst s); every length checked."""
+    total_s = worst_s = 0.0
+    total_nodes = worst_nodes = 0
+    for number, board, optimum, _ in korf_rows():
+        outcome, seconds = run(board, goal=KORF_GOAL, algorithm="idastar", heuristic=heuristic)
+        assert outcome.stats["heuristic"] == heuristic and length(outcome) == optimum, number
+        total_s += seconds
+        total_nodes += outcome.stats["generated"]
+        worst_nodes = max(worst_nodes, outcome.stats["generated"])
+        worst_s = max(worst_s, seconds)
+    return total_s, total_nodes, worst_nodes, worst_s
+
+
+def fifteen_pdb(rounds: int) -> None:
+    """Both databases, alternating passes over Korf's 100; the 7-8 only where it was built."""
     started = time.perf_counter()
     fresh = sliding_pdb.load() is None
     if fresh:
         sliding_pdb.build(quiet=True)
     build_s = time.perf_counter() - started
-    rows = korf_rows()
-    run(rows[0][1], goal=KORF_GOAL)  # compile + load
-    total_s = 0.0
-    total_nodes = worst_nodes = 0
-    worst_s = 0.0
-    for number, board, optimum, _ in rows:
-        outcome, seconds = run(board, goal=KORF_GOAL, algorithm="idastar")
-        assert outcome.stats["heuristic"] == "pdb" and length(outcome) == optimum, number
-        total_s += seconds
-        total_nodes += outcome.stats["generated"]
-        worst_nodes = max(worst_nodes, outcome.stats["generated"])
-        worst_s = max(worst_s, seconds)
-    print("\n### 15-puzzle: Korf's 100 with the 6-6-3 pattern database (+ diagonal reflection)\n")
-    print(f"Database {'built in' if fresh else 'loaded in'} {build_s:.1f} s wall "
-          f"(`python -m solvers.sliding_pdb build`).\n")
-    print("| instances | all optimal | nodes generated | mean nodes | worst nodes | CPU s in all | worst s | "
-          "M nodes/s |")
-    print("| ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    print(f"| 100 | yes | {total_nodes:,} | {total_nodes / 100:,.0f} | {worst_nodes:,} | **{total_s:.2f}** | "
-          f"{worst_s:.2f} | {total_nodes / total_s / 1e6:.1f} |")
+    heuristics = {"pdb": "6-6-3"}
+    if sliding_pdb.load("78") is not None:
+        heuristics["pdb78"] = "7-8"
+    for heuristic in heuristics:  # compile, load, map
+        run(korf_rows()[0][1], goal=KORF_GOAL, algorithm="idastar", heuristic=heuristic)
+    passes: dict[str, list[tuple[float, int, int, float]]] = {h: [] for h in heuristics}
+    loads = []
+    for _ in range(rounds):
+        for heuristic in heuristics:
+            loads.append(os.getloadavg()[0])
+            passes[heuristic].append(korf_pass(heuristic))
+    print("\n### 15-puzzle: Korf's 100 with the pattern databases (+ diagonal reflection)\n")
+    print(f"6-6-3 {'built in' if fresh else 'loaded in'} {build_s:.1f} s wall "
+          f"(`python -m solvers.sliding_pdb build`). "
+          + ("7-8 memory-mapped from the cache folder." if "pdb78" in heuristics else
+             "The 7-8 is not built here (`python -m solvers.sliding_pdb build --pdb 78`): no row.")
+          + f" {rounds} alternating passes, median CPU; load average {min(loads):.1f}-{max(loads):.1f} "
+          "during them.\n")
+    print("| database | instances | all optimal | nodes generated | mean nodes | worst nodes | CPU s in all "
+          "(median) | passes | worst s | M nodes/s |")
+    print("| --- | ---: | :---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+    for heuristic, name in heuristics.items():
+        runs = passes[heuristic]
+        seconds = statistics.median(r[0] for r in runs)
+        _, nodes, worst_nodes, _ = runs[0]
+        worst_s = statistics.median(r[3] for r in runs)
+        every = " / ".join(f"{r[0]:.2f}" for r in runs)
+        print(f"| {name} (`{heuristic}`) | 100 | yes | {nodes:,} | {nodes / 100:,.0f} | {worst_nodes:,} | "
+              f"**{seconds:.2f}** | {every} | {worst_s:.2f} | {nodes / seconds / 1e6:.1f} |")
 
 
 # -- auto against the named algorithms
@@ -192,7 +216,7 @@ def fifteen_puzzle(limit: int) -> None:
     title = f"15-puzzle: Korf's {limit} (goal blank first)"
     strategy_table(title, boards, [
         ("auto (default)", {"goal": KORF_GOAL}, limit),
-        ("idastar + pdb", {"goal": KORF_GOAL, "algorithm": "idastar", "heuristic": "pdb"}, limit),
+        ("idastar + pdb (6-6-3)", {"goal": KORF_GOAL, "algorithm": "idastar", "heuristic": "pdb"}, limit),
         ("reduction (not optimal)", {"goal": KORF_GOAL, "algorithm": "reduction"}, limit),
     ], lambda i: rows[i][2])
 
@@ -211,15 +235,20 @@ def big_boards(count: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer instances")
+    parser.add_argument("--only", choices=("c", "pdb", "strategies"), help="one part: the C anchor, "
+                        "the pattern databases, or auto against the named algorithms")
     args = parser.parse_args()
     print(f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.processor() or 'cpu'}; "
           f"{platform.python_implementation()} {platform.python_version()}; one process. "
           f"Pin it with `taskset -c 1` on a shared machine.")
-    kernel_against_c(3 if args.quick else 7)
-    fifteen_pdb()
-    eight_puzzle(50 if args.quick else 300, 10 if args.quick else 40)
-    fifteen_puzzle(20 if args.quick else 100)
-    big_boards(5 if args.quick else 20)
+    if args.only in (None, "c"):
+        kernel_against_c(3 if args.quick else 7)
+    if args.only in (None, "pdb"):
+        fifteen_pdb(2 if args.quick else 3)
+    if args.only in (None, "strategies"):
+        eight_puzzle(50 if args.quick else 300, 10 if args.quick else 40)
+        fifteen_puzzle(20 if args.quick else 100)
+        big_boards(5 if args.quick else 20)
 
 
 if __name__ == "__main__":

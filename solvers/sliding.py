@@ -10,7 +10,9 @@ Glossary
              the permutation's parity against the blank's distance (no search).
   heuristic  an admissible lower bound on the moves left: misplaced tiles,
              Manhattan distance, Manhattan + linear conflict, or for the
-             15-puzzle an additive pattern database (solvers/sliding_pdb.py).
+             15-puzzle an additive pattern database (solvers/sliding_pdb.py):
+             ``pdb`` the 6-6-3 (built by default), ``pdb78`` the 7-8 (built on
+             request, memory-mapped), which ``auto`` prefers once it is built.
 
 Algorithms: ``bfs``, ``dfs`` and ``astar`` are the generic ones of
 solvers/search.py over :class:`SlidingProblem`; ``idastar`` runs the numba
@@ -68,9 +70,11 @@ Move = str
 SIDES = (2, 3, 4, 5, 6, 7, 8)
 MOVES = "ULRD"  # Korf's order; the blank's step for each letter is below
 STEP = {"U": (-1, 0), "L": (0, -1), "R": (0, 1), "D": (1, 0)}
-HEURISTICS = ("misplaced", "manhattan", "linear_conflict", "pdb")
+HEURISTICS = ("misplaced", "manhattan", "linear_conflict", "pdb", "pdb78")
+DATABASE_OF = {"pdb": "663", "pdb78": "78"}  # heuristic -> sliding_pdb.DATABASES
 KERNEL_HEURISTIC = {"misplaced": kernels.MISPLACED, "manhattan": kernels.MANHATTAN,
-                    "linear_conflict": kernels.LINEAR_CONFLICT, "pdb": kernels.PATTERN_DB}
+                    "linear_conflict": kernels.LINEAR_CONFLICT, "pdb": kernels.PATTERN_DB,
+                    "pdb78": kernels.PATTERN_DB}
 # Python searches keep every state in dicts: ~3 M states is about 1 GB.
 PYTHON_MAX_NODES = 3_000_000
 PYTHON_DEFAULT_NODES = 1_000_000
@@ -158,20 +162,27 @@ def goal_of(puzzle: Puzzle, options: Options) -> Board:
 
 
 def _heuristic(k: int, goal: Board, algorithm: str, chosen: str) -> tuple[str | None, str | None]:
-    """(the heuristic that will run, why it differs from the one asked); auto = the strongest available."""
+    """(the heuristic that will run, why it differs from the one asked); auto = the strongest available:
+    the 7-8 database once it is built (it is built only on request), else the 6-6-3."""
     if algorithm not in ("astar", "idastar", "auto"):
         return None, None
     if chosen == "auto":
-        chosen = "pdb" if k == 4 and algorithm != "astar" else "linear_conflict"
-    if chosen != "pdb":
+        if k != 4 or algorithm == "astar":
+            return "linear_conflict", None
+        chosen = "pdb78" if sliding_pdb.load("78") is not None else "pdb"
+    if chosen not in DATABASE_OF:
         return chosen, None
     if sliding_pdb.frame_for(k, goal) is None:
         return "linear_conflict", ("the pattern database needs the goal's blank in a corner; "
                                    "used linear_conflict")
-    if sliding_pdb.load() is None:
+    note = None
+    if chosen == "pdb78" and sliding_pdb.load("78") is None:
+        chosen = "pdb"
+        note = "7-8 pattern database not built (python -m solvers.sliding_pdb build --pdb 78); used pdb"
+    if sliding_pdb.load("663") is None:
         return "linear_conflict", ("pattern database not built (python -m solvers.sliding_pdb build); "
                                    "used linear_conflict")
-    return "pdb", None
+    return chosen, note
 
 
 def _node_budget(options: Options, node_limit: int | None) -> int:
@@ -189,10 +200,11 @@ def validate(puzzle: Puzzle, options: Options) -> None:
         raise InvalidOption(f"algorithm {algorithm!r} handles boards up to "
                             f"{LARGEST_SIDE[algorithm]}x{LARGEST_SIDE[algorithm]}; "
                             f"for {k}x{k} use {' or '.join(fits)}")
-    if options["heuristic"] == "pdb" and k != 4:
-        raise InvalidOption(f"heuristic 'pdb' is built for the 15-puzzle (4x4), not {k}x{k}")
-    if options["heuristic"] == "pdb" and algorithm not in ("idastar", "auto"):
-        raise InvalidOption("heuristic 'pdb' runs only with algorithm 'idastar' (or 'auto')")
+    heuristic = options["heuristic"]
+    if heuristic in DATABASE_OF and k != 4:
+        raise InvalidOption(f"heuristic {heuristic!r} is built for the 15-puzzle (4x4), not {k}x{k}")
+    if heuristic in DATABASE_OF and algorithm not in ("idastar", "auto"):
+        raise InvalidOption(f"heuristic {heuristic!r} runs only with algorithm 'idastar' (or 'auto')")
     if options["max_depth"] is not None and algorithm != "dfs":
         raise InvalidOption("option 'max_depth' bounds algorithm 'dfs' only")
     if options["optimal"] and algorithm in ("dfs", "reduction"):
@@ -345,8 +357,8 @@ def _kernel(k: int, board: Board, goal: Board, heuristic: str, budget: int,
     goal_pos = np.empty(k * k, np.int64)
     goal_pos[list(goal)] = np.arange(k * k)
     tables = sliding_pdb.NO_TABLES
-    if heuristic == "pdb":
-        found_frame, found_tables = sliding_pdb.frame_for(k, goal), sliding_pdb.load()
+    if heuristic in DATABASE_OF:
+        found_frame, found_tables = sliding_pdb.frame_for(k, goal), sliding_pdb.load(DATABASE_OF[heuristic])
         assert found_frame is not None and found_tables is not None, "_heuristic chose pdb"
         frame, tables = found_frame, found_tables
         cells = np.array(frame.to_canonical(k, board, goal), np.int64)
@@ -365,7 +377,7 @@ def _kernel(k: int, board: Board, goal: Board, heuristic: str, budget: int,
 def _auto_budget(k: int, heuristic: str, options: Options, node_limit: int | None) -> int:
     if options["optimal"] or k <= 3:
         return _node_budget(options, node_limit)
-    budget = AUTO_BUDGET_PDB if heuristic == "pdb" else AUTO_BUDGET_15 if k == 4 else AUTO_BUDGET_BIG
+    budget = AUTO_BUDGET_PDB if heuristic in DATABASE_OF else AUTO_BUDGET_15 if k == 4 else AUTO_BUDGET_BIG
     for cap in (options["max_nodes"], node_limit):
         budget = budget if cap is None else min(budget, cap)
     return budget
@@ -380,7 +392,7 @@ def _square(k: int, board: Board, goal: Board, stop: StopFlag) -> tuple[list[int
         check_stop(stop)
         small, small_goal = square.puzzle(after, goal)
         heuristic = _heuristic(side, small_goal, "idastar", "auto")[0] or "manhattan"
-        if side == 4 and heuristic != "pdb":
+        if side == 4 and heuristic not in DATABASE_OF:
             continue  # without the database a 4x4 can take longer than peeling it
         try:
             found = _kernel(side, small, small_goal, heuristic, SQUARE_BUDGET, stop)
@@ -521,8 +533,9 @@ OPTIONS = (
            choices=("auto", "bfs", "dfs", "astar", "idastar", "reduction")),
     Option("optimal", bool, False, "true: answer only with a proof of the fewest moves (auto never falls "
            "back to the reduction, and may run to the time limit)"),
-    Option("heuristic", str, "auto", "lower bound for auto/astar/idastar; auto = pdb for the 15-puzzle when "
-           "built, else linear_conflict", choices=("auto", *HEURISTICS)),
+    Option("heuristic", str, "auto", "lower bound for auto/astar/idastar; pdb = the 6-6-3 pattern database, "
+           "pdb78 = the 7-8 (15-puzzle only, where built); auto = pdb78 for the 15-puzzle when built, else "
+           "pdb when built, else linear_conflict", choices=("auto", *HEURISTICS)),
     Option("goal", str, None, "goal board like the puzzle; default 1 .. k*k-1 then 0 (blank last)"),
     Option("max_nodes", int, None, f"node budget; default {PYTHON_DEFAULT_NODES:,} for bfs/dfs/astar "
            f"(at most {PYTHON_MAX_NODES:,}), {KERNEL_DEFAULT_NODES:,} for idastar; for auto, a cap on "

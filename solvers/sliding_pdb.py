@@ -1,6 +1,7 @@
-"""Additive disjoint pattern database for the 15-puzzle (Korf & Felner's 6-6-3 split).
+"""Additive disjoint pattern databases for the 15-puzzle (Korf & Felner's 6-6-3 and 7-8 splits).
 
-    python -m solvers.sliding_pdb build     # ~1 min, writes $PUZZLE_CACHE_DIR/sliding_pdb_663.npz
+    python -m solvers.sliding_pdb build             # 6-6-3, ~15-35 s: $PUZZLE_CACHE_DIR/sliding_pdb_663.npz
+    python -m solvers.sliding_pdb build --pdb 78    # 7-8, ~6 min CPU, 2.8 GB to build: sliding_pdb_78.npy
 
 Glossary
   canonical goal  Korf's: blank in cell 0 and tile t in cell t. A goal with the
@@ -11,11 +12,17 @@ Glossary
                   tiles, the fewest moves *of those tiles* that bring them home
                   (the other tiles are indistinguishable and move for free), so
                   the tables of disjoint patterns add up to an admissible bound.
+  placement       the cells of a pattern's tiles, in the pattern's order; tables
+                  are indexed by its rank (kernels.rank): 16!/(16-m)! entries.
   reflection      the same tables probed through the main-diagonal mirror (tile t
                   at cell c read as tile t' at cell c'): a second admissible sum;
                   the heuristic is the larger of the two.
+  database        a split into patterns and its file: ``663`` (the default, 11.5 MB,
+                  spread out when loaded, 34 MB per process) or ``78`` (577 MB,
+                  memory-mapped and probed by rank, so every process on a machine
+                  shares the page cache's one copy).
 
-The tables are built once, stored in the cache folder (``PUZZLE_CACHE_DIR``,
+The tables are built once, on request, stored in the cache folder (``PUZZLE_CACHE_DIR``,
 default ``var/cache`` in the checkout) and loaded lazily, once per process.
 """
 
@@ -35,8 +42,22 @@ import numpy as np
 from solvers import sliding_kernels as kernels
 
 K = 4
-PATTERNS = ((1, 2, 3), (4, 5, 8, 9, 12, 13), (6, 7, 10, 11, 14, 15))
-FILE_NAME = "sliding_pdb_663.npz"
+
+
+@dataclass(frozen=True)
+class Database:
+    patterns: tuple[tuple[int, ...], ...]
+    file_name: str
+    mapped: bool  # one compact .npy, memory-mapped; else an .npz of tables spread when loaded
+
+
+DATABASES = {
+    "663": Database(((1, 2, 3), (4, 5, 8, 9, 12, 13), (6, 7, 10, 11, 14, 15)), "sliding_pdb_663.npz",
+                    mapped=False),
+    "78": Database(((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15)), "sliding_pdb_78.npy",
+                   mapped=True),
+}
+DEFAULT = "663"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -81,16 +102,18 @@ def frame_for(k: int, goal: tuple[int, ...]) -> Frame | None:
 
 @dataclass(frozen=True)
 class Tables:
-    pdb: kernels.Bytes       # every pattern's table spread out (kernels.spread_table), one after another
+    pdb: kernels.Bytes       # every pattern's table, one after another (spread, or ranked: compact)
     lk_tiles: kernels.Ints   # [lookup, i] = the tile read as the pattern's i-th tile
     lk_size: kernels.Ints    # [lookup] = tiles in the pattern
     lk_offset: kernels.Ints  # [lookup] = where its table starts in pdb
     lk_cells: kernels.Ints   # [lookup, cell] = the cell as the table sees it
     tile_lookup: kernels.Ints  # [tile, group] = the lookup that reads the tile
+    ranked: bool = False     # tables indexed by rank (kernels.rank) instead of spread
 
     def arrays(self) -> tuple[kernels.Bytes, kernels.Ints, kernels.Ints, kernels.Ints, kernels.Ints,
-                              kernels.Ints]:
-        return (self.pdb, self.lk_tiles, self.lk_size, self.lk_offset, self.lk_cells, self.tile_lookup)
+                              kernels.Ints, bool]:
+        return (self.pdb, self.lk_tiles, self.lk_size, self.lk_offset, self.lk_cells, self.tile_lookup,
+                self.ranked)
 
 
 NO_TABLES = Tables(np.zeros(1, np.uint8), np.zeros((0, 1), np.int64), np.zeros(0, np.int64),
@@ -104,11 +127,25 @@ def transpose(k: int, cell: int) -> int:
 
 def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[kernels.Bytes],
                 reflect: bool = True) -> Tables:
-    """Arrange built tables for the kernel; ``reflect`` adds the diagonal-mirror probes."""
+    """Built tables spread for the kernel (kernels.spread_table: a move shifts the index by a
+    constant); ``reflect`` adds the diagonal-mirror probes."""
+    spread = [kernels.spread_table(t, len(p), k * k) for t, p in zip(tables, patterns, strict=True)]
+    return _arranged(k, patterns, np.concatenate(spread), [t.size for t in spread], reflect, ranked=False)
+
+
+def ranked_tables(k: int, patterns: tuple[tuple[int, ...], ...], pdb: kernels.Bytes,
+                  reflect: bool = True) -> Tables:
+    """Compact tables, one after another in ``pdb`` (as built; memory-mapped for the 7-8), probed by rank."""
+    sizes = [perm(k * k, len(p)) for p in patterns]
+    assert pdb.size == sum(sizes), f"{pdb.size} bytes for tables of {sizes}"
+    return _arranged(k, patterns, pdb, sizes, reflect, ranked=True)
+
+
+def _arranged(k: int, patterns: tuple[tuple[int, ...], ...], pdb: kernels.Bytes, sizes: list[int],
+              reflect: bool, ranked: bool) -> Tables:
     n = k * k
     groups = (False, True) if reflect else (False,)
-    spread = [kernels.spread_table(t, len(p), n) for t, p in zip(tables, patterns, strict=True)]
-    offsets = np.cumsum([0] + [t.size for t in spread[:-1]])
+    offsets = np.cumsum([0, *sizes[:-1]])
     lookups = [(p, mirrored) for mirrored in groups for p in range(len(patterns))]
     lk_tiles = np.zeros((len(lookups), max(map(len, patterns))), np.int64)
     lk_cells = np.zeros((len(lookups), n), np.int64)
@@ -118,44 +155,47 @@ def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[kern
             lk_tiles[j, i] = transpose(k, tile) if mirrored else tile
             tile_lookup[lk_tiles[j, i], int(mirrored)] = j
         lk_cells[j] = [transpose(k, c) if mirrored else c for c in range(n)]
-    return Tables(np.concatenate(spread), lk_tiles,
-                  np.array([len(patterns[p]) for p, _ in lookups], np.int64),
-                  np.array([offsets[p] for p, _ in lookups], np.int64), lk_cells, tile_lookup)
+    return Tables(pdb, lk_tiles, np.array([len(patterns[p]) for p, _ in lookups], np.int64),
+                  np.array([offsets[p] for p, _ in lookups], np.int64), lk_cells, tile_lookup, ranked)
 
 
 # -- building
 
 
 def build_table(k: int, pattern: tuple[int, ...], progress: Any = None) -> kernels.Bytes:
-    """Fewest pattern-tile moves home for every placement of ``pattern`` (canonical goal)."""
+    """Fewest pattern-tile moves home for every placement of ``pattern`` (canonical goal), by rank."""
     n, m = k * k, len(pattern)
-    dist = np.full(perm(n, m + 1), kernels.UNSEEN, np.uint8)
-    done = np.zeros(dist.size, np.bool_)
-    dist[kernels.rank(np.array([*list(pattern), 0], np.int64), m + 1, n)] = 0
+    w = n - m  # free cells: three w-bit masks per placement (kernels.pattern_layer)
+    words = np.zeros(perm(n, m), np.uint32 if 3 * w <= 32 else np.int64)
+    dist = np.full(words.size, kernels.UNSEEN, np.uint8)
+    free = sorted(set(range(n)) - set(pattern))
+    words[kernels.rank(np.array(pattern, np.int64), m, n)] = 1 << (w + free.index(0))  # blank home
     depth = 0
     while True:
-        settled, labelled = kernels.expand_layer(dist, done, depth, m, k)
+        settled, labelled = kernels.pattern_layer(words, dist, depth, m, k)
         if progress is not None:
             progress.update(settled)
         if labelled == 0:
-            break
+            return dist
         depth += 1
-    # blank last in the ranking: the blank's digit is the fastest-changing one
-    table: kernels.Bytes = dist.reshape(-1, n - m).min(axis=1)
-    return table
 
 
-def build(directory: Path | None = None, quiet: bool = False) -> Path:
+def build(directory: Path | None = None, quiet: bool = False, name: str = DEFAULT) -> Path:
     from tqdm import tqdm
 
+    database = DATABASES[name]
     directory = directory or cache_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    total = sum(perm(K * K, len(p) + 1) for p in PATTERNS)
-    with tqdm(total=total, unit="state", unit_scale=True, desc="15-puzzle 6-6-3 PDB", disable=quiet) as bar:
-        tables = [build_table(K, p, bar) for p in PATTERNS]
-    path = directory / FILE_NAME
-    partial = path.with_suffix(".tmp.npz")
-    np.savez(partial, *tables)
+    total = sum(perm(K * K, len(p)) for p in database.patterns)
+    with tqdm(total=total, unit="placement", unit_scale=True, desc=f"15-puzzle {name} PDB",
+              disable=quiet) as bar:
+        tables = [build_table(K, p, bar) for p in database.patterns]
+    path = directory / database.file_name
+    partial = path.with_name(path.stem + ".tmp" + path.suffix)
+    if database.mapped:
+        np.save(partial, np.concatenate(tables))
+    else:
+        np.savez(partial, *tables)
     os.replace(partial, path)  # workers never see half a file
     return path
 
@@ -170,15 +210,19 @@ def cache_dir() -> Path:
 _loaded: dict[Path, Tables] = {}
 
 
-def load() -> Tables | None:
-    """The tables from the cache folder, or None if they have not been built there."""
-    path = cache_dir() / FILE_NAME
+def load(name: str = DEFAULT) -> Tables | None:
+    """The database's tables from the cache folder, or None if it has not been built there."""
+    database = DATABASES[name]
+    path = cache_dir() / database.file_name
     if path not in _loaded:
         if not path.exists():
             return None
-        with np.load(path) as saved:
-            tables = [saved[f"arr_{i}"] for i in range(len(PATTERNS))]
-        _loaded[path] = tables_from(K, PATTERNS, tables)
+        if database.mapped:  # read-only pages of the file: one copy per machine, in the page cache
+            _loaded[path] = ranked_tables(K, database.patterns, np.asarray(np.load(path, mmap_mode="r")))
+        else:
+            with np.load(path) as saved:
+                tables = [saved[f"arr_{i}"] for i in range(len(database.patterns))]
+            _loaded[path] = tables_from(K, database.patterns, tables)
     return _loaded[path]
 
 
@@ -186,12 +230,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m solvers.sliding_pdb",
                                      description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    make = sub.add_parser("build", help="build the 6-6-3 tables into the cache folder")
+    make = sub.add_parser("build", help="build a database's tables into the cache folder")
+    make.add_argument("--pdb", choices=sorted(DATABASES), default=DEFAULT,
+                      help=f"which split (default {DEFAULT}; 78 takes ~6 min of CPU and 2.8 GB of memory)")
     make.add_argument("--dir", type=Path, default=None,
                       help="cache folder (default $PUZZLE_CACHE_DIR or var/cache)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    path = build(args.dir)
+    path = build(args.dir, name=args.pdb)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.1f} s")
     return 0
 

@@ -1,10 +1,11 @@
 """Sliding tiles against known answers: a full 8-puzzle BFS, Korf's 100 and their node counts."""
 
+import itertools
 import os
 import random
 import subprocess
 import sys
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 
 import pytest
@@ -198,6 +199,65 @@ def built_pdb(tmp_path_factory):
     return folder
 
 
+def pattern_distances(k, pattern):
+    """The oracle for a pattern table, apart from the builder: a 0-1 breadth-first search over
+    (the pattern tiles' cells, the blank's cell), where the blank steps onto a free cell for 0
+    and swaps with a pattern tile for 1; a placement's entry is its nearest blank. Listed in
+    the order of itertools.permutations, which the tables' rank follows."""
+    n = k * k
+    start = (tuple(pattern), 0)
+    best = {start: 0}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        cells, blank = state
+        r, c = divmod(blank, k)
+        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if not (0 <= rr < k and 0 <= cc < k):
+                continue
+            there = rr * k + cc
+            cost = best[state] + (there in cells)
+            following = (tuple(blank if x == there else x for x in cells), there)
+            if cost < best.get(following, n * n):
+                best[following] = cost
+                (queue.appendleft if there not in cells else queue.append)(following)
+    nearest = {}
+    for (cells, _), cost in best.items():
+        nearest[cells] = min(cost, nearest.get(cells, cost))
+    return [nearest[cells] for cells in itertools.permutations(range(n), len(pattern))]
+
+
+@pytest.mark.parametrize(("k", "pattern"), [(3, (1, 2, 3)), (3, (5, 6, 7, 8)), (3, (2, 4, 6, 8)),
+                                            (4, (1, 2, 3)), (4, (5, 10, 15)), (4, (12, 3))])
+def test_pattern_tables_equal_a_search_of_the_abstract_space(k, pattern):
+    table = sliding_pdb.build_table(k, pattern)
+    assert table.tolist() == pattern_distances(k, pattern)
+
+
+def test_ranked_tables_probe_what_spread_tables_probe(eight_depths):
+    """The 7-8's way (compact tables, re-ranked per move) against the 6-6-3's (spread, shifted)
+    on an 8-puzzle 4-4 split, with and without the reflection: the same moves and node counts."""
+    patterns = ((1, 2, 3, 4), (5, 6, 7, 8))
+    tables = [sliding_pdb.build_table(3, p) for p in patterns]
+    frame = sliding_pdb.frame_for(3, GOAL8)
+    for reflect in (False, True):
+        spread = sliding_pdb.tables_from(3, patterns, tables, reflect).arrays()
+        ranked = sliding_pdb.ranked_tables(3, patterns, sliding.np.concatenate(tables), reflect).arrays()
+        for board in random.Random(12).sample(sorted(eight_depths), 100):
+            canonical = sliding.np.array(frame.to_canonical(3, board, GOAL8))
+            found = [sliding.kernels.ida_star(canonical, sliding.np.arange(9), 3, sliding.kernels.PATTERN_DB,
+                                              *arrays, 10**7, sliding.stop_flag())
+                     for arrays in (spread, ranked)]
+            assert len(found[1][1]) == eight_depths[board]
+            assert found[0][1].tolist() == found[1][1].tolist() and found[0][2:] == found[1][2:], board
+
+
+def test_the_7_8_asked_for_but_not_built_falls_back_with_a_note(no_pdb):
+    outcome = solve("1 0 2 3 4 5 6 7 8 9 10 11 12 13 14 15", goal=KORF_GOAL, heuristic="pdb78")
+    assert outcome.result["moves"] == "L"
+    assert outcome.stats["heuristic"] == "linear_conflict" and "not built" in outcome.stats["note"]
+
+
 @pytest.mark.slow
 def test_all_100_korf_instances_with_the_pattern_database(data_dir, built_pdb, monkeypatch):
     monkeypatch.setenv("PUZZLE_CACHE_DIR", str(built_pdb))
@@ -207,6 +267,21 @@ def test_all_100_korf_instances_with_the_pattern_database(data_dir, built_pdb, m
         assert outcome.result["length"] == length, number
         if number % 10 == 0:  # the mirrored frame, on a tenth of them
             assert solve(text(flipped)).result["length"] == length, number
+
+
+@pytest.mark.slow
+def test_all_100_korf_instances_with_the_7_8_database(data_dir):
+    """Only where the 7-8 has been built (python -m solvers.sliding_pdb build --pdb 78): minutes
+    and 2.8 GB, too much for the suite; auto takes it over the 6-6-3 once it is there."""
+    if sliding_pdb.load("78") is None:
+        pytest.skip(f"the 7-8 database is not built in {sliding_pdb.cache_dir()} "
+                    "(python -m solvers.sliding_pdb build --pdb 78)")
+    for number, board, flipped, length, _ in korf_rows(data_dir):
+        outcome = solve(text(board), goal=KORF_GOAL)
+        assert outcome.stats["heuristic"] == "pdb78" and outcome.stats["note"] is None
+        assert outcome.result["length"] == length, number
+        if number % 10 == 0:
+            assert solve(text(flipped), heuristic="pdb78").result["length"] == length, number
 
 
 def test_small_pattern_database_is_admissible_and_exact_where_it_must_be(eight_depths):
@@ -497,11 +572,13 @@ def test_kernels_under_numba_debug_modes(flag, tmp_path):
     here = "tests/solvers/test_sliding.py::"
     cases = [here + "test_kernel_small_cases", here + "test_two_by_two_lengths_equal_bfs",
              here + "test_reduction_small_cases",
+             here + "test_pattern_tables_equal_a_search_of_the_abstract_space",
+             here + "test_ranked_tables_probe_what_spread_tables_probe",
              here + "test_korf_easy_instances_reproduce_manhattan_node_counts"]
     if flag == "NUMBA_DISABLE_JIT":
-        cases = cases[:3]  # uncompiled, millions of 15-puzzle nodes would take minutes
+        cases = cases[:5]  # uncompiled, millions of 15-puzzle nodes would take minutes
     env = dict(os.environ, **{flag: "1"}, NUMBA_CACHE_DIR=str(tmp_path))
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *cases],
                          check=False, cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert f"{len(cases)} passed" in run.stdout
+    assert f"{len(cases) + 5} passed" in run.stdout  # the pattern tables' test is 6 cases
