@@ -398,10 +398,14 @@ class Kind:
 def check_each(kind: Kind, puzzles: Sequence[JSON], options: Mapping[str, Any] | None = None,
                ) -> list[float | PuzzleError]:
     """The default ``check_batch``: prepare one puzzle after another, and estimate its cost."""
+    try:
+        opts = kind.read_options(options)
+    except PuzzleError as exc:
+        return [exc] * len(puzzles)
     out: list[float | PuzzleError] = []
     for wire in puzzles:
         try:
-            out.append(kind.cost(*kind.prepare(wire, options)))
+            out.append(kind.cost(kind.prepare_with(wire, opts), opts))
         except PuzzleError as exc:
             out.append(exc)
     return out
@@ -410,10 +414,14 @@ def check_each(kind: Kind, puzzles: Sequence[JSON], options: Mapping[str, Any] |
 def solve_each(kind: Kind, puzzles: Sequence[JSON], options: Mapping[str, Any] | None = None,
                ) -> list[Outcome | PuzzleError]:
     """The default ``solve_batch``: prepare, solve and verify one puzzle after another."""
+    try:
+        opts = kind.read_options(options)  # shared by the batch: read once
+    except PuzzleError as exc:
+        return [exc] * len(puzzles)
     out: list[Outcome | PuzzleError] = []
     for wire in puzzles:
         try:
-            puzzle, opts = kind.prepare(wire, options)
+            puzzle = kind.prepare_with(wire, opts)
         except PuzzleError as exc:
             out.append(exc)
             continue

@@ -187,6 +187,7 @@ def _solve(batch: Batch) -> None:
     singly = 0  # puzzles to solve one by one: a run whose solve_batch failed as a whole
     while batch.todo:
         a = batch.todo[0]
+        ready = None
         try:
             if a.optimistic and not singly and not batch.due():
                 run = _cheap_run(batch)
@@ -196,7 +197,9 @@ def _solve(batch: Batch) -> None:
                     _done(batch, answers, started)
                     continue
                 singly = len(run)
-            ready = prepared_or_none(a)
+                ready = run[0].ready if run else None  # prepared already: a run of one goes on below
+            if ready is None:
+                ready = prepared_or_none(a)
             expensive = ready is not None and ready.cost() > batch.config["OPTIMISTIC_SECONDS"]
             if a.optimistic and (expensive or batch.due()):
                 batch.flush()  # claims the rest: anything slow shows running, with a lease
