@@ -1,4 +1,5 @@
-"""result_blocks (the results and stats of puzzles written together) and puzzles.block_id
+"""result_blocks (the results and stats of puzzles written together), puzzles.block_id, and
+puzzle pages filled to 40% on PostgreSQL (room for every row's in-place update)
 
 Revision ID: result_blocks
 Revises: tallies_and_retention
@@ -35,9 +36,11 @@ def upgrade() -> None:
     op.create_index("ix_result_blocks_job_id", "result_blocks", ["job_id"])
     with op.batch_alter_table("puzzles") as batch:
         batch.add_column(sa.Column("block_id", RowId, nullable=True))
+    _fill_pages(40)  # pages written from now on; the ones there keep their rows
 
 
 def downgrade() -> None:
+    _fill_pages(70)
     _unpack_blocks()
     with op.batch_alter_table("puzzles") as batch:
         batch.drop_column("block_id")
@@ -52,3 +55,8 @@ def _unpack_blocks() -> None:
         for puzzle_id, (result, stats) in json.loads(text).items():
             mine = (puzzles.c.id == int(puzzle_id)) & (puzzles.c.block_id == block_id)
             conn.execute(puzzles.update().where(mine).values(result=result, stats=stats))
+
+
+def _fill_pages(percent: int) -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute(f"ALTER TABLE puzzles SET (fillfactor = {percent})")

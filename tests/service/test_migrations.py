@@ -146,13 +146,24 @@ def results_stay_readable_across_result_blocks(url: str) -> None:
             rows = list(s.scalars(select(Puzzle).order_by(Puzzle.index)))
             assert [rows[1].id, rows[1].result] == [rows[0].id + 1, None]
             assert list(blocks.answers(s, rows).values()) == answers
+        assert fill_factor(engine) in ("40", None)  # None: SQLite, which has no such option
         command.downgrade(config, "tallies_and_retention")
+        assert fill_factor(engine) in ("70", None)
         with engine.connect() as conn:
             back = conn.execute(text("SELECT result, stats FROM puzzles ORDER BY \"index\"")).all()
         as_json = [tuple(json.loads(v) if isinstance(v, str) else v for v in row) for row in back]
         assert as_json == answers  # SQLite returns JSON columns as text here, PostgreSQL decoded
     finally:
         engine.dispose()
+
+
+def fill_factor(engine) -> str | None:
+    """The puzzles table's fillfactor on PostgreSQL, None on SQLite."""
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as conn:
+        options = conn.execute(text("SELECT reloptions FROM pg_class WHERE relname = 'puzzles'")).scalar()
+    return dict(o.split("=") for o in options)["fillfactor"]
 
 
 def test_result_blocks_sqlite(tmp_path):
