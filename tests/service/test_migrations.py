@@ -147,6 +147,7 @@ def results_stay_readable_across_result_blocks(url: str) -> None:
             assert [rows[1].id, rows[1].result] == [rows[0].id + 1, None]
             assert list(blocks.answers(s, rows).values()) == answers
         assert fill_factor(engine) in ("40", None)  # None: SQLite, which has no such option
+        assert compression(engine) in ("l", None)  # lz4 (this machine's server has it)
         command.downgrade(config, "tallies_and_retention")
         assert fill_factor(engine) in ("70", None)
         with engine.connect() as conn:
@@ -164,6 +165,15 @@ def fill_factor(engine) -> str | None:
     with engine.connect() as conn:
         options = conn.execute(text("SELECT reloptions FROM pg_class WHERE relname = 'puzzles'")).scalar()
     return dict(o.split("=") for o in options)["fillfactor"]
+
+
+def compression(engine) -> str | None:
+    """The compression of result_blocks.outcomes on PostgreSQL ("l": lz4), None on SQLite."""
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as conn:
+        return conn.execute(text("SELECT attcompression FROM pg_attribute WHERE attname = 'outcomes' AND "
+                                 "attrelid = 'result_blocks'::regclass")).scalar()
 
 
 def test_result_blocks_sqlite(tmp_path):
