@@ -354,10 +354,23 @@ def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch
 # -- cheap optimistic puzzles in runs, through the kind's solve_batch
 
 
+class Calls(list):
+    """The toy's solve_batch calls: (its prepared puzzles, the statuses their rows had then);
+    ``prepared``: its prepare_batch calls, their wire puzzles."""
+
+    def __init__(self):
+        super().__init__()
+        self.prepared = []
+
+
 @pytest.fixture
 def batches(app, toy, monkeypatch):
-    """The toy's solve_batch, recording each call's puzzles and the statuses their rows had then."""
-    calls = []
+    """The toy's prepare_batch and solve_batch, recording their calls."""
+    calls = Calls()
+
+    def prepare_batch(puzzles, options):
+        calls.prepared.append(list(puzzles))
+        return base.prepare_each(batched, puzzles, options)
 
     def solve_batch(puzzles, options):
         with app.extensions["sessions"]() as s:
@@ -365,17 +378,19 @@ def batches(app, toy, monkeypatch):
         calls.append((list(puzzles), set(seen)))
         return base.solve_each(batched, puzzles, options)
 
-    batched = dataclasses.replace(toy, solve_batch=solve_batch)
+    batched = dataclasses.replace(toy, prepare_batch=prepare_batch, solve_batch=solve_batch)
     monkeypatch.setitem(solvers.KINDS, "toy", batched)
     return calls
 
 
-def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, batches):
+def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, toy, batches):
     digits = [str(i) for i in range(40)]
     job_id = post(app, toys(*digits))
     ids = ids_of(app, job_id)
     report = run(app, ids)
-    assert report.written == 40 and batches == [(digits, {"queued"})]  # one call, nothing claimed
+    assert batches.prepared == [digits, digits]  # the API's check, then the run's one call
+    assert report.written == 40
+    assert batches == [([toy.parse(d) for d in digits], {"queued"})]  # one call, nothing claimed
     got = rows(app, job_id)
     assert [p.result for p in got[1:]] == [{"sum": sum(map(int, d))} for d in digits[1:]]
     assert [p.status for p in got] == ["no_solution"] + ["solved"] * 39
@@ -396,6 +411,7 @@ def test_runs_are_cut_by_estimated_work_so_progress_still_shows(app, batches, mo
     report = chunk.run_chunk(app.extensions["sessions"], ids_of(app, job_id), app.config, "w1",
                              RecordingPublisher(), clock=lambda: 0.0)  # never due: only the cut counts
     assert report.written == 12 and [len(puzzles) for puzzles, _ in batches] == [4, 4, 4]
+    assert [len(puzzles) for puzzles in batches.prepared] == [12, 12, 8, 4]  # the API's, then what is left
     assert [p.status for p in rows(app, job_id)] == ["solved"] * 12
 
 
