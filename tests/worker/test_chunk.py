@@ -404,6 +404,28 @@ def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, t
     assert again.written == 0 and again.skipped == 40 and len(batches) == 1
 
 
+@pytest.mark.parametrize(("stored", "bad", "error", "runs"), [
+    ({"input": "3x"}, [2], "invalid puzzle: bad symbol 'x': a toy puzzle has only digits", [2, 2]),
+    ({"options": {"sleep": -1}}, [2, 3], "invalid puzzle: option 'sleep' must be at least 0; got -1.0", [2]),
+])
+def test_stored_puzzles_that_no_longer_prepare_end_the_run_and_fail_alone(app, batches, stored, bad, error,
+                                                                          runs):
+    # rows changed behind the API's back (or its checks tightened since): one prepare_batch call
+    # finds a puzzle bad (or the options of the puzzles alike), so the run stops before it, and
+    # each bad one fails on its own
+    job_id = post(app, toys("1", "2", "3", "45", "6"))
+    ids = ids_of(app, job_id)
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).where(Puzzle.id.in_([ids[i] for i in bad])).values(**stored))
+    assert run(app, ids).written == 5
+    got = rows(app, job_id)
+    assert [p.status == "failed" for p in got] == [i in bad for i in range(5)]
+    assert all(got[i].error == error for i in bad)
+    assert [p.result["sum"] for i, p in enumerate(got) if i not in bad] == [
+        total for i, total in enumerate([1, 2, 3, 9, 6]) if i not in bad]
+    assert [len(puzzles) for puzzles, _ in batches] == runs
+
+
 def test_runs_are_cut_by_estimated_work_so_progress_still_shows(app, batches, monkeypatch):
     # A toy puzzle is estimated at 1e-6 s: a call takes at most FLUSH_SECONDS of estimated work.
     monkeypatch.setattr(chunk, "FLUSH_SECONDS", 4.5e-6)
