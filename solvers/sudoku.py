@@ -665,7 +665,7 @@ def prepare_batch(puzzles: Sequence[Any], options: Options) -> list[Grid | Puzzl
 
     The plain 9x9 strings (``_read_9x9``) are read into one array and their givens checked by one
     kernel call; the Grid of each one that passes holds a row of that array, read-only (as
-    ``parse``'s givens are a view of the text's bytes). Every other puzzle, every one found bad,
+    ``parse`` makes a string's givens, a view of its bytes). Every other puzzle, every one found bad,
     and all of them when the options do not suit a 9x9 grid go through ``prepare_with`` itself,
     so that each error is its own.
     """
