@@ -20,6 +20,7 @@ from service.models import Job, Puzzle, now
 from solvers import base
 from solvers.base import Budgeted
 from tests.service.conftest import RecordingPublisher
+from tests.worker.conftest import as_read
 from worker import chunk, outcome, reaper
 from worker import rows as puzzle_rows
 
@@ -53,7 +54,8 @@ def toys(*puzzles, **options):
 
 def rows(app, job_id):
     with app.extensions["sessions"]() as s:
-        return list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+        return as_read(s, list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id)
+                                         .order_by(Puzzle.index))))
 
 
 def job_row(app, job_id):
