@@ -83,12 +83,12 @@ def test_the_batch_calls_agree_with_prepare_solve_and_verify(kind, example):
     prepared = kind.prepare_batch(wires, options)
     assert len(prepared) == len(wires)
     for wire, got in zip(wires, prepared, strict=True):
-        try:
-            kind.prepare_with(wire, options)
-        except PuzzleError as exc:
-            assert type(got) is type(exc) and str(got) == str(exc)
+        if isinstance(got, PuzzleError):
+            with pytest.raises(type(got)) as raised:
+                kind.prepare_with(wire, options)
+            assert type(raised.value) is type(got) and str(raised.value) == str(got)
         else:
-            assert not isinstance(got, PuzzleError)
+            kind.prepare_with(wire, options)  # raises nothing either
     ready = [p for p in prepared if not isinstance(p, PuzzleError)]
     outcomes = kind.solve_batch(ready, options)
     assert outcomes[0].status == outcomes[-1].status == example.status
