@@ -45,9 +45,9 @@ class Running:
 
 
 @contextlib.contextmanager
-def stack(workers: int, **settings: str) -> Iterator[Running]:
-    """The API with `workers` warmed-up single-process celery workers behind it; ``settings`` are
-    environment variables of both (service/config.py)."""
+def stack(workers: int, concurrency: int = 1, **settings: str) -> Iterator[Running]:
+    """The API with `workers` warmed-up celery workers behind it, each of ``concurrency`` pool
+    processes; ``settings`` are environment variables of both (service/config.py)."""
     with fresh_postgres() as db_url, fresh_redis() as redis_url, tempfile.TemporaryDirectory() as logs:
         migrate(db_url)
         env = service_env(db_url, redis_url, f"bench-{uuid.uuid4().hex[:8]}", **settings)
@@ -58,7 +58,7 @@ def stack(workers: int, **settings: str) -> Iterator[Running]:
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             for _ in range(workers):
-                pool.start()
+                pool.start(concurrency=concurrency)
             base = f"http://127.0.0.1:{port}"
             wait_ready(base)
             yield Running(base, env["TASK_QUEUE"], app_for(env).extensions["celery"], pool.procs, api, db_url)

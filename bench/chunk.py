@@ -1,6 +1,6 @@
 """One chunk task in process on PostgreSQL, against the raw solver on the same puzzles.
 
-    python bench/chunk.py [--chunk 500] [--repeats 9]
+    python bench/chunk.py [--chunk 1000] [--repeats 9]
 
 Needs the real PostgreSQL (TEST_DATABASE_URL, as the integration tests). On a fresh database,
 each repeat posts ``--chunk`` 17-clue Sudokus through the app (Flask's test client, no broker),
@@ -8,7 +8,8 @@ then times worker.chunk.run_chunk on their ids, a first delivery as a worker get
 solve, write, commit), against prepare + solve + verify of the same puzzles one by one in this
 process (the raw rate of bench/service.py). Medians over ``--repeats``, each repeat on fresh
 puzzles. The chunk's CPU time in this process (``time.process_time``: PostgreSQL's share left
-out) is listed beside its wall time: on a shared machine it moves far less with the load. Pin
+out) is listed beside its wall time: on a shared machine it moves far less with the load. Commits
+are asynchronous, as on the workers (service.db.relax_commits). Pin
 it (``taskset -c 1``) to keep the bench on a core and PostgreSQL on the other, the shape of
 bench/service.py ``--pin``. The SQL statements' own times (as the client waits on them)
 are listed too, medians per chunk.
@@ -17,6 +18,7 @@ are listed too, medians per chunk.
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import time
@@ -31,6 +33,7 @@ from sqlalchemy import event, select
 import solvers
 from bench.service import load_puzzles
 from service import create_app
+from service.db import relax_commits
 from service.models import Puzzle
 from tests.service.conftest import RecordingPublisher
 from tests.services import fresh_postgres, migrate
@@ -64,15 +67,17 @@ def statement_times(engine: Any) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--chunk", type=int, default=500)
+    ap.add_argument("--chunk", type=int, default=1000)
     ap.add_argument("--repeats", type=int, default=9)
     args = ap.parse_args()
     n = args.chunk
     puzzles = load_puzzles(n * args.repeats)
     solvers.warm_up()
+    gc.freeze()  # as the worker does after its warm-up (worker/__init__.py)
     with fresh_postgres() as url:
         migrate(url)
         app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "RATE_LIMIT": ""})
+        relax_commits(app.extensions["engine"])  # as worker/__init__.py does for the workers
         app.extensions["publisher"] = RecordingPublisher()
         sessions, client = app.extensions["sessions"], app.test_client()
         times = statement_times(app.extensions["engine"])

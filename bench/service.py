@@ -15,7 +15,8 @@ same variables as the integration tests). Measures, on fresh databases:
               the last chunk's write, as the puzzle rows record them (``started_at``,
               ``finished_at``): the steady rate; the wall time from the resume to the last job
               seen completed is printed too (it adds the consumer's start, up to a second, and
-              the polling);
+              the polling); and the same worker with 2 pool processes on its one core (one solves
+              while the other waits on SQL);
   the same with N workers  (default 2) sharing both cores with the API, PostgreSQL and Redis;
               there also accept over HTTP (the POSTs while the consumers are paused), end to
               end (posting and solving at once), and the one-puzzle job's latency: POST, then
@@ -196,10 +197,11 @@ def accept_in_process(puzzles: list[str], batch: int, runs: int) -> tuple[list[f
     return sorted(wall), sorted(cpu)
 
 
-def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool) -> tuple[float, float]:
-    """Puzzles a second that ``workers`` workers clear from a full queue: over the solving span,
-    and over the wall time from the resume."""
-    with stack(workers) as running, pinned(running) if pin else contextlib.nullcontext():
+def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool,
+              concurrency: int = 1) -> tuple[float, float]:
+    """Puzzles a second that ``workers`` workers (of ``concurrency`` pool processes) clear from a
+    full queue: over the solving span, and over the wall time from the resume."""
+    with stack(workers, concurrency) as running, pinned(running) if pin else contextlib.nullcontext():
         end_to_end(running.base, puzzles[:200], batch)  # workers warm and connected
         _, wall, span = accept_then_work(running, puzzles, batch, workers)
     return len(puzzles) / span, len(puzzles) / wall
@@ -225,6 +227,7 @@ def main() -> None:
     batched = raw_batch_rate(puzzles)
     wall, cpu = accept_in_process(puzzles, args.batch, args.accept_runs)
     alone, alone_wall = work_rate(puzzles, args.batch, 1, pin=True)
+    doubled, _ = work_rate(puzzles, args.batch, 1, pin=True, concurrency=2)
     with stack(args.workers) as running:
         end_to_end(running.base, puzzles[:200], args.batch)  # workers warm and connected
         accepted, wall_work, work = accept_then_work(running, puzzles, args.batch, args.workers)
@@ -245,6 +248,8 @@ def main() -> None:
     print(f"| work, 1 worker on its own core | {alone:,.0f} puzzles/s = {alone / raw:.0%} of raw |")
     print(f"| the same, wall time from the resume | {alone_wall:,.0f} puzzles/s = "
           f"{alone_wall / raw:.0%} of raw |")
+    print(f"| 1 worker of 2 pool processes on its own core | {doubled:,.0f} puzzles/s = "
+          f"{doubled / raw:.0%} of raw |")
     print(f"| accept over HTTP: POSTs of {args.batch}, {w} workers paused | {accepted:.2f} s, "
           f"{n / accepted:,.0f} puzzles/s |")
     print(f"| work, {w} workers sharing the cores | {work:.2f} s, {n / work:,.0f} puzzles/s |")

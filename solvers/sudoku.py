@@ -349,9 +349,9 @@ def plan(grid: Grid, options: Options) -> list[tuple[Options, int | None]]:
     beyond what SAT enumerates (MAX_SAT_SOLUTIONS) stays with the tree search, unbudgeted.
     """
     n = grid.n
-    greedy: Options = {**options, "strategy": "greedy"}
     if n == FAST_N:
         return [({**options, "strategy": "fast"}, None)]
+    greedy: Options = {**options, "strategy": "greedy"}
     if n not in AUTO_GREEDY_NODES or options["max_solutions"] > MAX_SAT_SOLUTIONS:
         return [(greedy, None)]
     sat: Options = {**options, "strategy": "sat", "sat_solver": AUTO_SAT_SOLVER}

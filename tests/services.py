@@ -118,14 +118,16 @@ class Workers:
         self.env, self.logs, self.app = env, logs, app
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def start(self, pool: str = "prefork", cheap_only: bool = False) -> subprocess.Popen[bytes]:
-        """A worker of both lanes (as in production), or with ``cheap_only`` one kept for cheap work."""
+    def start(self, pool: str = "prefork", cheap_only: bool = False,
+              concurrency: int = 1) -> subprocess.Popen[bytes]:
+        """A worker of both lanes (as in production), or with ``cheap_only`` one kept for cheap work;
+        ``concurrency``: its pool processes."""
         name = f"w{len(self.procs)}-{uuid.uuid4().hex[:6]}"
         log = self.logs / f"{name}.log"
         config = from_env(self.env)
         queues = config["TASK_QUEUE"] if cheap_only else f"{config['TASK_QUEUE']},{config['DEAR_QUEUE']}"
         cmd = [sys.executable, "-m", "celery", "-A", self.app, "worker",
-               "--pool", pool, "--concurrency", "1", "-Q", queues, "-n", f"{name}@%h",
+               "--pool", pool, "--concurrency", str(concurrency), "-Q", queues, "-n", f"{name}@%h",
                "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]
         with open(log, "w") as out:
             proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT)

@@ -242,7 +242,7 @@ def _cheap_run(batch: Batch) -> list[Cheap]:
         cheap = None if ready is None else batchable(a, ready, batch.config, most)
         if cheap is None:
             break
-        work += cheap.ready.cost()
+        work += cheap.cost
         if run and work > FLUSH_SECONDS:
             break
         run.append(cheap)

@@ -143,15 +143,17 @@ class Cheap:
     assigned: Assigned
     ready: Prepared
     plan: Whole | Budgeted
+    cost: float  # its estimated seconds (``Prepared.cost``)
 
 
 def batchable(a: Assigned, ready: Prepared, settings: Settings, most: float) -> Cheap | None:
     """The puzzle as a ``Cheap`` one when it is estimated at most ``most`` seconds (it needs neither
     a claim nor a watcher) and its kind plans to solve it whole, or whole within a node budget."""
-    if ready.cost() > most:
+    cost = ready.cost()
+    if cost > most:
         return None
     plan = ready.kind.plan(ready.puzzle, ready.options, settings)
-    return Cheap(a, ready, plan) if isinstance(plan, (Whole, Budgeted)) else None
+    return Cheap(a, ready, plan, cost) if isinstance(plan, (Whole, Budgeted)) else None
 
 
 def within_plan(c: Cheap, outcome: Outcome) -> bool:
