@@ -7,8 +7,10 @@ each repeat posts ``--chunk`` 17-clue Sudokus through the app (Flask's test clie
 then times worker.chunk.run_chunk on their ids, a first delivery as a worker gets it (read,
 solve, write, commit), against prepare + solve + verify of the same puzzles one by one in this
 process (the raw rate of bench/service.py). Medians over ``--repeats``, each repeat on fresh
-puzzles. Pin it (``taskset -c 1``) to keep the bench on a core and PostgreSQL on the other, the
-shape of bench/service.py ``--pin``. The SQL statements' own times (as the client waits on them)
+puzzles. The chunk's CPU time in this process (``time.process_time``: PostgreSQL's share left
+out) is listed beside its wall time: on a shared machine it moves far less with the load. Pin
+it (``taskset -c 1``) to keep the bench on a core and PostgreSQL on the other, the shape of
+bench/service.py ``--pin``. The SQL statements' own times (as the client waits on them)
 are listed too, medians per chunk.
 """
 
@@ -74,7 +76,7 @@ def main() -> None:
         app.extensions["publisher"] = RecordingPublisher()
         sessions, client = app.extensions["sessions"], app.test_client()
         times = statement_times(app.extensions["engine"])
-        raw, work, sql = [], [], defaultdict(list)
+        raw, work, cpu, sql = [], [], [], defaultdict(list)
         for i in range(args.repeats):
             batch = puzzles[i * n:(i + 1) * n]
             raw.append(raw_seconds(batch))
@@ -85,19 +87,21 @@ def main() -> None:
                 ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id)
                                      .order_by(Puzzle.index)))
             times.clear()
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             report = chunk.run_chunk(sessions, ids, app.config, "bench", app.extensions["publisher"])
             work.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
             if report.written != n:
                 raise RuntimeError(f"chunk wrote {report.written} of {n}")
             for statement, ms in times.items():
                 sql[statement].append(ms)
-    r, w = statistics.median(raw), statistics.median(work)
+    r, w, c = statistics.median(raw), statistics.median(work), statistics.median(cpu)
     print(f"{n}-puzzle chunks of 17-clue Sudokus, medians of {args.repeats}\n")
     print("| measure | ms per chunk | puzzles/s |")
     print("|---|---:|---:|")
     print(f"| raw: prepare + solve + verify one by one | {r * 1000:.1f} | {n / r:,.0f} |")
     print(f"| run_chunk: read, solve, write, commit | {w * 1000:.1f} | {n / w:,.0f} |")
+    print(f"| run_chunk, CPU of this process | {c * 1000:.1f} | {n / c:,.0f} |")
     print(f"| share of raw | {r / w:.0%} | |")
     print("\n| SQL statement in the chunk | ms per chunk |")
     print("|---|---:|")

@@ -11,13 +11,14 @@ are loaded before timing. ``backtrack`` gets a node budget per puzzle (a puzzle 
 it counts in the time and in the "over budget" column). py-sudoku (PyPI), run in a
 child process with a time cap per puzzle, is compared with greedy on the same puzzles.
 
-The batch table runs whole data sets through ``KIND.solve_batch`` (the worker's call: parse,
-solve and verify a chunk in one kernel call) with the default strategy, beside the
+The batch table runs whole data sets through ``batch`` (the worker's calls: ``KIND.prepare_batch``
+reads and checks a chunk, ``KIND.solve_batch`` solves and verifies it in one kernel call) with the
+default strategy, beside the
 per-puzzle ``prepare`` + ``solve`` (+ ``verify``) of ``fast`` and of ``greedy`` in the same
 run, as CPU seconds (``time.process_time``), the median of REPEATS runs. tdoku's rates are
 quoted from the issue (measured on this machine kind, not built here).
 
-The profile table splits ``solve_batch``'s time per puzzle into the batch kernel's
+The profile table splits ``batch``'s time per puzzle into the batch kernel's
 (``sudoku_fast.solve_batch`` on the chunk's givens array: check, search, verify) and the Python
 around it (options, reading the strings into one array, building and sharing out the outcomes),
 the medians of PROFILE_REPEATS alternating runs.
@@ -177,7 +178,7 @@ def solver_table(quick: bool) -> None:
         print(f"| {label} | {first:,.3g}x | {proof:,.3g}x |")
 
 
-# -- the fast kernel through solve_batch, against the per-puzzle calls and tdoku
+# -- the fast kernel through prepare_batch and solve_batch, against the per-puzzle calls and tdoku
 
 
 REPEATS = 3
@@ -201,6 +202,13 @@ def cpu_rate(work: Callable[[], object], count: int, repeats: int) -> float:
     return count / statistics.median(times)
 
 
+def batch(puzzles: list[str], options: dict[str, Any] | None) -> None:
+    """Wire puzzles to verified outcomes as the worker takes a run of them: one ``prepare_batch``
+    call, then one ``solve_batch`` call."""
+    opts = KIND.read_options(options)
+    KIND.solve_batch(KIND.prepare_batch(puzzles, opts), opts)
+
+
 def one_by_one(puzzles: list[str], options: dict[str, Any]) -> None:
     for puzzle in puzzles:
         grid, opts = KIND.prepare(puzzle, options)
@@ -208,7 +216,7 @@ def one_by_one(puzzles: list[str], options: dict[str, Any]) -> None:
 
 
 def batch_table(quick: bool) -> None:
-    print("| set | puzzles | solve_batch, first /s | solve_batch, unique /s | fast one by one, first /s "
+    print("| set | puzzles | batch, first /s | batch, unique /s | fast one by one, first /s "
           "| fast one by one, unique /s | greedy one by one, first /s | batch / greedy | tdoku first /s "
           "| tdoku unique /s | batch / tdoku, first | batch / tdoku, unique |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -216,17 +224,18 @@ def batch_table(quick: bool) -> None:
     for label, name in BATCH_SETS:
         puzzles = load(name)[:300 if quick else None]
         count = len(puzzles)
-        batch = [cpu_rate(functools.partial(KIND.solve_batch, puzzles, {"max_solutions": m}), count, repeats)
-                 for m in (1, 2)]
+        batched = [cpu_rate(functools.partial(batch, puzzles, {"max_solutions": m}), count, repeats)
+                   for m in (1, 2)]
         single = [cpu_rate(functools.partial(one_by_one, puzzles, {"strategy": "fast", "max_solutions": m}),
                            count, 1) for m in (1, 2)]
         greedy = cpu_rate(functools.partial(one_by_one, puzzles, {"strategy": "greedy", "max_solutions": 1}),
                           count, 1)
         ref = TDOKU.get(label)
-        tdoku = (f"{ref[0]:,} | {ref[1]:,} | {batch[0] / ref[0]:.2f} | {batch[1] / ref[1]:.2f}" if ref
+        tdoku = (f"{ref[0]:,} | {ref[1]:,} | {batched[0] / ref[0]:.2f} | {batched[1] / ref[1]:.2f}" if ref
                  else "- | - | - | -")
-        print(f"| {label} | {count} | {fmt_rate(batch[0])} | {fmt_rate(batch[1])} | {fmt_rate(single[0])} "
-              f"| {fmt_rate(single[1])} | {fmt_rate(greedy)} | {batch[0] / greedy:.1f}x | {tdoku} |",
+        print(f"| {label} | {count} | {fmt_rate(batched[0])} | {fmt_rate(batched[1])} "
+              f"| {fmt_rate(single[0])} | {fmt_rate(single[1])} | {fmt_rate(greedy)} "
+              f"| {batched[0] / greedy:.1f}x | {tdoku} |",
               flush=True)
 
 
@@ -234,7 +243,7 @@ PROFILE_REPEATS = 7
 
 
 def profile_table(quick: bool) -> None:
-    print("| set | puzzles | max_solutions | kernel µs/puzzle | solve_batch µs/puzzle "
+    print("| set | puzzles | max_solutions | kernel µs/puzzle | batch µs/puzzle "
           "| Python around it µs/puzzle | kernel share |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label, name in BATCH_SETS[:3]:
@@ -245,7 +254,7 @@ def profile_table(quick: bool) -> None:
             whole: list[float] = []
             for _ in range(1 if quick else PROFILE_REPEATS):  # alternating, so that both see the same load
                 kernel.append(cpu_seconds(functools.partial(batch_kernel, givens, m)))
-                whole.append(cpu_seconds(functools.partial(KIND.solve_batch, puzzles, {"max_solutions": m})))
+                whole.append(cpu_seconds(functools.partial(batch, puzzles, {"max_solutions": m})))
             k, w = (statistics.median(t) / len(puzzles) * 1e6 for t in (kernel, whole))
             print(f"| {label} | {len(puzzles)} | {m} | {k:.2f} | {w:.2f} | {w - k:.2f} | {k / w:.0%} |",
                   flush=True)
@@ -259,9 +268,9 @@ def cpu_seconds(work: Callable[[], object]) -> float:
 
 def batch_kernel(givens: Any, max_solutions: int) -> None:
     """The batch kernel alone on a givens array, with its output arrays, as solve_batch calls it."""
-    batch = len(givens)
-    fast.solve_batch(givens, max_solutions, True, np.zeros((batch, 81), np.uint8), np.zeros(batch, np.int64),
-                     np.zeros((batch, fast.COUNTERS), np.int64), np.zeros((batch, 3), np.int64))
+    rows = len(givens)
+    fast.solve_batch(givens, max_solutions, True, np.zeros((rows, 81), np.uint8), np.zeros(rows, np.int64),
+                     np.zeros((rows, fast.COUNTERS), np.int64), np.zeros((rows, 3), np.int64))
 
 
 # -- would cubes help a big SAT solve?
@@ -374,7 +383,7 @@ def main() -> None:
     parser.add_argument("--only", choices=TABLES, action="append", help="run only these tables")
     args = parser.parse_args()
     solvers.warm_up()
-    KIND.solve_batch(load(BATCH_SETS[0][1])[:10], None)
+    batch(load(BATCH_SETS[0][1])[:10], None)
     chosen = args.only or [t for t in TABLES if not (t == "py-sudoku" and args.no_py_sudoku)]
     print(f"CPU: {os.cpu_count()} cores here; rates are puzzles per CPU second (time.process_time)\n")
     for name in chosen:

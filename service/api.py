@@ -219,7 +219,7 @@ def list_puzzles(job_id: str):
             rows, nxt = jobs.list_puzzles(s, job.id, q.limit, q.cursor)
         except ValueError as exc:
             raise Problem(400, "Bad Request", str(exc)) from None
-        return PuzzleList(items=[jobs.puzzle_out(p) for p in rows], next_cursor=nxt)
+        return PuzzleList(items=jobs.puzzles_out(s, rows), next_cursor=nxt)
 
 
 @bp.get("/jobs/<job_id>/puzzles/<int(signed=True):index>")
@@ -231,7 +231,7 @@ def get_puzzle(job_id: str, index: int):
         puzzle = jobs.get_puzzle(s, job.id, index)
         if puzzle is None:
             raise Problem(404, "Not Found", f"job {job_id!r} has no puzzle {index}; it has {job.total}")
-        return jobs.puzzle_out(puzzle)
+        return jobs.puzzles_out(s, [puzzle])[0]
 
 
 @bp.post("/jobs/<job_id>/cancel")

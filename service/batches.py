@@ -5,7 +5,7 @@ Glossary
               ``options`` (an object or null), and nothing else.
   group       the plain items of one kind with equal options (equal as JSON text, so 2 and 2.0
               stay apart): their options are read once, and their puzzles checked by one call
-              of the kind's ``check_batch`` (one kernel call for 9x9 Sudoku strings).
+              of the kind's ``prepare_batch`` (one kernel call for 9x9 Sudoku strings).
 
 The item-by-item check is the pydantic model (service.schemas.JobSubmit): it runs whenever the
 bulk check does not accept the whole batch, so every 422 is written by it alone, listing every
@@ -101,7 +101,7 @@ def _check_group(kind: solvers.Kind, puzzles: list[Any], options: dict[str, Any]
             limits.check_size(kind.name, puzzle)
     except solvers.PuzzleError:
         return None
-    costs = kind.check_batch(puzzles, options)
-    if any(isinstance(c, solvers.PuzzleError) for c in costs):
+    prepared = kind.prepare_batch(puzzles, opts)
+    if any(isinstance(p, solvers.PuzzleError) for p in prepared):
         return None
-    return opts, costs  # type: ignore[return-value]  # no error among them
+    return opts, [kind.cost(p, opts) for p in prepared]

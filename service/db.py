@@ -9,6 +9,8 @@ from sqlalchemy import Connection, CursorResult, Engine, Update, create_engine, 
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from service import fastjson
+
 
 def is_postgresql(bind: Session | Engine | Connection) -> bool:
     """PostgreSQL gets its own faster statements (COPY, ``= ANY(array)``, one UPDATE per batch);
@@ -26,11 +28,12 @@ def changed_rows(s: Session, statement: Update) -> int:
 
 def make_engine(url: str) -> Engine:
     parsed = make_url(url)
+    # JSON columns (inputs, options) are decoded for every puzzle a worker reads.
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(url, pool_pre_ping=True, json_deserializer=fastjson.loads)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30})
+    engine = create_engine(url, connect_args={"timeout": 30}, json_deserializer=fastjson.loads)
     _sqlite_write_locks(engine)
     return engine
 

@@ -22,15 +22,15 @@ from typing import Any, Literal, cast
 from flask import Response, current_app, request
 from pydantic import BaseModel, ConfigDict, Field
 from spectree import Response as Documented
-from sqlalchemy import Row, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import solvers
+from service import blocks
 from service.api import ERRORS, _job_or_404, bp, snapshot, spec
 from service.models import FINAL, Puzzle
 
 PAGE = 500
-FIELDS = ("index", "kind", "status", "result", "stats", "error")
 LEADING = ("index", "kind", "status", "answer", "error")
 MEDIA = {"jsonl": "application/jsonl", "csv": "text/csv"}
 
@@ -61,20 +61,24 @@ def export_results(job_id: str) -> Response:
 
 
 def puzzle_rows(sessions: Callable[[], Session], job_id: str) -> Iterator[dict[str, Any]]:
-    """The job's puzzles in batch order as export records, one page of rows read at a time."""
-    columns = [getattr(Puzzle, name) for name in FIELDS]
+    """The job's puzzles in batch order as export records, one page of rows read at a time, each
+    page's results from their blocks (service.blocks)."""
+    columns = [Puzzle.id, Puzzle.block_id, Puzzle.index, Puzzle.kind, Puzzle.status, Puzzle.result,
+               Puzzle.stats, Puzzle.error]
     start = 0
+    decoded: dict[int, dict[str, Any]] = {}  # the blocks of the last page: the next may start in one
     while True:
         with sessions() as s:
-            page: Sequence[Row[Any]] = s.execute(
+            page: Sequence[Any] = s.execute(  # Rows: unpacked below, read by name in blocks
                 select(*columns).where(Puzzle.job_id == job_id, Puzzle.index >= start)
                 .order_by(Puzzle.index).limit(PAGE)).all()
-        for row in page:
-            record = dict(zip(FIELDS, row, strict=True))
-            if record["status"] not in FINAL:  # a split puzzle's stats hold its head while it runs
-                record["stats"] = None
-            start = record["index"] + 1
-            yield record
+            decoded = {b: decoded[b] for b in {row.block_id for row in page} & set(decoded)}
+            found = blocks.answers(s, page, decoded)
+        for puzzle_id, _, index, kind, status, _, _, error in page:
+            result, stats = found[puzzle_id]
+            yield {"index": index, "kind": kind, "status": status, "result": result,
+                   "stats": stats if status in FINAL else None, "error": error}
+            start = index + 1
         if len(page) < PAGE:
             return
 

@@ -17,7 +17,7 @@ from typing import Any, cast
 from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from service import tallies
+from service import blocks, tallies
 from service.batches import CheckedBatch
 from service.bodies import nesting_depth
 from service.config import dumps
@@ -186,9 +186,15 @@ def describe_job(s: Session, job: Job) -> JobOut:
     return job_out(job, counts_for(s, [job.id])[job.id], partial)
 
 
-def puzzle_out(p: Puzzle) -> PuzzleOut:
+def puzzles_out(s: Session, rows: Sequence[Puzzle]) -> list[PuzzleOut]:
+    """The puzzles as the API shows them, their results read from their blocks."""
+    found = blocks.answers(s, rows)
+    return [_puzzle_out(p, *found[p.id]) for p in rows]
+
+
+def _puzzle_out(p: Puzzle, result: dict[str, Any] | None, stats: dict[str, Any] | None) -> PuzzleOut:
     parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total and p.status == RUNNING else None
-    return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=p.stats,
+    return PuzzleOut(index=p.index, kind=p.kind, status=p.status, result=result, stats=stats,
                      error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
                      finished_at=iso_time(p.finished_at), subtasks=parts,
                      puzzle=p.input, options=p.options)

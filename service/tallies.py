@@ -54,11 +54,11 @@ def moved(s: Session, kind: str, old: str | None, new: str, n: int = 1) -> None:
     _add(s, kind, new, n)
 
 
-def solved_in(s: Session, kind: str, solve_ms: float | None) -> None:
-    """A finished puzzle's solve time, for the histogram."""
+def solved_in(s: Session, kind: str, solve_ms: float | None, n: int = 1) -> None:
+    """``n`` finished puzzles' solve time each, for the histogram."""
     if solve_ms is not None:
-        _add(s, kind, bucket(solve_ms / 1000.0), 1)
-        _add(s, kind, SECONDS, solve_ms / 1000.0)
+        _add(s, kind, bucket(solve_ms / 1000.0), n)
+        _add(s, kind, SECONDS, n * solve_ms / 1000.0)
 
 
 def submitted(s: Session) -> None:

@@ -258,8 +258,8 @@ def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: st
 
 # -- the record each kind fills
 
-SolveBatch = Callable[[Sequence[JSON], "Mapping[str, Any] | None"], "list[Outcome | PuzzleError]"]
-CheckBatch = Callable[[Sequence[JSON], "Mapping[str, Any] | None"], "list[float | PuzzleError]"]
+PrepareBatch = Callable[[Sequence[JSON], Options], "list[Puzzle | PuzzleError]"]
+SolveBatch = Callable[[Sequence[Puzzle], Options], "list[Outcome]"]
 
 
 @dataclass(frozen=True)
@@ -345,18 +345,19 @@ class Kind:
     solve_part: SolvePart | None = None
     merge: Merge | None = None
 
-    # (wire puzzles of this kind, wire options shared by all) -> one verified outcome per puzzle,
-    # or in its place the PuzzleError of one that fails prepare; a whole chunk in a few calls
+    # (wire puzzles of this kind, options already read, shared by all) -> per puzzle what
+    # ``prepare_with`` makes of it, or the PuzzleError it raises; the API checks a batch with it
+    # (and ``cost``), the worker prepares a run of cheap puzzles with it
+    prepare_batch: PrepareBatch = field(default=None)  # type: ignore[assignment]  # set in __post_init__
+    # (puzzles from ``prepare_batch``, their options) -> one verified outcome per puzzle; a whole
+    # run in a few calls
     solve_batch: SolveBatch = field(default=None)  # type: ignore[assignment]  # set in __post_init__
-    # (wire puzzles of this kind, wire options shared by all) -> per puzzle what ``prepare`` makes of
-    # it: its ``cost`` if it passes, else the PuzzleError it raises; the API checks a batch with it
-    check_batch: CheckBatch = field(default=None)  # type: ignore[assignment]  # set in __post_init__
 
     def __post_init__(self) -> None:
+        if self.prepare_batch is None:
+            object.__setattr__(self, "prepare_batch", functools.partial(prepare_each, self))
         if self.solve_batch is None:
             object.__setattr__(self, "solve_batch", functools.partial(solve_each, self))
-        if self.check_batch is None:
-            object.__setattr__(self, "check_batch", functools.partial(check_each, self))
         splitting = (self.split, self.solve_part, self.merge)
         if any(f is None for f in splitting) and (self.plan is not never_split or any(splitting)):
             raise TypeError(f"kind {self.name}: plan, split, solve_part and merge come together")
@@ -395,36 +396,21 @@ class Kind:
         }
 
 
-def check_each(kind: Kind, puzzles: Sequence[JSON], options: Mapping[str, Any] | None = None,
-               ) -> list[float | PuzzleError]:
-    """The default ``check_batch``: prepare one puzzle after another, and estimate its cost."""
-    try:
-        opts = kind.read_options(options)
-    except PuzzleError as exc:
-        return [exc] * len(puzzles)
-    out: list[float | PuzzleError] = []
+def prepare_each(kind: Kind, puzzles: Sequence[JSON], opts: Options) -> list[Puzzle | PuzzleError]:
+    """The default ``prepare_batch``: ``prepare_with`` one puzzle after another."""
+    out: list[Puzzle | PuzzleError] = []
     for wire in puzzles:
         try:
-            out.append(kind.cost(kind.prepare_with(wire, opts), opts))
+            out.append(kind.prepare_with(wire, opts))
         except PuzzleError as exc:
             out.append(exc)
     return out
 
 
-def solve_each(kind: Kind, puzzles: Sequence[JSON], options: Mapping[str, Any] | None = None,
-               ) -> list[Outcome | PuzzleError]:
-    """The default ``solve_batch``: prepare, solve and verify one puzzle after another."""
-    try:
-        opts = kind.read_options(options)  # shared by the batch: read once
-    except PuzzleError as exc:
-        return [exc] * len(puzzles)
-    out: list[Outcome | PuzzleError] = []
-    for wire in puzzles:
-        try:
-            puzzle = kind.prepare_with(wire, opts)
-        except PuzzleError as exc:
-            out.append(exc)
-            continue
+def solve_each(kind: Kind, puzzles: Sequence[Puzzle], opts: Options) -> list[Outcome]:
+    """The default ``solve_batch``: solve and verify one prepared puzzle after another."""
+    out: list[Outcome] = []
+    for puzzle in puzzles:
         outcome = kind.solve(puzzle, opts)
         kind.verify(puzzle, opts, outcome)
         out.append(outcome)

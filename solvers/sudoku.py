@@ -45,16 +45,17 @@ and hidden singles only.
 ``stats.strategy`` names the method that answered; ``stats.abandoned`` lists what ``auto``
 tried first and gave up, with its nodes.
 
-``solve_batch`` takes a whole chunk of wire puzzles: the 9x9 ones that ``fast`` answers
-(strategy ``auto`` or ``fast``) are read into one array and checked, solved and verified by
-one kernel call; the rest go one by one.
+``prepare_batch`` takes a whole chunk of wire puzzles: the plain 9x9 strings are read into one
+array and their givens checked by one kernel call; the rest go one by one. ``solve_batch``
+takes the prepared grids: the 9x9 ones that ``fast`` answers (strategy ``auto`` or ``fast``)
+are solved and verified by one kernel call; the rest go one by one.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,8 +86,8 @@ from solvers.base import (
     StopFlag,
     Stopwatch,
     WrongAnswer,
-    check_each,
     check_stop,
+    prepare_each,
     solve_each,
     split_past_budget,
     stop_flag,
@@ -656,63 +657,73 @@ def _check_solution(grid: Grid, solution: Any) -> None:
         raise WrongAnswer(f"{('row', 'column', 'box')[at // n]} {at % n + 1} of the solution repeats a value")
 
 
-# -- check_batch: the API's check of a batch, the plain 9x9 strings in one kernel call
+# -- prepare_batch: a chunk of wire puzzles, the plain 9x9 strings read and checked in one go
 
 
-def check_batch(puzzles: Sequence[Any],
-                options: Mapping[str, Any] | None = None) -> list[float | PuzzleError]:
-    """What ``prepare`` makes of each wire puzzle (its cost, or its PuzzleError), the plain 9x9
-    strings read into one array and their givens checked by one kernel call; every other puzzle,
-    and every one found bad, goes through ``prepare`` itself (so each error is its own)."""
+def prepare_batch(puzzles: Sequence[Any], options: Options) -> list[Grid | PuzzleError]:
+    """What ``prepare_with`` makes of each wire puzzle: its Grid, or the PuzzleError it raises.
+
+    The plain 9x9 strings (``_read_9x9``) are read into one array and their givens checked by one
+    kernel call; the Grid of each one that passes holds a row of that array, read-only (as
+    ``parse`` makes a string's givens, a view of its bytes). Every other puzzle, every one found bad,
+    and all of them when the options do not suit a 9x9 grid go through ``prepare_with`` itself,
+    so that each error is its own.
+    """
     try:
-        opts = KIND.read_options(options)
-        validate(Grid(FAST_N, np.zeros(FAST_N * FAST_N, np.uint8)), opts)  # the options, for 9x9
+        validate(Grid(FAST_N, np.zeros(FAST_N * FAST_N, np.uint8)), options)  # the options, for 9x9
     except PuzzleError:
-        return check_each(KIND, puzzles, options)
+        return prepare_each(KIND, puzzles, options)
     rows, givens = _read_9x9(puzzles)
-    out: list[float | PuzzleError | None] = [None] * len(puzzles)
-    bad = kernels.conflicting_rows(givens, layout(FAST_N).peers).tolist()
-    for j, i in enumerate(rows):
-        out[i] = None if bad[j] else cost(Grid(FAST_N, givens[j]), opts)
-    for i, checked in enumerate(out):
-        if checked is None:
-            out[i] = check_each(KIND, [puzzles[i]], options)[0]
+    givens.flags.writeable = False
+    bad = kernels.conflicting_rows(givens, layout(FAST_N).peers)
+    if len(rows) == len(puzzles) and not bad.any():  # the usual chunk
+        return [Grid(FAST_N, row) for row in givens]
+    out: list[Grid | PuzzleError | None] = [None] * len(puzzles)
+    for i, row, conflict in zip(rows, givens, bad.tolist(), strict=True):
+        out[i] = None if conflict else Grid(FAST_N, row)
+    for i, grid in enumerate(out):
+        if grid is None:
+            out[i] = prepare_each(KIND, [puzzles[i]], options)[0]
     return out  # type: ignore[return-value]  # every slot is filled above
 
 
-# -- solve_batch: a chunk of wire puzzles, the 9x9 ones in one kernel call
+# -- solve_batch: a chunk of prepared puzzles, the 9x9 ones in one kernel call
 
 
-def solve_batch(puzzles: Sequence[Any],
-                options: Mapping[str, Any] | None = None) -> list[Outcome | PuzzleError]:
-    """One verified outcome per wire puzzle, or the PuzzleError of one that fails ``prepare``.
+def solve_batch(grids: Sequence[Grid], options: Options) -> list[Outcome]:
+    """One verified outcome per prepared puzzle (``prepare_batch``, ``prepare_with``).
 
-    With strategy ``auto`` or ``fast`` the 9x9 puzzles are read into one array, and one call of
-    ``sudoku_fast.solve_batch`` checks their givens, solves them and verifies each solution with
+    With strategy ``auto`` or ``fast`` the givens of the 9x9 grids are stacked into one array, and
+    one call of ``sudoku_fast.solve_batch`` solves them and verifies each solution with
     ``verify``'s own check (the result fields are made by the same ``_result`` as ``solve``'s);
-    ``elapsed_ms`` is the chunk's time shared equally. Any other puzzle or strategy goes through
-    prepare, solve and verify one by one.
+    ``elapsed_ms`` is the chunk's time shared equally. Any other grid or strategy is solved and
+    verified one by one. The kernel also checks the givens: that it finds a prepared grid's
+    contradictory, which ``validate`` let pass, is a bug of one of the two, raised as WrongAnswer
+    like a solution that fails the check (never the user's fault: a grid with givens that
+    contradict each other is not prepared).
     """
-    try:
-        opts = KIND.read_options(options)
-        validate(Grid(FAST_N, np.zeros(FAST_N * FAST_N, np.uint8)), opts)
-    except PuzzleError:
-        return solve_each(KIND, puzzles, options)
-    if opts["strategy"] not in ("auto", "fast"):
-        return solve_each(KIND, puzzles, options)
+    if options["strategy"] not in ("auto", "fast"):
+        return solve_each(KIND, grids, options)
     watch = Stopwatch()
-    out: list[Outcome | PuzzleError | None] = [None] * len(puzzles)
-    rows, givens = _read_9x9(puzzles)
-    if len(rows) < len(puzzles):
-        for i in set(range(len(puzzles))) - set(rows):
-            out[i] = solve_each(KIND, [puzzles[i]], options)[0]
+    out: list[Outcome | None] = [None] * len(grids)
+    rows = [i for i, grid in enumerate(grids) if grid.n == FAST_N]
+    if len(rows) < len(grids):
+        others = sorted(set(range(len(grids))) - set(rows))
+        for i, outcome in zip(others, solve_each(KIND, [grids[i] for i in others], options), strict=True):
+            out[i] = outcome
     batch = len(rows)
-    solutions = np.zeros((batch, FAST_N * FAST_N), np.uint8)
+    cells = FAST_N * FAST_N
+    # concatenate: np.stack costs three times as much on a chunk of rows
+    givens = np.concatenate([grids[i].givens for i in rows] or [np.zeros(0, np.uint8)]).reshape(batch, cells)
+    solutions = np.zeros((batch, cells), np.uint8)
     found = np.zeros(batch, np.int64)
     counters = np.zeros((batch, fastk.COUNTERS), np.int64)
     faults = np.zeros((batch, 3), np.int64)
-    max_solutions = opts["max_solutions"]
-    fastk.solve_batch(givens, max_solutions, True, solutions, found, counters, faults)
+    fastk.solve_batch(givens, options["max_solutions"], True, solutions, found, counters, faults)
+    faulty = np.flatnonzero(faults[:, 0])
+    if faulty.size:
+        j = int(faulty[0])
+        raise _fault(rows[j], faults[j].tolist())
     texts = render(solutions)
     share = round(watch.ms() / max(batch, 1), 4)
     # The loop below makes a handful of small containers per puzzle and no cycles; with the
@@ -720,31 +731,35 @@ def solve_batch(puzzles: Sequence[Any],
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _fill(out, rows, givens, texts, found, counters, faults, opts, share)
+        _fill(out, rows, texts, found, counters, options, share)
     finally:
         if collecting:
             gc.enable()
     return out  # type: ignore[return-value]  # every slot is filled above or in _fill
 
 
-def _fill(out: list[Outcome | PuzzleError | None], rows: list[int], givens: np.ndarray, texts: str,
-          found: np.ndarray, counters: np.ndarray, faults: np.ndarray, opts: Options, share: float) -> None:
+def _fault(i: int, fault: list[int]) -> WrongAnswer:
+    """The batch kernel's fault (kind, cell or check, peer or unit) on puzzle ``i`` of the batch."""
+    kind, at, other = fault
+    if kind == fastk.CONFLICT:
+        return WrongAnswer(f"puzzle {i} of the batch: the kernel finds its givens contradictory "
+                           f"({where(at, FAST_N)} against {where(other, FAST_N)}), which validate let pass")
+    return WrongAnswer(f"puzzle {i} of the batch: fault {at} at {other} in the solution")
+
+
+def _fill(out: list[Outcome | None], rows: list[int], texts: str, found: np.ndarray, counters: np.ndarray,
+          opts: Options, share: float) -> None:
     """The outcomes of the batch kernel's rows into their puzzles' slots of ``out``: one
     comprehension over all rows (a loop with a test per row costs a noticeable share of an easy
-    puzzle), then the rows with a fault, which are rare, put right."""
+    puzzle)."""
     max_solutions = opts["max_solutions"]
     cells = FAST_N * FAST_N
-    outcomes: list[Outcome | PuzzleError] = [Outcome(SOLVED if n_found else NO_SOLUTION,
+    outcomes = [Outcome(SOLVED if n_found else NO_SOLUTION,
                         _result(texts[j * cells:(j + 1) * cells], n_found, max_solutions),
                         fast_stats(nodes, leaves, depth, guesses, naked, hidden, share))
                 # the counters by column: zip then makes no list per row
                 for j, n_found, nodes, leaves, depth, guesses, naked, hidden
                 in zip(range(len(rows)), found.tolist(), *counters.T.tolist(), strict=True)]
-    for j in np.flatnonzero(faults[:, 0]).tolist():
-        if faults[j, 0] == fastk.WRONG_ANSWER:
-            raise WrongAnswer(f"puzzle {rows[j]} of the batch: fault {faults[j, 1]} at {faults[j, 2]} in the "
-                              "solution")
-        outcomes[j] = _invalid(Grid(FAST_N, givens[j].copy()), opts)  # CONFLICT
     if len(rows) == len(out):
         out[:] = outcomes
         return
@@ -754,7 +769,7 @@ def _fill(out: list[Outcome | PuzzleError | None], rows: list[int], givens: np.n
 
 def _read_9x9(puzzles: Sequence[Any]) -> tuple[list[int], np.ndarray]:
     """(indices, uint8[len(indices), 81] givens) of the puzzles that are plain 81-symbol 9x9
-    strings; everything else (other sizes, rows, whitespace, bad symbols) is left to ``prepare``."""
+    strings; everything else (other sizes, rows, whitespace, bad symbols) is left to ``prepare_with``."""
     cells = FAST_N * FAST_N
     text = ""
     if set(map(type, puzzles)) == {str} and set(map(len, puzzles)) == {cells}:  # the usual chunk
@@ -771,14 +786,6 @@ def _read_9x9(puzzles: Sequence[Any]) -> tuple[list[int], np.ndarray]:
     if good.all():
         return plain, codes
     return [i for i, ok in zip(plain, good.tolist(), strict=False) if ok], codes[good]
-
-
-def _invalid(grid: Grid, options: Options) -> PuzzleError:
-    try:
-        validate(grid, options)
-    except PuzzleError as exc:
-        return exc
-    raise AssertionError("the batch kernel found conflicting givens that validate accepts")
 
 
 # -- the record
@@ -839,8 +846,8 @@ KIND = Kind(
     split=split,
     solve_part=solve_part,
     merge=merge,
+    prepare_batch=prepare_batch,
     solve_batch=solve_batch,
-    check_batch=check_batch,
     examples=(
         Example(EXAMPLE),
         Example("1.3..4.22..3..2.", {"strategy": "backtrack"}),

@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import takewhile
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -48,6 +49,7 @@ from worker.outcome import (
     batchable,
     estimated_cost,
     gave_up,
+    prepared_alike,
     prepared_or_none,
     solve_one,
     solve_run,
@@ -230,15 +232,15 @@ def _done(batch: Batch, answers: Sequence[Result | SplitPuzzle], started: dateti
 
 def _cheap_run(batch: Batch) -> list[Cheap]:
     """The optimistic puzzles at the head of ``todo`` that one ``solve_batch`` call can take: of the
-    first one's kind and options, each ``batchable``, together estimated within FLUSH_SECONDS (so
-    progress still shows that often). Stops at the first that is not."""
+    first one's kind and options (prepared by one ``prepare_batch`` call), each ``batchable``,
+    together estimated within FLUSH_SECONDS (so progress still shows that often). Stops at the
+    first that is not."""
     most, work = batch.config["OPTIMISTIC_SECONDS"], 0.0
     run: list[Cheap] = []
     first = batch.todo[0]
-    for a in batch.todo:
-        if not a.optimistic or a.kind != first.kind or a.options != first.options:
-            break
-        ready = prepared_or_none(a, run[0].ready if run else None)
+    alike = list(takewhile(lambda a: a.optimistic and a.kind == first.kind and a.options == first.options,
+                           batch.todo))
+    for a, ready in zip(alike, prepared_alike(alike), strict=True):
         cheap = None if ready is None else batchable(a, ready, batch.config, most)
         if cheap is None:
             break

@@ -69,15 +69,25 @@ def prepare(a: Assigned) -> Prepared:
     return Prepared(kind, *kind.prepare(a.input, a.options))
 
 
-def prepared_or_none(a: Assigned, like: Prepared | None = None) -> Prepared | None:
-    """The prepared puzzle, or None when preparing fails (solve_one then says why). ``like``: a
-    puzzle of the same kind and wire options, prepared already, whose options are reused."""
+def prepared_or_none(a: Assigned) -> Prepared | None:
+    """The prepared puzzle, or None when preparing fails (solve_one then says why)."""
     try:
-        if like is None:
-            return prepare(a)
-        return Prepared(like.kind, like.kind.prepare_with(a.input, like.options), like.options)
+        return prepare(a)
     except Exception:
         return None
+
+
+def prepared_alike(alike: Sequence[Assigned]) -> list[Prepared | None]:
+    """Puzzles of one kind and wire options, prepared by one call of the kind's ``prepare_batch``
+    (their options read once); None for each one that fails, for all of them when their options
+    or the call fail (solve_one then says why, one by one)."""
+    try:
+        kind = solvers.get(alike[0].kind)
+        options = kind.read_options(alike[0].options)
+        puzzles = kind.prepare_batch([a.input for a in alike], options)
+    except Exception:
+        return [None] * len(alike)
+    return [None if isinstance(p, solvers.PuzzleError) else Prepared(kind, p, options) for p in puzzles]
 
 
 def estimated_cost(a: Assigned) -> float:
@@ -154,16 +164,16 @@ def within_plan(c: Cheap, outcome: Outcome) -> bool:
 
 
 def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings) -> list[Result | SplitPuzzle] | None:
-    """Solve cheap puzzles of one kind and one set of options in one call of the kind's
-    ``solve_batch``, whose outcomes come verified. None when the call fails as a whole (a solver
+    """Solve cheap puzzles of one kind and one set of options, prepared already, in one call of
+    the kind's ``solve_batch``, whose outcomes come verified. None when the call fails as a whole (a solver
     error, a wrong answer, the time limit over the whole run): solved one by one instead, each
     failure falls on its own puzzle. An outcome past its plan's node budget is solved again alone
     (``solve_one``, which splits it). ``solve_ms`` is the run's time shared equally."""
-    kind = run[0].ready.kind
+    kind, options = run[0].ready.kind, run[0].ready.options
     start = time.perf_counter()
     try:
         with time_limit(seconds):
-            outcomes = kind.solve_batch([c.assigned.input for c in run], run[0].assigned.options)
+            outcomes = kind.solve_batch([c.ready.puzzle for c in run], options)
     except SoftTimeLimitExceeded:
         raise
     except Exception as exc:
@@ -174,13 +184,9 @@ def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings) -> list[
     out: list[Result | SplitPuzzle] = []
     for c, got in zip(run, outcomes, strict=True):
         a = c.assigned
-        r = Result(a.id, a.job_id, a.attempts, FAILED, optimistic=a.optimistic, solve_ms=share)
-        if isinstance(got, Outcome) and not within_plan(c, got):
+        if not within_plan(c, got):
             out.append(solve_one(a, seconds, settings, c.ready))
             continue
-        if isinstance(got, Outcome):
-            r.status, r.result, r.stats = got.status, got.result, got.stats
-        else:
-            r.error = failure_reason(got, f"puzzle {a.id}", seconds)
-        out.append(r)
+        out.append(Result(a.id, a.job_id, a.attempts, got.status, result=got.result, stats=got.stats,
+                          optimistic=a.optimistic, solve_ms=share))
     return out

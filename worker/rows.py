@@ -18,27 +18,19 @@ row (``lock_job``), then its puzzles, then subtasks.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     ARRAY,
-    JSON,
     BigInteger,
-    Boolean,
     ColumnElement,
-    DateTime,
-    Float,
-    Integer,
-    String,
-    Table,
-    Text,
     any_,
     bindparam,
     case,
-    column,
     func,
     insert,
     select,
@@ -46,9 +38,20 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from service import tallies
+from service import blocks, tallies
 from service.db import changed_rows, is_postgresql
-from service.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
+from service.models import (
+    COMPLETED,
+    QUEUED,
+    RUNNING,
+    UNFINISHED,
+    Job,
+    Puzzle,
+    ResultBlock,
+    Subtask,
+    lock_job,
+    now,
+)
 from solvers.base import Split
 
 
@@ -179,15 +182,21 @@ def write(s: Session, results: Sequence[Result]) -> int:
     if not results:
         return 0
     t = now()
-    for job_id in sorted({r.job_id for r in results}):
-        lock_job(s, job_id)
-    per_job: dict[str, int] = {}
+    # A job deleted meanwhile (DELETE, retention) has no rows left to write, nor room for a block.
+    alive = {job_id for job_id in sorted({r.job_id for r in results}) if lock_job(s, job_id) is not None}
+    results = [r for r in results if r.job_id in alive]
+    if not results:
+        return 0
+    per_job: Counter[str] = Counter()
+    moves: Counter[tuple[str, str, str, float | None]] = Counter()
     by_id = {r.id: r for r in results}
-    for puzzle_id, job_id, kind in _store(s, results, t):
-        per_job[job_id] = per_job.get(job_id, 0) + 1
+    for puzzle_id, kind in _store(s, results, _blocks(s, results), t):
         r = by_id[puzzle_id]
-        tallies.moved(s, kind, _was(r), r.status)
-        tallies.solved_in(s, kind, r.solve_ms)
+        per_job[r.job_id] += 1
+        moves[kind, _was(r), r.status, r.solve_ms] += 1
+    for (kind, was, status, solve_ms), n in moves.items():  # a run's puzzles share one solve time
+        tallies.moved(s, kind, was, status, n)
+        tallies.solved_in(s, kind, solve_ms, n)
     for job_id, n in per_job.items():
         finishing = (Job.pending - n == 0) & Job.status.in_(UNFINISHED)
         # Optimistic results reach a job nobody has claimed a puzzle of: it starts here.
@@ -200,47 +209,47 @@ def write(s: Session, results: Sequence[Result]) -> int:
     return sum(per_job.values())
 
 
-def _store(s: Session, results: Sequence[Result], t: datetime) -> list[tuple[int, str, str]]:
-    """Write the rows still held by their task; returns the id, job id and kind of each row written.
-    PostgreSQL: one UPDATE for the whole batch, the rows travelling as one JSON parameter
-    (the statement text never changes, so it is compiled and planned once). SQLite is
-    in-process: one UPDATE per row costs no round trip."""
-    if is_postgresql(s):
-        return _store_in_one_statement(s, results, t)
-    written = []
+def _blocks(s: Session, results: Sequence[Result]) -> dict[int, int]:
+    """Store the answers of the results that have one, a block per job (service.blocks); returns
+    each such puzzle's block id. A result whose row turns out not to be this task's any more
+    leaves an entry no row points at, which no reader sees."""
+    by_job: dict[str, dict[int, blocks.Answer]] = {}
     for r in results:
-        kind = s.scalar(update(Puzzle).where(Puzzle.id == r.id, still_mine(r))
-                        .values(status=r.status, result=r.result, stats=r.stats, error=r.error,
-                                solve_ms=r.solve_ms, attempts=r.attempts,
-                                worker=func.coalesce(r.worker, Puzzle.worker),
-                                started_at=func.coalesce(r.started_at, Puzzle.started_at),
-                                finished_at=t, deadline=None, split_head=None)
-                        .returning(Puzzle.kind)
-                        .execution_options(synchronize_session=False))
-        if kind is not None:
-            written.append((r.id, r.job_id, kind))
+        if r.result is not None or r.stats is not None:
+            by_job.setdefault(r.job_id, {})[r.id] = (r.result, r.stats)
+    out: dict[int, int] = {}
+    for job_id, answers in by_job.items():
+        block_id = s.execute(insert(ResultBlock).values(job_id=job_id, outcomes=blocks.encode(answers))
+                             .returning(ResultBlock.id)).scalar_one()
+        out.update(dict.fromkeys(answers, block_id))
+    return out
+
+
+def _store(s: Session, results: Sequence[Result], block_of: dict[int, int],
+           t: datetime) -> list[tuple[int, str]]:
+    """Write the rows still held by their task; returns the id and kind of each row written.
+
+    One UPDATE per group of results written alike (the same status, attempt, times, worker, block
+    and error: a run of cheap puzzles is one or two groups), each naming its rows by id only.
+    Values per row would cost more to send than the whole write (psycopg builds each array
+    element in Python)."""
+    groups: dict[tuple[Any, ...], list[Result]] = {}
+    for r in results:
+        shape = (r.status, r.attempts, r.optimistic, block_of.get(r.id), r.error, r.solve_ms, r.worker,
+                 r.started_at)
+        groups.setdefault(shape, []).append(r)
+    written: list[tuple[int, str]] = []
+    for group in groups.values():
+        r = group[0]
+        written += [(i, kind) for i, kind in s.execute(
+            update(Puzzle).where(among(s, Puzzle.id, [g.id for g in group]), still_mine(r))
+            .values(status=r.status, block_id=block_of.get(r.id), error=r.error, solve_ms=r.solve_ms,
+                    attempts=r.attempts, worker=func.coalesce(r.worker, Puzzle.worker),
+                    started_at=func.coalesce(r.started_at, Puzzle.started_at),
+                    finished_at=t, deadline=None, split_head=None)
+            .returning(Puzzle.id, Puzzle.kind)
+            .execution_options(synchronize_session=False))]
     return written
-
-
-def _store_in_one_statement(s: Session, results: Sequence[Result], t: datetime) -> list[tuple[int, str, str]]:
-    table = cast(Table, Puzzle.__table__)
-    rows = [{"pid": r.id, "att": r.attempts, "st": r.status, "res": r.result, "sts": r.stats,
-             "err": r.error, "ms": r.solve_ms, "opt": r.optimistic, "wk": r.worker,
-             "t0": r.started_at and r.started_at.isoformat()} for r in results]
-    v = func.json_to_recordset(bindparam("rows", rows, type_=JSON)).table_valued(
-        column("pid", BigInteger), column("att", Integer), column("st", String), column("res", JSON),
-        column("sts", JSON), column("err", Text), column("ms", Float), column("opt", Boolean),
-        column("wk", String), column("t0", DateTime(timezone=True)),
-    ).render_derived("v", with_types=True)
-    claimed = (table.c.status == RUNNING) & (table.c.attempts == v.c.att)
-    unclaimed = (table.c.status == QUEUED) & (table.c.attempts == v.c.att - 1)
-    return [(i, job_id, kind) for i, job_id, kind in s.execute(
-        update(table).where(table.c.id == v.c.pid, case((v.c.opt, unclaimed), else_=claimed))
-        .values(status=v.c.st, result=v.c.res, stats=v.c.sts, error=v.c.err, solve_ms=v.c.ms,
-                attempts=v.c.att, worker=func.coalesce(v.c.wk, table.c.worker),
-                started_at=func.coalesce(v.c.t0, table.c.started_at), finished_at=t, deadline=None,
-                split_head=None)
-        .returning(table.c.id, table.c.job_id, table.c.kind))]
 
 
 def fan_out(s: Session, split_up: Sequence[SplitPuzzle], config: dict[str, Any], worker: str) -> list[int]:

@@ -76,6 +76,29 @@ def test_example_solves_and_verifies(kind, example):
 
 
 @pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
+def test_the_batch_calls_agree_with_prepare_solve_and_verify(kind, example):
+    # the example twice among the bad examples' puzzles, all read with the example's options
+    options = kind.read_options(example.options)
+    wires = [example.puzzle, *(b.puzzle for b in kind.bad_examples), example.puzzle]
+    prepared = kind.prepare_batch(wires, options)
+    assert len(prepared) == len(wires)
+    for wire, got in zip(wires, prepared, strict=True):
+        if isinstance(got, PuzzleError):
+            with pytest.raises(type(got)) as raised:
+                kind.prepare_with(wire, options)
+            assert type(raised.value) is type(got) and str(raised.value) == str(got)
+        else:
+            kind.prepare_with(wire, options)  # raises nothing either
+    ready = [p for p in prepared if not isinstance(p, PuzzleError)]
+    outcomes = kind.solve_batch(ready, options)
+    assert outcomes[0].status == outcomes[-1].status == example.status
+    for puzzle, outcome in zip(ready, outcomes, strict=True):
+        kind.verify(puzzle, options, outcome)
+        alone = kind.solve(puzzle, options)
+        assert (outcome.status, outcome.result) == (alone.status, alone.result)
+
+
+@pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))
 def test_cost_is_a_positive_number_of_seconds(kind, example):
     puzzle, options = kind.prepare(example.puzzle, example.options)
     assert 0 < kind.cost(puzzle, options) < 1e6

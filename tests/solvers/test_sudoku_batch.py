@@ -1,10 +1,11 @@
-"""Sudoku's solve_batch and check_batch, and the default strategy auto; the fast kernels without the JIT."""
+"""Sudoku's prepare_batch and solve_batch, and the default strategy auto; the fast kernels without the JIT."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import solvers
@@ -16,7 +17,8 @@ from solvers.base import (
     Outcome,
     ParseError,
     PuzzleError,
-    check_each,
+    WrongAnswer,
+    prepare_each,
     solve_each,
 )
 from solvers.sudoku import KIND
@@ -29,6 +31,8 @@ CONFLICT = "55" + EASY[2:]
 ROWS = [[int(ch) if ch != "." else 0 for ch in EASY[r * 9:(r + 1) * 9]] for r in range(9)]
 MIXED = [EASY, HARD, "x" * 81, MULTI, CONFLICT, "1.3..4.22..3..2.", ROWS, NONE, EASY[:40] + "\n" + EASY[40:],
          EASY[:80], 42, "é" * 81]
+OPTIONS = [None, {"strategy": "fast"}, {"max_solutions": 1}, {"max_solutions": 50}, {"strategy": "greedy"},
+           {"strategy": "sat"}, {"strategy": "backtrack"}, {"sat_solver": "cadical195"}]
 
 
 def data(data_dir, name):
@@ -44,75 +48,44 @@ def same(got, want):
             and {**got.stats, "elapsed_ms": 0} == {**want.stats, "elapsed_ms": 0})
 
 
-@pytest.mark.parametrize("options", [None, {"strategy": "fast"}, {"max_solutions": 1},
-                                     {"max_solutions": 50}, {"strategy": "greedy"}])
-def test_batch_agrees_with_one_by_one(options):
-    got = KIND.solve_batch(MIXED, options)
-    want = solve_each(KIND, MIXED, options)
-    assert len(got) == len(MIXED)
-    assert all(same(g, w) for g, w in zip(got, want, strict=False)), list(zip(got, want, strict=False))
-    kinds = [type(g).__name__ for g in got]
-    small = "InvalidOption" if options == {"strategy": "fast"} else "Outcome"  # the 4x4 one
-    assert kinds == ["Outcome", "Outcome", "ParseError", "Outcome", "InvalidPuzzle", small, "Outcome",
-                     "Outcome", "Outcome", "ParseError", "ParseError", "ParseError"]
+def prepared(puzzles, options=None):
+    """The puzzles that prepare, by prepare_batch, and their options."""
+    opts = KIND.read_options(options)
+    return [p for p in KIND.prepare_batch(puzzles, opts) if not isinstance(p, PuzzleError)], opts
 
 
-def test_a_chunk_of_81_ascii_symbols_each_agrees_with_one_by_one():
-    # every puzzle a plain string of the 9x9 length: read in one go, bad symbols and conflicts included
-    chunk = [EASY, "x" * 81, CONFLICT, NONE, MULTI, EASY.replace(".", "0")]
-    got = KIND.solve_batch(chunk, None)
-    want = solve_each(KIND, chunk, None)
-    assert all(same(g, w) for g, w in zip(got, want, strict=True)), list(zip(got, want, strict=True))
-    assert [type(g).__name__ for g in got] == ["Outcome", "ParseError", "InvalidPuzzle", "Outcome", "Outcome",
-                                               "Outcome"]
+# -- prepare_batch
 
 
-def test_batch_answers_are_verified_and_named():
-    outcomes = KIND.solve_batch([EASY, HARD, MULTI, NONE])
-    for puzzle, outcome in zip([EASY, HARD, MULTI, NONE], outcomes, strict=False):
-        grid, opts = KIND.prepare(puzzle)
-        KIND.verify(grid, opts, outcome)
-        assert outcome.stats["strategy"] == "fast" and outcome.stats["abandoned"] == []
-    assert [o.status for o in outcomes] == ["solved", "solved", "solved", "no_solution"]
-    assert [o.result["unique"] for o in outcomes[:3]] == [True, True, False]
-
-
-def test_batch_with_bad_options_names_them_for_every_puzzle():
-    got = KIND.solve_batch([EASY, HARD], {"strategy": "dlx"})
-    assert all(isinstance(g, InvalidOption) for g in got)
-    got = KIND.solve_batch([EASY, "1.3..4.22..3..2."], {"strategy": "fast"})
-    assert isinstance(got[0], Outcome) and isinstance(got[1], InvalidOption)
-    assert "9x9" in str(got[1])
-
-
-def test_an_empty_batch():
-    assert KIND.solve_batch([]) == [] and KIND.check_batch([]) == []
-
-
-@pytest.mark.parametrize("options", [None, {"strategy": "fast"}, {"max_solutions": 50}, {"strategy": "sat"},
-                                     {"strategy": "dlx"}, {"strategy": "backtrack"}, {"max_solutions": 2.0}])
-def test_check_batch_agrees_with_prepare_one_by_one(options):
+@pytest.mark.parametrize("options", OPTIONS)
+def test_prepare_batch_agrees_with_prepare_one_by_one(options):
     conflicts = [EASY[:k] + EASY[j] + EASY[k + 1:] for j, k in ((0, 1), (0, 9), (1, 10), (80, 72))]
     batch = MIXED + conflicts + [EASY.lower(), EASY.replace(".", "0"), "A" + EASY[1:], EASY + " "]
-    got = KIND.check_batch(batch, options)
-    want = check_each(KIND, batch, options)
+    opts = KIND.read_options(options)
+    got = KIND.prepare_batch(batch, opts)
+    want = prepare_each(KIND, batch, opts)
     assert len(got) == len(want) == len(batch)
     for g, w in zip(got, want, strict=True):
-        assert type(g) is type(w) and (str(g) == str(w) if isinstance(w, PuzzleError) else g == w), (g, w)
-    if options is None:  # the mix holds each outcome: a cost, a bad symbol, a conflict, a short grid
+        if isinstance(w, PuzzleError):
+            assert type(g) is type(w) and str(g) == str(w), (g, w)
+        else:
+            assert type(g) is sudoku.Grid and g.n == w.n and np.array_equal(g.givens, w.givens), (g, w)
+    if options is None:  # the mix holds each outcome: a grid, a bad symbol, a conflict, a short grid
         assert [type(g).__name__ for g in got[:12]] == [
-            "float", "float", "ParseError", "float", "InvalidPuzzle", "float", "float", "float", "float",
+            "Grid", "Grid", "ParseError", "Grid", "InvalidPuzzle", "Grid", "Grid", "Grid", "Grid",
             "ParseError", "ParseError", "ParseError"]
         assert all(isinstance(g, InvalidPuzzle) for g in got[12:16])
 
 
-def test_check_batch_finds_every_conflict_among_many(data_dir):
+def test_prepare_batch_finds_every_conflict_among_many(data_dir):
     puzzles = data(data_dir, "tdoku_puzzles2_17_clue_first10000.txt")[:300]
     batch = [repeat_a_given(p) if i % 3 == 0 else p for i, p in enumerate(puzzles)]
-    got = KIND.check_batch(batch)
-    want = check_each(KIND, batch)
+    opts = KIND.read_options(None)
+    got = KIND.prepare_batch(batch, opts)
+    want = prepare_each(KIND, batch, opts)
     assert [type(g) for g in got] == [type(w) for w in want]
-    assert [str(g) for g in got] == [str(w) for w in want]
+    assert [str(g) for g in got if isinstance(g, PuzzleError)] == [str(w) for w in want
+                                                                   if isinstance(w, PuzzleError)]
     assert sum(isinstance(g, InvalidPuzzle) for g in got) == 100
 
 
@@ -123,12 +96,75 @@ def repeat_a_given(puzzle):
     return puzzle[:blank] + puzzle[given] + puzzle[blank + 1:]
 
 
+def test_the_grids_of_a_chunk_are_read_only_rows_of_one_array():
+    grids, _ = prepared([EASY, "x" * 81, HARD, MULTI])  # a bad symbol: the good rows are copied out
+    assert all(not g.givens.flags.writeable for g in grids)
+    with pytest.raises(ValueError, match="read-only"):
+        grids[1].givens[0] = 1
+    assert KIND.prepare(HARD)[0].givens.tolist() == grids[1].givens.tolist()
+
+
+# -- solve_batch
+
+
+@pytest.mark.parametrize("options", [None, {"strategy": "fast"}, {"max_solutions": 1},
+                                     {"max_solutions": 50}, {"strategy": "greedy"}])
+def test_batch_agrees_with_one_by_one(options):
+    grids, opts = prepared(MIXED, options)
+    got = KIND.solve_batch(grids, opts)
+    want = solve_each(KIND, grids, opts)
+    assert len(got) == len(grids) == (6 if options == {"strategy": "fast"} else 7)  # fast: no 4x4
+    assert all(same(g, w) for g, w in zip(got, want, strict=True)), list(zip(got, want, strict=True))
+
+
+def test_a_mix_of_sizes_keeps_its_order():
+    grids, opts = prepared([EASY, "1.3..4.22..3..2.", ROWS, NONE, "." * 16])
+    got = KIND.solve_batch(grids, opts)
+    assert [g.n for g in grids] == [9, 4, 9, 9, 4]
+    assert [o.stats["strategy"] for o in got] == ["fast", "greedy", "fast", "fast", "greedy"]
+    assert [o.status for o in got] == ["solved", "solved", "solved", "no_solution", "solved"]
+    assert got[0].result == got[2].result  # EASY as a string and as rows
+
+
+def test_batch_answers_are_verified_and_named():
+    grids, opts = prepared([EASY, HARD, MULTI, NONE])
+    outcomes = KIND.solve_batch(grids, opts)
+    for grid, outcome in zip(grids, outcomes, strict=True):
+        KIND.verify(grid, opts, outcome)
+        assert outcome.stats["strategy"] == "fast" and outcome.stats["abandoned"] == []
+    assert [o.status for o in outcomes] == ["solved", "solved", "solved", "no_solution"]
+    assert [o.result["unique"] for o in outcomes[:3]] == [True, True, False]
+
+
+def test_options_that_do_not_suit_a_size_name_it_for_each_puzzle():
+    opts = KIND.read_options({"strategy": "fast"})
+    got = KIND.prepare_batch([EASY, "1.3..4.22..3..2.", "x" * 81], opts)
+    assert [type(g) for g in got] == [sudoku.Grid, InvalidOption, ParseError]
+    assert "9x9" in str(got[1])
+
+
+def test_givens_the_kernel_finds_contradictory_are_a_bug_not_a_no_solution():
+    # a grid that never passed validate: a kernel that disagreed with it would find such givens
+    grids, opts = prepared([EASY, HARD])
+    bad = sudoku.Grid(9, KIND.parse(CONFLICT).givens)
+    named = r"puzzle 1 of the batch: .* \(row 1, column 2 against row 1, column 1\)"
+    with pytest.raises(WrongAnswer, match=named):
+        KIND.solve_batch([grids[0], bad, grids[1]], opts)
+
+
+def test_an_empty_batch():
+    opts = KIND.read_options(None)
+    assert KIND.prepare_batch([], opts) == [] and KIND.solve_batch([], opts) == []
+
+
 def test_other_kinds_get_the_default_loop():
     queens = solvers.get("nqueens")
-    got = queens.solve_batch([6, "x", 3], None)
-    assert got[0].status == "solved" and isinstance(got[1], ParseError) and got[2].status == "no_solution"
-    checked = queens.check_batch([6, "x", 3], None)
-    assert checked[0] == queens.cost(*queens.prepare(6)) and isinstance(checked[1], ParseError)
+    opts = queens.read_options(None)
+    got = queens.prepare_batch([6, "x", 3], opts)
+    assert got[0] == queens.prepare(6)[0] and isinstance(got[1], ParseError)
+    assert got[2] == queens.prepare(3)[0]
+    outcomes = queens.solve_batch([got[0], got[2]], opts)
+    assert [o.status for o in outcomes] == ["solved", "no_solution"]
 
 
 # -- auto
@@ -214,14 +250,16 @@ HARD_SETS = ["tdoku_puzzles2_17_clue_first10000.txt", "tdoku_puzzles3_magictour_
 @pytest.mark.parametrize("name", HARD_SETS)
 def test_hard_sets_by_default_in_one_batch(data_dir, name):
     puzzles = data(data_dir, name)
-    outcomes = KIND.solve_batch(puzzles)
+    outcomes = KIND.solve_batch(*prepared(puzzles))
     assert len(outcomes) == len(puzzles) > 300
     assert all(isinstance(o, Outcome) and o.result["unique"] for o in outcomes)
     assert {o.stats["strategy"] for o in outcomes} == {"fast"}
 
 
 def test_serg_by_default_in_one_batch_finds_several_solutions(data_dir):
-    outcomes = KIND.solve_batch(data(data_dir, "tdoku_puzzles7_serg_benchmark.txt")[:2000])
+    grids, opts = prepared(data(data_dir, "tdoku_puzzles7_serg_benchmark.txt")[:2000])
+    outcomes = KIND.solve_batch(grids, opts)
+    assert len(outcomes) == 2000
     assert all(o.result["solutions_found"] == 2 and not o.result["unique"] for o in outcomes)
 
 

@@ -20,6 +20,7 @@ from service.models import Job, Puzzle, now
 from solvers import base
 from solvers.base import Budgeted
 from tests.service.conftest import RecordingPublisher
+from tests.worker.conftest import as_read
 from worker import chunk, outcome, reaper
 from worker import rows as puzzle_rows
 
@@ -53,7 +54,8 @@ def toys(*puzzles, **options):
 
 def rows(app, job_id):
     with app.extensions["sessions"]() as s:
-        return list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+        return as_read(s, list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id)
+                                         .order_by(Puzzle.index))))
 
 
 def job_row(app, job_id):
@@ -372,10 +374,23 @@ def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch
 # -- cheap optimistic puzzles in runs, through the kind's solve_batch
 
 
+class Calls(list):
+    """The toy's solve_batch calls: (its prepared puzzles, the statuses their rows had then);
+    ``prepared``: its prepare_batch calls, their wire puzzles."""
+
+    def __init__(self):
+        super().__init__()
+        self.prepared = []
+
+
 @pytest.fixture
 def batches(app, toy, monkeypatch):
-    """The toy's solve_batch, recording each call's puzzles and the statuses their rows had then."""
-    calls = []
+    """The toy's prepare_batch and solve_batch, recording their calls."""
+    calls = Calls()
+
+    def prepare_batch(puzzles, options):
+        calls.prepared.append(list(puzzles))
+        return base.prepare_each(batched, puzzles, options)
 
     def solve_batch(puzzles, options):
         with app.extensions["sessions"]() as s:
@@ -383,17 +398,19 @@ def batches(app, toy, monkeypatch):
         calls.append((list(puzzles), set(seen)))
         return base.solve_each(batched, puzzles, options)
 
-    batched = dataclasses.replace(toy, solve_batch=solve_batch)
+    batched = dataclasses.replace(toy, prepare_batch=prepare_batch, solve_batch=solve_batch)
     monkeypatch.setitem(solvers.KINDS, "toy", batched)
     return calls
 
 
-def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, batches):
+def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, toy, batches):
     digits = [str(i) for i in range(40)]
     job_id = post(app, toys(*digits))
     ids = ids_of(app, job_id)
     report = run(app, ids)
-    assert report.written == 40 and batches == [(digits, {"queued"})]  # one call, nothing claimed
+    assert batches.prepared == [digits, digits]  # the API's check, then the run's one call
+    assert report.written == 40
+    assert batches == [([toy.parse(d) for d in digits], {"queued"})]  # one call, nothing claimed
     got = rows(app, job_id)
     assert [p.result for p in got[1:]] == [{"sum": sum(map(int, d))} for d in digits[1:]]
     assert [p.status for p in got] == ["no_solution"] + ["solved"] * 39
@@ -407,6 +424,28 @@ def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, b
     assert again.written == 0 and again.skipped == 40 and len(batches) == 1
 
 
+@pytest.mark.parametrize(("stored", "bad", "error", "runs"), [
+    ({"input": "3x"}, [2], "invalid puzzle: bad symbol 'x': a toy puzzle has only digits", [2, 2]),
+    ({"options": {"sleep": -1}}, [2, 3], "invalid puzzle: option 'sleep' must be at least 0; got -1.0", [2]),
+])
+def test_stored_puzzles_that_no_longer_prepare_end_the_run_and_fail_alone(app, batches, stored, bad, error,
+                                                                          runs):
+    # rows changed behind the API's back (or its checks tightened since): one prepare_batch call
+    # finds a puzzle bad (or the options of the puzzles alike), so the run stops before it, and
+    # each bad one fails on its own
+    job_id = post(app, toys("1", "2", "3", "45", "6"))
+    ids = ids_of(app, job_id)
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).where(Puzzle.id.in_([ids[i] for i in bad])).values(**stored))
+    assert run(app, ids).written == 5
+    got = rows(app, job_id)
+    assert [p.status == "failed" for p in got] == [i in bad for i in range(5)]
+    assert all(got[i].error == error for i in bad)
+    assert [p.result["sum"] for i, p in enumerate(got) if i not in bad] == [
+        total for i, total in enumerate([1, 2, 3, 9, 6]) if i not in bad]
+    assert [len(puzzles) for puzzles, _ in batches] == runs
+
+
 def test_runs_are_cut_by_estimated_work_so_progress_still_shows(app, batches, monkeypatch):
     # A toy puzzle is estimated at 1e-6 s: a call takes at most FLUSH_SECONDS of estimated work.
     monkeypatch.setattr(chunk, "FLUSH_SECONDS", 4.5e-6)
@@ -414,6 +453,7 @@ def test_runs_are_cut_by_estimated_work_so_progress_still_shows(app, batches, mo
     report = chunk.run_chunk(app.extensions["sessions"], ids_of(app, job_id), app.config, "w1",
                              RecordingPublisher(), clock=lambda: 0.0)  # never due: only the cut counts
     assert report.written == 12 and [len(puzzles) for puzzles, _ in batches] == [4, 4, 4]
+    assert [len(puzzles) for puzzles in batches.prepared] == [12, 12, 8, 4]  # the API's, then what is left
     assert [p.status for p in rows(app, job_id)] == ["solved"] * 12
 
 

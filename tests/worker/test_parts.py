@@ -17,6 +17,7 @@ import solvers
 from service.models import Job, Puzzle, Subtask, now
 from solvers.base import stop_flag
 from tests.service.conftest import RecordingPublisher
+from tests.worker.conftest import as_read
 from worker import chunk, reaper
 from worker import parts as worker_parts
 from worker.limits import Watch
@@ -53,7 +54,7 @@ def submit(app, items):
 
 def puzzle_row(app, job_id, index=0):
     with app.extensions["sessions"]() as s:
-        return s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))
+        return as_read(s, [s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))])[0]
 
 
 def subtasks(app, puzzle_id):

@@ -1,0 +1,57 @@
+"""Result blocks (service.blocks) and the JSON they travel as (service.fastjson)."""
+
+import json
+import math
+
+from sqlalchemy import select
+
+from service import blocks, fastjson
+from service.models import Puzzle
+from tests.worker.conftest import as_read
+from worker import chunk
+
+
+def test_fastjson_takes_what_orjson_refuses():
+    big = {"count": 2**70, "nodes": [1, 2]}
+    assert fastjson.loads(fastjson.dumps(big)) == big
+    assert math.isnan(fastjson.loads("NaN"))
+    plain = {"a": [1, 2.5, None, "x"], "b": True}
+    assert fastjson.dumps(plain) == json.dumps(plain, separators=(",", ":"))
+
+
+def test_a_chunk_stores_its_answers_in_one_block_and_each_row_points_at_it(app, client):
+    items = [{"kind": "toy", "puzzle": d} for d in ("12", "0", "34")]
+    job_id = client.post("/api/v1/jobs", json={"puzzles": items}).json["id"]
+    sessions = app.extensions["sessions"]
+    with sessions() as s:
+        ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+    chunk.run_chunk(sessions, ids, app.config, "w", app.extensions["publisher"])
+    with sessions() as s:
+        rows = list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+        assert len({p.block_id for p in rows}) == 1 and rows[0].block_id is not None
+        assert all(p.result is None and p.stats is None for p in rows)  # the columns stay empty
+        read = as_read(s, rows)
+    assert [p.result for p in read] == [{"sum": 3}, None, {"sum": 7}]
+    items = client.get(f"/api/v1/jobs/{job_id}/puzzles").json["items"]
+    assert [(i["status"], i["result"]) for i in items] == [("solved", {"sum": 3}), ("no_solution", None),
+                                                          ("solved", {"sum": 7})]
+    assert all(i["stats"] == p.stats for i, p in zip(items, read, strict=True))
+    assert client.get(f"/api/v1/jobs/{job_id}/puzzles/2").json["result"] == {"sum": 7}
+
+
+def test_answers_decodes_each_block_once_and_keeps_the_cache(app, client, monkeypatch):
+    job_id = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "5"}] * 4}).json["id"]
+    sessions = app.extensions["sessions"]
+    with sessions() as s:
+        ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+    chunk.run_chunk(sessions, ids, app.config, "w", app.extensions["publisher"])
+    decoded = []
+    monkeypatch.setattr(blocks.fastjson, "loads", lambda text: decoded.append(text) or json.loads(text))
+    cache: dict = {}
+    with sessions() as s:
+        rows = list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id)))
+        first = blocks.answers(s, rows[:2], cache)
+        second = blocks.answers(s, rows[2:], cache)
+    assert len(decoded) == 1 and list(cache) == [rows[0].block_id]
+    assert len(first) == len(second) == 2
+    assert all(result == {"sum": 5} and stats for result, stats in [*first.values(), *second.values()])
