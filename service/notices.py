@@ -66,6 +66,7 @@ class Listener:
         self._lock = threading.Lock()
         self._waiting: dict[str, set[threading.Event]] = {}
         self._pid: int | None = None  # the process whose thread runs (none is inherited by a fork)
+        self._warned = False  # the connection's failure was logged, and it has not listened since
 
     @contextmanager
     def watch(self, job_id: str) -> Iterator[Wake | None]:
@@ -110,8 +111,10 @@ class Listener:
             try:
                 self._listen()
             except Exception:
-                log.warning("job notices: the listening connection failed; waiters look on their own",
-                            exc_info=True)
+                if not self._warned:  # once an outage, not each RECONNECT_SECONDS
+                    log.warning("job notices: the listening connection failed; waiters look on their own "
+                                "until it is back", exc_info=True)
+                self._warned = True
             self._wake(None)  # whatever was missed meanwhile: every waiter looks once
             self.stop.wait(RECONNECT_SECONDS)
 
@@ -123,6 +126,7 @@ class Listener:
             conn.autocommit = True
             conn.execute(f"LISTEN {CHANNEL}")
             self.live.set()
+            self._warned = False
             while not self.stop.is_set():
                 for notice in conn.notifies(timeout=RECONNECT_SECONDS):
                     self._wake(notice.payload)

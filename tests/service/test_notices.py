@@ -34,6 +34,10 @@ def listening(app):
     assert listener.live.wait(NEVER)
     yield listener
     listener.close()
+    for _ in range(int(NEVER / 0.01)):  # its connection closed, out of the next test's way
+        if not listener.live.is_set():
+            break
+        time.sleep(0.01)
 
 
 def waiting_on(listener, job_id):
@@ -97,3 +101,29 @@ def test_a_lost_connection_wakes_every_waiter_and_the_listener_listens_again(app
             break
         listening.live.wait(1.0)
     assert woken
+
+
+def test_an_outage_is_logged_once_however_often_the_listener_tries_again(app, listening, caplog, monkeypatch):
+    monkeypatch.setattr(notices, "RECONNECT_SECONDS", 0.05)
+    engine = app.extensions["engine"]
+    refused = []
+
+    class Down:  # the database refuses every new connection of the listener
+        def raw_connection(self):
+            refused.append(1)
+            raise ConnectionRefusedError("down")
+
+    monkeypatch.setattr(listening, "engine", Down())
+    with engine.connect() as conn:
+        conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE datname = current_database() AND query = :listen"),
+                     {"listen": f"LISTEN {notices.CHANNEL}"})
+    for _ in range(int(NEVER / 0.05)):
+        if len(refused) >= 5:
+            break
+        time.sleep(0.05)
+    monkeypatch.setattr(listening, "engine", engine)
+    assert len(refused) >= 5
+    failures = [r for r in caplog.records if r.name == "service.notices"]
+    assert len(failures) == 1
+    assert listening.live.wait(NEVER)  # and it listens again once the database answers
