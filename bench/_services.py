@@ -41,6 +41,7 @@ class Running:
     celery: Any     # a Celery app on the same broker, for remote control of the workers
     workers: list[subprocess.Popen]
     api: subprocess.Popen
+    db_url: str     # the fresh database both use
 
 
 @contextlib.contextmanager
@@ -60,7 +61,7 @@ def stack(workers: int, **settings: str) -> Iterator[Running]:
                 pool.start()
             base = f"http://127.0.0.1:{port}"
             wait_ready(base)
-            yield Running(base, env["TASK_QUEUE"], app_for(env).extensions["celery"], pool.procs, api)
+            yield Running(base, env["TASK_QUEUE"], app_for(env).extensions["celery"], pool.procs, api, db_url)
         finally:
             api.terminate()
             api.wait(timeout=20)

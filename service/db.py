@@ -28,12 +28,13 @@ def changed_rows(s: Session, statement: Update) -> int:
 
 def make_engine(url: str) -> Engine:
     parsed = make_url(url)
-    # JSON columns (inputs, options) are decoded for every puzzle a worker reads.
+    # JSON columns are encoded and decoded for every puzzle stored or read.
+    json = {"json_serializer": fastjson.dumps, "json_deserializer": fastjson.loads}
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, json_deserializer=fastjson.loads)
+        return create_engine(url, pool_pre_ping=True, **json)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30}, json_deserializer=fastjson.loads)
+    engine = create_engine(url, connect_args={"timeout": 30}, **json)
     _sqlite_write_locks(engine)
     return engine
 

@@ -62,11 +62,13 @@ def prepare_item(item: Any) -> tuple[Kind, Puzzle, Options]:
 
 
 def warm_up(kinds: Iterable[Kind] | None = None) -> None:
-    """Solve every kind's examples once (or these kinds'), so compiled kernels are loaded before real work."""
+    """Solve every kind's examples once (or these kinds'), one by one and as a batch, so that
+    compiled kernels are loaded before real work (loading one takes up to a second under load)."""
     for kind in KINDS.values() if kinds is None else kinds:
         for example in kind.examples:
             puzzle, options = kind.prepare(example.puzzle, example.options)
             kind.solve(puzzle, options)
+            kind.solve_batch(kind.prepare_batch([example.puzzle], options), options)
 
 
 __all__ = [
