@@ -1,6 +1,7 @@
 """Throughput and latency of the service against the raw solver.
 
     python bench/service.py [--puzzles 20000] [--workers 2] [--latency-runs 50] [--accept-runs 20]
+    python bench/service.py --latency-only [--latency-runs 100]   # the one-puzzle job's rows alone
 
 Needs the real PostgreSQL and Redis (TEST_DATABASE_URL / TEST_REDIS_URL, the
 same variables as the integration tests). Measures, on fresh databases:
@@ -218,7 +219,19 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=1000, help="puzzles per POST")
     ap.add_argument("--latency-runs", type=int, default=50)
     ap.add_argument("--accept-runs", type=int, default=20)
+    ap.add_argument("--latency-only", action="store_true",
+                    help="only the one-puzzle job's latency, on a stack warmed with 200 puzzles")
     args = ap.parse_args()
+    if args.latency_only:
+        with stack(args.workers) as running:
+            end_to_end(running.base, load_puzzles(200), args.batch)  # workers warm and connected
+            lat = latencies(running.base, load_puzzles(1)[0], args.latency_runs)
+        print(f"{args.latency_runs} one-puzzle jobs, {args.workers} workers; load average "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+        print("| measure | value |")
+        print("|---|---|")
+        print_latencies(lat)
+        return
     if len(os.sched_getaffinity(0)) < 2:
         ap.error("the pinned measure needs 2 cores")
 
@@ -259,11 +272,13 @@ def main() -> None:
           f"{n / wall_work / w / raw:.0%} of raw |")
     print(f"| end to end: POSTs and workers at once | {total:.2f} s, {n / total:,.0f} puzzles/s |")
     print(f"| end to end per worker | {n / total / w:,.0f} puzzles/s = {n / total / w / raw:.0%} of raw |")
-    print(f"| one-puzzle job: POST answered, p50 | {p(lat['post'], .5):.1f} ms |")
-    print(f"| one-puzzle job: stored to finished (job timestamps), p50 | {p(lat['worker'], .5):.1f} ms |")
-    print(f"| one-puzzle job: finished to answered (?wait=), p50 | {p(lat['seen'], .5):.1f} ms |")
-    print(f"| one-puzzle job: submit to completed, p50 / p95 | {p(lat['total'], .5):.1f} / "
-          f"{p(lat['total'], .95):.1f} ms |")
+    print_latencies(lat)
+
+
+def print_latencies(lat: dict[str, list[float]]) -> None:
+    for key, what in (("post", "POST answered"), ("worker", "stored to finished (job timestamps)"),
+                      ("seen", "finished to answered (?wait=)"), ("total", "submit to completed")):
+        print(f"| one-puzzle job: {what}, p50 / p95 | {p(lat[key], .5):.1f} / {p(lat[key], .95):.1f} ms |")
 
 
 if __name__ == "__main__":

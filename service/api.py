@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, cast
 
 from flask import Blueprint, current_app, g, request
@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import solvers
-from service import auth, batches, jobs
+from service import auth, batches, jobs, notices
 from service.bodies import read_json
 from service.db import read_only
 from service.models import Job
@@ -35,7 +35,7 @@ from service.schemas import (
     SubmitHeaders,
     item_errors,
 )
-from service.waiting import JobQuery, wait_for_job
+from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
 
 
 def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: Any, adapter: Any) -> None:
@@ -199,7 +199,13 @@ def get_job(job_id: str):
     def status() -> str | None:
         with sessions() as s:
             return jobs.job_status(read_only(s), job_id)
-    return wait_for_job(describe, min(q.wait, current_app.config["WAIT_CAP_SECONDS"]), status=status)
+
+    seconds = min(q.wait, current_app.config["WAIT_CAP_SECONDS"])
+    listener = notices.listener_for(current_app) if seconds > 0 else None
+    with listener.watch(job_id) if listener is not None else nullcontext() as wake:
+        if wake is None:
+            return wait_for_job(describe, seconds, status=status)
+        return wait_for_job(describe, seconds, sleep=wake, status=status, schedule=NOTIFIED_SECONDS)
 
 
 @bp.get("/jobs/<job_id>/puzzles")

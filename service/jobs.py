@@ -181,7 +181,9 @@ def job_out(job: Job, counts: Counts, partial: float = 0.0) -> JobOut:
 
 
 def describe_job(s: Session, job: Job) -> JobOut:
-    return job_out(job, counts_for(s, [job.id])[job.id], partial_for(s, [job.id])[job.id])
+    # A final job has no running puzzles, whose parts alone move progress between whole puzzles.
+    partial = partial_for(s, [job.id])[job.id] if job.status in UNFINISHED else 0.0
+    return job_out(job, counts_for(s, [job.id])[job.id], partial)
 
 
 def puzzles_out(s: Session, rows: Sequence[Puzzle]) -> list[PuzzleOut]:

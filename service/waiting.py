@@ -2,16 +2,19 @@
 
 A client that waits for a job asks once a minute instead of several times a second; the
 API process looks at the job's status, a primary-key read, meanwhile (the workers write the
-status to SQL; nothing publishes it), and describes the job (its counts too) only once it is
-final or the wait ends. The looks come every 2 ms for the first 20 ms, since a small job of cheap
-puzzles is done within about 10 ms and a coarser look would be most of its latency (the first
-look used to come after 50 ms), then every 5 ms to half a second.
+status to SQL), and describes the job (its counts too) only once it is final or the wait ends.
+On PostgreSQL a worker's notice (service.notices) wakes the waiter as soon as the job's results
+are committed, and the waiter then looks only every 0.1 to 0.5 s on its own
+(NOTIFIED_SECONDS: for what sends no notice). Without notices (SQLite, or the listener's
+connection down) the looks come every 2 ms for the first 20 ms, since a small job of cheap
+puzzles is done within milliseconds and a coarser look would be most of its latency, then every
+5 ms to half a second (POLL_SECONDS).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,6 +25,8 @@ MAX_WAIT_SECONDS = 60.0
 FINAL_JOB = (COMPLETED, CANCELLED)
 # Seconds between looks: soon at first (most small jobs finish within milliseconds), then every half second.
 POLL_SECONDS = (0.002,) * 10 + (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
+# The same when a notice wakes the waiter: these looks are only the fallback.
+NOTIFIED_SECONDS = POLL_SECONDS[-4:]
 
 
 class JobQuery(BaseModel):
@@ -33,11 +38,14 @@ class JobQuery(BaseModel):
 
 
 def wait_for_job(describe: Callable[[], JobOut], seconds: float,
-                 sleep: Callable[[float], None] = time.sleep,
-                 status: Callable[[], str | None] | None = None) -> JobOut:
+                 sleep: Callable[[float], bool | None] = time.sleep,
+                 status: Callable[[], str | None] | None = None,
+                 schedule: Sequence[float] = POLL_SECONDS) -> JobOut:
     """The job's description once it is final or ``seconds`` have passed. ``status`` reads the
     job's status alone (None: the job is gone), for the looks in between; without it each look
-    describes the job."""
+    describes the job. ``sleep`` waits between looks, the seconds taken from ``schedule`` (its last
+    repeated); a notice's wake (service.notices) returns early, and True, and the job is described
+    at once (a notice comes only with written results)."""
     deadline = time.monotonic() + seconds
     job = describe()
     step = 0
@@ -45,8 +53,8 @@ def wait_for_job(describe: Callable[[], JobOut], seconds: float,
         left = deadline - time.monotonic()
         if left <= 0:
             break
-        sleep(min(left, POLL_SECONDS[min(step, len(POLL_SECONDS) - 1)]))
+        noticed = sleep(min(left, schedule[min(step, len(schedule) - 1)]))
         step += 1
-        if status is None or status() not in UNFINISHED or time.monotonic() >= deadline:
+        if noticed or status is None or status() not in UNFINISHED or time.monotonic() >= deadline:
             job = describe()
     return job

@@ -137,6 +137,31 @@ def test_wait_looks_at_the_status_alone_and_describes_the_job_once_final(app):
     assert naps[0] <= 0.01 and sum(naps) < 0.05  # the first looks come within milliseconds
 
 
+def test_a_notice_describes_the_job_at_once_and_the_looks_follow_the_schedule_given(app):
+    from service.schemas import Counts, JobOut
+    from service.waiting import NOTIFIED_SECONDS, wait_for_job
+    described, looked, naps = [], [], []
+
+    def describe() -> JobOut:
+        described.append(1)
+        status = "completed" if len(naps) >= 3 else "running"
+        return JobOut(id="j", status=status, label=None, created_at="t", started_at=None, finished_at=None,
+                      total=1, counts=Counts(), progress=0.0)
+
+    def wake(seconds: float) -> bool:  # the third nap ends with the job's notice
+        naps.append(seconds)
+        return len(naps) == 3
+
+    def status() -> str:
+        looked.append(1)
+        return "running"
+
+    job = wait_for_job(describe, 60, sleep=wake, status=status, schedule=NOTIFIED_SECONDS)
+    assert job.status == "completed"
+    assert naps == list(NOTIFIED_SECONDS[:3])
+    assert len(looked) == 2 and len(described) == 2  # no look after the notice: described at once
+
+
 def test_wait_for_a_job_deleted_meanwhile_describes_it(app):
     from service.schemas import Counts, JobOut
     from service.waiting import wait_for_job

@@ -1,0 +1,156 @@
+"""Notices that a job may have become final, so that a long poll answers at once.
+
+Glossary
+  notice    a PostgreSQL NOTIFY on CHANNEL whose payload is a job id, sent by a worker after the
+            commit that wrote results of that job (``announce``). It only says "look again": the
+            waiter reads the job's status from SQL, so a lost or a needless notice costs one look.
+  listener  one per API process: a daemon thread on a connection of its own (taken out of the
+            engine's pool) that LISTENs on CHANNEL and wakes the requests waiting on the job.
+  live      the listener's LISTEN is in force. Only then does a waiter rely on notices; it still
+            looks on its own (service.waiting.NOTIFIED_SECONDS), for what sends none (a job finished by the
+            reaper or by the parts of a split puzzle, a cancel) and for a connection lost meanwhile
+            (the listener then wakes every waiter, and listens again once it can).
+
+SQLite sends no notices: a waiter there looks on service.waiting's schedule, as it did before.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine
+
+from service.db import is_postgresql
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "puzzle_queue_job"
+RECONNECT_SECONDS = 1.0
+
+Wake = Callable[[float], bool]  # sleep until woken (True) or the seconds pass (False)
+
+
+def announce(engine: Engine, job_ids: Sequence[str]) -> None:
+    """Tell the listeners that these jobs' results were written (call it after the commit: a waiter
+    that looks at once must see them). Never raises: a lost notice leaves the waiters to their
+    own looks."""
+    if not job_ids or not is_postgresql(engine):
+        return
+    try:
+        pooled = engine.raw_connection()
+        try:  # the driver's own statement: no SQLAlchemy statement to build for one round trip
+            cursor = pooled.cursor()
+            cursor.execute("SELECT pg_notify(%s, job) FROM unnest(%s::text[]) AS job",
+                           (CHANNEL, sorted(set(job_ids))))
+            cursor.close()
+            pooled.commit()
+        finally:
+            pooled.close()
+    except Exception:
+        log.warning("could not announce %d job(s); their waiters look on their own", len(job_ids),
+                    exc_info=True)
+
+
+class Listener:
+    """The process's listener (see the glossary); ``watch`` is what a waiting request uses."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.live = threading.Event()
+        self.stop = threading.Event()
+        self._lock = threading.Lock()
+        self._waiting: dict[str, set[threading.Event]] = {}
+        self._pid: int | None = None  # the process whose thread runs (none is inherited by a fork)
+        self._warned = False  # the connection's failure was logged, and it has not listened since
+
+    @contextmanager
+    def watch(self, job_id: str) -> Iterator[Wake | None]:
+        """While inside, the job's notices wake the returned ``Wake``; None when notices are not
+        live (the caller looks on its own schedule). Enter before reading the job's status, so
+        that no notice falls between the read and the wait."""
+        self._start()
+        if not self.live.is_set():
+            yield None
+            return
+        woken = threading.Event()
+        with self._lock:
+            self._waiting.setdefault(job_id, set()).add(woken)
+        try:
+            def wake(seconds: float) -> bool:
+                noticed = woken.wait(seconds)
+                woken.clear()
+                return noticed
+            yield wake
+        finally:
+            with self._lock:
+                events = self._waiting.get(job_id, set())
+                events.discard(woken)
+                if not events:
+                    self._waiting.pop(job_id, None)
+
+    def close(self) -> None:
+        """Stop listening (within RECONNECT_SECONDS); waiters go back to their own looks."""
+        self.stop.set()
+
+    def _start(self) -> None:
+        """The thread, once per process; the waiter that starts it looks on its own schedule."""
+        with self._lock:
+            if self._pid == os.getpid() or self.stop.is_set():
+                return
+            self._pid = os.getpid()
+            self.live.clear()
+        threading.Thread(target=self._run, name="job-notices", daemon=True).start()
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                self._listen()
+            except Exception:
+                if not self._warned:  # once an outage, not each RECONNECT_SECONDS
+                    log.warning("job notices: the listening connection failed; waiters look on their own "
+                                "until it is back", exc_info=True)
+                self._warned = True
+            self._wake(None)  # whatever was missed meanwhile: every waiter looks once
+            self.stop.wait(RECONNECT_SECONDS)
+
+    def _listen(self) -> None:
+        pooled = self.engine.raw_connection()
+        conn: Any = pooled.driver_connection
+        pooled.detach()  # its own for good: never handed to a request, closed here
+        try:
+            conn.autocommit = True
+            conn.execute(f"LISTEN {CHANNEL}")
+            self.live.set()
+            self._warned = False
+            while not self.stop.is_set():
+                for notice in conn.notifies(timeout=RECONNECT_SECONDS):
+                    self._wake(notice.payload)
+        finally:
+            self.live.clear()
+            pooled.close()
+
+    def _wake(self, job_id: str | None) -> None:
+        """Wake the waiters of this job (None: every waiter)."""
+        with self._lock:
+            if job_id is None:
+                events = [e for waiting in self._waiting.values() for e in waiting]
+            else:
+                events = list(self._waiting.get(job_id, ()))
+        for event in events:
+            event.set()
+
+
+def listener_for(app: Any) -> Listener | None:
+    """The app's listener (made at the first wait), or None on a database that sends no notices."""
+    engine = app.extensions["engine"]
+    if not is_postgresql(engine):
+        return None
+    listener: Listener | None = app.extensions.get("job_notices")
+    if listener is None:
+        listener = app.extensions.setdefault("job_notices", Listener(engine))
+    return listener

@@ -1,0 +1,129 @@
+"""Job notices (service.notices): a worker's NOTIFY wakes the long poll waiting on that job, on the
+real PostgreSQL; SQLite has none, and the long poll looks on its own schedule there."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from sqlalchemy import text, update
+
+from service import jobs, notices
+from service.models import COMPLETED, SOLVED, Job, Puzzle, now
+from tests.services import postgres_url  # noqa: F401  the fixture, for database_url below
+
+pytestmark = pytest.mark.integration
+
+# Bounds on waiting for something that happens within milliseconds: reached only when it never happens.
+NEVER = 20.0
+
+
+@pytest.fixture
+def database_url(postgres_url):  # noqa: F811  the fixture imported above
+    return postgres_url
+
+
+@pytest.fixture
+def listening(app):
+    """The app's listener, live."""
+    listener = notices.listener_for(app)
+    assert listener is not None
+    with listener.watch("none"):  # the first watch starts its thread
+        pass
+    assert listener.live.wait(NEVER)
+    yield listener
+    listener.close()
+    for _ in range(int(NEVER / 0.01)):  # its connection closed, out of the next test's way
+        if not listener.live.is_set():
+            break
+        time.sleep(0.01)
+
+
+def waiting_on(listener, job_id):
+    for _ in range(int(NEVER / 0.01)):
+        with listener._lock:
+            if listener._waiting.get(job_id):
+                return
+        time.sleep(0.01)
+    raise AssertionError(f"nothing waits on {job_id}")
+
+
+def test_a_notice_wakes_the_waiters_of_its_job_only(app, listening):
+    engine = app.extensions["engine"]
+    with listening.watch("a") as wake_a, listening.watch("b") as wake_b:
+        assert wake_a is not None and wake_b is not None
+        notices.announce(engine, ["a"])
+        assert wake_a(NEVER) is True
+        assert wake_b(0) is False
+
+
+def test_the_long_poll_answers_on_the_notice_alone(app, listening, monkeypatch):
+    """The waiter's own looks are pushed past its wait and counted: the notice alone brings the answer."""
+    monkeypatch.setattr("service.api.NOTIFIED_SECONDS", (NEVER,))
+    looks = []
+    status = jobs.job_status
+    monkeypatch.setattr(jobs, "job_status", lambda *args: looks.append(1) or status(*args))
+    client = app.test_client()
+    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}]})
+    job = r.json["id"]
+    answers = []
+    waiter = threading.Thread(target=lambda: answers.append(client.get(f"/api/v1/jobs/{job}?wait=10")))
+    waiter.start()
+    # Completed once the request waits on it, as a worker's write and then its notice would.
+    waiting_on(listening, job)
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).where(Puzzle.job_id == job).values(status=SOLVED, result={"sum": 1}))
+        s.execute(update(Job).where(Job.id == job).values(pending=0, status=COMPLETED, finished_at=now()))
+    notices.announce(app.extensions["engine"], [job])
+    waiter.join(NEVER)
+    assert answers[0].status_code == 200
+    assert answers[0].json["status"] == COMPLETED and answers[0].json["counts"]["solved"] == 1
+    assert not looks
+
+
+def test_a_lost_connection_wakes_every_waiter_and_the_listener_listens_again(app, listening):
+    engine = app.extensions["engine"]
+    with listening.watch("a") as wake:
+        assert wake is not None
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                              "WHERE datname = current_database() AND query = :listen"),
+                         {"listen": f"LISTEN {notices.CHANNEL}"})
+        assert wake(NEVER) is True  # woken by the failure: it looks at the job once more
+    woken = False
+    for _ in range(int(NEVER)):
+        with listening.watch("b") as wake:
+            if wake is not None:
+                notices.announce(engine, ["b"])
+                woken = wake(1.0)
+        if woken:
+            break
+        listening.live.wait(1.0)
+    assert woken
+
+
+def test_an_outage_is_logged_once_however_often_the_listener_tries_again(app, listening, caplog, monkeypatch):
+    monkeypatch.setattr(notices, "RECONNECT_SECONDS", 0.05)
+    engine = app.extensions["engine"]
+    refused = []
+
+    class Down:  # the database refuses every new connection of the listener
+        def raw_connection(self):
+            refused.append(1)
+            raise ConnectionRefusedError("down")
+
+    monkeypatch.setattr(listening, "engine", Down())
+    with engine.connect() as conn:
+        conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE datname = current_database() AND query = :listen"),
+                     {"listen": f"LISTEN {notices.CHANNEL}"})
+    for _ in range(int(NEVER / 0.05)):
+        if len(refused) >= 5:
+            break
+        time.sleep(0.05)
+    monkeypatch.setattr(listening, "engine", engine)
+    assert len(refused) >= 5
+    failures = [r for r in caplog.records if r.name == "service.notices"]
+    assert len(failures) == 1
+    assert listening.live.wait(NEVER)  # and it listens again once the database answers
