@@ -18,7 +18,8 @@ same variables as the integration tests). Measures, on fresh databases:
               seen completed is printed too (it adds the consumer's start, up to a second, and
               the polling); and the same worker with 2 pool processes on its one core (one solves
               while the other waits on SQL);
-  the same with N workers  (default 2) sharing both cores with the API, PostgreSQL and Redis;
+  the same with N workers  (default 2) sharing both cores with the API, PostgreSQL and Redis
+              (each work figure is the median of 3 fills of the queue on one stack);
               there also accept over HTTP (the POSTs while the consumers are paused), end to
               end (posting and solving at once), and the one-puzzle job's latency: POST, then
               GET /jobs/{id}?wait= (the long poll, as the client library waits), split into
@@ -37,6 +38,7 @@ import contextlib
 import gc
 import json
 import os
+import statistics
 import sys
 import time
 import urllib.request
@@ -198,14 +200,19 @@ def accept_in_process(puzzles: list[str], batch: int, runs: int) -> tuple[list[f
     return sorted(wall), sorted(cpu)
 
 
-def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool,
-              concurrency: int = 1) -> tuple[float, float]:
+def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool, concurrency: int = 1,
+              repeats: int = 3) -> tuple[float, float]:
     """Puzzles a second that ``workers`` workers (of ``concurrency`` pool processes) clear from a
-    full queue: over the solving span, and over the wall time from the resume."""
+    full queue: over the solving span, and over the wall time from the resume; medians of
+    ``repeats`` fills of the queue on one stack (a single one swings by a third)."""
+    spans, walls = [], []
     with stack(workers, concurrency) as running, pinned(running) if pin else contextlib.nullcontext():
         end_to_end(running.base, puzzles[:200], batch)  # workers warm and connected
-        _, wall, span = accept_then_work(running, puzzles, batch, workers)
-    return len(puzzles) / span, len(puzzles) / wall
+        for _ in range(repeats):
+            _, wall, span = accept_then_work(running, puzzles, batch, workers)
+            spans.append(len(puzzles) / span)
+            walls.append(len(puzzles) / wall)
+    return statistics.median(spans), statistics.median(walls)
 
 
 def p(values: list[float], q: float) -> float:
@@ -241,9 +248,10 @@ def main() -> None:
     wall, cpu = accept_in_process(puzzles, args.batch, args.accept_runs)
     alone, alone_wall = work_rate(puzzles, args.batch, 1, pin=True)
     doubled, _ = work_rate(puzzles, args.batch, 1, pin=True, concurrency=2)
+    shared, shared_wall = work_rate(puzzles, args.batch, args.workers, pin=False)
     with stack(args.workers) as running:
         end_to_end(running.base, puzzles[:200], args.batch)  # workers warm and connected
-        accepted, wall_work, work = accept_then_work(running, puzzles, args.batch, args.workers)
+        accepted, _, _ = accept_then_work(running, puzzles, args.batch, args.workers)
         total = end_to_end(running.base, puzzles, args.batch)
         lat = latencies(running.base, puzzles[0], args.latency_runs)
 
@@ -265,11 +273,11 @@ def main() -> None:
           f"{doubled / raw:.0%} of raw |")
     print(f"| accept over HTTP: POSTs of {args.batch}, {w} workers paused | {accepted:.2f} s, "
           f"{n / accepted:,.0f} puzzles/s |")
-    print(f"| work, {w} workers sharing the cores | {work:.2f} s, {n / work:,.0f} puzzles/s |")
-    per = n / work / w
+    print(f"| work, {w} workers sharing the cores | {shared:,.0f} puzzles/s |")
+    per = shared / w
     print(f"| work per worker, {w} workers | {per:,.0f} puzzles/s = {per / raw:.0%} of raw |")
-    print(f"| the same, wall time from the resume | {n / wall_work / w:,.0f} puzzles/s = "
-          f"{n / wall_work / w / raw:.0%} of raw |")
+    print(f"| the same, wall time from the resume | {shared_wall / w:,.0f} puzzles/s = "
+          f"{shared_wall / w / raw:.0%} of raw |")
     print(f"| end to end: POSTs and workers at once | {total:.2f} s, {n / total:,.0f} puzzles/s |")
     print(f"| end to end per worker | {n / total / w:,.0f} puzzles/s = {n / total / w / raw:.0%} of raw |")
     print_latencies(lat)
