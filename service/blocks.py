@@ -23,7 +23,6 @@ from service import fastjson
 from service.models import ResultBlock
 
 Answer = tuple[dict[str, Any] | None, dict[str, Any] | None]  # (result, stats)
-NOTHING: Answer = (None, None)
 
 
 class Stored(Protocol):

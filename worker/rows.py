@@ -18,6 +18,7 @@ row (``lock_job``), then its puzzles, then subtasks.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -152,10 +153,8 @@ def read_unclaimed(s: Session, ids: Sequence[int]) -> list[Assigned] | None:
                      .order_by(Puzzle.id)).all()
     if any(status != QUEUED or attempts for *_, attempts, status in rows):
         return None
-    options: dict[str, Any] = {}
-    return [Assigned(i, job_id, kind, fastjson.loads(wire),
-                     options[text] if text in options else options.setdefault(text, fastjson.loads(text)),
-                     attempts=1, optimistic=True)
+    options = functools.cache(fastjson.loads)  # by text: a batch's puzzles mostly share theirs
+    return [Assigned(i, job_id, kind, fastjson.loads(wire), options(text), attempts=1, optimistic=True)
             for i, job_id, kind, wire, text, *_ in rows]
 
 
