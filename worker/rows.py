@@ -45,7 +45,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from service import blocks, fastjson, tallies
+from service import blocks, fastjson, notices, tallies
 from service.db import changed_rows, is_postgresql
 from service.models import (
     COMPLETED,
@@ -217,15 +217,19 @@ def write(s: Session, results: Sequence[Result]) -> int:
             per_job[job_id] += n
             tallies.moved(s, kind, _was(r), r.status, n)
             tallies.solved_in(s, kind, r.solve_ms, n)
+    completed = []
     for job_id, n in per_job.items():
         finishing = (Job.pending - n == 0) & Job.status.in_(UNFINISHED)
         # Optimistic results reach a job nobody has claimed a puzzle of: it starts here.
-        s.execute(update(Job).where(Job.id == job_id).values(
+        status = s.execute(update(Job).where(Job.id == job_id).values(
             pending=Job.pending - n,
             status=case((finishing, COMPLETED), (Job.status == QUEUED, RUNNING), else_=Job.status),
             started_at=func.coalesce(Job.started_at, t),
             finished_at=case((finishing, t), else_=Job.finished_at),
-        ).execution_options(synchronize_session=False))
+        ).returning(Job.status).execution_options(synchronize_session=False)).scalar_one()
+        if status == COMPLETED:
+            completed.append(job_id)
+    notices.notify(s, completed)  # delivered at this transaction's commit, when the results are there
     return sum(per_job.values())
 
 
