@@ -34,6 +34,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    bindparam,
     select,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
@@ -174,12 +175,16 @@ class Subtask(Base):
     )
 
 
+# Built once: every write takes it first, and building the statement costs more than running it.
+_LOCK_JOB = select(Job.status).where(Job.id == bindparam("job_id")).with_for_update()
+
+
 def lock_job(s: Session, job_id: str) -> str | None:
     """Lock a job's row for this transaction; returns its status (None: no such job).
 
     Lock order everywhere (API and workers): the job row, then its puzzles, then their
     subtasks; taking the job row first keeps two writers of one job from deadlocking."""
-    return s.scalar(select(Job.status).where(Job.id == job_id).with_for_update())
+    return s.scalar(_LOCK_JOB, {"job_id": job_id})
 
 
 class WorkerBeat(Base):
