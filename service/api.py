@@ -17,7 +17,6 @@ import solvers
 from service import auth, batches, jobs, notices
 from service.bodies import read_json
 from service.db import read_only
-from service.models import Job
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
 from service.publish import publish_in_lanes
@@ -86,11 +85,22 @@ def authenticate() -> None:
     g.owner = auth.require_client()
 
 
+def _not_found(job_id: str) -> Problem:
+    return Problem(404, "Not Found", f"no job {job_id!r}")
+
+
 def _job_or_404(s, job_id: str):
     job = jobs.get_job(s, g.owner, job_id)
     if job is None:
-        raise Problem(404, "Not Found", f"no job {job_id!r}")
+        raise _not_found(job_id)
     return job
+
+
+def _describe_or_404(s, job_id: str) -> JobOut:
+    out = jobs.describe_job(s, g.owner, job_id)
+    if out is None:
+        raise _not_found(job_id)
+    return out
 
 
 def _read_batch() -> dict[str, Any]:
@@ -146,8 +156,8 @@ def submit_job():
                 raise Problem(429, "Too Many Requests",
                               f"{pending} of your puzzles are still unfinished; the limit is "
                               f"{cfg['MAX_PENDING_PUZZLES']}", headers={"Retry-After": "10"})
-            job, ids = jobs.create_job(s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
-                                       queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"])
+            job_id, ids = jobs.create_job(s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
+                                          queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"])
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         with snapshot() as s:
@@ -159,14 +169,13 @@ def submit_job():
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], cfg, chunks,
                      rank)
     with snapshot() as s:  # read after publishing: a worker may have started on it
-        out = jobs.describe_job(s, s.get_one(Job, job.id))
-    return out, 202, _poll_headers(job.id)
+        return _describe_or_404(s, job_id), 202, _poll_headers(job_id)
 
 
 def _replay(s, job, digest: str | None):
     if job.request_hash != digest:
         raise Problem(409, "Conflict", "this Idempotency-Key was used with a different body")
-    return jobs.describe_job(s, job), 200, _poll_headers(job.id)
+    return _describe_or_404(s, job.id), 200, _poll_headers(job.id)
 
 
 @bp.get("/jobs")
@@ -194,7 +203,7 @@ def get_job(job_id: str):
 
     def describe() -> JobOut:
         with snapshot() as s:
-            return jobs.describe_job(s, _job_or_404(s, job_id))
+            return _describe_or_404(s, job_id)
 
     def status() -> str | None:
         with sessions() as s:
@@ -242,7 +251,7 @@ def cancel_job(job_id: str):
         job = _job_or_404(s, job_id)
         jobs.cancel_job(s, job)
     with snapshot() as s:
-        return jobs.describe_job(s, s.get_one(Job, job.id)), 202, _poll_headers(job.id)
+        return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
 
 
 @bp.delete("/jobs/<job_id>")
