@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 import solvers
 from service import auth, batches, jobs, notices
 from service.bodies import read_json
-from service.db import read_only
+from service.db import one_statement, read_only
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
 from service.publish import publish_in_lanes
@@ -76,6 +76,13 @@ def snapshot() -> Iterator[Session]:
     """A read-only session whose queries all see one snapshot (service.db.read_only)."""
     with sessions() as s:
         yield read_only(s)
+
+
+@contextmanager
+def one_read() -> Iterator[Session]:
+    """A session for a read of one statement (service.db.one_statement)."""
+    with sessions() as s:
+        yield one_statement(s)
 
 
 @bp.before_request
@@ -168,7 +175,7 @@ def submit_job():
     chunks = jobs.chunks_of(ids, [item.cost for item in submit.items], cfg)
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], cfg, chunks,
                      rank)
-    with snapshot() as s:  # read after publishing: a worker may have started on it
+    with one_read() as s:  # read after publishing: a worker may have started on it
         return _describe_or_404(s, job_id), 202, _poll_headers(job_id)
 
 
@@ -202,12 +209,12 @@ def get_job(job_id: str):
     q: JobQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
 
     def describe() -> JobOut:
-        with snapshot() as s:
+        with one_read() as s:
             return _describe_or_404(s, job_id)
 
     def status() -> str | None:
-        with sessions() as s:
-            return jobs.job_status(read_only(s), job_id)
+        with one_read() as s:
+            return jobs.job_status(s, job_id)
 
     seconds = min(q.wait, current_app.config["WAIT_CAP_SECONDS"])
     listener = notices.listener_for(current_app) if seconds > 0 else None
@@ -250,7 +257,7 @@ def cancel_job(job_id: str):
     with sessions() as s, s.begin():
         job = _job_or_404(s, job_id)
         jobs.cancel_job(s, job)
-    with snapshot() as s:
+    with one_read() as s:
         return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
 
 
