@@ -12,7 +12,7 @@ import json
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, Unpack, cast
+from typing import Any, cast
 
 from sqlalchemy import Row, Table, bindparam, case, delete, func, insert, select, update
 from sqlalchemy.orm import Session
@@ -182,7 +182,7 @@ def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, float]:
     return out
 
 
-def job_out(job: Job | Row[Unpack[tuple[Any, ...]]], counts: Counts, partial: float = 0.0) -> JobOut:
+def job_out(job: Job | Row[*tuple[Any, ...]], counts: Counts, partial: float = 0.0) -> JobOut:
     done = job.total - job.pending + partial
     return JobOut(id=job.id, status=job.status, label=job.label, created_at=iso_time(job.created_at),
                   started_at=iso_time(job.started_at), finished_at=iso_time(job.finished_at), total=job.total,
