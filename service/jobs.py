@@ -17,7 +17,7 @@ from typing import Any, cast
 from sqlalchemy import Row, Table, bindparam, case, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from service import blocks, tallies
+from service import blocks, notices, tallies
 from service.batches import CheckedBatch
 from service.bodies import nesting_depth
 from service.config import dumps
@@ -326,6 +326,7 @@ def cancel_job(s: Session, job: Job) -> int:
     s.execute(update(Job).where(Job.id == job.id)
               .values(status=CANCELLED, pending=Job.pending - moved, finished_at=t)
               .execution_options(synchronize_session=False))
+    notices.notify(s, [job.id])  # its waiters, in every API process, answer at the commit
     s.refresh(job)
     return moved
 

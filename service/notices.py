@@ -1,14 +1,16 @@
 """Notices that a job may have become final, so that a long poll answers at once.
 
 Glossary
-  notice    a PostgreSQL NOTIFY on CHANNEL whose payload is a job id, sent by a worker after the
-            commit that wrote results of that job (``announce``). It only says "look again": the
-            waiter reads the job's status from SQL, so a lost or a needless notice costs one look.
+  notice    a PostgreSQL NOTIFY on CHANNEL whose payload is a job id, sent (``notify``) in the
+            transaction that makes the job final: the worker's write of its last results
+            (worker.rows.write, whether a chunk, the merge of a split puzzle or the reaper wrote
+            them), or its cancel (service.jobs.cancel_job). PostgreSQL delivers it at the commit,
+            and never for a rollback, so a waiter it wakes sees the job final, at no round trip of
+            its own. It only says "look again": the waiter reads the job's status from SQL.
   listener  one per API process: a daemon thread on a connection of its own (taken out of the
             engine's pool) that LISTENs on CHANNEL and wakes the requests waiting on the job.
   live      the listener's LISTEN is in force. Only then does a waiter rely on notices; it still
-            looks on its own (service.waiting.NOTIFIED_SECONDS), for what sends none (a job finished by the
-            reaper or by the parts of a split puzzle, a cancel) and for a connection lost meanwhile
+            looks on its own (service.waiting.NOTIFIED_SECONDS), for a connection lost meanwhile
             (the listener then wakes every waiter, and listens again once it can).
 
 SQLite sends no notices: a waiter there looks on service.waiting's schedule, as it did before.
@@ -23,7 +25,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
+from sqlalchemy.orm import Session
 
 from service.db import is_postgresql
 
@@ -35,25 +38,14 @@ RECONNECT_SECONDS = 1.0
 Wake = Callable[[float], bool]  # sleep until woken (True) or the seconds pass (False)
 
 
-def announce(engine: Engine, job_ids: Sequence[str]) -> None:
-    """Tell the listeners that these jobs' results were written (call it after the commit: a waiter
-    that looks at once must see them). Never raises: a lost notice leaves the waiters to their
-    own looks."""
-    if not job_ids or not is_postgresql(engine):
-        return
-    try:
-        pooled = engine.raw_connection()
-        try:  # the driver's own statement: no SQLAlchemy statement to build for one round trip
-            cursor = pooled.cursor()
-            cursor.execute("SELECT pg_notify(%s, job) FROM unnest(%s::text[]) AS job",
-                           (CHANNEL, sorted(set(job_ids))))
-            cursor.close()
-            pooled.commit()
-        finally:
-            pooled.close()
-    except Exception:
-        log.warning("could not announce %d job(s); their waiters look on their own", len(job_ids),
-                    exc_info=True)
+def notify(s: Session, job_ids: Sequence[str]) -> None:
+    """Send a notice for each of these jobs when this session's transaction commits (see the
+    glossary); nothing on a database that sends no notices."""
+    if job_ids and is_postgresql(s):
+        s.execute(_NOTIFY, {"channel": CHANNEL, "jobs": sorted(set(job_ids))})
+
+
+_NOTIFY = text("SELECT pg_notify(:channel, job) FROM unnest(CAST(:jobs AS text[])) AS job")
 
 
 class Listener:

@@ -3,12 +3,12 @@
 A client that waits for a job asks once a minute instead of several times a second; the
 API process looks at the job's status, a primary-key read, meanwhile (the workers write the
 status to SQL), and describes the job (its counts too) only once it is final or the wait ends.
-On PostgreSQL a worker's notice (service.notices) wakes the waiter as soon as the job's results
-are committed, and the waiter then looks only every 0.1 to 0.5 s on its own
-(NOTIFIED_SECONDS: for what sends no notice). Without notices (SQLite, or the listener's
-connection down) the looks come every 2 ms for the first 20 ms, since a small job of cheap
-puzzles is done within milliseconds and a coarser look would be most of its latency, then every
-5 ms to half a second (POLL_SECONDS).
+On PostgreSQL a notice (service.notices) wakes the waiter as soon as the transaction that makes
+the job final commits, and the waiter then looks only every 0.1 to 0.5 s on its own
+(NOTIFIED_SECONDS: for a notice lost with the listener's connection). Without notices (SQLite,
+or the listener's connection down) the looks come every 2 ms for the first 20 ms, since a small
+job of cheap puzzles is done within milliseconds and a coarser look would be most of its
+latency, then every 5 ms to half a second (POLL_SECONDS).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def wait_for_job(describe: Callable[[], JobOut], seconds: float,
     job's status alone (None: the job is gone), for the looks in between; without it each look
     describes the job. ``sleep`` waits between looks, the seconds taken from ``schedule`` (its last
     repeated); a notice's wake (service.notices) returns early, and True, and the job is described
-    at once (a notice comes only with written results)."""
+    at once (a notice comes only when the job is final)."""
     deadline = time.monotonic() + seconds
     job = describe()
     step = 0

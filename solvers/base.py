@@ -109,7 +109,7 @@ def check_stop(stop: StopFlag | None) -> None:
 # -- outcomes and statistics
 
 
-@dataclass
+@dataclass(slots=True)
 class Outcome:
     status: str
     result: dict[str, Any] | None
@@ -191,7 +191,13 @@ def split_past_budget(puzzle: Puzzle, options: Options, settings: Settings) -> P
     asked = options.get("split")
     if asked is not None:
         return Parts(asked) if asked else WHOLE
-    return Budgeted(settings["SPLIT_NODE_BUDGET"], settings["SPLIT_PARTS"])
+    return _budgeted(settings["SPLIT_NODE_BUDGET"], settings["SPLIT_PARTS"])
+
+
+@functools.lru_cache(maxsize=16)
+def _budgeted(nodes: int, parts: int) -> Budgeted:
+    """One plan object per setting (plans are frozen): a chunk asks for a plan per puzzle."""
+    return Budgeted(nodes, parts)
 
 
 # -- options: declared once per kind, checked here, described by /kinds

@@ -352,12 +352,24 @@ def plan(grid: Grid, options: Options) -> list[tuple[Options, int | None]]:
     if n == FAST_N:
         return [({**options, "strategy": "fast"}, None)]
     greedy: Options = {**options, "strategy": "greedy"}
-    if n not in AUTO_GREEDY_NODES or options["max_solutions"] > MAX_SAT_SOLUTIONS:
+    if not _sat_may_follow(grid, options):
         return [(greedy, None)]
     sat: Options = {**options, "strategy": "sat", "sat_solver": AUTO_SAT_SOLVER}
-    if np.count_nonzero(grid.givens) < AUTO_SAT_FIRST_BELOW[n] * n * n:
+    if _sat_first(grid, options):
         return [(sat, None)]
     return [(greedy, AUTO_GREEDY_NODES[n]), (sat, None)]
+
+
+def _sat_may_follow(grid: Grid, options: Options) -> bool:
+    """``plan`` has a SAT step: a size it budgets, and a count SAT enumerates."""
+    return grid.n in AUTO_GREEDY_NODES and options["max_solutions"] <= MAX_SAT_SOLUTIONS
+
+
+def _sat_first(grid: Grid, options: Options) -> bool:
+    """``plan`` runs SAT first: few cells given on a size it budgets (AUTO_SAT_FIRST_BELOW)."""
+    n = grid.n
+    return (n != FAST_N and _sat_may_follow(grid, options)
+            and int(np.count_nonzero(grid.givens)) < AUTO_SAT_FIRST_BELOW[n] * n * n)
 
 
 def _solve_auto(grid: Grid, options: Options, node_limit: int | None, watch: Stopwatch,
@@ -478,16 +490,21 @@ def tree_options(grid: Grid, options: Options) -> Options | None:
     puzzle is solved whole: ``sat`` has no tree of ours, ``fast`` needs no splitting, and ``auto``
     (which the worker's node budget does not split, see ``solve``) cuts the greedy tree when it
     is asked for parts, unless it goes to SAT first."""
+    if not _has_tree(grid, options):
+        return None
+    return {**options, "strategy": "greedy"} if options["strategy"] == "auto" else options
+
+
+def _has_tree(grid: Grid, options: Options) -> bool:
+    """``tree_options`` is not None (asked of every puzzle of a chunk, so no options are built)."""
     strategy = options["strategy"]
-    if strategy == "auto" and plan(grid, options)[0][0]["strategy"] != "sat":
-        return {**options, "strategy": "greedy"}
-    return options if strategy in ("greedy", "backtrack") else None
+    return strategy in ("greedy", "backtrack") or (strategy == "auto" and not _sat_first(grid, options))
 
 
 def split_plan(grid: Grid, options: Options, settings: Settings) -> Plan:
     """A puzzle with a tree to cut (``tree_options``) is split past the node budget or as
     ``split`` asks; the others (sat, fast, auto going to SAT first) run whole."""
-    if tree_options(grid, options) is None:
+    if not _has_tree(grid, options):
         return WHOLE
     return split_past_budget(grid, options, settings)
 

@@ -66,7 +66,6 @@ class ChunkReport:
     skipped: int = 0
     republished: list[int] = field(default_factory=list)
     fanned: list[int] = field(default_factory=list)  # subtask ids published
-    jobs: list[str] = field(default_factory=list)  # the jobs of the puzzles it solved (service.notices)
 
 
 @dataclass
@@ -150,7 +149,6 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
             report.republished = publish_singly(publisher, sessions, config, scattered)
             return report
         report.skipped = len(ids) - len(held)
-    report.jobs = sorted({a.job_id for a in held})
     with alarms_raise_timeout():
         _solve(Batch(sessions, config, worker, publisher, report, deque(held), clock))
     return report

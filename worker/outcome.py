@@ -51,7 +51,7 @@ def failure_reason(exc: Exception, where: str, seconds: float | None = None, per
     return f"{error}: {type(exc).__name__}: {exc}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Prepared:
     """A puzzle's kind, and its wire input and options checked and converted by the kind."""
 
@@ -136,7 +136,7 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     return out
 
 
-@dataclass
+@dataclass(slots=True)
 class Cheap:
     """A puzzle that may go through its kind's ``solve_batch`` (``batchable``), and its plan."""
 

@@ -23,12 +23,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any
+from typing import cast as cast_type
 
 from sqlalchemy import (
     ARRAY,
     BigInteger,
+    Column,
     ColumnElement,
+    Table,
     Text,
     any_,
     bindparam,
@@ -40,8 +44,9 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
+from sqlalchemy.sql.dml import ReturningUpdate
 
-from service import blocks, fastjson, tallies
+from service import blocks, fastjson, notices, tallies
 from service.db import changed_rows, is_postgresql
 from service.models import (
     COMPLETED,
@@ -58,7 +63,7 @@ from service.models import (
 from solvers.base import Split
 
 
-@dataclass
+@dataclass(slots=True)
 class Assigned:
     """A puzzle this task is to solve: claimed (``running`` under ``attempts``), or on the
     optimistic path only read (``optimistic``: still ``queued`` under ``attempts - 1``)."""
@@ -72,7 +77,7 @@ class Assigned:
     optimistic: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Result:
     """One finished puzzle on its way to SQL."""
 
@@ -105,7 +110,8 @@ def lease(config: dict[str, Any]) -> timedelta:
     return timedelta(seconds=config["PUZZLE_TIME_LIMIT"] + 2 * config["HARD_TIME_GRACE"])
 
 
-def among(s: Session, col: InstrumentedAttribute[int], ids: Sequence[int]) -> ColumnElement[bool]:
+def among(s: Session, col: InstrumentedAttribute[int] | Column[int],
+          ids: Sequence[int]) -> ColumnElement[bool]:
     """``col IN ids``; on PostgreSQL as ``= ANY(array)``, one parameter instead of hundreds, sent
     as the array's text (psycopg would build a list parameter element by element in Python: a
     millisecond per thousand ids, a chunk's read or write costs a few)."""
@@ -115,12 +121,16 @@ def among(s: Session, col: InstrumentedAttribute[int], ids: Sequence[int]) -> Co
     return col.in_(ids)
 
 
+# The puzzles table itself, for the statements a chunk's thousand rows go through: the ORM's paths
+# for a mapped class cost more than such a statement does in SQL.
+_PUZZLES = cast_type(Table, Puzzle.__table__)
 # A puzzle already fanned out belongs to its subtasks, even if its chunk comes back.
-_CLAIMABLE = (Puzzle.status.in_(UNFINISHED), Puzzle.stop_requested.is_(False), Puzzle.parts_total == 0)
+_CLAIMABLE = (_PUZZLES.c.status.in_(UNFINISHED), _PUZZLES.c.stop_requested.is_(False),
+              _PUZZLES.c.parts_total == 0)
 _ASSIGNED = (Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts)
 # The same, input and options as JSON text: decoded here, a batch's shared options once.
-_AS_TEXT = (Puzzle.id, Puzzle.job_id, Puzzle.kind, cast(Puzzle.input, Text), cast(Puzzle.options, Text),
-            Puzzle.attempts)
+_AS_TEXT = (_PUZZLES.c.id, _PUZZLES.c.job_id, _PUZZLES.c.kind, cast(_PUZZLES.c.input, Text),
+            cast(_PUZZLES.c.options, Text), _PUZZLES.c.attempts)
 
 
 def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> list[Assigned]:
@@ -149,13 +159,18 @@ def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> li
 def read_unclaimed(s: Session, ids: Sequence[int]) -> list[Assigned] | None:
     """The optimistic path: the chunk's unfinished puzzles, each counted as its first attempt
     without a claim, if all of them are queued and never tried; None otherwise (claim them)."""
-    rows = s.execute(select(*_AS_TEXT, Puzzle.status).where(among(s, Puzzle.id, ids), *_CLAIMABLE)
-                     .order_by(Puzzle.id)).all()
-    if any(status != QUEUED or attempts for *_, attempts, status in rows):
+    rows = s.execute(select(*_AS_TEXT, _PUZZLES.c.status).where(among(s, _PUZZLES.c.id, ids), *_CLAIMABLE)
+                     .order_by(_PUZZLES.c.id)).all()
+    if not rows:
+        return []
+    # By column: a chunk's thousand rows cost less to check and decode that way than row by row.
+    puzzle_ids, job_ids, kinds, wires, texts, attempts, statuses = zip(*rows, strict=True)
+    if any(attempts) or set(statuses) != {QUEUED}:
         return None
+    inputs = fastjson.loads("[" + ",".join(wires) + "]")  # one decoder call for the whole chunk
     options = functools.cache(fastjson.loads)  # by text: a batch's puzzles mostly share theirs
-    return [Assigned(i, job_id, kind, fastjson.loads(wire), options(text), attempts=1, optimistic=True)
-            for i, job_id, kind, wire, text, *_ in rows]
+    return [Assigned(i, job_id, kind, wire, options(text), 1, True)
+            for i, job_id, kind, wire, text in zip(puzzle_ids, job_ids, kinds, inputs, texts, strict=True)]
 
 
 def _was(a: Assigned | Result) -> str:
@@ -198,24 +213,24 @@ def write(s: Session, results: Sequence[Result]) -> int:
     if not results:
         return 0
     per_job: Counter[str] = Counter()
-    moves: Counter[tuple[str, str, str, float | None]] = Counter()
-    by_id = {r.id: r for r in results}
-    for puzzle_id, kind in _store(s, results, _blocks(s, results), t):
-        r = by_id[puzzle_id]
-        per_job[r.job_id] += 1
-        moves[kind, _was(r), r.status, r.solve_ms] += 1
-    for (kind, was, status, solve_ms), n in moves.items():  # a run's puzzles share one solve time
-        tallies.moved(s, kind, was, status, n)
-        tallies.solved_in(s, kind, solve_ms, n)
+    for r, landed in _store(s, results, _blocks(s, results), t):
+        for (job_id, kind), n in landed.items():  # a run's puzzles share one solve time
+            per_job[job_id] += n
+            tallies.moved(s, kind, _was(r), r.status, n)
+            tallies.solved_in(s, kind, r.solve_ms, n)
+    completed = []
     for job_id, n in per_job.items():
         finishing = (Job.pending - n == 0) & Job.status.in_(UNFINISHED)
         # Optimistic results reach a job nobody has claimed a puzzle of: it starts here.
-        s.execute(update(Job).where(Job.id == job_id).values(
+        status = s.execute(update(Job).where(Job.id == job_id).values(
             pending=Job.pending - n,
             status=case((finishing, COMPLETED), (Job.status == QUEUED, RUNNING), else_=Job.status),
             started_at=func.coalesce(Job.started_at, t),
             finished_at=case((finishing, t), else_=Job.finished_at),
-        ).execution_options(synchronize_session=False))
+        ).returning(Job.status).execution_options(synchronize_session=False)).scalar_one()
+        if status == COMPLETED:
+            completed.append(job_id)
+    notices.notify(s, completed)  # delivered at this transaction's commit, when the results are there
     return sum(per_job.values())
 
 
@@ -235,31 +250,46 @@ def _blocks(s: Session, results: Sequence[Result]) -> dict[int, int]:
     return out
 
 
+# The shape of a result's write: results alike in these are written by one UPDATE.
+_SHAPE = attrgetter("status", "attempts", "optimistic", "error", "solve_ms", "worker", "started_at")
+
+
 def _store(s: Session, results: Sequence[Result], block_of: dict[int, int],
-           t: datetime) -> list[tuple[int, str]]:
-    """Write the rows still held by their task; returns the id and kind of each row written.
+           t: datetime) -> list[tuple[Result, Counter[tuple[str, str]]]]:
+    """Write the rows still held by their task; returns, for each group of results written alike,
+    one of them and how many rows of each (job, kind) it wrote.
 
     One UPDATE per group of results written alike (the same status, attempt, times, worker, block
     and error: a run of cheap puzzles is one or two groups), each naming its rows by id only.
     Values per row would cost more to send than the whole write (psycopg builds each array
-    element in Python)."""
+    element in Python). The statement is on the table, not the mapped class: the ORM's bulk
+    UPDATE path costs more than the UPDATE itself for a chunk's thousand returned rows."""
     groups: dict[tuple[Any, ...], list[Result]] = {}
     for r in results:
-        shape = (r.status, r.attempts, r.optimistic, block_of.get(r.id), r.error, r.solve_ms, r.worker,
-                 r.started_at)
-        groups.setdefault(shape, []).append(r)
-    written: list[tuple[int, str]] = []
-    for group in groups.values():
+        groups.setdefault((_SHAPE(r), block_of.get(r.id)), []).append(r)
+    written: list[tuple[Result, Counter[tuple[str, str]]]] = []
+    puzzles = _PUZZLES
+    for (_, block_id), group in groups.items():
         r = group[0]
-        written += [(i, kind) for i, kind in s.execute(
-            update(Puzzle).where(among(s, Puzzle.id, [g.id for g in group]), still_mine(r))
-            .values(status=r.status, block_id=block_of.get(r.id), error=r.error, solve_ms=r.solve_ms,
-                    attempts=r.attempts, worker=func.coalesce(r.worker, Puzzle.worker),
-                    started_at=func.coalesce(r.started_at, Puzzle.started_at),
+        statement = (
+            update(puzzles).where(among(s, puzzles.c.id, [g.id for g in group]), still_mine(r))
+            .values(status=r.status, block_id=block_id, error=r.error, solve_ms=r.solve_ms,
+                    attempts=r.attempts, worker=func.coalesce(r.worker, puzzles.c.worker),
+                    started_at=func.coalesce(r.started_at, puzzles.c.started_at),
                     finished_at=t, deadline=None, split_head=None)
-            .returning(Puzzle.id, Puzzle.kind)
-            .execution_options(synchronize_session=False))]
+            .returning(puzzles.c.job_id, puzzles.c.kind))
+        written.append((r, _landed(s, statement)))
     return written
+
+
+def _landed(s: Session, statement: ReturningUpdate[Any]) -> Counter[tuple[str, str]]:
+    """Run an UPDATE returning each row's (job, kind); returns how many rows of each it changed.
+    PostgreSQL counts them itself: fetching a chunk's thousand rows costs more than the count."""
+    if not is_postgresql(s):
+        return Counter((job_id, kind) for job_id, kind in s.execute(statement))
+    changed = statement.cte("changed")
+    return Counter({(job_id, kind): n for job_id, kind, n in s.execute(
+        select(changed.c.job_id, changed.c.kind, func.count()).group_by(changed.c.job_id, changed.c.kind))})
 
 
 def fan_out(s: Session, split_up: Sequence[SplitPuzzle], config: dict[str, Any], worker: str) -> list[int]:

@@ -7,7 +7,6 @@ from celery import Task, shared_task
 from flask import current_app
 from sqlalchemy.exc import OperationalError
 
-from service import notices
 from service.publish import REAP, SOLVE_CHUNK, SOLVE_PARTS
 from worker import chunk, parts, reaper
 from worker.heartbeat import steady_here, worker_name
@@ -22,8 +21,6 @@ def solve_chunk(self: Task, ids: list[int]) -> dict[str, int]:
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     report = chunk.run_chunk(current_app.extensions["sessions"], ids, current_app.config, worker_name(),
                                current_app.extensions["publisher"], redelivered=redelivered)
-    if report.written:  # committed by now, so a waiter woken by the notice sees the results
-        notices.announce(current_app.extensions["engine"], report.jobs)
     return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished)}
 
 

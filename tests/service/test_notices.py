@@ -1,5 +1,6 @@
-"""Job notices (service.notices): a worker's NOTIFY wakes the long poll waiting on that job, on the
-real PostgreSQL; SQLite has none, and the long poll looks on its own schedule there."""
+"""Job notices (service.notices): the NOTIFY of the write that completes a job wakes the long poll
+waiting on that job, on the real PostgreSQL; SQLite has none, and the long poll looks on its own
+schedule there."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import threading
 import time
 
 import pytest
-from sqlalchemy import text, update
+from sqlalchemy import select, text, update
 
 from service import jobs, notices
 from service.models import COMPLETED, SOLVED, Job, Puzzle, now
 from tests.services import postgres_url  # noqa: F401  the fixture, for database_url below
+from worker import chunk
 
 pytestmark = pytest.mark.integration
 
@@ -49,11 +51,16 @@ def waiting_on(listener, job_id):
     raise AssertionError(f"nothing waits on {job_id}")
 
 
+def send(app, job_ids):
+    """Notices of these jobs, in a transaction of their own."""
+    with app.extensions["sessions"]() as s, s.begin():
+        notices.notify(s, job_ids)
+
+
 def test_a_notice_wakes_the_waiters_of_its_job_only(app, listening):
-    engine = app.extensions["engine"]
     with listening.watch("a") as wake_a, listening.watch("b") as wake_b:
         assert wake_a is not None and wake_b is not None
-        notices.announce(engine, ["a"])
+        send(app, ["a"])
         assert wake_a(NEVER) is True
         assert wake_b(0) is False
 
@@ -70,12 +77,12 @@ def test_the_long_poll_answers_on_the_notice_alone(app, listening, monkeypatch):
     answers = []
     waiter = threading.Thread(target=lambda: answers.append(client.get(f"/api/v1/jobs/{job}?wait=10")))
     waiter.start()
-    # Completed once the request waits on it, as a worker's write and then its notice would.
+    # Completed once the request waits on it, with its notice, as a worker's write would.
     waiting_on(listening, job)
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(Puzzle).where(Puzzle.job_id == job).values(status=SOLVED, result={"sum": 1}))
         s.execute(update(Job).where(Job.id == job).values(pending=0, status=COMPLETED, finished_at=now()))
-    notices.announce(app.extensions["engine"], [job])
+        notices.notify(s, [job])
     waiter.join(NEVER)
     assert answers[0].status_code == 200
     assert answers[0].json["status"] == COMPLETED and answers[0].json["counts"]["solved"] == 1
@@ -95,7 +102,7 @@ def test_a_lost_connection_wakes_every_waiter_and_the_listener_listens_again(app
     for _ in range(int(NEVER)):
         with listening.watch("b") as wake:
             if wake is not None:
-                notices.announce(engine, ["b"])
+                send(app, ["b"])
                 woken = wake(1.0)
         if woken:
             break
@@ -127,3 +134,63 @@ def test_an_outage_is_logged_once_however_often_the_listener_tries_again(app, li
     failures = [r for r in caplog.records if r.name == "service.notices"]
     assert len(failures) == 1
     assert listening.live.wait(NEVER)  # and it listens again once the database answers
+
+
+@pytest.fixture
+def heard(app):
+    """A connection of its own that LISTENs, as the API's listener does; call it for the job ids
+    of the notices delivered so far (waiting up to ``seconds`` for the first)."""
+    pooled = app.extensions["engine"].raw_connection()
+    conn = pooled.driver_connection
+    pooled.detach()  # its own: never handed to the sessions under test
+    conn.autocommit = True
+    conn.execute(f"LISTEN {notices.CHANNEL}")
+
+    def payloads(seconds):
+        return [n.payload for n in conn.notifies(timeout=seconds, stop_after=1)] + \
+               [n.payload for n in conn.notifies(timeout=0.2)]
+
+    yield payloads
+    pooled.close()
+
+
+def job_ids_of(app, job):
+    with app.extensions["sessions"]() as s:
+        return list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job).order_by(Puzzle.index)))
+
+
+def test_the_write_that_completes_a_job_sends_its_notice_at_the_commit(app, heard):
+    client = app.test_client()
+    one, two = (client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": p} for p in pair]})
+                .json["id"] for pair in (("1", "2"), ("3", "4")))
+    first, second = job_ids_of(app, two)
+    sessions, publisher = app.extensions["sessions"], app.extensions["publisher"]
+    chunk.run_chunk(sessions, [*job_ids_of(app, one), first], app.config, "w1", publisher)
+    assert heard(NEVER) == [one]  # the job it completed; job two is still running
+    with sessions() as s:  # what a waiter woken by it reads
+        assert s.get(Job, one).status == COMPLETED and s.get(Job, two).status != COMPLETED
+    chunk.run_chunk(sessions, [second], app.config, "w1", publisher)
+    assert heard(NEVER) == [two]
+    chunk.run_chunk(sessions, [*job_ids_of(app, one), first, second], app.config, "w1", publisher)
+    assert heard(0.2) == []  # the chunk again (a redelivery): nothing written, no notice
+
+
+def test_a_notice_goes_out_only_when_its_transaction_commits(app, heard):
+    with app.extensions["sessions"]() as s:
+        with s.begin():
+            notices.notify(s, ["kept", "kept"])
+            assert heard(0.2) == []  # not yet: the transaction is open
+        assert heard(NEVER) == ["kept"]  # once a job
+        s.begin()
+        notices.notify(s, ["dropped"])
+        s.rollback()
+    assert heard(0.2) == []
+
+
+def test_a_cancel_sends_its_notice(app, heard):
+    client = app.test_client()
+    job = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}]}).json["id"]
+    assert client.post(f"/api/v1/jobs/{job}/cancel").status_code == 202
+    assert heard(NEVER) == [job]
+    assert client.post(f"/api/v1/jobs/{job}/cancel").status_code == 202
+    assert heard(0.2) == []  # final already: nothing changed, nothing to tell

@@ -94,24 +94,6 @@ def test_chunk_solves_verifies_and_completes_the_job(app):
     assert api["counts"]["solved"] == 2 and api["counts"]["no_solution"] == 1
 
 
-def test_the_task_announces_its_jobs_once_their_results_are_committed(app, monkeypatch):
-    from service import notices
-    from worker import tasks
-    job_ids = [post(app, toys("1", "2")), post(app, toys("3"))]
-    seen = []
-
-    def announce(engine, jobs):  # what a waiter woken now would read
-        with app.extensions["sessions"]() as s:
-            seen.append({job: s.get(Job, job).status for job in jobs})
-
-    monkeypatch.setattr(notices, "announce", announce)
-    ids = [i for job_id in job_ids for i in ids_of(app, job_id)]
-    assert tasks.solve_chunk.apply(args=[ids]).get()["written"] == 3
-    assert seen == [dict.fromkeys(sorted(job_ids), "completed")]
-    assert tasks.solve_chunk.apply(args=[ids]).get()["written"] == 0  # nothing new: no notice
-    assert len(seen) == 1
-
-
 def test_redelivered_task_writes_nothing_twice(app):
     job_id = post(app, toys("1", "2"))
     ids = ids_of(app, job_id)
