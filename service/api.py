@@ -16,8 +16,7 @@ from sqlalchemy.orm import Session
 import solvers
 from service import auth, batches, jobs, notices
 from service.bodies import read_json
-from service.db import read_only
-from service.models import Job
+from service.db import one_statement, read_only
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
 from service.publish import publish_in_lanes
@@ -79,6 +78,13 @@ def snapshot() -> Iterator[Session]:
         yield read_only(s)
 
 
+@contextmanager
+def one_read() -> Iterator[Session]:
+    """A session for a read of one statement (service.db.one_statement)."""
+    with sessions() as s:
+        yield one_statement(s)
+
+
 @bp.before_request
 def authenticate() -> None:
     """With API_TOKENS set, a bearer token is required (except on @public views) and names the
@@ -86,11 +92,22 @@ def authenticate() -> None:
     g.owner = auth.require_client()
 
 
+def _not_found(job_id: str) -> Problem:
+    return Problem(404, "Not Found", f"no job {job_id!r}")
+
+
 def _job_or_404(s, job_id: str):
     job = jobs.get_job(s, g.owner, job_id)
     if job is None:
-        raise Problem(404, "Not Found", f"no job {job_id!r}")
+        raise _not_found(job_id)
     return job
+
+
+def _describe_or_404(s, job_id: str) -> JobOut:
+    out = jobs.describe_job(s, g.owner, job_id)
+    if out is None:
+        raise _not_found(job_id)
+    return out
 
 
 def _read_batch() -> dict[str, Any]:
@@ -146,8 +163,8 @@ def submit_job():
                 raise Problem(429, "Too Many Requests",
                               f"{pending} of your puzzles are still unfinished; the limit is "
                               f"{cfg['MAX_PENDING_PUZZLES']}", headers={"Retry-After": "10"})
-            job, ids = jobs.create_job(s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
-                                       queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"])
+            job_id, ids = jobs.create_job(s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
+                                          queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"])
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         with snapshot() as s:
@@ -158,15 +175,14 @@ def submit_job():
     chunks = jobs.chunks_of(ids, [item.cost for item in submit.items], cfg)
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], cfg, chunks,
                      rank)
-    with snapshot() as s:  # read after publishing: a worker may have started on it
-        out = jobs.describe_job(s, s.get_one(Job, job.id))
-    return out, 202, _poll_headers(job.id)
+    with one_read() as s:  # read after publishing: a worker may have started on it
+        return _describe_or_404(s, job_id), 202, _poll_headers(job_id)
 
 
 def _replay(s, job, digest: str | None):
     if job.request_hash != digest:
         raise Problem(409, "Conflict", "this Idempotency-Key was used with a different body")
-    return jobs.describe_job(s, job), 200, _poll_headers(job.id)
+    return _describe_or_404(s, job.id), 200, _poll_headers(job.id)
 
 
 @bp.get("/jobs")
@@ -193,12 +209,12 @@ def get_job(job_id: str):
     q: JobQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
 
     def describe() -> JobOut:
-        with snapshot() as s:
-            return jobs.describe_job(s, _job_or_404(s, job_id))
+        with one_read() as s:
+            return _describe_or_404(s, job_id)
 
     def status() -> str | None:
-        with sessions() as s:
-            return jobs.job_status(read_only(s), job_id)
+        with one_read() as s:
+            return jobs.job_status(s, job_id)
 
     seconds = min(q.wait, current_app.config["WAIT_CAP_SECONDS"])
     listener = notices.listener_for(current_app) if seconds > 0 else None
@@ -241,8 +257,8 @@ def cancel_job(job_id: str):
     with sessions() as s, s.begin():
         job = _job_or_404(s, job_id)
         jobs.cancel_job(s, job)
-    with snapshot() as s:
-        return jobs.describe_job(s, s.get_one(Job, job.id)), 202, _poll_headers(job.id)
+    with one_read() as s:
+        return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
 
 
 @bp.delete("/jobs/<job_id>")

@@ -55,6 +55,16 @@ def read_only(s: Session) -> Session:
     return s
 
 
+def one_statement(s: Session) -> Session:
+    """Mark a fresh session as reading by one statement, which sees one snapshot by itself: on
+    PostgreSQL it runs outside a transaction (AUTOCOMMIT), saving the round trips of BEGIN and
+    ROLLBACK; on SQLite it is :func:`read_only`."""
+    if not is_postgresql(s):
+        return read_only(s)
+    s.connection(execution_options={READ_ONLY: True, "isolation_level": "AUTOCOMMIT"})
+    return s
+
+
 def _sqlite_write_locks(engine: Engine) -> None:
     """SQLite: WAL so readers never wait, and BEGIN IMMEDIATE so that the read-then-write
     transactions of the workers take the write lock up front instead of reading stale rows

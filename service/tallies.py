@@ -17,10 +17,11 @@ for its WAL to reach the disk).
 
 from __future__ import annotations
 
+import functools
 import random
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import event
+from sqlalchemy import Insert, Table, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -65,6 +66,18 @@ def submitted(s: Session) -> None:
     _add(s, "", JOBS, 1)
 
 
+@functools.cache
+def _upsert(postgres: bool) -> Insert:
+    """The statement adding rows to the totals, built once per dialect, on the table (not the ORM
+    entity, whose bulk insert sorts out each row in Python first): building it, and the ORM's path,
+    cost more than running it."""
+    dialect: Any = postgresql if postgres else sqlite
+    table = cast(Table, Tally.__table__)
+    statement = dialect.insert(table)
+    added = {"value": table.c.value + statement.excluded.value}
+    return cast(Insert, statement.on_conflict_do_update(index_elements=["kind", "name", "shard"], set_=added))
+
+
 @event.listens_for(Session, "before_commit")
 def _write(s: Session) -> None:
     pending = {key: delta for key, delta in s.info.pop(_PENDING, {}).items() if delta}
@@ -72,13 +85,9 @@ def _write(s: Session) -> None:
         shard = random.randrange(SHARDS)
         rows = [{"kind": kind, "name": name, "shard": shard, "value": delta}
                 for (kind, name), delta in sorted(pending.items())]
-        dialect: Any = postgresql if is_postgresql(s) else sqlite
-        statement = dialect.insert(Tally)
         # The rows travel as parameters of one statement shape, compiled once and cached (rows in
         # VALUES made a new statement each time: compiling it cost more than running it).
-        s.execute(statement.on_conflict_do_update(index_elements=["kind", "name", "shard"],
-                                                  set_={"value": Tally.value + statement.excluded.value}),
-                  rows)
+        s.execute(_upsert(is_postgresql(s)), rows)
 
 
 @event.listens_for(Session, "after_rollback")

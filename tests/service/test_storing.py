@@ -1,0 +1,32 @@
+"""A batch is stored with its puzzle ids in batch order, whichever way its rows go in (one INSERT ...
+RETURNING for a few, COPY or an executemany for more: service.jobs._insert_puzzles), on SQLite
+and on PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from service import jobs
+from service.models import Puzzle
+from tests.services import database_url, postgres_url  # noqa: F401  both databases
+
+
+@pytest.fixture
+def app(make_app, toy):
+    app = make_app()
+    yield app
+    app.extensions["engine"].dispose()  # the next test's drop_all must not wait for these
+
+
+@pytest.mark.parametrize("n", [1, jobs.FEW_ROWS, jobs.FEW_ROWS + 1, 50])
+def test_the_published_ids_are_the_puzzles_in_batch_order(client, app, n):
+    items = [{"kind": "toy", "puzzle": str(n - i)} for i in range(n)]
+    r = client.post("/api/v1/jobs", json={"puzzles": items})
+    assert r.status_code == 202 and r.json["counts"]["queued"] == n
+    published = [i for chunk in app.extensions["publisher"].chunks for i in chunk]
+    with app.extensions["sessions"]() as s:
+        rows = s.execute(select(Puzzle.id, Puzzle.index, Puzzle.input).where(Puzzle.job_id == r.json["id"])
+                         .order_by(Puzzle.index)).all()
+    assert published == [row.id for row in rows]
+    assert [(row.index, row.input) for row in rows] == [(i, item["puzzle"]) for i, item in enumerate(items)]
