@@ -18,8 +18,9 @@ same variables as the integration tests). Measures, on fresh databases:
               seen completed is printed too (it adds the consumer's start, up to a second, and
               the polling); and the same worker with 2 pool processes on its one core (one solves
               while the other waits on SQL);
-  the same with N workers  (default 2) sharing both cores with the API, PostgreSQL and Redis
-              (each work figure is the median of 3 fills of the queue on one stack);
+  the same with N workers  (default 2) sharing both cores with the API, PostgreSQL and Redis,
+              of one pool process each, then of 2 (each work figure is the median of 3 fills
+              of the queue on one stack);
               there also accept over HTTP (the POSTs while the consumers are paused), end to
               end (posting and solving at once), and the one-puzzle job's latency: POST, then
               GET /jobs/{id}?wait= (the long poll, as the client library waits), split into
@@ -27,8 +28,8 @@ same variables as the integration tests). Measures, on fresh databases:
               worker) and finished to answered.
 
 The raw rate is solving the same puzzles in this process on one core, one by one (the anchor
-of the "of raw" shares); the raw batch rate is the same through Kind.prepare_batch and
-Kind.solve_batch, 500 puzzles a call.
+of the "of raw" shares: the median of readings before, between and after the work phases); the
+raw batch rate is the same through Kind.prepare_batch and Kind.solve_batch, 500 puzzles a call.
 """
 
 from __future__ import annotations
@@ -243,12 +244,20 @@ def main() -> None:
         ap.error("the pinned measure needs 2 cores")
 
     puzzles = load_puzzles(args.puzzles)
-    raw = raw_rate(puzzles)
+    raws = [raw_rate(puzzles)]
     batched = raw_batch_rate(puzzles)
     wall, cpu = accept_in_process(puzzles, args.batch, args.accept_runs)
     alone, alone_wall = work_rate(puzzles, args.batch, 1, pin=True)
+    raws.append(raw_rate(puzzles))
     doubled, _ = work_rate(puzzles, args.batch, 1, pin=True, concurrency=2)
+    raws.append(raw_rate(puzzles))
     shared, shared_wall = work_rate(puzzles, args.batch, args.workers, pin=False)
+    raws.append(raw_rate(puzzles))
+    shared_doubled, _ = work_rate(puzzles, args.batch, args.workers, pin=False, concurrency=2)
+    raws.append(raw_rate(puzzles))
+    # The anchor, measured between the phases: the machine's speed drifts by a tenth or more
+    # within one run, and one reading taken first would tilt every share.
+    raw = statistics.median(raws)
     with stack(args.workers) as running:
         end_to_end(running.base, puzzles[:200], args.batch)  # workers warm and connected
         accepted, _, _ = accept_then_work(running, puzzles, args.batch, args.workers)
@@ -260,7 +269,8 @@ def main() -> None:
           f"verified; {os.cpu_count()} cores\n")
     print("| measure | value |")
     print("|---|---|")
-    print(f"| raw solver, one process (prepare+solve+verify) | {raw:,.0f} puzzles/s |")
+    print(f"| raw solver, one process (prepare+solve+verify), median of {len(raws)} between the phases "
+          f"| {raw:,.0f} puzzles/s ({min(raws):,.0f}-{max(raws):,.0f}) |")
     print(f"| raw batch: Kind.prepare_batch + solve_batch, 500 a call, one process "
           f"| {batched:,.0f} puzzles/s |")
     print(f"| accept in process: POST of {args.batch}, wall p50 / p99 | {p(wall, .5):.1f} / "
@@ -278,6 +288,8 @@ def main() -> None:
     print(f"| work per worker, {w} workers | {per:,.0f} puzzles/s = {per / raw:.0%} of raw |")
     print(f"| the same, wall time from the resume | {shared_wall / w:,.0f} puzzles/s = "
           f"{shared_wall / w / raw:.0%} of raw |")
+    print(f"| work per worker, {w} workers of 2 pool processes sharing the cores | {shared_doubled / w:,.0f} "
+          f"puzzles/s = {shared_doubled / w / raw:.0%} of raw |")
     print(f"| end to end: POSTs and workers at once | {total:.2f} s, {n / total:,.0f} puzzles/s |")
     print(f"| end to end per worker | {n / total / w:,.0f} puzzles/s = {n / total / w / raw:.0%} of raw |")
     print_latencies(lat)
