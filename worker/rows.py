@@ -174,17 +174,21 @@ def read_unclaimed(s: Session, ids: Sequence[int]) -> list[Assigned] | None:
             for i, job_id, kind, wire, text in zip(puzzle_ids, job_ids, kinds, inputs, texts, strict=True)]
 
 
+def _held_as(a: Assigned | Result) -> tuple[str, int]:
+    """The status and attempt number a row has while this task holds it: claimed under its attempt
+    number, or (optimistic) still queued under the attempt before it."""
+    return (QUEUED, a.attempts - 1) if a.optimistic else (RUNNING, a.attempts)
+
+
 def _was(a: Assigned | Result) -> str:
-    """The status a row has while this task holds it (see ``still_mine``)."""
-    return QUEUED if a.optimistic else RUNNING
+    """The status a row has while this task holds it."""
+    return _held_as(a)[0]
 
 
 def still_mine(a: Assigned | Result) -> ColumnElement[bool]:
-    """The row is as this task left it: claimed under its attempt number, or (optimistic)
-    still queued under the attempt before it."""
-    if a.optimistic:
-        return (Puzzle.status == QUEUED) & (Puzzle.attempts == a.attempts - 1)
-    return (Puzzle.status == RUNNING) & (Puzzle.attempts == a.attempts)
+    """The row is as this task left it (``_held_as``)."""
+    status, attempts = _held_as(a)
+    return (Puzzle.status == status) & (Puzzle.attempts == attempts)
 
 
 def extend(s: Session, held: Sequence[Assigned], deadline: datetime) -> None:
@@ -263,9 +267,9 @@ def _store(s: Session, results: Sequence[Result], block_of: dict[int, int],
     written: list[tuple[Result, Counter[tuple[str, str]]]] = []
     for (_, block_id), group in groups.items():
         r = group[0]
+        was, was_attempts = _held_as(r)  # the rows still this task's (``still_mine``)
         landed = s.execute(built.store, {
-            "ids": _ids(s, [g.id for g in group]), "was": _was(r),
-            "was_attempts": r.attempts - 1 if r.optimistic else r.attempts,
+            "ids": _ids(s, [g.id for g in group]), "was": was, "was_attempts": was_attempts,
             "status": r.status, "block_id": block_id, "error": r.error, "solve_ms": r.solve_ms,
             "attempts": r.attempts, "worker": r.worker, "started_at": r.started_at, "t": t})
         counts: Counter[tuple[str, str]] = Counter()
