@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import Connection, CursorResult, Engine, Update, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import fastjson
@@ -31,12 +33,43 @@ def make_engine(url: str) -> Engine:
     # JSON columns are encoded and decoded for every puzzle stored or read.
     json = {"json_serializer": fastjson.dumps, "json_deserializer": fastjson.loads}
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, **json)
+        engine = create_engine(url, **json)
+        _ping_when_idle(engine)
+        return engine
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": 30}, **json)
     _sqlite_write_locks(engine)
     return engine
+
+
+# A pooled connection back from use this recently is handed out without a ping. The ping is a round
+# trip (a third of a millisecond here), and a one-puzzle job took six of them on its way (the POST,
+# its reads, two in the worker); a connection just used is as alive as a ping would show, while
+# one that waited longer may have met a server restart or an idle timeout.
+PING_IDLE_SECONDS = 1.0
+_RETURNED = "puzzle_queue_returned"  # when the connection last came back to the pool (monotonic)
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Ping a connection taken from the pool only if it has been idle for PING_IDLE_SECONDS; a dead
+    one is replaced at once (the pool retries on DisconnectionError). A server restart within that
+    second still meets the first statement instead, and is answered as any lost database is
+    (503 from the API, the task retried by the worker)."""
+
+    @event.listens_for(engine, "connect")
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_conn: Any, record: Any) -> None:
+        record.info[_RETURNED] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        if time.monotonic() - record.info.get(_RETURNED, 0.0) < PING_IDLE_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except engine.dialect.loaded_dbapi.Error as exc:  # the pool drops it and connects anew
+            raise DisconnectionError(f"a pooled connection was lost: {exc}") from exc
 
 
 # The connection option that marks a read-only transaction (see read_only).

@@ -20,6 +20,12 @@ On the optimistic path, consecutive cheap puzzles of one kind and options go to 
 ``solve_batch`` in one call (a run: at most FLUSH_SECONDS of estimated work), which spares
 each one the per-puzzle wrappers; a run whose call fails as a whole is solved one by one.
 
+On PostgreSQL a small optimistic chunk (at most ONE_TRANSACTION puzzles) is read, solved and
+written in one transaction: its worker has it for milliseconds, so it records no hold in its
+heartbeat row (a death meanwhile rolls the read back, and the broker's redelivery claims the
+chunk), and a one-puzzle job is spared that statement and a transaction's round trips. The read
+takes no lock there; on SQLite the transaction would hold the database's write lock while solving.
+
 A puzzle worth splitting is not written here: its head and one subtask row per part are
 stored in one transaction, committed, and only then are the parts published; worker.parts
 solves, counts and merges them.
@@ -29,8 +35,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import takewhile
@@ -40,6 +46,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import logs
+from service.db import is_postgresql
 from service.models import FAILED, now
 from service.publish import Publisher, publish_in_lanes, publish_or_mark_due
 from worker import heartbeat, rows
@@ -58,6 +65,9 @@ from worker.rows import Assigned, Result, SplitPuzzle
 
 # Results are written at least this often, so progress shows and a killed worker loses little.
 FLUSH_SECONDS = 0.5
+# An optimistic chunk this small is written in the transaction that read it (see above). It stays
+# open until the first flush: after FLUSH_SECONDS at most, or at once for an expensive puzzle.
+ONE_TRANSACTION = 8
 
 
 @dataclass
@@ -82,6 +92,7 @@ class Batch:
     results: list[Result] = field(default_factory=list)
     split_up: list[SplitPuzzle] = field(default_factory=list)
     last_flush: float = 0.0
+    read: Session | None = None  # a small chunk's read transaction, still open (ONE_TRANSACTION)
 
     def __post_init__(self) -> None:
         self.last_flush = self.clock()
@@ -99,7 +110,7 @@ class Batch:
         """Write what is done and fan out what was split; renew the leases of the puzzles still to
         do and claim those not yet claimed (dropping any that another task has meanwhile)."""
         lease = rows.lease(self.config)
-        with self.sessions() as s, s.begin():
+        with self._transaction() as s:
             parts = self._write(s)
             rows.extend(s, [a for a in self.todo if not a.optimistic], now() + lease)
             unclaimed = [a.id for a in self.todo if a.optimistic]
@@ -111,11 +122,29 @@ class Batch:
 
     def give_back(self) -> None:
         """Write what is done, release the puzzles still to do and publish them again, one a task."""
-        with self.sessions() as s, s.begin():
+        with self._transaction() as s:
             parts = self._write(s)
             rows.release(s, [a for a in self.todo if not a.optimistic])
         self._publish_parts(parts)
         self.report.republished = publish_singly(self.publisher, self.sessions, self.config, self.todo)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Session]:
+        """The chunk's read transaction if it is still open, else a new one; committed at the end."""
+        s, self.read = self.read, None
+        if s is None:
+            with self.sessions() as s, s.begin():
+                yield s
+            return
+        with s:  # closing it rolls back whatever was not committed
+            yield s
+            s.commit()
+
+    def close(self) -> None:
+        """Roll back the read transaction if nothing wrote in it (the task failed first)."""
+        if self.read is not None:
+            self.read.close()
+            self.read = None
 
     def _write(self, s: Session) -> list[int]:
         """Write the results and fan out the split puzzles; returns the subtask ids to publish."""
@@ -136,10 +165,7 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
               publisher: Publisher, clock: Callable[[], float] = time.monotonic,
               redelivered: bool = False) -> ChunkReport:
     report = ChunkReport()
-    with sessions() as s, s.begin():
-        unclaimed = None if redelivered else rows.read_unclaimed(s, ids)
-        if unclaimed:  # no puzzle row names this worker: its heartbeat row does (worker.heartbeat)
-            heartbeat.hold(s, worker, [a.id for a in unclaimed])
+    unclaimed, read = _read_optimistically(sessions, ids, worker) if not redelivered else (None, None)
     if unclaimed is not None:
         report.skipped = len(ids) - len(unclaimed)
         held = unclaimed
@@ -149,9 +175,34 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
             report.republished = publish_singly(publisher, sessions, config, scattered)
             return report
         report.skipped = len(ids) - len(held)
-    with alarms_raise_timeout():
-        _solve(Batch(sessions, config, worker, publisher, report, deque(held), clock))
+    batch = Batch(sessions, config, worker, publisher, report, deque(held), clock, read=read)
+    try:
+        with alarms_raise_timeout():
+            _solve(batch)
+    finally:
+        batch.close()
     return report
+
+
+def _read_optimistically(sessions: sessionmaker[Session], ids: Sequence[int],
+                         worker: str) -> tuple[list[Assigned] | None, Session | None]:
+    """The chunk's puzzles if it can run unclaimed (rows.read_unclaimed), and the transaction that
+    read them if it stays open for their results (ONE_TRANSACTION); otherwise this worker's hold on
+    them is committed."""
+    s = sessions()
+    try:
+        s.begin()
+        unclaimed = rows.read_unclaimed(s, ids)
+        if unclaimed and len(unclaimed) <= ONE_TRANSACTION and is_postgresql(s):
+            return unclaimed, s
+        if unclaimed:  # no puzzle row names this worker: its heartbeat row does (worker.heartbeat)
+            heartbeat.hold(s, worker, [a.id for a in unclaimed])
+        s.commit()
+    except BaseException:
+        s.close()
+        raise
+    s.close()
+    return unclaimed, None
 
 
 def publish_singly(publisher: Publisher, sessions: sessionmaker[Session], config: dict[str, Any],

@@ -8,8 +8,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
 
+from service.db import is_postgresql
 from service.models import Puzzle, Subtask, WorkerBeat, now
 from tests.service.conftest import RecordingPublisher
 from tests.worker.test_chunk import ids_of, job_row, post, rows, toys
@@ -119,15 +120,37 @@ def test_the_unclaimed_chunk_of_a_dead_worker_goes_out_again_counted_as_an_attem
 
 
 def test_an_optimistic_chunk_names_its_worker_in_the_heartbeat_row(app):
-    job_id = post(app, toys("1", "2"))
+    n = chunk.ONE_TRANSACTION + 1  # past what PostgreSQL writes in the reading transaction
+    job_id = post(app, toys(*map(str, range(1, n + 1))))
     ids = ids_of(app, job_id)
     report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
-    assert report.written == 2
+    assert report.written == n
     assert workers(app) == {"w1": ids}
     # Finished, so a later death of w1 hands nothing on.
     beating(app, "w1", seconds_ago=silent_for(app), holding=ids)
     assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == []
     assert job_row(app, job_id).status == "completed"
+
+
+def test_a_small_optimistic_chunk_is_written_in_the_transaction_that_read_it_on_postgresql(app):
+    job_id = post(app, toys("1", "2"))
+    ids = ids_of(app, job_id)
+    engine = app.extensions["engine"]
+    begun = []
+
+    def began(conn):
+        begun.append(conn)
+
+    event.listen(engine, "begin", began)
+    try:
+        report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
+    finally:
+        event.remove(engine, "begin", began)
+    assert report.written == 2 and job_row(app, job_id).status == "completed"
+    if is_postgresql(engine):  # one transaction, and no hold: the worker had the chunk for milliseconds
+        assert len(begun) == 1 and "w1" not in workers(app)
+    else:  # SQLite's reading transaction would hold the write lock while solving
+        assert len(begun) == 2 and workers(app) == {"w1": ids}
 
 
 def test_a_silent_workers_subtask_goes_out_again_and_a_living_workers_stays(app):
