@@ -23,8 +23,9 @@ each one the per-puzzle wrappers; a run whose call fails as a whole is solved on
 On PostgreSQL a small optimistic chunk (at most ONE_TRANSACTION puzzles) is read, solved and
 written in one transaction: its worker has it for milliseconds, so it records no hold in its
 heartbeat row (a death meanwhile rolls the read back, and the broker's redelivery claims the
-chunk), and a one-puzzle job is spared that statement and a transaction's round trips. The read
-takes no lock there; on SQLite the transaction would hold the database's write lock while solving.
+chunk), and a one-puzzle job is spared that statement and a transaction's round trips. Only work
+estimated within KEPT_OPEN_SECONDS runs so; longer work is claimed first. The read takes no lock
+there; on SQLite the transaction would hold the database's write lock while solving.
 
 A puzzle worth splitting is not written here: its head and one subtask row per part are
 stored in one transaction, committed, and only then are the parts published; worker.parts
@@ -65,9 +66,11 @@ from worker.rows import Assigned, Result, SplitPuzzle
 
 # Results are written at least this often, so progress shows and a killed worker loses little.
 FLUSH_SECONDS = 0.5
-# An optimistic chunk this small is written in the transaction that read it (see above). It stays
-# open until the first flush: after FLUSH_SECONDS at most, or at once for an expensive puzzle.
+# An optimistic chunk this small is written in the transaction that read it (see above), if its
+# work is estimated within KEPT_OPEN_SECONDS: only that long does it run neither claimed nor held.
+# Longer work, or a slower run than estimated, is claimed first by a flush (which commits it).
 ONE_TRANSACTION = 8
+KEPT_OPEN_SECONDS = 0.02
 
 
 @dataclass
@@ -98,7 +101,13 @@ class Batch:
         self.last_flush = self.clock()
 
     def due(self) -> bool:
-        return self.clock() - self.last_flush >= FLUSH_SECONDS
+        kept = FLUSH_SECONDS if self.read is None else min(FLUSH_SECONDS, KEPT_OPEN_SECONDS)
+        return self.clock() - self.last_flush >= kept
+
+    def too_long_unclaimed(self, cost: float) -> bool:
+        """Whether work of this estimated cost is too long for the open read transaction (see
+        KEPT_OPEN_SECONDS): a flush claims it first."""
+        return self.read is not None and cost > KEPT_OPEN_SECONDS
 
     def add(self, answer: Result | SplitPuzzle) -> None:
         if isinstance(answer, SplitPuzzle):
@@ -244,6 +253,9 @@ def _solve(batch: Batch) -> None:
         try:
             if a.optimistic and not singly and not batch.due():
                 run = _cheap_run(batch)
+                if batch.too_long_unclaimed(sum(c.cost for c in run)):
+                    batch.flush()  # claims them
+                    continue
                 with logs.context(job=a.job_id):
                     answers = solve_run(run, seconds, batch.config) if len(run) > 1 else None
                 if answers is not None:
@@ -253,8 +265,9 @@ def _solve(batch: Batch) -> None:
                 ready = run[0].ready if run else None  # prepared already: a run of one goes on below
             if ready is None:
                 ready = prepared_or_none(a)
-            expensive = ready is not None and ready.cost() > batch.config["OPTIMISTIC_SECONDS"]
-            if a.optimistic and (expensive or batch.due()):
+            cost = ready.cost() if ready is not None else 0.0
+            expensive = cost > batch.config["OPTIMISTIC_SECONDS"]
+            if a.optimistic and (expensive or batch.due() or batch.too_long_unclaimed(cost)):
                 batch.flush()  # claims the rest: anything slow shows running, with a lease
                 continue       # its first puzzle is claimed now, or gone to another task
             with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive) as watch:

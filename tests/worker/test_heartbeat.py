@@ -153,6 +153,25 @@ def test_a_small_optimistic_chunk_is_written_in_the_transaction_that_read_it_on_
         assert len(begun) == 2 and workers(app) == {"w1": ids}
 
 
+def test_a_small_chunk_of_longer_work_is_claimed_before_it_runs_on_postgresql(app, monkeypatch):
+    # Estimated past KEPT_OPEN_SECONDS, it must not run unclaimed with no hold: a flush claims it.
+    if not is_postgresql(app.extensions["engine"]):
+        pytest.skip("SQLite keeps no read transaction open (the test above)")
+    job_id = post(app, toys("1", "2", sleep=chunk.KEPT_OPEN_SECONDS))
+    ids = ids_of(app, job_id)
+    real, during = chunk.solve_one, []
+
+    def watch(c, *rest):
+        with app.extensions["sessions"]() as s:
+            during.append(s.scalar(select(Puzzle.status).where(Puzzle.id == c.id)))
+        return real(c, *rest)
+
+    monkeypatch.setattr(chunk, "solve_one", watch)
+    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
+    assert report.written == 2 and during == ["running", "running"]
+    assert all(p.attempts == 1 and p.worker == "w1" for p in rows(app, job_id))
+
+
 def test_a_silent_workers_subtask_goes_out_again_and_a_living_workers_stays(app):
     _job_id, _p, parts = fan_out(app, toy_item("123", split=3))
     sessions = app.extensions["sessions"]
