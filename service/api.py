@@ -158,13 +158,13 @@ def submit_job():
     submit = _validated(body)
     try:
         with sessions() as s, s.begin():
-            pending, rank = jobs.backlog(s, g.owner)
-            if pending + len(submit.items) > cfg["MAX_PENDING_PUZZLES"]:
-                raise Problem(429, "Too Many Requests",
-                              f"{pending} of your puzzles are still unfinished; the limit is "
-                              f"{cfg['MAX_PENDING_PUZZLES']}", headers={"Retry-After": "10"})
-            job_id, ids = jobs.create_job(s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
-                                          queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"])
+            job_id, ids, rank = jobs.create_job(
+                s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
+                queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"], max_pending=cfg["MAX_PENDING_PUZZLES"])
+    except jobs.Backlogged as exc:  # nothing stored: the transaction rolled back
+        raise Problem(429, "Too Many Requests",
+                      f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
+                      headers={"Retry-After": "10"}) from None
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         with snapshot() as s:

@@ -66,23 +66,53 @@ def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: floa
 
 
 _jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
-_INSERT_JOB = insert(_jobs)
+
+
+class Backlogged(Exception):
+    """The owner's unfinished puzzles and the batch's together pass the limit (the job row stored
+    meanwhile is rolled back with the transaction this escapes)."""
+
+    def __init__(self, pending: int, limit: int):
+        super().__init__(f"{pending} puzzles unfinished; the limit is {limit}")
+        self.pending, self.limit = pending, limit
+
+
+def _insert_job():
+    """The job's row, returning the owner's other unfinished jobs (their pending puzzles and their
+    number): the backlog comes with the insert, a round trip fewer than asking first. The new row
+    is left out by id (SQLite's WITH sees it, PostgreSQL's does not)."""
+    theirs = (_jobs.c.owner == bindparam("backlog_owner"), _jobs.c.status.in_(UNFINISHED),
+              _jobs.c.id != bindparam("new_job"))
+    backlog = select(func.coalesce(func.sum(_jobs.c.pending), 0).label("pending"),
+                     func.count().label("jobs")).where(*theirs).cte("backlog")
+    return insert(_jobs).add_cte(backlog).returning(select(backlog.c.pending).scalar_subquery(),
+                                                    select(backlog.c.jobs).scalar_subquery())
+
+
+_INSERT_JOB = _insert_job()
 _PUZZLE_IDS = select(_puzzles.c.id).where(_puzzles.c.job_id == bindparam("job_id")).order_by(_puzzles.c.index)
 _INSERT_RETURNING_IDS = insert(_puzzles).returning(_puzzles.c.id, sort_by_parameter_order=True)
 FEW_ROWS = 8  # see _insert_puzzles
 
 
 def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
-               body_hash: str | None, queued_stale_seconds: float) -> tuple[str, list[int]]:
-    """Store the job and one row per puzzle; returns the job's id and the puzzle ids in batch order."""
+               body_hash: str | None, queued_stale_seconds: float,
+               max_pending: int) -> tuple[str, list[int], int]:
+    """Store the job and one row per puzzle; returns the job's id, the puzzle ids in batch order,
+    and the owner's other unfinished jobs (the rank of its tasks, service.publish). Raises
+    Backlogged, before storing any puzzle, if the owner would have more than ``max_pending``
+    puzzles unfinished."""
     created = now()
     items = submit.items
     job_id = uuid.uuid4().hex
     # Core statements built once: the ORM's unit of work and building each statement cost more than
     # storing a small job.
-    s.execute(_INSERT_JOB, {"id": job_id, "owner": owner, "label": label, "status": QUEUED,
-                            "total": len(items), "pending": len(items), "idempotency_key": key,
-                            "request_hash": body_hash, "created_at": created})
+    pending, rank = s.execute(_INSERT_JOB, {
+        "id": job_id, "owner": owner, "label": label, "status": QUEUED, "total": len(items),
+        "pending": len(items), "idempotency_key": key, "request_hash": body_hash, "created_at": created,
+        "backlog_owner": owner, "new_job": job_id}).one()
+    if pending + len(items) > max_pending:
+        raise Backlogged(int(pending), max_pending)
     deadline = created + timedelta(seconds=queued_stale_seconds)
     rows = [{"job_id": job_id, "index": i, "kind": item.kind, "input": item.puzzle,
              "options": item.options, "status": QUEUED, "attempts": 0, "created_at": created,
@@ -92,7 +122,7 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     tallies.submitted(s)
     for item in items:
         tallies.moved(s, item.kind, None, QUEUED)
-    return job_id, ids
+    return job_id, ids, int(rank)
 
 
 def _insert_puzzles(s: Session, job_id: str, rows: list[dict[str, Any]]) -> list[int]:
@@ -150,17 +180,6 @@ def chunks_of(ids: Sequence[int], costs: Sequence[float],
 
 def find_by_key(s: Session, owner: str, key: str) -> Job | None:
     return s.scalar(select(Job).where(Job.owner == owner, Job.idempotency_key == key))
-
-
-_BACKLOG = (select(func.coalesce(func.sum(_jobs.c.pending), 0), func.count())
-            .where(_jobs.c.owner == bindparam("owner"), _jobs.c.status.in_(UNFINISHED)))
-
-
-def backlog(s: Session, owner: str) -> tuple[int, int]:
-    """The owner's unfinished puzzles (for back-pressure) and unfinished jobs (the rank of its next
-    job's tasks), in one query."""
-    pending, jobs = s.execute(_BACKLOG, {"owner": owner}).one()
-    return int(pending), int(jobs)
 
 
 def get_job(s: Session, owner: str | None, job_id: str) -> Job | None:

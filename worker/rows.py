@@ -212,13 +212,12 @@ def write(s: Session, results: Sequence[Result]) -> int:
     if not results:
         return 0
     t = now()
-    # A job deleted meanwhile (DELETE, retention) has no rows left to write, nor room for a block.
-    alive = {job_id for job_id in sorted({r.job_id for r in results}) if lock_job(s, job_id) is not None}
+    block_of, alive = _lock_and_store_answers(s, results)
     results = [r for r in results if r.job_id in alive]
     if not results:
         return 0
     per_job: Counter[str] = Counter()
-    for r, landed in _store(s, results, _blocks(s, results), t):
+    for r, landed in _store(s, results, block_of, t):
         for (job_id, kind), n in landed.items():  # a run's puzzles share one solve time
             per_job[job_id] += n
             tallies.moved(s, kind, _was(r), r.status, n)
@@ -232,19 +231,29 @@ def write(s: Session, results: Sequence[Result]) -> int:
     return sum(per_job.values())
 
 
-def _blocks(s: Session, results: Sequence[Result]) -> dict[int, int]:
-    """Store the answers of the results that have one, a block per job (service.blocks); returns
-    each such puzzle's block id. A result whose row turns out not to be this task's any more
-    leaves an entry no row points at, which no reader sees."""
-    by_job: dict[str, dict[int, blocks.Answer]] = {}
+def _lock_and_store_answers(s: Session, results: Sequence[Result]) -> tuple[dict[int, int], set[str]]:
+    """Lock the results' jobs, in order, and store the answers of the results that have one, a block
+    per job (service.blocks); returns each such puzzle's block id, and the jobs still there (one
+    deleted meanwhile, by DELETE or retention, has no rows left to write, nor room for a block).
+    A job with answers is locked by the statement that stores them: a round trip fewer. A result
+    whose row turns out not to be this task's any more leaves an entry no row points at, which
+    no reader sees."""
+    by_job: dict[str, dict[int, blocks.Answer]] = {job: {} for job in sorted({r.job_id for r in results})}
     for r in results:
         if r.result is not None or r.stats is not None:
-            by_job.setdefault(r.job_id, {})[r.id] = (r.result, r.stats)
-    out: dict[int, int] = {}
+            by_job[r.job_id][r.id] = (r.result, r.stats)
+    block_of: dict[int, int] = {}
+    alive: set[str] = set()
     for job_id, answers in by_job.items():
-        block_id = s.execute(_BLOCK, {"job_id": job_id, "outcomes": blocks.encode(answers)}).scalar_one()
-        out.update(dict.fromkeys(answers, block_id))
-    return out
+        if not answers:
+            if lock_job(s, job_id) is not None:
+                alive.add(job_id)
+            continue
+        block_id = s.execute(_LOCK_AND_BLOCK, {"job_id": job_id, "outcomes": blocks.encode(answers)}).scalar()
+        if block_id is not None:
+            alive.add(job_id)
+            block_of.update(dict.fromkeys(answers, block_id))
+    return block_of, alive
 
 
 # The shape of a result's write: results alike in these are written by one UPDATE.
@@ -343,7 +352,11 @@ def _job_written() -> ReturningUpdate[Any]:
 
 _JOB_WRITTEN = _job_written()
 _BLOCKS = cast_type(Table, ResultBlock.__table__)
-_BLOCK = insert(_BLOCKS).returning(_BLOCKS.c.id)
+# The job's block, inserted only if the job is there, whose row it locks (``lock_job``'s lock).
+_LOCK_AND_BLOCK = insert(_BLOCKS).from_select(
+    ["job_id", "outcomes"],
+    select(Job.id, _param(_BLOCKS.c.outcomes)).where(Job.id == bindparam("job_id")).with_for_update(),
+).returning(_BLOCKS.c.id)
 
 
 def fan_out(s: Session, split_up: Sequence[SplitPuzzle], config: dict[str, Any], worker: str) -> list[int]:

@@ -162,6 +162,9 @@ def test_too_many_unfinished_puzzles_is_429(make_app, toy):
     assert submit(client, 3).status_code == 202
     r = submit(client, 2)
     assert r.status_code == 429 and r.headers["Retry-After"] and "unfinished" in r.json["detail"]
+    assert r.json["detail"].startswith("3 of your puzzles")  # the others' puzzles, not this batch's
+    assert len(client.get("/api/v1/jobs").json["items"]) == 1  # the refused job's row was rolled back
+    assert submit(client, 1).status_code == 202  # up to the limit
 
 
 def test_database_down_is_503_not_a_traceback(make_app, toy):

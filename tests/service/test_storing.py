@@ -30,3 +30,21 @@ def test_the_published_ids_are_the_puzzles_in_batch_order(client, app, n):
                          .order_by(Puzzle.index)).all()
     assert published == [row.id for row in rows]
     assert [(row.index, row.input) for row in rows] == [(i, item["puzzle"]) for i, item in enumerate(items)]
+
+
+def test_the_backlog_comes_with_the_jobs_row_and_a_refused_job_leaves_nothing(make_app, toy):
+    # service.jobs._insert_job: the owner's other unfinished jobs, whichever database's WITH sees
+    # the new row, give the 429 and the rank of the next job's tasks.
+    app = make_app(MAX_PENDING_PUZZLES=5)
+    client = app.test_client()
+    three = [{"kind": "toy", "puzzle": str(i)} for i in range(1, 4)]
+    first = client.post("/api/v1/jobs", json={"puzzles": three})
+    assert first.status_code == 202
+    refused = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}] * 3})
+    assert refused.status_code == 429 and refused.json["detail"].startswith("3 of your puzzles")
+    with app.extensions["sessions"]() as s:
+        assert s.scalars(select(Puzzle.job_id).distinct()).all() == [first.json["id"]]
+    second = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}] * 2})
+    assert second.status_code == 202
+    assert app.extensions["publisher"].ranks == [0, 1]  # behind the first job's tasks
+    app.extensions["engine"].dispose()
