@@ -1,10 +1,11 @@
 """Notices that a job may have become final, so that a long poll answers at once.
 
 Glossary
-  notice    a PostgreSQL NOTIFY on CHANNEL whose payload is a job id, sent (``notify``) in the
-            transaction that makes the job final: the worker's write of its last results
-            (worker.rows.write, whether a chunk, the merge of a split puzzle or the reaper wrote
-            them), or its cancel (service.jobs.cancel_job). PostgreSQL delivers it at the commit,
+  notice    a PostgreSQL NOTIFY on CHANNEL whose payload is a job id, sent in the transaction
+            that makes the job final: by the worker's write of its last results (worker.rows.write,
+            whether a chunk, the merge of a split puzzle or the reaper wrote them; ``sent_if``, in
+            the statement that moves the job's counter), or by its cancel (``notify``, from
+            service.jobs.cancel_job). PostgreSQL delivers it at the commit,
             and never for a rollback, so a waiter it wakes sees the job final, at no round trip of
             its own. It only says "look again": the waiter reads the job's status from SQL.
   listener  one per API process: a daemon thread on a connection of its own (taken out of the
@@ -25,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, text
+from sqlalchemy import ColumnElement, Engine, case, func, text
 from sqlalchemy.orm import Session
 
 from service.db import is_postgresql
@@ -46,6 +47,13 @@ def notify(s: Session, job_ids: Sequence[str]) -> None:
 
 
 _NOTIFY = text("SELECT pg_notify(:channel, job) FROM unnest(CAST(:jobs AS text[])) AS job")
+
+
+def sent_if(condition: ColumnElement[bool], job_id: ColumnElement[str]) -> ColumnElement[Any]:
+    """A column that sends the job's notice where ``condition`` holds, for a PostgreSQL statement
+    that makes a job final and can tell so itself (worker.rows, the write of results): a round
+    trip fewer than ``notify`` after it. Delivered at the commit, as ``notify``'s."""
+    return case((condition, func.pg_notify(CHANNEL, job_id)))
 
 
 class Listener:

@@ -47,7 +47,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
-from sqlalchemy.sql.dml import ReturningUpdate
+from sqlalchemy.sql.dml import ReturningUpdate, Update
 
 from service import blocks, fastjson, notices, tallies
 from service.db import changed_rows, is_postgresql
@@ -222,12 +222,10 @@ def write(s: Session, results: Sequence[Result]) -> int:
             per_job[job_id] += n
             tallies.moved(s, kind, _was(r), r.status, n)
             tallies.solved_in(s, kind, r.solve_ms, n)
-    completed = []
+    # On PostgreSQL this statement also sends the notice of a job it completes (``_built_for``),
+    # delivered at this transaction's commit, when the results are there; SQLite sends none.
     for job_id, n in per_job.items():
-        status = s.execute(_JOB_WRITTEN, {"job_id": job_id, "n": n, "t": t}).scalar_one()
-        if status == COMPLETED:
-            completed.append(job_id)
-    notices.notify(s, completed)  # delivered at this transaction's commit, when the results are there
+        s.execute(_built(s).job_written, {"job_id": job_id, "n": n, "t": t})
     return sum(per_job.values())
 
 
@@ -301,6 +299,8 @@ class _Built(NamedTuple):
     read: Select[Any]  # the chunk's claimable rows, input and options as text (read_unclaimed)
     # one group's UPDATE (_store): (job, kind, rows changed), on SQLite row by row
     store: Select[Any] | ReturningUpdate[Any]
+    # a job's counter moved (``_job_written``); on PostgreSQL with the notice of a job it completes
+    job_written: Select[Any] | Update
 
 
 @functools.cache
@@ -320,11 +320,15 @@ def _built_for(postgresql: bool) -> _Built:
                      started_at=func.coalesce(_param(p.c.started_at), p.c.started_at),
                      finished_at=t, deadline=None, split_head=None))
     if not postgresql:  # SQLite has no UPDATE inside WITH: each row comes back, counted as 1
-        return _Built(read, write.returning(p.c.job_id, p.c.kind, literal(1)))
+        return _Built(read, write.returning(p.c.job_id, p.c.kind, literal(1)), _job_written())
     # PostgreSQL counts them itself: fetching a chunk's thousand rows costs more than the count.
     changed = write.returning(p.c.job_id, p.c.kind).cte("changed")
+    j = cast_type(Table, Job.__table__)
+    # ... and sends the notice of a job it completes with the counter's statement: a round trip fewer.
+    job = _job_written().returning(j.c.id, j.c.status).cte("job")
     return _Built(read, select(changed.c.job_id, changed.c.kind, func.count())
-                  .group_by(changed.c.job_id, changed.c.kind))
+                  .group_by(changed.c.job_id, changed.c.kind),
+                  select(notices.sent_if(job.c.status == COMPLETED, job.c.id)))
 
 
 def _built(s: Session) -> _Built:
@@ -336,7 +340,7 @@ def _ids(s: Session, ids: Sequence[int]) -> str | list[int]:
     return "{" + ",".join(map(str, map(int, ids))) + "}" if is_postgresql(s) else list(ids)
 
 
-def _job_written() -> ReturningUpdate[Any]:
+def _job_written() -> Update:
     """A job's counter moved by ``n`` rows written at ``t``; it completes when nothing is left, and
     optimistic results reach a job nobody has claimed a puzzle of: it starts here."""
     j = cast_type(Table, Job.__table__)
@@ -347,10 +351,9 @@ def _job_written() -> ReturningUpdate[Any]:
         status=case((finishing, COMPLETED), (j.c.status == QUEUED, RUNNING), else_=j.c.status),
         started_at=func.coalesce(j.c.started_at, t),
         finished_at=case((finishing, t), else_=j.c.finished_at),
-    ).returning(j.c.status))
+    ))
 
 
-_JOB_WRITTEN = _job_written()
 _BLOCKS = cast_type(Table, ResultBlock.__table__)
 # The job's block, inserted only if the job is there, whose row it locks (``lock_job``'s lock).
 _LOCK_AND_BLOCK = insert(_BLOCKS).from_select(
