@@ -158,7 +158,7 @@ def submit_job():
     submit = _validated(body)
     try:
         with sessions() as s, s.begin():
-            job_id, ids, rank = jobs.create_job(
+            job, ids, rank = jobs.create_job(
                 s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
                 queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"], max_pending=cfg["MAX_PENDING_PUZZLES"])
     except jobs.Backlogged as exc:  # nothing stored: the transaction rolled back
@@ -175,8 +175,9 @@ def submit_job():
     chunks = jobs.chunks_of(ids, [item.cost for item in submit.items], cfg)
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], cfg, chunks,
                      rank)
-    with one_read() as s:  # read after publishing: a worker may have started on it
-        return _describe_or_404(s, job_id), 202, _poll_headers(job_id)
+    # The job as stored, with no read after publishing: a read would see at most a worker's first
+    # steps, and it costs a round trip while that worker starts on the same cores.
+    return job, 202, _poll_headers(job.id)
 
 
 def _replay(s, job, digest: str | None):

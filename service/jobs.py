@@ -97,10 +97,10 @@ FEW_ROWS = 8  # see _insert_puzzles
 
 def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
                body_hash: str | None, queued_stale_seconds: float,
-               max_pending: int) -> tuple[str, list[int], int]:
-    """Store the job and one row per puzzle; returns the job's id, the puzzle ids in batch order,
-    and the owner's other unfinished jobs (the rank of its tasks, service.publish). Raises
-    Backlogged, before storing any puzzle, if the owner would have more than ``max_pending``
+               max_pending: int) -> tuple[JobOut, list[int], int]:
+    """Store the job and one row per puzzle; returns the job as stored (all queued), the puzzle ids
+    in batch order, and the owner's other unfinished jobs (the rank of its tasks, service.publish).
+    Raises Backlogged, before storing any puzzle, if the owner would have more than ``max_pending``
     puzzles unfinished."""
     created = now()
     items = submit.items
@@ -122,7 +122,9 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     tallies.submitted(s)
     for item in items:
         tallies.moved(s, item.kind, None, QUEUED)
-    return job_id, ids, int(rank)
+    stored = Job(id=job_id, label=label, status=QUEUED, total=len(items), pending=len(items),
+                 created_at=created)
+    return job_out(stored, Counts(queued=len(items))), ids, int(rank)
 
 
 def _insert_puzzles(s: Session, job_id: str, rows: list[dict[str, Any]]) -> list[int]:
