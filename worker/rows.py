@@ -222,10 +222,10 @@ def write(s: Session, results: Sequence[Result]) -> int:
             per_job[job_id] += n
             tallies.moved(s, kind, _was(r), r.status, n)
             tallies.solved_in(s, kind, r.solve_ms, n)
-    # On PostgreSQL this statement also sends the notice of a job it completes (``_built_for``),
-    # delivered at this transaction's commit, when the results are there; SQLite sends none.
-    for job_id, n in per_job.items():
-        s.execute(_built(s).job_written, {"job_id": job_id, "n": n, "t": t})
+    job_written = _built(s).job_written
+    if job_written is not None:  # SQLite: the counters apart (on PostgreSQL, with the rows' UPDATE)
+        for job_id, n in per_job.items():
+            s.execute(job_written, {"job_id": job_id, "n": n, "t": t})
     return sum(per_job.values())
 
 
@@ -280,7 +280,7 @@ def _store(s: Session, results: Sequence[Result], block_of: dict[int, int],
             "status": r.status, "block_id": block_id, "error": r.error, "solve_ms": r.solve_ms,
             "attempts": r.attempts, "worker": r.worker, "started_at": r.started_at, "t": t})
         counts: Counter[tuple[str, str]] = Counter()
-        for job_id, kind, n in landed:
+        for job_id, kind, n, *_notice in landed:
             counts[job_id, kind] += n
         written.append((r, counts))
     return written
@@ -299,8 +299,8 @@ class _Built(NamedTuple):
     read: Select[Any]  # the chunk's claimable rows, input and options as text (read_unclaimed)
     # one group's UPDATE (_store): (job, kind, rows changed), on SQLite row by row
     store: Select[Any] | ReturningUpdate[Any]
-    # a job's counter moved (``_job_written``); on PostgreSQL with the notice of a job it completes
-    job_written: Select[Any] | Update
+    # a job's counter moved by the rows written (``_job_values``), where ``store`` does not move it
+    job_written: Update | None
 
 
 @functools.cache
@@ -319,16 +319,24 @@ def _built_for(postgresql: bool) -> _Built:
                      worker=func.coalesce(_param(p.c.worker), p.c.worker),
                      started_at=func.coalesce(_param(p.c.started_at), p.c.started_at),
                      finished_at=t, deadline=None, split_head=None))
+    j = _JOBS
     if not postgresql:  # SQLite has no UPDATE inside WITH: each row comes back, counted as 1
-        return _Built(read, write.returning(p.c.job_id, p.c.kind, literal(1)), _job_written())
-    # PostgreSQL counts them itself: fetching a chunk's thousand rows costs more than the count.
+        job_written = update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
+            _job_values(_param(j.c.pending, "n"), t))
+        return _Built(read, write.returning(p.c.job_id, p.c.kind, literal(1)), job_written)
+    # PostgreSQL counts them itself (fetching a chunk's thousand rows costs more than the count),
+    # moves each job's counter by them, and sends the notice of a job that completes, all in the one
+    # statement: two round trips fewer than the counters and the notices apart.
     changed = write.returning(p.c.job_id, p.c.kind).cte("changed")
-    j = cast_type(Table, Job.__table__)
-    # ... and sends the notice of a job it completes with the counter's statement: a round trip fewer.
-    job = _job_written().returning(j.c.id, j.c.status).cte("job")
-    return _Built(read, select(changed.c.job_id, changed.c.kind, func.count())
-                  .group_by(changed.c.job_id, changed.c.kind),
-                  select(notices.sent_if(job.c.status == COMPLETED, job.c.id)))
+    counted = (select(changed.c.job_id, changed.c.kind, func.count().label("n"))
+               .group_by(changed.c.job_id, changed.c.kind).cte("counted"))
+    per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"))
+               .group_by(counted.c.job_id).cte("per_job"))
+    job = (update(j).where(j.c.id == per_job.c.job_id).values(_job_values(per_job.c.n, t))
+           .returning(j.c.id, j.c.status).cte("job"))
+    return _Built(read, select(counted.c.job_id, counted.c.kind, counted.c.n,
+                               notices.sent_if(job.c.status == COMPLETED, job.c.id))
+                  .join_from(counted, job, job.c.id == counted.c.job_id), None)
 
 
 def _built(s: Session) -> _Built:
@@ -340,18 +348,18 @@ def _ids(s: Session, ids: Sequence[int]) -> str | list[int]:
     return "{" + ",".join(map(str, map(int, ids))) + "}" if is_postgresql(s) else list(ids)
 
 
-def _job_written() -> Update:
+_JOBS = cast_type(Table, Job.__table__)
+
+
+def _job_values(n: ColumnElement[Any], t: ColumnElement[Any]) -> dict[str, ColumnElement[Any]]:
     """A job's counter moved by ``n`` rows written at ``t``; it completes when nothing is left, and
     optimistic results reach a job nobody has claimed a puzzle of: it starts here."""
-    j = cast_type(Table, Job.__table__)
-    n, t = _param(j.c.pending, "n"), _param(j.c.finished_at, "t")
+    j = _JOBS
     finishing = (j.c.pending - n == 0) & j.c.status.in_(UNFINISHED)
-    return (update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
-        pending=j.c.pending - n,
-        status=case((finishing, COMPLETED), (j.c.status == QUEUED, RUNNING), else_=j.c.status),
-        started_at=func.coalesce(j.c.started_at, t),
-        finished_at=case((finishing, t), else_=j.c.finished_at),
-    ))
+    return {"pending": j.c.pending - n,
+            "status": case((finishing, COMPLETED), (j.c.status == QUEUED, RUNNING), else_=j.c.status),
+            "started_at": func.coalesce(j.c.started_at, t),
+            "finished_at": case((finishing, t), else_=j.c.finished_at)}
 
 
 _BLOCKS = cast_type(Table, ResultBlock.__table__)
