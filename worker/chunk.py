@@ -22,8 +22,8 @@ each one the per-puzzle wrappers; a run whose call fails as a whole is solved on
 
 On PostgreSQL a small optimistic chunk (at most ONE_TRANSACTION puzzles) is read, solved and
 written in one transaction: its worker has it for milliseconds, so it records no hold in its
-heartbeat row (a death meanwhile rolls the read back, and the broker's redelivery claims the
-chunk), and a one-puzzle job is spared that statement and a transaction's round trips. Only work
+heartbeat row (a death meanwhile leaves the rows as they were, and the broker's redelivery
+claims the chunk), and a one-puzzle job is spared that statement and a transaction's round trips. Only work
 estimated within KEPT_OPEN_SECONDS runs so; longer work is claimed first. The read takes no lock
 there; on SQLite the transaction would hold the database's write lock while solving.
 
@@ -101,8 +101,8 @@ class Batch:
         self.last_flush = self.clock()
 
     def due(self) -> bool:
-        kept = FLUSH_SECONDS if self.read is None else min(FLUSH_SECONDS, KEPT_OPEN_SECONDS)
-        return self.clock() - self.last_flush >= kept
+        every = FLUSH_SECONDS if self.read is None else min(FLUSH_SECONDS, KEPT_OPEN_SECONDS)
+        return self.clock() - self.last_flush >= every
 
     def too_long_unclaimed(self, cost: float) -> bool:
         """Whether work of this estimated cost is too long for the open read transaction (see

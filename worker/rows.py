@@ -297,7 +297,8 @@ def _param(column: Column[Any], name: str | None = None) -> BindParameter[Any]:
 
 class _Built(NamedTuple):
     read: Select[Any]  # the chunk's claimable rows, input and options as text (read_unclaimed)
-    # one group's UPDATE (_store): (job, kind, rows changed), on SQLite row by row
+    # one group's UPDATE (_store): (job, kind, rows changed), on SQLite row by row; on PostgreSQL
+    # a fourth column, the notice it sent or None
     store: Select[Any] | ReturningUpdate[Any]
     # a job's counter moved by the rows written (``_job_values``), where ``store`` does not move it
     job_written: Update | None
