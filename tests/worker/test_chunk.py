@@ -127,9 +127,8 @@ def test_two_claims_of_one_puzzle_write_exactly_once(app):
     ({}, True, "running"),              # its worker died: claimed, so attempts count
     ({"sleep": 0.2}, False, "running"),  # estimated above OPTIMISTIC_SECONDS: claimed first
 ])
-def test_cheap_first_deliveries_skip_the_claim(app, monkeypatch, options, redelivered, seen):
-    job_id = post(app, toys("2", **options))
-    ids = ids_of(app, job_id)
+def statuses_while_solving(app, monkeypatch) -> list[str]:
+    """Each puzzle's status as its row reads while ``solve_one`` starts on it, filled as they run."""
     real, during = chunk.solve_one, []
 
     def watch(c, *rest):
@@ -138,6 +137,13 @@ def test_cheap_first_deliveries_skip_the_claim(app, monkeypatch, options, redeli
         return real(c, *rest)
 
     monkeypatch.setattr(chunk, "solve_one", watch)
+    return during
+
+
+def test_cheap_first_deliveries_skip_the_claim(app, monkeypatch, options, redelivered, seen):
+    job_id = post(app, toys("2", **options))
+    ids = ids_of(app, job_id)
+    during = statuses_while_solving(app, monkeypatch)
     report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
                                redelivered=redelivered)
     assert report.written == 1 and during == [seen]

@@ -13,7 +13,7 @@ from sqlalchemy import event, select, update
 from service.db import is_postgresql
 from service.models import Puzzle, Subtask, WorkerBeat, now
 from tests.service.conftest import RecordingPublisher
-from tests.worker.test_chunk import ids_of, job_row, post, rows, toys
+from tests.worker.test_chunk import ids_of, job_row, post, rows, statuses_while_solving, toys
 from tests.worker.test_parts import fan_out, toy_item
 from worker import chunk, heartbeat, reaper
 from worker import parts as worker_parts
@@ -159,14 +159,7 @@ def test_a_small_chunk_of_longer_work_is_claimed_before_it_runs_on_postgresql(ap
         pytest.skip("SQLite keeps no read transaction open (the test above)")
     job_id = post(app, toys("1", "2", sleep=chunk.KEPT_OPEN_SECONDS))
     ids = ids_of(app, job_id)
-    real, during = chunk.solve_one, []
-
-    def watch(c, *rest):
-        with app.extensions["sessions"]() as s:
-            during.append(s.scalar(select(Puzzle.status).where(Puzzle.id == c.id)))
-        return real(c, *rest)
-
-    monkeypatch.setattr(chunk, "solve_one", watch)
+    during = statuses_while_solving(app, monkeypatch)
     report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
     assert report.written == 2 and during == ["running", "running"]
     assert all(p.attempts == 1 and p.worker == "w1" for p in rows(app, job_id))
