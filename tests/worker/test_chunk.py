@@ -122,11 +122,6 @@ def test_two_claims_of_one_puzzle_write_exactly_once(app):
     assert rows(app, job_id)[0].worker == "b"
 
 
-@pytest.mark.parametrize(("options", "redelivered", "seen"), [
-    ({}, False, "queued"),              # cheap, first delivery: optimistic, never claimed
-    ({}, True, "running"),              # its worker died: claimed, so attempts count
-    ({"sleep": 0.2}, False, "running"),  # estimated above OPTIMISTIC_SECONDS: claimed first
-])
 def statuses_while_solving(app, monkeypatch) -> list[str]:
     """Each puzzle's status as its row reads while ``solve_one`` starts on it, filled as they run."""
     real, during = chunk.solve_one, []
@@ -140,6 +135,11 @@ def statuses_while_solving(app, monkeypatch) -> list[str]:
     return during
 
 
+@pytest.mark.parametrize(("options", "redelivered", "seen"), [
+    ({}, False, "queued"),              # cheap, first delivery: optimistic, never claimed
+    ({}, True, "running"),              # its worker died: claimed, so attempts count
+    ({"sleep": 0.2}, False, "running"),  # estimated above OPTIMISTIC_SECONDS: claimed first
+])
 def test_cheap_first_deliveries_skip_the_claim(app, monkeypatch, options, redelivered, seen):
     job_id = post(app, toys("2", **options))
     ids = ids_of(app, job_id)
