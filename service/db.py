@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import select
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -43,19 +44,21 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
-# A pooled connection back from use this recently is handed out without a ping. The ping is a round
-# trip (a third of a millisecond here), and a one-puzzle job took six of them on its way (the POST,
-# its reads, two in the worker); a connection just used is as alive as a ping would show, while
-# one that waited longer may have met a server restart or an idle timeout.
+# A pooled connection back from use this recently, with nothing waiting on its socket, is handed out
+# without a ping. The ping is a round trip (a third of a millisecond here), and a one-puzzle job took
+# six of them on its way (the POST, its reads, two in the worker).
 PING_IDLE_SECONDS = 1.0
 _RETURNED = "puzzle_queue_returned"  # when the connection last came back to the pool (monotonic)
 
 
 def _ping_when_idle(engine: Engine) -> None:
-    """Ping a connection taken from the pool only if it has been idle for PING_IDLE_SECONDS; a dead
-    one is replaced at once (the pool retries on DisconnectionError). A server restart within that
-    second still meets the first statement instead, and is answered as any lost database is
-    (503 from the API, the task retried by the worker)."""
+    """Ping a connection taken from the pool if it has been idle for PING_IDLE_SECONDS, or if its
+    socket has something to read: an idle connection is sent nothing, but a server that shuts down
+    or ends the session sends its last error and closes, which a look at the socket sees at no
+    round trip (a restart of PostgreSQL within the second, measured by deploy/compose_test.py).
+    A dead connection is replaced at once (the pool retries on DisconnectionError); one that dies
+    without a word within the second (a network cut) meets the first statement instead, answered
+    as any lost database is (503 from the API, the task retried by the worker)."""
 
     @event.listens_for(engine, "connect")
     @event.listens_for(engine, "checkin")
@@ -64,12 +67,22 @@ def _ping_when_idle(engine: Engine) -> None:
 
     @event.listens_for(engine, "checkout")
     def _checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
-        if time.monotonic() - record.info.get(_RETURNED, 0.0) < PING_IDLE_SECONDS:
+        recent = time.monotonic() - record.info.get(_RETURNED, 0.0) < PING_IDLE_SECONDS
+        if recent and not _has_news(dbapi_conn):
             return
         try:
             engine.dialect.do_ping(dbapi_conn)
         except engine.dialect.loaded_dbapi.Error as exc:  # the pool drops it and connects anew
             raise DisconnectionError(f"a pooled connection was lost: {exc}") from exc
+
+
+def _has_news(dbapi_conn: Any) -> bool:
+    """Whether the connection's socket can be read without waiting (an error, the end, a closed
+    socket): an idle session is sent nothing."""
+    try:
+        return bool(select.select([dbapi_conn.fileno()], [], [], 0)[0])
+    except (OSError, ValueError):  # closed already
+        return True
 
 
 # The connection option that marks a read-only transaction (see read_only).

@@ -1,6 +1,6 @@
-"""The pool's ping (service.db): a connection idle past PING_IDLE_SECONDS is pinged before use and
-replaced if the server dropped it; one just back from use goes out without the round trip. On the
-real PostgreSQL."""
+"""The pool's ping (service.db): a connection idle past PING_IDLE_SECONDS, or one whose server has
+ended it, is pinged before use and replaced if dropped; one just back from use goes out without the
+round trip. On the real PostgreSQL."""
 
 from __future__ import annotations
 
@@ -62,3 +62,13 @@ def test_an_idle_connection_the_server_dropped_is_replaced_before_use(engine, mo
         assert other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": dropped}).scalar_one()
     time.sleep(0.1)
     assert backend(engine) != dropped  # no error: the ping found it gone and the pool connected anew
+
+
+def test_a_connection_the_server_ended_moments_ago_is_replaced_before_use(engine):
+    # As in a restart of PostgreSQL shorter than PING_IDLE_SECONDS: the server's last words wait on
+    # the socket, so the pool pings it, finds it gone and connects anew; no request sees the error.
+    dropped = backend(engine)
+    with db.make_engine(str(engine.url.render_as_string(hide_password=False))).connect() as other:
+        # PostgreSQL 14+: wait up to 5 s for the backend to be gone
+        assert other.execute(text("SELECT pg_terminate_backend(:pid, 5000)"), {"pid": dropped}).scalar_one()
+    assert backend(engine) != dropped
