@@ -85,6 +85,10 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         # are solved; cheaper ones in a first delivery are not (worker.chunk).
         "OPTIMISTIC_SECONDS": _float(env, "OPTIMISTIC_SECONDS", 0.1),
         "MAX_ATTEMPTS": _int(env, "MAX_ATTEMPTS", 3),
+        # A task that loses the database tries again in its own process for this long (a restart)
+        # before Celery's retry takes over: a retry waiting in a worker's memory is lost when the
+        # broker's connection drops (worker.tasks).
+        "DB_WAIT_SECONDS": _float(env, "DB_WAIT_SECONDS", 30.0),
         # A queued puzzle whose task has not started after this long is published again.
         "QUEUED_STALE_SECONDS": _float(env, "QUEUED_STALE_SECONDS", 900.0),
         "REAP_INTERVAL": _float(env, "REAP_INTERVAL", 3.0),

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import logging
 import select
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Connection, CursorResult, Engine, Update, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import fastjson
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 def is_postgresql(bind: Session | Engine | Connection) -> bool:
@@ -147,3 +153,20 @@ def relax_commits(engine: Engine) -> None:
 
 def make_sessionmaker(engine: Engine) -> sessionmaker:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def through_outages(step: Callable[[], T], seconds: float, what: str) -> T:
+    """``step()``, called again while the database is unreachable, for up to ``seconds`` after
+    the first failure; then its error goes on. Each call is a whole transaction, so a restart of
+    the database costs its own seconds and nothing is done twice."""
+    deadline, pause = time.monotonic() + seconds, 0.25
+    while True:
+        try:
+            return step()
+        except OperationalError as exc:
+            if time.monotonic() + pause > deadline:
+                raise
+            log.warning("%s: the database is not reachable (%s); trying again in %.2f s",
+                        what, str(exc.orig).strip().splitlines()[0], pause)
+        time.sleep(pause)
+        pause = min(2 * pause, 4.0)

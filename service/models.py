@@ -198,6 +198,9 @@ class WorkerBeat(Base):
     beat_at: Mapped[datetime] = mapped_column(default=now)
     # The puzzle ids of the optimistic chunk it runs (unclaimed, so no puzzle row names it).
     holding: Mapped[list[int] | None] = mapped_column(JSON)
+    # The start of the oldest task the process runs, or the end of its last one, as of beat_at:
+    # its claims made before this are held by no task (worker.heartbeat, "since").
+    since: Mapped[datetime | None]
 
 
 class ReaperRun(Base):

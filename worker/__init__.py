@@ -38,7 +38,7 @@ flask_app = create_app()
 celery_app = flask_app.extensions["celery"]
 relax_commits(flask_app.extensions["engine"])
 
-from worker import reaper, tasks  # noqa: E402  registers the tasks on celery_app
+from worker import heartbeat, reaper, tasks  # noqa: E402  registers the tasks on celery_app
 from worker.heartbeat import Heartbeat, stop_here  # noqa: E402
 
 __all__ = ["celery_app", "flask_app", "tasks"]
@@ -65,11 +65,13 @@ def _logging(loglevel: int | None = None, **_kwargs: object) -> None:
 @task_prerun.connect
 def _task_ids(task_id: str | None = None, task=None, **_kwargs: object) -> None:
     logs.bind(task=getattr(task, "name", "?"), task_id=task_id)
+    heartbeat.tasks.started(task_id or "?")
 
 
 @task_postrun.connect
-def _task_done(**_kwargs: object) -> None:
+def _task_done(task_id: str | None = None, **_kwargs: object) -> None:
     logs.bind()
+    heartbeat.tasks.ended(task_id or "?")
 
 
 @worker_process_init.connect

@@ -14,6 +14,10 @@ Glossary
             otherwise the whole worker is gone and worker.reaper hands its work on.
   holding   the puzzle ids of the optimistic chunk the process runs: those rows stay ``queued``
             with no claim, so this is the only place that says who has them.
+  since     the start of the oldest task the process runs, or the end of its last one, written
+            with each beat: every claim a task makes is newer than its start, so a running row
+            of this worker claimed before ``since`` is held by no task (its task failed, or its
+            retry was lost with the broker's connection) and the reaper hands it on at once.
   steady    this process has reached the database without a gap for WORKER_SILENT_SECONDS: only
             then may it judge others silent (after a database outage every row is old, and the
             first process back must not take the living workers' work).
@@ -29,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Table, bindparam, delete, update
@@ -54,11 +59,38 @@ def node_of(name: str) -> str:
     return name.rsplit(":", 1)[-1]
 
 
-def beat(s: Session, name: str) -> None:
-    """Renew (or create) this worker's row."""
+def beat(s: Session, name: str, since: datetime | None = None) -> None:
+    """Renew (or create) this worker's row, with what its tasks hold (``since``)."""
     t = now()
-    if not changed_rows(s, update(WorkerBeat).where(WorkerBeat.name == name).values(beat_at=t)):
-        s.add(WorkerBeat(name=name, started_at=t, beat_at=t))
+    if not changed_rows(s, update(WorkerBeat).where(WorkerBeat.name == name).values(beat_at=t, since=since)):
+        s.add(WorkerBeat(name=name, started_at=t, beat_at=t, since=since))
+
+
+class Tasks:
+    """The tasks this process runs (several at once in the thread pool), for ``since``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._started: dict[str, datetime] = {}
+        self._ended: datetime | None = None
+
+    def started(self, task_id: str) -> None:
+        with self._lock:
+            self._started[task_id] = now()
+
+    def ended(self, task_id: str) -> None:
+        with self._lock:
+            self._started.pop(task_id, None)
+            self._ended = now()
+
+    def since(self) -> datetime | None:
+        """None until the first task: a process that has run none holds no claim."""
+        with self._lock:
+            return min(self._started.values()) if self._started else self._ended
+
+
+# This process's tasks, told by the task signals (worker/__init__.py).
+tasks = Tasks()
 
 
 def hold(s: Session, name: str, ids: Sequence[int]) -> None:
@@ -100,7 +132,7 @@ class Heartbeat:
         """One beat; the first after a gap starts the quiet stretch again."""
         try:
             with self.sessions() as s, s.begin():
-                beat(s, worker_name())
+                beat(s, worker_name(), tasks.since())
         except Exception:
             self.connected_since = None
             log.warning("heartbeat: the database is not reachable", exc_info=True)

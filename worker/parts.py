@@ -44,7 +44,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
 from service import logs
-from service.db import changed_rows
+from service.db import changed_rows, through_outages
 from service.models import (
     CANCELLED,
     FAILED,
@@ -96,8 +96,15 @@ def run_part(sessions: sessionmaker[Session], subtask_id: int, config: dict[str,
             outcome, error = solve(p, part, config["PUZZLE_TIME_LIMIT"], watch)
         if outcome is None and error is None:
             log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
-        with sessions() as s, s.begin():
-            return record(s, part, outcome, error)
+        # A long solve is not done again for a database restart at its end.
+        return through_outages(lambda: _record(sessions, part, outcome, error), config["DB_WAIT_SECONDS"],
+                               f"subtask {part.id}")
+
+
+def _record(sessions: sessionmaker[Session], part: PartClaim, outcome: Outcome | None,
+            error: str | None) -> bool:
+    with sessions() as s, s.begin():
+        return record(s, part, outcome, error)
 
 
 # -- claiming

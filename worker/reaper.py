@@ -8,6 +8,11 @@ Work is lost in these ways, each noticed in seconds except past a deadline:
                   queued puzzles of the optimistic chunk it held, are published again at once (the
                   broker would hand its message back only after the visibility timeout). A slow
                   but living worker keeps beating, so it keeps its claims up to the time limit.
+  orphaned        a claim older than the ``since`` of its living worker's heartbeat: no task of
+                  that worker holds it any more (its task failed after the claim, or its retry
+                  waited in the worker's memory when the broker's connection dropped, which Celery
+                  forgets and Redis hands back only after the visibility timeout), so it is
+                  published again at once.
   empty broker    the broker's queue is empty while SQL holds queued work published more than
                   LOST_TASK_SECONDS ago and held by no living worker: the messages are gone (a Redis
                   restart without its data, a publish that failed while the broker was down), so
@@ -34,7 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, delete, false, or_, select, update
+from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.db import changed_rows
@@ -124,9 +129,10 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
         _count_lost_optimistic_runs(s, lost.held_by_silent)
         deadline = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])
         for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
-            if ids:
+            if ids:  # held by no worker now, until the new task claims it (so not orphaned again)
                 s.execute(update(model).where(model.id.in_(ids), model.status.in_(UNFINISHED))
-                          .values(deadline=deadline).execution_options(synchronize_session=False))
+                          .values(deadline=deadline, worker=None)
+                          .execution_options(synchronize_session=False))
         if lost.silent or lost.forgotten:
             s.execute(delete(WorkerBeat).where(WorkerBeat.name.in_(lost.silent + lost.forgotten)))
     if lost.silent:
@@ -197,13 +203,15 @@ def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:
 
 
 def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
-    held_by_dead = and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0, Puzzle.worker.in_(lost.silent))
+    claimed = and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0)
+    held_by_dead = and_(claimed, Puzzle.worker.in_(lost.silent))
     unclaimed_of_dead = and_(Puzzle.status == QUEUED, Puzzle.id.in_(lost.held_by_silent))
     return list(s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind,
                                  Puzzle.input, Puzzle.options)
                           .join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED),
                                  or_(Puzzle.deadline < t, held_by_dead, unclaimed_of_dead,
+                                     and_(claimed, _orphaned(Puzzle.worker, Puzzle.started_at)),
                                      _gone_from_broker(Puzzle.status, Puzzle.deadline, Puzzle.id, lost)))
                           .order_by(Puzzle.id).limit(BATCH)))
 
@@ -217,8 +225,15 @@ def _lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
                           .where(Job.status.in_(UNFINISHED), Puzzle.status == RUNNING,
                                  Subtask.status.in_(UNFINISHED),
                                  or_(Subtask.deadline < t, held_by_dead,
+                                     and_(Subtask.status == RUNNING,
+                                          _orphaned(Subtask.worker, Subtask.started_at)),
                                      _gone_from_broker(Subtask.status, Subtask.deadline, None, lost)))
                           .order_by(Subtask.id).limit(BATCH)))
+
+
+def _orphaned(worker: Any, started_at: Any) -> ColumnElement[bool]:
+    """Claimed before the oldest task its worker runs began (worker.heartbeat, "since")."""
+    return exists().where(WorkerBeat.name == worker, WorkerBeat.since > started_at)
 
 
 def _gone_from_broker(status: Any, deadline: Any, ids: Any, lost: Lost) -> ColumnElement[bool]:

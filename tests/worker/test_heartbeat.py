@@ -179,7 +179,43 @@ def test_a_silent_workers_subtask_goes_out_again_and_a_living_workers_stays(app)
     with sessions() as s:
         states = s.execute(select(Subtask.status, Subtask.worker).where(Subtask.id.in_(parts))
                            .order_by(Subtask.index)).all()
-    assert [tuple(r) for r in states] == [("running", "dead"), ("running", "alive"), ("queued", None)]
+    # Handed on: no worker holds it until the new task claims it.
+    assert [tuple(r) for r in states] == [("running", None), ("running", "alive"), ("queued", None)]
+
+
+def test_a_living_workers_claims_that_no_task_holds_go_out_again_once(app):
+    """``since`` in the heartbeat: a claim older than the oldest task its worker runs was left by a
+    task that ended (it failed, or its retry was lost with the broker's connection)."""
+    job_id = post(app, toys("1", "2"))
+    a, b = ids_of(app, job_id)
+    _job_id, _p, parts = fan_out(app, toy_item("12", split=2))
+    sessions = app.extensions["sessions"]
+    tasks = heartbeat.Tasks()
+    assert tasks.since() is None, "a process that has run no task holds nothing"
+
+    def beat_and_reap() -> reaper.Reaped:
+        with sessions() as s, s.begin():
+            heartbeat.beat(s, "w", tasks.since())
+        return reaper.reap(sessions, app.config, RecordingPublisher())
+
+    tasks.started("t1")
+    claim(app, [a], "w")
+    with sessions() as s, s.begin():
+        assert worker_parts.claim(s, parts[0], "w", app.config) is not None
+    reaped = beat_and_reap()
+    assert (reaped.puzzles, reaped.parts) == ([], []), "held by the task that runs"
+    tasks.started("t2")  # the thread pool: a second task beside the first
+    tasks.ended("t2")
+    reaped = beat_and_reap()
+    assert (reaped.puzzles, reaped.parts) == ([], []), "the task that claimed them still runs"
+    tasks.ended("t1")  # without writing them
+    tasks.started("t3")
+    claim(app, [b], "w")
+    reaped = beat_and_reap()
+    assert (reaped.puzzles, reaped.parts) == ([a], [parts[0]])
+    reaped = beat_and_reap()
+    assert (reaped.puzzles, reaped.parts) == ([], []), "handed on once, not at every run"
+    assert [(p.status, p.worker) for p in rows(app, job_id)] == [("running", None), ("running", "w")]
 
 
 def test_an_empty_broker_with_old_queued_work_means_its_messages_were_lost(app):
