@@ -389,8 +389,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--korf", type=int, default=int(os.environ.get("COMPOSE_KORF", "100")),
                         help="how many of Korf's 100 the mixed batch holds (25-65 s of one core for all)")
     parser.add_argument("--restart-limit", type=float,
-                        default=float(os.environ.get("COMPOSE_RESTART_LIMIT", "300")),
-                        help="seconds the jobs may take through the restarts of PostgreSQL and Redis")
+                        default=float(os.environ.get("COMPOSE_RESTART_LIMIT", "90")),
+                        help="seconds the jobs may take through the restarts of PostgreSQL and Redis "
+                             "(less than a claim's lease, 150 s: waiting for one fails the check)")
     parser.add_argument("--max-lost", type=float,
                         default=float(os.environ.get("COMPOSE_KILL_MAX_LOST", "30")),
                         help="seconds a killed worker may add to its job")
