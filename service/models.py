@@ -196,8 +196,10 @@ class WorkerBeat(Base):
     name: Mapped[str] = mapped_column(String(200), primary_key=True)
     started_at: Mapped[datetime] = mapped_column(default=now)
     beat_at: Mapped[datetime] = mapped_column(default=now)
-    # The puzzle ids of the optimistic chunk it runs (unclaimed, so no puzzle row names it).
+    # The puzzle ids of the optimistic chunk it runs (unclaimed, so no puzzle row names it), and
+    # when it recorded them.
     holding: Mapped[list[int] | None] = mapped_column(JSON)
+    held_at: Mapped[datetime | None]
     # The start of the oldest task the process runs, or the end of its last one, as of beat_at:
     # its claims made before this are held by no task (worker.heartbeat, "since").
     since: Mapped[datetime | None]

@@ -17,7 +17,8 @@ Glossary
   since     the start of the oldest task the process runs, or the end of its last one, written
             with each beat: every claim a task makes is newer than its start, so a running row
             of this worker claimed before ``since`` is held by no task (its task failed, or its
-            retry was lost with the broker's connection) and the reaper hands it on at once.
+            retry was lost with the broker's connection) and the reaper hands it on at once; so
+            is ``holding`` recorded (``held_at``) before ``since``.
   steady    this process has reached the database without a gap for WORKER_SILENT_SECONDS: only
             then may it judge others silent (after a database outage every row is old, and the
             first process back must not take the living workers' work).
@@ -98,14 +99,15 @@ def hold(s: Session, name: str, ids: Sequence[int]) -> None:
     t = now()
     held = cast("CursorResult[Any]", s.execute(_HOLD, {"worker": name, "holding": list(ids), "beat_at": t}))
     if not held.rowcount:
-        s.add(WorkerBeat(name=name, started_at=t, beat_at=t, holding=list(ids)))
+        s.add(WorkerBeat(name=name, started_at=t, beat_at=t, holding=list(ids), held_at=t))
 
 
 # Built once: it runs before every optimistic chunk, and building it costs more than running it.
 _BEATS = cast(Table, WorkerBeat.__table__)
 _HOLD = (update(_BEATS).where(_BEATS.c.name == bindparam("worker"))
          .values(holding=bindparam("holding", type_=_BEATS.c.holding.type),
-                 beat_at=bindparam("beat_at", type_=_BEATS.c.beat_at.type)))
+                 beat_at=bindparam("beat_at", type_=_BEATS.c.beat_at.type),
+                 held_at=bindparam("beat_at", type_=_BEATS.c.held_at.type)))
 
 
 def leave(s: Session, name: str) -> None:

@@ -12,7 +12,9 @@ Work is lost in these ways, each noticed in seconds except past a deadline:
                   that worker holds it any more (its task failed after the claim, or its retry
                   waited in the worker's memory when the broker's connection dropped, which Celery
                   forgets and Redis hands back only after the visibility timeout), so it is
-                  published again at once.
+                  published again at once; so are the still queued puzzles of an optimistic chunk
+                  recorded (``held_at``) before ``since``, counted as an attempt as a dead
+                  worker's are, and the record is cleared.
   empty broker    the broker's queue is empty while SQL holds queued work published more than
                   LOST_TASK_SECONDS ago and held by no living worker: the messages are gone (a Redis
                   restart without its data, a publish that failed while the broker was down), so
@@ -82,8 +84,9 @@ class Lost:
 
     silent: list[str]        # workers whose heartbeat stopped, and whose node's too
     forgotten: list[str]     # dead pool processes of a living node: only their rows go
-    held_by_silent: list[int]  # the queued puzzles of their optimistic chunks
-    held_by_living: set[int]   # the same for the living: not lost, however old
+    let_go: list[str]        # living workers whose optimistic chunk no task runs any more
+    held_by_none: list[int]  # the queued puzzles of the optimistic chunks of both kinds above
+    held_by_living: set[int]   # those of chunks that living workers run: not lost, however old
     broker_empty: bool         # the broker's queue is empty: anything queued long ago was lost
     published_before: datetime  # queued rows whose deadline is before this were published long ago
 
@@ -126,7 +129,11 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
         lost_puzzles = [row for row in puzzles if row not in dead]
         lost_parts = [row.id for row in subtasks if row not in dead_parts]
         again = Reaped([row.id for row in lost_puzzles], lost_parts)
-        _count_lost_optimistic_runs(s, lost.held_by_silent)
+        _count_lost_optimistic_runs(s, lost.held_by_none)
+        if lost.let_go:  # unless a new chunk was recorded meanwhile
+            s.execute(update(WorkerBeat)
+                      .where(WorkerBeat.name.in_(lost.let_go), WorkerBeat.held_at < WorkerBeat.since)
+                      .values(holding=None).execution_options(synchronize_session=False))
         deadline = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])
         for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
             if ids:  # held by no worker now, until the new task claims it (so not orphaned again)
@@ -173,20 +180,29 @@ def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
 
 def _survey(s: Session, t: datetime, config: dict[str, Any], trust_silence: bool, broker_empty: bool) -> Lost:
     quiet_since = t - timedelta(seconds=config["WORKER_SILENT_SECONDS"])
-    rows = s.execute(select(WorkerBeat.name, WorkerBeat.beat_at, WorkerBeat.holding)).all()
+    rows = s.execute(select(WorkerBeat.name, WorkerBeat.beat_at, WorkerBeat.holding, WorkerBeat.held_at,
+                            WorkerBeat.since)).all()
     quiet = {r.name for r in rows if trust_silence and _aware(r.beat_at) < quiet_since}
     # A quiet pool process of a node that still beats: its main process redelivers its task.
     living_nodes = {node_of(r.name) for r in rows if r.name not in quiet}
-    silent, held_by_silent, held_by_living = [], [], set()
+    silent: list[str] = []
+    let_go: list[str] = []
+    held_by_none: list[int] = []
+    held_by_living: set[int] = set()
     forgotten = sorted(quiet - set(silent_names := [n for n in quiet if node_of(n) not in living_nodes]))
-    for name, _beat_at, holding in rows:
-        if name in silent_names:
-            silent.append(name)
-            held_by_silent += holding or []
-        elif name not in quiet:
-            held_by_living.update(holding or [])
+    for r in rows:
+        if r.name in silent_names:
+            silent.append(r.name)
+            held_by_none += r.holding or []
+        elif r.name in quiet:
+            continue
+        elif r.holding and r.held_at is not None and r.since is not None and r.held_at < r.since:
+            let_go.append(r.name)
+            held_by_none += r.holding
+        else:
+            held_by_living.update(r.holding or [])
     published = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"] - config["LOST_TASK_SECONDS"])
-    return Lost(silent, forgotten, held_by_silent, held_by_living, broker_empty, published)
+    return Lost(silent, forgotten, let_go, held_by_none, held_by_living, broker_empty, published)
 
 
 def _aware(t: datetime) -> datetime:
@@ -205,12 +221,12 @@ def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:
 def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
     claimed = and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0)
     held_by_dead = and_(claimed, Puzzle.worker.in_(lost.silent))
-    unclaimed_of_dead = and_(Puzzle.status == QUEUED, Puzzle.id.in_(lost.held_by_silent))
+    held_by_none = and_(Puzzle.status == QUEUED, Puzzle.id.in_(lost.held_by_none))
     return list(s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind,
                                  Puzzle.input, Puzzle.options)
                           .join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED),
-                                 or_(Puzzle.deadline < t, held_by_dead, unclaimed_of_dead,
+                                 or_(Puzzle.deadline < t, held_by_dead, held_by_none,
                                      and_(claimed, _orphaned(Puzzle.worker, Puzzle.started_at)),
                                      _gone_from_broker(Puzzle.status, Puzzle.deadline, Puzzle.id, lost)))
                           .order_by(Puzzle.id).limit(BATCH)))

@@ -60,6 +60,6 @@ def test_no_wait_means_the_first_failure_goes_on(pauses):
 
 def test_other_errors_are_not_retried(pauses):
     step = Flaky(failures=1, error=ValueError("a bug"))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a bug"):
         db.through_outages(step, seconds=30.0, what="parts")
     assert (step.calls, pauses) == (1, [])

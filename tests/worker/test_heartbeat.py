@@ -218,6 +218,33 @@ def test_a_living_workers_claims_that_no_task_holds_go_out_again_once(app):
     assert [(p.status, p.worker) for p in rows(app, job_id)] == [("running", None), ("running", "w")]
 
 
+def test_a_living_workers_optimistic_chunk_that_no_task_runs_goes_out_again_once(app):
+    job_id = post(app, toys("1", "2", "3"))
+    a, b, c = ids_of(app, job_id)
+    sessions = app.extensions["sessions"]
+    tasks = heartbeat.Tasks()
+
+    def beat_and_reap() -> list[int]:
+        with sessions() as s, s.begin():
+            heartbeat.beat(s, "w", tasks.since())
+        return reaper.reap(sessions, app.config, Broker(depth=3)).puzzles
+
+    tasks.started("t1")
+    with sessions() as s, s.begin():  # what run_chunk records on its optimistic path
+        heartbeat.hold(s, "w", [a, b])
+    assert beat_and_reap() == [], "the task that recorded the chunk runs it"
+    tasks.ended("t1")  # without writing it
+    tasks.started("t2")
+    assert beat_and_reap() == [a, b]
+    assert workers(app) == {"w": None}, "the record is cleared: handed on once"
+    # Counted, as a dead worker's chunk is: a puzzle that fails every task reaches the cap.
+    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("queued", 1)] * 2 + [("queued", 0)]
+    with sessions() as s, s.begin():
+        heartbeat.hold(s, "w", [c])  # recorded by t2, after its start
+    assert beat_and_reap() == []
+    assert workers(app) == {"w": [c]}
+
+
 def test_an_empty_broker_with_old_queued_work_means_its_messages_were_lost(app):
     job_id = post(app, toys("1", "2", "3"))
     a, b, c = ids_of(app, job_id)
