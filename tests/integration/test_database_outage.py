@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -17,9 +16,7 @@ from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
 
 from service.models import FINAL, Puzzle, Subtask
-from tests.integration.test_broker_outage import check, split_toy
-from tests.integration.test_redis_restart import private_redis
-from tests.services import Stack, Workers, app_for, fresh_postgres, migrate, service_env
+from tests.integration.test_broker_outage import check, split_toy, two_workers
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -50,36 +47,25 @@ def refused(db_url: str) -> Iterator[None]:
 def test_parts_cut_off_by_a_database_outage_and_a_broker_restart_cost_seconds(tmp_path, toy_kind, db_wait):
     """DB_WAIT_SECONDS = 30: the parts wait for the database in their own process; 0: they fail at
     once, their retries are lost with the broker, and the reaper finds their claims orphaned."""
-    with fresh_postgres() as db_url, private_redis(tmp_path) as server:
-        migrate(db_url)
-        # A lease of 60 + 2 x 15 s: waiting for it would blow the budget.
-        env = service_env(db_url, server.url, f"puzzles-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="60",
-                          DB_WAIT_SECONDS=db_wait)
-        workers = Workers(env, tmp_path)
-        try:
-            workers.start()
-            workers.start()
-            stack = Stack(app_for(env), workers)
-            items = split_toy("123456789", 2.0)  # 9 parts of 2 s: 10 s on two workers
-            job = stack.submit(items)
-            stack.wait(job, timeout=60, until=lambda j: j["status"] == "running")
-            time.sleep(1.0)  # both workers are in the middle of a part
-            with stack.app.extensions["sessions"]() as s:
-                running = s.scalar(select(func.count()).select_from(Subtask)
-                                   .where(Subtask.status == "running"))
-            assert running == 2, f"{running} parts running when the outage starts"
-            with refused(db_url):
-                server.crash()  # the retries and the queue go with it
-                time.sleep(OUTAGE)
-                server.start()
-            back = time.monotonic()
-            stack.wait(job, timeout=10.0 + BUDGET + 120)
-            after = time.monotonic() - back
-            check(stack, job, items)
-            with stack.app.extensions["sessions"]() as s:
-                assert s.scalar(select(func.count()).select_from(Puzzle)
-                                .where(Puzzle.status.not_in(FINAL))) == 0, "no puzzle is stuck"
-            print(f"\njob done {after:.1f} s after a {OUTAGE:.0f} s database outage with a broker restart")
-            assert after <= 10.0 + BUDGET, f"{after:.1f} s after the outage (a lease is 90 s)"
-        finally:
-            workers.stop()
+    with two_workers(tmp_path, DB_WAIT_SECONDS=db_wait) as (stack, server, db_url):
+        items = split_toy("123456789", 2.0)  # 9 parts of 2 s: 10 s on two workers
+        job = stack.submit(items)
+        stack.wait(job, timeout=60, until=lambda j: j["status"] == "running")
+        time.sleep(1.0)  # both workers are in the middle of a part
+        with stack.app.extensions["sessions"]() as s:
+            running = s.scalar(select(func.count()).select_from(Subtask)
+                               .where(Subtask.status == "running"))
+        assert running == 2, f"{running} parts running when the outage starts"
+        with refused(db_url):
+            server.crash()  # the retries and the queue go with it
+            time.sleep(OUTAGE)
+            server.start()
+        back = time.monotonic()
+        stack.wait(job, timeout=10.0 + BUDGET + 120)
+        after = time.monotonic() - back
+        check(stack, job, items)
+        with stack.app.extensions["sessions"]() as s:
+            assert s.scalar(select(func.count()).select_from(Puzzle)
+                            .where(Puzzle.status.not_in(FINAL))) == 0, "no puzzle is stuck"
+        print(f"\njob done {after:.1f} s after a {OUTAGE:.0f} s database outage with a broker restart")
+        assert after <= 10.0 + BUDGET, f"{after:.1f} s after the outage (a lease is 90 s)"
