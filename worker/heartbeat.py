@@ -12,8 +12,9 @@ Glossary
             memory, container gone). If another process of its node still beats, the main
             process lives and Celery itself redelivers the task (``reject_on_worker_lost``);
             otherwise the whole worker is gone and worker.reaper hands its work on.
-  holding   the puzzle ids of the optimistic chunk the process runs: those rows stay ``queued``
-            with no claim, so this is the only place that says who has them.
+  holding   the puzzle ids of the optimistic chunks the process runs (one at a time in a prefork
+            child, several at once in the thread pool): those rows stay ``queued`` with no
+            claim, so this is the only place that says who has them.
   since     the start of the oldest task the process runs, or the end of its last one, written
             with each beat: every claim a task makes is newer than its start, so a running row
             of this worker claimed before ``since`` is held by no task (its task failed, or its
@@ -68,20 +69,26 @@ def beat(s: Session, name: str, since: datetime | None = None) -> None:
 
 
 class Tasks:
-    """The tasks this process runs (several at once in the thread pool), for ``since``."""
+    """The tasks this process runs (several at once in the thread pool, each in its own thread),
+    for ``since`` and ``holding``. The task signals come in the thread that runs the task."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._started: dict[str, datetime] = {}
         self._ended: datetime | None = None
+        self._running: dict[int, str] = {}  # thread -> the task it runs
+        self._held: dict[str, list[int]] = {}  # task -> the optimistic chunk it recorded
 
     def started(self, task_id: str) -> None:
         with self._lock:
             self._started[task_id] = now()
+            self._running[threading.get_ident()] = task_id
 
     def ended(self, task_id: str) -> None:
         with self._lock:
             self._started.pop(task_id, None)
+            self._held.pop(task_id, None)
+            self._running = {t: task for t, task in self._running.items() if task != task_id}
             self._ended = now()
 
     def since(self) -> datetime | None:
@@ -89,17 +96,30 @@ class Tasks:
         with self._lock:
             return min(self._started.values()) if self._started else self._ended
 
+    def holding(self, ids: Sequence[int]) -> list[int]:
+        """What the process holds once this thread's task holds the chunk ``ids``: the chunks of
+        every task it runs (the row has one record for the process: a chunk left out of it would
+        be nobody's if the process died)."""
+        with self._lock:
+            task = self._running.get(threading.get_ident())
+            if task is None:  # called outside a task (tests, tools): the chunk alone
+                return list(ids)
+            self._held[task] = list(ids)
+            return [i for chunk in self._held.values() for i in chunk]
+
 
 # This process's tasks, told by the task signals (worker/__init__.py).
 tasks = Tasks()
 
 
-def hold(s: Session, name: str, ids: Sequence[int]) -> None:
-    """Record the optimistic chunk this worker now runs (its puzzles stay queued, unclaimed)."""
+def hold(s: Session, name: str, ids: Sequence[int], running: Tasks = tasks) -> None:
+    """Record the optimistic chunk this worker now runs (its puzzles stay queued, unclaimed), beside
+    those its other tasks run (``Tasks.holding``)."""
     t = now()
-    held = cast("CursorResult[Any]", s.execute(_HOLD, {"worker": name, "holding": list(ids), "beat_at": t}))
-    if not held.rowcount:
-        s.add(WorkerBeat(name=name, started_at=t, beat_at=t, holding=list(ids), held_at=t))
+    held = running.holding(ids)
+    done = cast("CursorResult[Any]", s.execute(_HOLD, {"worker": name, "holding": held, "beat_at": t}))
+    if not done.rowcount:
+        s.add(WorkerBeat(name=name, started_at=t, beat_at=t, holding=held, held_at=t))
 
 
 # Built once: it runs before every optimistic chunk, and building it costs more than running it.

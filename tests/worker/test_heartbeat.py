@@ -5,6 +5,7 @@ lost its messages is noticed by its empty queue."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
@@ -117,6 +118,34 @@ def test_the_unclaimed_chunk_of_a_dead_worker_goes_out_again_counted_as_an_attem
     report = chunk.run_chunk(app.extensions["sessions"], [ids[0]], app.config, "w2", RecordingPublisher())
     assert report.written == 1
     assert (rows(app, job_id)[0].status, rows(app, job_id)[0].attempts) == ("solved", 2)
+
+
+def test_the_chunks_of_a_thread_pool_are_all_held_and_a_dead_workers_all_go_out_again(app):
+    """The thread pool runs several optimistic chunks at once in one process, which has one row:
+    a second chunk's record keeps the first's, and an ended task's chunk leaves the record."""
+    job_id = post(app, toys("1", "2", "3", "4"))
+    a, b, c, d = ids_of(app, job_id)
+    sessions = app.extensions["sessions"]
+    tasks = heartbeat.Tasks()
+
+    def hold(task: str, ids: list[int]) -> None:
+        tasks.started(task)
+        with sessions() as s, s.begin():
+            heartbeat.hold(s, "dead", ids, tasks)
+
+    first = threading.Thread(target=hold, args=("t1", [a, b]))
+    first.start()
+    first.join()
+    hold("t2", [c])  # in this thread, while t1 still runs in its own
+    assert workers(app) == {"dead": [a, b, c]}
+    tasks.ended("t2")
+    first = threading.Thread(target=hold, args=("t3", [d]))
+    first.start()
+    first.join()
+    assert workers(app) == {"dead": [a, b, d]}, "t2's chunk left the record with t2"
+    with sessions() as s, s.begin():  # the process dies: its row, as it recorded it, falls silent
+        s.execute(update(WorkerBeat).values(beat_at=now() - timedelta(seconds=silent_for(app))))
+    assert reaper.reap(sessions, app.config, RecordingPublisher()).puzzles == [a, b, d]
 
 
 def test_an_optimistic_chunk_names_its_worker_in_the_heartbeat_row(app):
