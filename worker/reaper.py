@@ -41,10 +41,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, update
+from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.db import changed_rows
+from service.db import changed_rows, is_postgresql
 from service.models import (
     FAILED,
     QUEUED,
@@ -62,7 +62,7 @@ from worker import parts, retention
 from worker.chunk import publish_singly
 from worker.heartbeat import node_of
 from worker.outcome import gave_up
-from worker.rows import Assigned, Result, write
+from worker.rows import Assigned, Result, among, write
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,8 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
     depth = queue_depth(publisher)
     with sessions() as s, s.begin():
         _take_turn(s, t)
+        if is_postgresql(s):  # a plan for these lists, not a generic one (see rows.among's per_row)
+            s.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
         lost = _survey(s, t, config, trust_silence, broker_empty=depth == 0)
         puzzles, subtasks = _lost_puzzles(s, t, lost), _lost_subtasks(s, t, lost)
         dead = [row for row in puzzles if row.status == RUNNING and row.attempts >= cap]
@@ -137,7 +139,8 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
         deadline = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])
         for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
             if ids:  # held by no worker now, until the new task claims it (so not orphaned again)
-                s.execute(update(model).where(model.id.in_(ids), model.status.in_(UNFINISHED))
+                s.execute(update(model)
+                          .where(among(s, model.id, ids, per_row=True), model.status.in_(UNFINISHED))
                           .values(deadline=deadline, worker=None)
                           .execution_options(synchronize_session=False))
         if lost.silent or lost.forgotten:
@@ -214,21 +217,23 @@ def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:
     """An optimistic chunk whose worker died was a first attempt: count it, so the next run is
     claimed and a puzzle that kills every worker reaches the attempt cap."""
     if ids:
-        s.execute(update(Puzzle).where(Puzzle.id.in_(ids), Puzzle.status == QUEUED, Puzzle.attempts == 0)
+        s.execute(update(Puzzle)
+                  .where(among(s, Puzzle.id, ids, per_row=True), Puzzle.status == QUEUED,
+                         Puzzle.attempts == 0)
                   .values(attempts=1).execution_options(synchronize_session=False))
 
 
 def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
     claimed = and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0)
     held_by_dead = and_(claimed, Puzzle.worker.in_(lost.silent))
-    held_by_none = and_(Puzzle.status == QUEUED, Puzzle.id.in_(lost.held_by_none))
+    held_by_none = and_(Puzzle.status == QUEUED, among(s, Puzzle.id, lost.held_by_none, per_row=True))
     return list(s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind,
                                  Puzzle.input, Puzzle.options)
                           .join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED),
                                  or_(Puzzle.deadline < t, held_by_dead, held_by_none,
                                      and_(claimed, _orphaned(Puzzle.worker, Puzzle.started_at)),
-                                     _gone_from_broker(Puzzle.status, Puzzle.deadline, Puzzle.id, lost)))
+                                     _gone_from_broker(s, Puzzle.status, Puzzle.deadline, Puzzle.id, lost)))
                           .order_by(Puzzle.id).limit(BATCH)))
 
 
@@ -243,7 +248,7 @@ def _lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
                                  or_(Subtask.deadline < t, held_by_dead,
                                      and_(Subtask.status == RUNNING,
                                           _orphaned(Subtask.worker, Subtask.started_at)),
-                                     _gone_from_broker(Subtask.status, Subtask.deadline, None, lost)))
+                                     _gone_from_broker(s, Subtask.status, Subtask.deadline, None, lost)))
                           .order_by(Subtask.id).limit(BATCH)))
 
 
@@ -252,11 +257,11 @@ def _orphaned(worker: Any, started_at: Any) -> ColumnElement[bool]:
     return exists().where(WorkerBeat.name == worker, WorkerBeat.since > started_at)
 
 
-def _gone_from_broker(status: Any, deadline: Any, ids: Any, lost: Lost) -> ColumnElement[bool]:
+def _gone_from_broker(s: Session, status: Any, deadline: Any, ids: Any, lost: Lost) -> ColumnElement[bool]:
     """Queued, published long ago, held by no living worker, and the broker's queue is empty."""
     if not lost.broker_empty:
         return false()
     gone = and_(status == QUEUED, deadline < lost.published_before)
     if ids is not None and lost.held_by_living:
-        gone = and_(gone, ids.not_in(sorted(lost.held_by_living)))
+        gone = and_(gone, ~among(s, ids, sorted(lost.held_by_living), "living", per_row=True))
     return gone

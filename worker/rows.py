@@ -113,14 +113,20 @@ def lease(config: dict[str, Any]) -> timedelta:
     return timedelta(seconds=config["PUZZLE_TIME_LIMIT"] + 2 * config["HARD_TIME_GRACE"])
 
 
-def among(s: Session, col: InstrumentedAttribute[int] | Column[int],
-          ids: Sequence[int]) -> ColumnElement[bool]:
-    """``col IN ids``; on PostgreSQL as ``= ANY(array)``, one parameter instead of hundreds, sent
-    as the array's text (psycopg would build a list parameter element by element in Python: a
-    millisecond per thousand ids, a chunk's read or write costs a few)."""
-    if is_postgresql(s):
-        return col == any_(cast(bindparam("ids", _ids(s, ids), type_=Text), ARRAY(BigInteger)))
-    return col.in_(ids)
+def among(s: Session, col: InstrumentedAttribute[int] | Column[int], ids: Sequence[int],
+          name: str = "ids", *, per_row: bool = False) -> ColumnElement[bool]:
+    """``col IN ids``; on PostgreSQL as ``= ANY(array)``: one parameter instead of hundreds, and
+    one SQL text whatever their number (an IN list is a new text per length, which psycopg
+    converts anew: about 20 ms for a thousand ids). The array goes as its text (psycopg would
+    build a list parameter element by element in Python: a millisecond per thousand ids, a
+    chunk's read or write costs a few), unless ``per_row``: a test evaluated row by row (inside
+    an OR, say) would parse that text again for every row. ``name``: the parameter's, for a
+    second list in one statement."""
+    if not is_postgresql(s):
+        return col.in_(ids)
+    if per_row:
+        return col == any_(bindparam(name, list(map(int, ids)), type_=ARRAY(BigInteger)))
+    return col == any_(cast(bindparam(name, _ids(s, ids), type_=Text), ARRAY(BigInteger)))
 
 
 # The puzzles table itself, for the statements a chunk's thousand rows go through: the ORM's paths
