@@ -78,13 +78,19 @@ def _upsert(postgres: bool) -> Insert:
     return cast(Insert, statement.on_conflict_do_update(index_elements=["kind", "name", "shard"], set_=added))
 
 
+def take(s: Session) -> list[dict[str, Any]]:
+    """The session's gathered changes as the rows to add (one shard, the keys sorted), taken out
+    of the session: for a statement that adds them itself (service.jobs stores a small job so)."""
+    pending = {key: delta for key, delta in s.info.pop(_PENDING, {}).items() if delta}
+    shard = random.randrange(SHARDS)
+    return [{"kind": kind, "name": name, "shard": shard, "value": delta}
+            for (kind, name), delta in sorted(pending.items())]
+
+
 @event.listens_for(Session, "before_commit")
 def _write(s: Session) -> None:
-    pending = {key: delta for key, delta in s.info.pop(_PENDING, {}).items() if delta}
-    if pending:
-        shard = random.randrange(SHARDS)
-        rows = [{"kind": kind, "name": name, "shard": shard, "value": delta}
-                for (kind, name), delta in sorted(pending.items())]
+    rows = take(s)
+    if rows:
         # The rows travel as parameters of one statement shape, compiled once and cached (rows in
         # VALUES made a new statement each time: compiling it cost more than running it).
         s.execute(_upsert(is_postgresql(s)), rows)

@@ -1,6 +1,7 @@
-"""A batch is stored with its puzzle ids in batch order, whichever way its rows go in (one INSERT ...
-RETURNING for a few, COPY or an executemany for more: service.jobs._insert_puzzles), on SQLite
-and on PostgreSQL."""
+"""A batch is stored with its puzzle ids in batch order, whichever way its rows go in (on PostgreSQL
+a few with the job in one statement, service.jobs._store_small, COPY for more; on SQLite one
+INSERT ... RETURNING for a few, an executemany for more: service.jobs._insert_puzzles), on SQLite
+and on PostgreSQL, and so are the tallies and the refusals."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sqlalchemy import select
 
 from service import jobs
 from service.models import Puzzle
+from tests.service.conftest import assert_tallies_match_rows, row_counts
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
 
 
@@ -48,3 +50,31 @@ def test_the_backlog_comes_with_the_jobs_row_and_a_refused_job_leaves_nothing(ma
     assert second.status_code == 202
     assert app.extensions["publisher"].ranks == [0, 1]  # behind the first job's tasks
     app.extensions["engine"].dispose()
+
+
+def test_the_tallies_count_what_was_stored_and_nothing_of_a_refused_job(make_app, toy):
+    app = make_app(MAX_PENDING_PUZZLES=jobs.FEW_ROWS + 3)
+    client = app.test_client()
+    answers = [client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}] * n}).status_code
+               for n in (1, jobs.FEW_ROWS, 3)]
+    assert answers == [202, 202, 429]  # the last: FEW_ROWS + 1 are unfinished already
+    assert row_counts(app) == (2, jobs.FEW_ROWS + 1, 0)
+    assert_tallies_match_rows(app.extensions["sessions"])
+    app.extensions["engine"].dispose()
+
+
+def test_two_requests_with_one_key_store_one_job(app, client, monkeypatch):
+    """Both pass the lookup; the unique index lets one store its job, the other answers with it."""
+    real, calls = jobs.find_by_key, []
+
+    def missed_once(s, owner, key):
+        calls.append(key)
+        return None if len(calls) <= 2 else real(s, owner, key)
+
+    monkeypatch.setattr(jobs, "find_by_key", missed_once)
+    body = {"puzzles": [{"kind": "toy", "puzzle": "1"}]}
+    first = client.post("/api/v1/jobs", json=body, headers={"Idempotency-Key": "k"})
+    again = client.post("/api/v1/jobs", json=body, headers={"Idempotency-Key": "k"})
+    assert (first.status_code, again.status_code) == (202, 200) and again.json["id"] == first.json["id"]
+    assert row_counts(app) == (1, 1, 0)
+    assert_tallies_match_rows(app.extensions["sessions"])
