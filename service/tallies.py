@@ -6,7 +6,8 @@ status changes are conditional UPDATEs that report what they hit), so a redelive
 a rollback or a crash moves nothing twice.
 
 The changes of a transaction are gathered in its session (``moved``, ``solved_in``,
-``submitted``) and written just before it commits, in one statement, the keys sorted, to the
+``submitted``) and written just before it commits (a small job's, with the job, in the one
+statement that stores it: service.jobs), in one statement, the keys sorted, to the
 rows of one of SHARDS shards picked at random (a total is the sum over its shards). So the hot
 rows (every POST and every worker's write moves the same few totals) are the last locks any
 transaction takes, held only for its commit; two transactions lock them in the same order (no
