@@ -22,7 +22,7 @@ import functools
 import random
 from typing import Any, cast
 
-from sqlalchemy import Insert, Table, event
+from sqlalchemy import Insert, Select, Table, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -42,29 +42,52 @@ def bucket(seconds: float) -> str:
     return "le_" + next((str(b) for b in SOLVE_BUCKETS if seconds <= b), "+Inf")
 
 
-def _add(s: Session, kind: str, name: str, delta: float) -> None:
+def _add(s: Session, kind: str, deltas: dict[str, float]) -> None:
     pending: dict[tuple[str, str], float] = s.info.setdefault(_PENDING, {})
-    pending[kind, name] = pending.get((kind, name), 0.0) + delta
+    for name, delta in deltas.items():
+        pending[kind, name] = pending.get((kind, name), 0.0) + delta
+
+
+def _moves(old: str | None, new: str, n: int) -> dict[str, float]:
+    if old == new or not n:
+        return {}
+    return ({} if old is None else {old: -float(n)}) | {new: float(n)}
+
+
+def _solve_times(solve_ms: float | None, n: int) -> dict[str, float]:
+    if solve_ms is None:
+        return {}
+    return {bucket(solve_ms / 1000.0): float(n), SECONDS: n * solve_ms / 1000.0}
 
 
 def moved(s: Session, kind: str, old: str | None, new: str, n: int = 1) -> None:
     """``n`` puzzles of ``kind`` went from status ``old`` (None: just stored) to ``new``."""
-    if old == new or not n:
-        return
-    if old is not None:
-        _add(s, kind, old, -n)
-    _add(s, kind, new, n)
+    _add(s, kind, _moves(old, new, n))
 
 
 def solved_in(s: Session, kind: str, solve_ms: float | None, n: int = 1) -> None:
     """``n`` finished puzzles' solve time each, for the histogram."""
-    if solve_ms is not None:
-        _add(s, kind, bucket(solve_ms / 1000.0), n)
-        _add(s, kind, SECONDS, n * solve_ms / 1000.0)
+    _add(s, kind, _solve_times(solve_ms, n))
+
+
+def per_result(old: str, new: str, solve_ms: float | None) -> dict[str, float]:
+    """What one puzzle written from ``old`` to ``new`` after ``solve_ms`` adds to its kind's totals
+    (``moved`` and ``solved_in`` of one puzzle): for a statement that counts the rows it writes
+    itself (worker.rows.write_at_once)."""
+    return _moves(old, new, 1) | _solve_times(solve_ms, 1)
 
 
 def submitted(s: Session) -> None:
-    _add(s, "", JOBS, 1)
+    _add(s, "", {JOBS: 1})
+
+
+_TABLE = cast(Table, Tally.__table__)
+
+
+def _adding(statement: Any) -> Insert:
+    """``statement`` (an INSERT of rows of the totals) adding to the rows already there."""
+    added = {"value": _TABLE.c.value + statement.excluded.value}
+    return cast(Insert, statement.on_conflict_do_update(index_elements=["kind", "name", "shard"], set_=added))
 
 
 @functools.cache
@@ -73,18 +96,27 @@ def _upsert(postgres: bool) -> Insert:
     entity, whose bulk insert sorts out each row in Python first): building it, and the ORM's path,
     cost more than running it."""
     dialect: Any = postgresql if postgres else sqlite
-    table = cast(Table, Tally.__table__)
-    statement = dialect.insert(table)
-    added = {"value": table.c.value + statement.excluded.value}
-    return cast(Insert, statement.on_conflict_do_update(index_elements=["kind", "name", "shard"], set_=added))
+    return _adding(dialect.insert(_TABLE))
+
+
+def added_from(rows: Select[Any]) -> Insert:
+    """The PostgreSQL statement adding to the totals the rows (kind, name, shard, value) that
+    ``rows`` selects, which must sort them by key (the lock order, as ``take``): for a statement
+    that counts what it writes itself (worker.rows)."""
+    return _adding(postgresql.insert(_TABLE).from_select(["kind", "name", "shard", "value"], rows))
+
+
+def shard() -> int:
+    """The shard a transaction's changes go to."""
+    return random.randrange(SHARDS)
 
 
 def take(s: Session) -> list[dict[str, Any]]:
     """The session's gathered changes as the rows to add (one shard, the keys sorted), taken out
     of the session: for a statement that adds them itself (service.jobs stores a small job so)."""
     pending = {key: delta for key, delta in s.info.pop(_PENDING, {}).items() if delta}
-    shard = random.randrange(SHARDS)
-    return [{"kind": kind, "name": name, "shard": shard, "value": delta}
+    at = shard()
+    return [{"kind": kind, "name": name, "shard": at, "value": delta}
             for (kind, name), delta in sorted(pending.items())]
 
 

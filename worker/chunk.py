@@ -20,12 +20,12 @@ On the optimistic path, consecutive cheap puzzles of one kind and options go to 
 ``solve_batch`` in one call (a run: at most FLUSH_SECONDS of estimated work), which spares
 each one the per-puzzle wrappers; a run whose call fails as a whole is solved one by one.
 
-On PostgreSQL a small optimistic chunk (at most ONE_TRANSACTION puzzles) is read, solved and
-written in one transaction: its worker has it for milliseconds, so it records no hold in its
-heartbeat row (a death meanwhile leaves the rows as they were, and the broker's redelivery
-claims the chunk), and a one-puzzle job is spared that statement and a transaction's round trips. Only work
-estimated within KEPT_OPEN_SECONDS runs so; longer work is claimed first. The read takes no lock
-there; on SQLite the transaction would hold the database's write lock while solving.
+On PostgreSQL a small optimistic chunk (at most AT_ONCE puzzles) is read by one statement and
+written by another (rows.write_at_once), each outside a transaction: its worker has it for
+milliseconds, so it records no hold in its heartbeat row (a death meanwhile leaves the rows as they
+were, and the broker's redelivery claims the chunk), and a one-puzzle job is spared that statement
+and a transaction's round trips. Only work estimated within KEPT_OPEN_SECONDS runs so; longer work
+is claimed first. SQLite has no such write; there the hold is recorded.
 
 A puzzle worth splitting is not written here: its head and one subtask row per part are
 stored in one transaction, committed, and only then are the parts published; worker.parts
@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import takewhile
@@ -66,10 +66,10 @@ from worker.rows import Assigned, Result, SplitPuzzle
 
 # Results are written at least this often, so progress shows and a killed worker loses little.
 FLUSH_SECONDS = 0.5
-# An optimistic chunk this small is written in the transaction that read it (see above), if its
-# work is estimated within KEPT_OPEN_SECONDS: only that long does it run neither claimed nor held.
-# Longer work, or a slower run than estimated, is claimed first by a flush (which commits it).
-ONE_TRANSACTION = 8
+# An optimistic chunk this small is written at once (see above), if its work is estimated within
+# KEPT_OPEN_SECONDS: only that long does it run neither claimed nor held. Longer work, or a slower
+# run than estimated, is claimed first by a flush (which commits it).
+AT_ONCE = 8
 KEPT_OPEN_SECONDS = 0.02
 
 
@@ -95,19 +95,19 @@ class Batch:
     results: list[Result] = field(default_factory=list)
     split_up: list[SplitPuzzle] = field(default_factory=list)
     last_flush: float = 0.0
-    read: Session | None = None  # a small chunk's read transaction, still open (ONE_TRANSACTION)
+    at_once: bool = False  # a small chunk, neither claimed nor held, to be written at once (AT_ONCE)
 
     def __post_init__(self) -> None:
         self.last_flush = self.clock()
 
     def due(self) -> bool:
-        every = FLUSH_SECONDS if self.read is None else min(FLUSH_SECONDS, KEPT_OPEN_SECONDS)
+        every = min(FLUSH_SECONDS, KEPT_OPEN_SECONDS) if self.at_once else FLUSH_SECONDS
         return self.clock() - self.last_flush >= every
 
     def too_long_unclaimed(self, cost: float) -> bool:
-        """Whether work of this estimated cost is too long for the open read transaction (see
+        """Whether work of this estimated cost is too long to run neither claimed nor held (see
         KEPT_OPEN_SECONDS): a flush claims it first."""
-        return self.read is not None and cost > KEPT_OPEN_SECONDS
+        return self.at_once and cost > KEPT_OPEN_SECONDS
 
     def add(self, answer: Result | SplitPuzzle) -> None:
         if isinstance(answer, SplitPuzzle):
@@ -117,9 +117,13 @@ class Batch:
 
     def flush(self) -> None:
         """Write what is done and fan out what was split; renew the leases of the puzzles still to
-        do and claim those not yet claimed (dropping any that another task has meanwhile)."""
+        do and claim those not yet claimed (dropping any that another task has meanwhile). A small
+        chunk's results, all there is left, go in one statement."""
+        at_once, self.at_once = self.at_once, False  # claimed or written from here on
+        if at_once and not self.todo and not self.split_up and self._written_at_once():
+            return
         lease = rows.lease(self.config)
-        with self._transaction() as s:
+        with self.sessions() as s, s.begin():
             parts = self._write(s)
             rows.extend(s, [a for a in self.todo if not a.optimistic], now() + lease)
             unclaimed = [a.id for a in self.todo if a.optimistic]
@@ -131,29 +135,22 @@ class Batch:
 
     def give_back(self) -> None:
         """Write what is done, release the puzzles still to do and publish them again, one a task."""
-        with self._transaction() as s:
+        with self.sessions() as s, s.begin():
             parts = self._write(s)
             rows.release(s, [a for a in self.todo if not a.optimistic])
         self._publish_parts(parts)
         self.report.republished = publish_singly(self.publisher, self.sessions, self.config, self.todo)
 
-    @contextmanager
-    def _transaction(self) -> Iterator[Session]:
-        """The chunk's read transaction if it is still open, else a new one; committed at the end."""
-        s, self.read = self.read, None
-        if s is None:
-            with self.sessions() as s, s.begin():
-                yield s
-            return
-        with s:  # closing it rolls back whatever was not committed
-            yield s
-            s.commit()
-
-    def close(self) -> None:
-        """Roll back the read transaction if nothing wrote in it (the task failed first)."""
-        if self.read is not None:
-            self.read.close()
-            self.read = None
+    def _written_at_once(self) -> bool:
+        """Whether the results went in one statement (rows.write_at_once; not if unalike)."""
+        with self.sessions() as s:
+            written = rows.write_at_once(s, self.results)
+        if written is None:
+            return False
+        self.report.written += written
+        self.results = []
+        self.last_flush = self.clock()
+        return True
 
     def _write(self, s: Session) -> list[int]:
         """Write the results and fan out the split puzzles; returns the subtask ids to publish."""
@@ -174,7 +171,7 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
               publisher: Publisher, clock: Callable[[], float] = time.monotonic,
               redelivered: bool = False) -> ChunkReport:
     report = ChunkReport()
-    unclaimed, read = _read_optimistically(sessions, ids, worker) if not redelivered else (None, None)
+    unclaimed, at_once = _read_optimistically(sessions, ids, worker) if not redelivered else (None, False)
     if unclaimed is not None:
         report.skipped = len(ids) - len(unclaimed)
         held = unclaimed
@@ -184,34 +181,27 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
             report.republished = publish_singly(publisher, sessions, config, scattered)
             return report
         report.skipped = len(ids) - len(held)
-    batch = Batch(sessions, config, worker, publisher, report, deque(held), clock, read=read)
-    try:
-        with alarms_raise_timeout():
-            _solve(batch)
-    finally:
-        batch.close()
+    batch = Batch(sessions, config, worker, publisher, report, deque(held), clock, at_once=at_once)
+    with alarms_raise_timeout():
+        _solve(batch)
     return report
 
 
 def _read_optimistically(sessions: sessionmaker[Session], ids: Sequence[int],
-                         worker: str) -> tuple[list[Assigned] | None, Session | None]:
-    """The chunk's puzzles if it can run unclaimed (rows.read_unclaimed), and the transaction that
-    read them if it stays open for their results (ONE_TRANSACTION); otherwise this worker's hold on
-    them is committed."""
-    s = sessions()
-    try:
-        s.begin()
-        unclaimed = rows.read_unclaimed(s, ids)
-        if unclaimed and len(unclaimed) <= ONE_TRANSACTION and is_postgresql(s):
-            return unclaimed, s
-        if unclaimed:  # no puzzle row names this worker: its heartbeat row does (worker.heartbeat)
-            heartbeat.hold(s, worker, [a.id for a in unclaimed])
-        s.commit()
-    except BaseException:
-        s.close()
-        raise
-    s.close()
-    return unclaimed, None
+                         worker: str) -> tuple[list[Assigned] | None, bool]:
+    """The chunk's puzzles if it can run unclaimed (rows.read_unclaimed), and whether they are to be
+    written at once (AT_ONCE: read outside a transaction, held by nobody); otherwise this worker's
+    hold on them is committed with the read."""
+    with sessions() as s:
+        if len(ids) <= AT_ONCE and is_postgresql(s):
+            s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+            unclaimed = rows.read_unclaimed(s, ids)
+            return unclaimed, unclaimed is not None
+        with s.begin():
+            unclaimed = rows.read_unclaimed(s, ids)
+            if unclaimed:  # no puzzle row names this worker: its heartbeat row does (worker.heartbeat)
+                heartbeat.hold(s, worker, [a.id for a in unclaimed])
+    return unclaimed, False
 
 
 def publish_singly(publisher: Publisher, sessions: sessionmaker[Session], config: dict[str, Any],

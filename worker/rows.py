@@ -33,6 +33,8 @@ from sqlalchemy import (
     BindParameter,
     Column,
     ColumnElement,
+    Float,
+    Integer,
     Select,
     Table,
     Text,
@@ -44,6 +46,7 @@ from sqlalchemy import (
     insert,
     literal,
     select,
+    true,
     update,
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
@@ -242,13 +245,13 @@ def _lock_and_store_answers(s: Session, results: Sequence[Result]) -> tuple[dict
     A job with answers is locked by the statement that stores them: a round trip fewer. A result
     whose row turns out not to be this task's any more leaves an entry no row points at, which
     no reader sees."""
-    by_job: dict[str, dict[int, blocks.Answer]] = {job: {} for job in sorted({r.job_id for r in results})}
+    by_job: dict[str, list[Result]] = {}
     for r in results:
-        if r.result is not None or r.stats is not None:
-            by_job[r.job_id][r.id] = (r.result, r.stats)
+        by_job.setdefault(r.job_id, []).append(r)
     block_of: dict[int, int] = {}
     alive: set[str] = set()
-    for job_id, answers in by_job.items():
+    for job_id in sorted(by_job):
+        answers = _answers(by_job[job_id])
         if not answers:
             if lock_job(s, job_id) is not None:
                 alive.add(job_id)
@@ -279,17 +282,44 @@ def _store(s: Session, results: Sequence[Result], block_of: dict[int, int],
     built = _built(s)
     written: list[tuple[Result, Counter[tuple[str, str]]]] = []
     for (_, block_id), group in groups.items():
-        r = group[0]
-        was, was_attempts = _held_as(r)  # the rows still this task's (``still_mine``)
-        landed = s.execute(built.store, {
-            "ids": _ids(s, [g.id for g in group]), "was": was, "was_attempts": was_attempts,
-            "status": r.status, "block_id": block_id, "error": r.error, "solve_ms": r.solve_ms,
-            "attempts": r.attempts, "worker": r.worker, "started_at": r.started_at, "t": t})
+        landed = s.execute(built.store, {**_group(s, group), "block_id": block_id, "t": t})
         counts: Counter[tuple[str, str]] = Counter()
         for job_id, kind, n, *_notice in landed:
             counts[job_id, kind] += n
-        written.append((r, counts))
+        written.append((group[0], counts))
     return written
+
+
+def _group(s: Session, group: Sequence[Result]) -> dict[str, Any]:
+    """The parameters of a group's UPDATE (``_rows_written``) but its block and time."""
+    r = group[0]
+    was, was_attempts = _held_as(r)  # the rows still this task's (``still_mine``)
+    return {"ids": _ids(s, [g.id for g in group]), "was": was, "was_attempts": was_attempts,
+            "status": r.status, "error": r.error, "solve_ms": r.solve_ms, "attempts": r.attempts,
+            "worker": r.worker, "started_at": r.started_at}
+
+
+def _answers(results: Sequence[Result]) -> dict[int, blocks.Answer]:
+    """The answers of the results that have one, by puzzle id: a block's content."""
+    return {r.id: (r.result, r.stats) for r in results if r.result is not None or r.stats is not None}
+
+
+def write_at_once(s: Session, results: Sequence[Result]) -> int | None:
+    """``write`` in one statement outside a transaction (``_at_once``), on PostgreSQL, for a small
+    chunk's results: the job's lock, its block, the rows, the job's counter, its notice and the
+    tallies in one round trip instead of six (BEGIN, lock and block, rows, tallies, COMMIT). None
+    where one statement does not do: on SQLite, or for results of more than one job or written
+    unalike (``_SHAPE``); ``write`` takes those. The session must be fresh: it commits as it goes."""
+    at_once = _built(s).at_once
+    if at_once is None or len({(r.job_id, _SHAPE(r)) for r in results}) != 1:
+        return None
+    r, answers = results[0], _answers(results)
+    adds = tallies.per_result(_was(r), r.status, r.solve_ms)
+    s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    landed = s.execute(at_once, {
+        **_group(s, results), "job": r.job_id, "outcomes": blocks.encode(answers) if answers else None,
+        "t": now(), "tally_names": list(adds), "tally_values": list(adds.values()), "shard": tallies.shard()})
+    return sum(n for _job, _kind, n, _notice in landed)
 
 
 # -- the statements of a chunk's read and write, built once: building one (a CTE, CASEs) and its
@@ -308,6 +338,9 @@ class _Built(NamedTuple):
     store: Select[Any] | ReturningUpdate[Any]
     # a job's counter moved by the rows written (``_job_values``), where ``store`` does not move it
     job_written: Update | None
+    # PostgreSQL: ``store`` that also locks the job, stores its block and moves the tallies
+    # (write_at_once)
+    at_once: Select[Any] | None
 
 
 @functools.cache
@@ -318,32 +351,68 @@ def _built_for(postgresql: bool) -> _Built:
     else:
         mine = p.c.id.in_(bindparam("ids", expanding=True))
     read = select(*_AS_TEXT, p.c.status).where(mine, *_CLAIMABLE).order_by(p.c.id)
-    t = _param(p.c.finished_at, "t")
-    write = (update(p).where(mine, p.c.status == _param(p.c.status, "was"),
-                             p.c.attempts == _param(p.c.attempts, "was_attempts"))
-             .values(status=_param(p.c.status), block_id=_param(p.c.block_id), error=_param(p.c.error),
-                     solve_ms=_param(p.c.solve_ms), attempts=_param(p.c.attempts),
-                     worker=func.coalesce(_param(p.c.worker), p.c.worker),
-                     started_at=func.coalesce(_param(p.c.started_at), p.c.started_at),
-                     finished_at=t, deadline=None, split_head=None))
-    j = _JOBS
     if not postgresql:  # SQLite has no UPDATE inside WITH: each row comes back, counted as 1
+        j = _JOBS
         job_written = update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
-            _job_values(_param(j.c.pending, "n"), t))
-        return _Built(read, write.returning(p.c.job_id, p.c.kind, literal(1)), job_written)
-    # PostgreSQL counts them itself (fetching a chunk's thousand rows costs more than the count),
-    # moves each job's counter by them, and sends the notice of a job that completes, all in the one
-    # statement: two round trips fewer than the counters and the notices apart.
-    changed = write.returning(p.c.job_id, p.c.kind).cte("changed")
+            _job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t")))
+        write = _rows_written(mine, _param(p.c.block_id))
+        return _Built(read, write.returning(p.c.job_id, p.c.kind, literal(1)), job_written, None)
+    store, _ = _counted_and_moved(_rows_written(mine, _param(p.c.block_id)))
+    return _Built(read, store, None, _at_once(mine))
+
+
+def _rows_written(mine: ColumnElement[bool], block_id: ColumnElement[Any],
+                  *also: ColumnElement[bool]) -> Update:
+    """The UPDATE of a group's rows still held by their task (``still_mine``, by parameters)."""
+    p = _PUZZLES
+    return (update(p).where(mine, p.c.status == _param(p.c.status, "was"),
+                            p.c.attempts == _param(p.c.attempts, "was_attempts"), *also)
+            .values(status=_param(p.c.status), block_id=block_id, error=_param(p.c.error),
+                    solve_ms=_param(p.c.solve_ms), attempts=_param(p.c.attempts),
+                    worker=func.coalesce(_param(p.c.worker), p.c.worker),
+                    started_at=func.coalesce(_param(p.c.started_at), p.c.started_at),
+                    finished_at=_param(p.c.finished_at, "t"), deadline=None, split_head=None))
+
+
+def _counted_and_moved(write: Update) -> tuple[Select[Any], Any]:
+    """PostgreSQL counts the rows ``write`` changes itself (fetching a chunk's thousand rows costs
+    more than the count), moves each job's counter by them, and sends the notice of a job that
+    completes, all in the one statement: two round trips fewer than the counters and the notices
+    apart. Returns the statement, (job, kind, rows, notice), and its count by (job, kind)."""
+    j, t = _JOBS, _param(_PUZZLES.c.finished_at, "t")
+    changed = write.returning(_PUZZLES.c.job_id, _PUZZLES.c.kind).cte("changed")
     counted = (select(changed.c.job_id, changed.c.kind, func.count().label("n"))
                .group_by(changed.c.job_id, changed.c.kind).cte("counted"))
     per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"))
                .group_by(counted.c.job_id).cte("per_job"))
     job = (update(j).where(j.c.id == per_job.c.job_id).values(_job_values(per_job.c.n, t))
            .returning(j.c.id, j.c.status).cte("job"))
-    return _Built(read, select(counted.c.job_id, counted.c.kind, counted.c.n,
-                               notices.sent_if(job.c.status == COMPLETED, job.c.id))
-                  .join_from(counted, job, job.c.id == counted.c.job_id), None)
+    return (select(counted.c.job_id, counted.c.kind, counted.c.n,
+                   notices.sent_if(job.c.status == COMPLETED, job.c.id))
+            .join_from(counted, job, job.c.id == counted.c.job_id), counted)
+
+
+def _at_once(mine: ColumnElement[bool]) -> Select[Any]:
+    """One job's group of results in one statement (write_at_once): the job's row locked first
+    (the lock order: the puzzles' UPDATE waits for it), its block stored (none when ``outcomes``
+    is NULL), the rows written, counted and the job moved as in ``store``, and last, as the
+    session's tallies at a commit, the totals: each kind's rows written times what one adds
+    (``tally_names``, ``tally_values``: tallies.per_result)."""
+    j, b = _JOBS, _BLOCKS
+    locked = select(j.c.id).where(j.c.id == _param(j.c.id, "job")).with_for_update().cte("locked")
+    outcomes = _param(b.c.outcomes)
+    block = (insert(b).from_select(["job_id", "outcomes"],
+                                   select(locked.c.id, outcomes).where(cast(outcomes, Text).is_not(None)))
+             .returning(b.c.id).cte("block"))
+    write = _rows_written(mine, select(block.c.id).scalar_subquery(),
+                          _PUZZLES.c.job_id == select(locked.c.id).scalar_subquery())
+    statement, counted = _counted_and_moved(write)
+    names, values = bindparam("tally_names", type_=ARRAY(Text)), bindparam("tally_values", type_=ARRAY(Float))
+    each = func.unnest(names, values).table_valued("name", "value").render_derived()
+    shard = bindparam("shard", type_=Integer)
+    added = (select(counted.c.kind, each.c.name, shard, each.c.value * counted.c.n)
+             .select_from(counted.join(each, true())).order_by(counted.c.kind, each.c.name))
+    return statement.add_cte(tallies.added_from(added).cte("tallied"))
 
 
 def _built(s: Session) -> _Built:

@@ -11,12 +11,12 @@ from datetime import timedelta
 
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 
 import solvers
 from service import tallies
-from service.db import changed_rows
-from service.models import Job, Puzzle, now
+from service.db import changed_rows, is_postgresql
+from service.models import Job, Puzzle, lock_job, now
 from solvers import base
 from solvers.base import Budgeted
 from tests.service.conftest import RecordingPublisher
@@ -120,6 +120,38 @@ def test_two_claims_of_one_puzzle_write_exactly_once(app):
         assert puzzle_rows.write(s, [outcome.solve_one(first[0], 5, app.config)]) == 0  # its claim is stale
     assert job_row(app, job_id).pending == 0
     assert rows(app, job_id)[0].worker == "b"
+
+
+def test_the_write_at_once_waits_for_the_job_before_it_locks_a_puzzle(app):
+    # The lock order (worker.rows): a writer holding a puzzle while it waits for the job would
+    # deadlock with a cancel, which holds the job and waits for the puzzles.
+    sessions = app.extensions["sessions"]
+    if not is_postgresql(app.extensions["engine"]):
+        pytest.skip("SQLite has no write at once")
+    job_id = post(app, toys("1"))
+    with sessions() as s:
+        [a] = puzzle_rows.read_unclaimed(s, ids_of(app, job_id))
+    written: list[int | None] = []
+
+    def write() -> None:
+        with sessions() as s:
+            written.append(puzzle_rows.write_at_once(s, [outcome.solve_one(a, 5, app.config)]))
+
+    with sessions() as holder, holder.begin():
+        lock_job(holder, job_id)
+        writer = threading.Thread(target=write)
+        writer.start()
+        with sessions() as watcher:
+            deadline = time.monotonic() + 10
+            while not watcher.scalar(text("SELECT count(*) FROM pg_stat_activity "
+                                          "WHERE wait_event_type = 'Lock' AND query LIKE 'WITH locked%'")):
+                assert time.monotonic() < deadline and writer.is_alive(), "the write never waited for the job"
+                watcher.rollback()  # a new snapshot of the activity for the next look
+                time.sleep(0.01)
+        with sessions() as probe, probe.begin():  # raises if the waiting writer held the puzzle's row
+            probe.execute(select(Puzzle.id).where(Puzzle.id == a.id).with_for_update(nowait=True))
+    writer.join(10)
+    assert written == [1] and job_row(app, job_id).status == "completed"
 
 
 def statuses_while_solving(app, monkeypatch) -> list[str]:

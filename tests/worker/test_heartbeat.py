@@ -149,7 +149,7 @@ def test_the_chunks_of_a_thread_pool_are_all_held_and_a_dead_workers_all_go_out_
 
 
 def test_an_optimistic_chunk_names_its_worker_in_the_heartbeat_row(app):
-    n = chunk.ONE_TRANSACTION + 1  # past what PostgreSQL writes in the reading transaction
+    n = chunk.AT_ONCE + 1  # past what PostgreSQL writes at once
     job_id = post(app, toys(*map(str, range(1, n + 1))))
     ids = ids_of(app, job_id)
     report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
@@ -161,31 +161,48 @@ def test_an_optimistic_chunk_names_its_worker_in_the_heartbeat_row(app):
     assert job_row(app, job_id).status == "completed"
 
 
-def test_a_small_optimistic_chunk_is_written_in_the_transaction_that_read_it_on_postgresql(app):
+def run_sending(app, ids) -> tuple[chunk.ChunkReport, list[tuple[str, str | None]]]:
+    """The chunk run by "w1", and each statement it sent: its first word, and whether outside a
+    transaction ("AUTOCOMMIT")."""
+    engine = app.extensions["engine"]
+    sent: list[tuple[str, str | None]] = []
+
+    def sending(conn, _cursor, statement, *_args):
+        sent.append((statement.split()[0], conn.get_execution_options().get("isolation_level")))
+
+    event.listen(engine, "before_cursor_execute", sending)
+    try:
+        return chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher()), sent
+    finally:
+        event.remove(engine, "before_cursor_execute", sending)
+
+
+def test_a_small_optimistic_chunk_is_read_and_written_in_two_statements_on_postgresql(app):
     job_id = post(app, toys("1", "2"))
     ids = ids_of(app, job_id)
-    engine = app.extensions["engine"]
-    begun = []
-
-    def began(conn):
-        begun.append(conn)
-
-    event.listen(engine, "begin", began)
-    try:
-        report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
-    finally:
-        event.remove(engine, "begin", began)
+    report, sent = run_sending(app, ids)
     assert report.written == 2 and job_row(app, job_id).status == "completed"
-    if is_postgresql(engine):  # one transaction, and no hold: the worker had the chunk for milliseconds
-        assert len(begun) == 1 and "w1" not in workers(app)
-    else:  # SQLite's reading transaction would hold the write lock while solving
-        assert len(begun) == 2 and workers(app) == {"w1": ids}
+    assert all(p.status == "solved" and p.attempts == 1 and p.worker == "w1" for p in rows(app, job_id))
+    if is_postgresql(app.extensions["engine"]):  # the read, then the write, outside a transaction; no hold
+        assert sent == [("SELECT", "AUTOCOMMIT"), ("WITH", "AUTOCOMMIT")] and "w1" not in workers(app)
+    else:  # no such write on SQLite: the hold is recorded with the read
+        assert all(level != "AUTOCOMMIT" for _, level in sent) and workers(app) == {"w1": ids}
+
+
+def test_a_small_chunk_written_unalike_is_written_in_a_transaction(app):
+    # Two statuses: not one statement's write (rows.write_at_once), so rows.write's, committed.
+    job_id = post(app, toys("1", "0"))
+    report, sent = run_sending(app, ids_of(app, job_id))
+    assert report.written == 2 and job_row(app, job_id).status == "completed"
+    assert [(p.status, p.attempts, p.worker) for p in rows(app, job_id)] == [
+        ("solved", 1, "w1"), ("no_solution", 1, "w1")]
+    assert ("WITH", "AUTOCOMMIT") not in sent and len(sent) > 2
 
 
 def test_a_small_chunk_of_longer_work_is_claimed_before_it_runs_on_postgresql(app, monkeypatch):
     # Estimated past KEPT_OPEN_SECONDS, it must not run unclaimed with no hold: a flush claims it.
     if not is_postgresql(app.extensions["engine"]):
-        pytest.skip("SQLite keeps no read transaction open (the test above)")
+        pytest.skip("SQLite has no write at once (the test above)")
     job_id = post(app, toys("1", "2", sleep=chunk.KEPT_OPEN_SECONDS))
     ids = ids_of(app, job_id)
     during = statuses_while_solving(app, monkeypatch)
