@@ -122,6 +122,42 @@ def test_two_claims_of_one_puzzle_write_exactly_once(app):
     assert rows(app, job_id)[0].worker == "b"
 
 
+def read_one(app, job_id):
+    """The job's one puzzle as the optimistic path reads it, and its result."""
+    with app.extensions["sessions"]() as s:
+        [a] = puzzle_rows.read_unclaimed(s, ids_of(app, job_id))
+    return a, outcome.solve_one(a, 5, app.config)
+
+
+def write_at_once(app, results) -> int | None:
+    with app.extensions["sessions"]() as s:
+        return puzzle_rows.write_at_once(s, results)
+
+
+def test_the_write_at_once_writes_nothing_to_a_puzzle_cancelled_meanwhile(app):
+    if not is_postgresql(app.extensions["engine"]):
+        pytest.skip("SQLite has no write at once")
+    job_id = post(app, toys("1"))
+    _, result = read_one(app, job_id)
+    assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+    assert write_at_once(app, [result]) == 0
+    assert rows(app, job_id)[0].status == "cancelled" and job_row(app, job_id).pending == 0
+
+
+def test_the_write_at_once_of_a_failure_stores_no_block(app):
+    job_id = post(app, toys("3", crash=True))
+    _, failed = read_one(app, job_id)
+    assert failed.status == "failed" and failed.result is None and failed.stats is None
+    written = write_at_once(app, [failed])
+    if is_postgresql(app.extensions["engine"]):
+        assert written == 1
+        (p,) = rows(app, job_id)
+        assert (p.status, p.block_id, p.error) == ("failed", None, failed.error)
+        assert job_row(app, job_id).status == "completed"
+    else:
+        assert written is None  # rows.write takes it, in a transaction
+
+
 def test_the_write_at_once_waits_for_the_job_before_it_locks_a_puzzle(app):
     # The lock order (worker.rows): a writer holding a puzzle while it waits for the job would
     # deadlock with a cancel, which holds the job and waits for the puzzles.
