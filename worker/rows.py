@@ -51,6 +51,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.dml import ReturningUpdate, Update
+from sqlalchemy.sql.selectable import CTE
 
 from service import blocks, fastjson, notices, tallies
 from service.db import changed_rows, is_postgresql
@@ -307,7 +308,7 @@ def _answers(results: Sequence[Result]) -> dict[int, blocks.Answer]:
 def write_at_once(s: Session, results: Sequence[Result]) -> int | None:
     """``write`` in one statement outside a transaction (``_at_once``), on PostgreSQL, for a small
     chunk's results: the job's lock, its block, the rows, the job's counter, its notice and the
-    tallies in one round trip instead of six (BEGIN, lock and block, rows, tallies, COMMIT). None
+    tallies in one round trip instead of five (BEGIN, lock and block, rows, tallies, COMMIT). None
     where one statement does not do: on SQLite, or for results of more than one job or written
     unalike (``_SHAPE``); ``write`` takes those. The session must be fresh: it commits as it goes."""
     at_once = _built(s).at_once
@@ -374,11 +375,12 @@ def _rows_written(mine: ColumnElement[bool], block_id: ColumnElement[Any],
                     finished_at=_param(p.c.finished_at, "t"), deadline=None, split_head=None))
 
 
-def _counted_and_moved(write: Update) -> tuple[Select[Any], Any]:
+def _counted_and_moved(write: Update) -> tuple[Select[Any], CTE]:
     """PostgreSQL counts the rows ``write`` changes itself (fetching a chunk's thousand rows costs
     more than the count), moves each job's counter by them, and sends the notice of a job that
     completes, all in the one statement: two round trips fewer than the counters and the notices
-    apart. Returns the statement, (job, kind, rows, notice), and its count by (job, kind)."""
+    apart. Returns the statement, (job, kind, rows, notice), and its count by (job, kind) (the CTE
+    ``counted``)."""
     j, t = _JOBS, _param(_PUZZLES.c.finished_at, "t")
     changed = write.returning(_PUZZLES.c.job_id, _PUZZLES.c.kind).cte("changed")
     counted = (select(changed.c.job_id, changed.c.kind, func.count().label("n"))
