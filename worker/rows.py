@@ -406,8 +406,9 @@ def _at_once(mine: ColumnElement[bool]) -> Select[Any]:
     block = (insert(b).from_select(["job_id", "outcomes"],
                                    select(locked.c.id, outcomes).where(cast(outcomes, Text).is_not(None)))
              .returning(b.c.id).cte("block"))
-    write = _rows_written(mine, select(block.c.id).scalar_subquery(),
-                          _PUZZLES.c.job_id == select(locked.c.id).scalar_subquery())
+    # The job's lock as a condition of the whole UPDATE, taken before its scan (a condition on
+    # puzzles.job_id instead would lead the planner to the job's index, every puzzle of a big job)
+    write = _rows_written(mine, select(block.c.id).scalar_subquery(), select(locked.c.id).exists())
     statement, counted = _counted_and_moved(write)
     names, values = bindparam("tally_names", type_=ARRAY(Text)), bindparam("tally_values", type_=ARRAY(Float))
     each = func.unnest(names, values).table_valued("name", "value").render_derived()
