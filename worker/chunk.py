@@ -47,7 +47,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import logs
-from service.db import is_postgresql
+from service.db import is_postgresql, one_statement
 from service.models import FAILED, now
 from service.publish import Publisher, publish_in_lanes, publish_or_mark_due
 from worker import heartbeat, rows
@@ -194,8 +194,7 @@ def _read_optimistically(sessions: sessionmaker[Session], ids: Sequence[int],
     hold on them is committed with the read."""
     with sessions() as s:
         if len(ids) <= AT_ONCE and is_postgresql(s):
-            s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
-            unclaimed = rows.read_unclaimed(s, ids)
+            unclaimed = rows.read_unclaimed(one_statement(s), ids)
             return unclaimed, unclaimed is not None
         with s.begin():
             unclaimed = rows.read_unclaimed(s, ids)

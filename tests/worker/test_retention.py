@@ -13,9 +13,9 @@ from service.db import is_postgresql
 from service.models import Job, Puzzle, ResultBlock, Subtask, now
 from solvers.base import stop_flag
 from tests.service.conftest import RecordingPublisher, stored_tallies
-from worker import chunk, outcome, reaper, retention
+from tests.worker.test_chunk import read_one, write_at_once
+from worker import chunk, reaper, retention
 from worker import parts as worker_parts
-from worker import rows as puzzle_rows
 from worker.limits import Watch
 
 DAY = timedelta(days=1)
@@ -134,14 +134,11 @@ def test_a_chunk_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_clea
 def test_the_write_at_once_to_a_deleted_job_stores_nothing(app):
     # Its block would name a job that is gone: the statement stores it only under the job's lock.
     job_id = submit(app, 1)
-    sessions = app.extensions["sessions"]
-    with sessions() as s:
-        [a] = puzzle_rows.read_unclaimed(s, puzzle_ids(app, job_id))
+    _, result = read_one(app, job_id)
     client = app.test_client()
     assert client.post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
     assert client.delete(f"/api/v1/jobs/{job_id}").status_code == 204
-    with sessions() as s:
-        written = puzzle_rows.write_at_once(s, [outcome.solve_one(a, 5, app.config)])
+    written = write_at_once(app, [result])
     assert written == (0 if is_postgresql(app.extensions["engine"]) else None)  # SQLite: rows.write's
     assert count(app, Job) == 0 and count(app, ResultBlock) == 0
 
