@@ -16,7 +16,7 @@ same variables as the integration tests). Measures, on fresh databases:
               the last chunk's write, as the puzzle rows record them (``started_at``,
               ``finished_at``): the steady rate; the wall time from the resume to the last job
               seen completed is printed too (it adds the consumer's start, up to a second, and
-              the polling); and the same worker with 2 pool processes on its one core (one solves
+              the long poll's answers: the bench waits as the client library does); and the same worker with 2 pool processes on its one core (one solves
               while the other waits on SQL);
   the same with N workers  (default 2) sharing both cores with the API, PostgreSQL and Redis,
               of one pool process each, then of 2 (each work figure is the median of 3 fills
@@ -100,12 +100,14 @@ def raw_batch_rate(puzzles: list[str], chunk: int = 500) -> float:
     return len(puzzles) / (time.perf_counter() - start)
 
 
-def wait_done(base: str, job_ids: list[str], poll: float) -> None:
-    """Poll the oldest unfinished job only: one GET per interval, so the polling itself does not
-    load the machine (a GET counts the job's puzzles by status)."""
+def wait_done(base: str, job_ids: list[str]) -> None:
+    """Wait for each job in turn as the client library does, by the long poll (``?wait=``): one GET
+    per job, answered when its last puzzle is written, so the waiting neither loads the shared
+    cores (a GET counts the job's puzzles by status) nor sees the end late."""
     for job_id in job_ids:
-        while call("GET", f"{base}/api/v1/jobs/{job_id}")["status"] not in ("completed", "cancelled"):
-            time.sleep(poll)
+        status = None
+        while status not in ("completed", "cancelled"):
+            status = call("GET", f"{base}/api/v1/jobs/{job_id}?wait=30")["status"]
 
 
 def submit(base: str, puzzles: list[str], batch: int) -> list[str]:
@@ -119,7 +121,7 @@ def submit(base: str, puzzles: list[str], batch: int) -> list[str]:
 def end_to_end(base: str, puzzles: list[str], batch: int) -> float:
     """Seconds from the first POST until every job is completed, workers consuming throughout."""
     start = time.perf_counter()
-    wait_done(base, submit(base, puzzles, batch), poll=0.05)
+    wait_done(base, submit(base, puzzles, batch))
     return time.perf_counter() - start
 
 
@@ -139,7 +141,7 @@ def accept_then_work(running: Running, puzzles: list[str], batch: int,
     accepted = time.perf_counter() - start
     start = time.perf_counter()
     control.add_consumer(running.queue, reply=True, timeout=5, limit=workers)
-    wait_done(running.base, ids, poll=0.05)
+    wait_done(running.base, ids)
     return accepted, time.perf_counter() - start, solving_span(running.db_url, ids)
 
 
