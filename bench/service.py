@@ -16,7 +16,8 @@ same variables as the integration tests). Measures, on fresh databases:
               the last chunk's write, as the puzzle rows record them (``started_at``,
               ``finished_at``): the steady rate; the wall time from the resume to the last job
               seen completed is printed too (it adds the consumer's start, up to a second, and
-              the long poll's answers: the bench waits as the client library does); and the same worker with 2 pool processes on its one core (one solves
+              the long poll's answers: the bench waits as the client library does); and the
+              same worker with 2 pool processes on its one core (one solves
               while the other waits on SQL);
   the same with N workers  (default 2) sharing both cores with the API, PostgreSQL and Redis,
               of one pool process each, then of 2 (each work figure is the median of 3 fills
