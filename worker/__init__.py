@@ -38,6 +38,12 @@ flask_app = create_app()
 celery_app = flask_app.extensions["celery"]
 relax_commits(flask_app.extensions["engine"])
 
+# Allocations between two collections of the youngest generation (Python's default: 700). A chunk
+# keeps some ten objects per puzzle alive until its write (rows read, answers, their stats): at
+# 700 a 1,000-puzzle chunk set off some twenty young collections, each walking what it had made
+# so far; at this many it runs through about one (0.6-1.2 ms less CPU of its 15, in process).
+YOUNG_COLLECTION_AFTER = 50_000
+
 from worker import heartbeat, reaper, tasks  # noqa: E402  registers the tasks on celery_app
 from worker.heartbeat import Heartbeat, stop_here  # noqa: E402
 
@@ -91,6 +97,7 @@ def _warm_up_before_forking(sender=None, **_kwargs) -> None:
     # collector's sight, here and in every pool process forked from here: a full collection
     # otherwise walks it all, and a chunk of 1,000 puzzles set one off (0.3-0.5 s, measured).
     gc.freeze()
+    gc.set_threshold(YOUNG_COLLECTION_AFTER, *gc.get_threshold()[1:])
     # The thread pool runs tasks in this process, which gets no worker_process_init (solo does).
     if "prefork" not in str(getattr(sender, "pool_cls", "prefork")).lower():
         _start_heartbeat()

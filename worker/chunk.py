@@ -20,12 +20,13 @@ On the optimistic path, consecutive cheap puzzles of one kind and options go to 
 ``solve_batch`` in one call (a run: at most FLUSH_SECONDS of estimated work), which spares
 each one the per-puzzle wrappers; a run whose call fails as a whole is solved one by one.
 
-On PostgreSQL a small optimistic chunk (at most AT_ONCE puzzles) is read by one statement and
-written by another (rows.write_at_once), each outside a transaction: its worker has it for
-milliseconds, so it records no hold in its heartbeat row (a death meanwhile leaves the rows as they
-were, and the broker's redelivery claims the chunk), and a one-puzzle job is spared that statement
-and a transaction's round trips. Only work estimated within KEPT_OPEN_SECONDS runs so; longer work
-is claimed first. SQLite has no such write; there the hold is recorded.
+On PostgreSQL a chunk's last results, written alike (a run of cheap puzzles of one job), go in one
+statement outside a transaction (rows.write_at_once). A small optimistic chunk (at most AT_ONCE
+puzzles) is also read by one statement outside a transaction: its worker has it for milliseconds,
+so it records no hold in its heartbeat row (a death meanwhile leaves the rows as they were, and the
+broker's redelivery claims the chunk), and a one-puzzle job is spared that statement and a
+transaction's round trips. Only work estimated within KEPT_OPEN_SECONDS runs so; longer work is
+claimed first. SQLite has no such write; there the hold is recorded.
 
 A puzzle worth splitting is not written here: its head and one subtask row per part are
 stored in one transaction, committed, and only then are the parts published; worker.parts
@@ -66,8 +67,8 @@ from worker.rows import Assigned, Result, SplitPuzzle
 
 # Results are written at least this often, so progress shows and a killed worker loses little.
 FLUSH_SECONDS = 0.5
-# An optimistic chunk this small is written at once (see above), if its work is estimated within
-# KEPT_OPEN_SECONDS: only that long does it run neither claimed nor held. Longer work, or a slower
+# An optimistic chunk this small is read outside a transaction and held by nobody (see above), if
+# its work is estimated within KEPT_OPEN_SECONDS: only that long does it run neither claimed nor held. Longer work, or a slower
 # run than estimated, is claimed first by a flush (which commits it).
 AT_ONCE = 8
 KEPT_OPEN_SECONDS = 0.02
@@ -95,19 +96,19 @@ class Batch:
     results: list[Result] = field(default_factory=list)
     split_up: list[SplitPuzzle] = field(default_factory=list)
     last_flush: float = 0.0
-    at_once: bool = False  # a small chunk, neither claimed nor held, to be written at once (AT_ONCE)
+    unheld: bool = False  # a small chunk read outside a transaction, neither claimed nor held (AT_ONCE)
 
     def __post_init__(self) -> None:
         self.last_flush = self.clock()
 
     def due(self) -> bool:
-        every = min(FLUSH_SECONDS, KEPT_OPEN_SECONDS) if self.at_once else FLUSH_SECONDS
+        every = min(FLUSH_SECONDS, KEPT_OPEN_SECONDS) if self.unheld else FLUSH_SECONDS
         return self.clock() - self.last_flush >= every
 
     def too_long_unclaimed(self, cost: float) -> bool:
         """Whether work of this estimated cost is too long to run neither claimed nor held (see
         KEPT_OPEN_SECONDS): a flush claims it first."""
-        return self.at_once and cost > KEPT_OPEN_SECONDS
+        return self.unheld and cost > KEPT_OPEN_SECONDS
 
     def add(self, answer: Result | SplitPuzzle) -> None:
         if isinstance(answer, SplitPuzzle):
@@ -117,10 +118,10 @@ class Batch:
 
     def flush(self) -> None:
         """Write what is done and fan out what was split; renew the leases of the puzzles still to
-        do and claim those not yet claimed (dropping any that another task has meanwhile). A small
-        chunk's results, all there is left, go in one statement."""
-        at_once, self.at_once = self.at_once, False  # claimed or written from here on
-        if at_once and not self.todo and not self.split_up and self._written_at_once():
+        do and claim those not yet claimed (dropping any that another task has meanwhile). A
+        chunk's last results, when nothing is left to do or fan out, go in one statement."""
+        self.unheld = False  # claimed or written from here on
+        if not self.todo and not self.split_up and self._written_at_once():
             return
         lease = rows.lease(self.config)
         with self.sessions() as s, s.begin():
@@ -171,7 +172,7 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
               publisher: Publisher, clock: Callable[[], float] = time.monotonic,
               redelivered: bool = False) -> ChunkReport:
     report = ChunkReport()
-    unclaimed, at_once = _read_optimistically(sessions, ids, worker) if not redelivered else (None, False)
+    unclaimed, unheld = _read_optimistically(sessions, ids, worker) if not redelivered else (None, False)
     if unclaimed is not None:
         report.skipped = len(ids) - len(unclaimed)
         held = unclaimed
@@ -181,7 +182,7 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
             report.republished = publish_singly(publisher, sessions, config, scattered)
             return report
         report.skipped = len(ids) - len(held)
-    batch = Batch(sessions, config, worker, publisher, report, deque(held), clock, at_once=at_once)
+    batch = Batch(sessions, config, worker, publisher, report, deque(held), clock, unheld=unheld)
     with alarms_raise_timeout():
         _solve(batch)
     return report
@@ -189,9 +190,9 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
 
 def _read_optimistically(sessions: sessionmaker[Session], ids: Sequence[int],
                          worker: str) -> tuple[list[Assigned] | None, bool]:
-    """The chunk's puzzles if it can run unclaimed (rows.read_unclaimed), and whether they are to be
-    written at once (AT_ONCE: read outside a transaction, held by nobody); otherwise this worker's
-    hold on them is committed with the read."""
+    """The chunk's puzzles if it can run unclaimed (rows.read_unclaimed), and whether they run held
+    by nobody (AT_ONCE: read outside a transaction); otherwise this worker's hold on them is
+    committed with the read."""
     with sessions() as s:
         if len(ids) <= AT_ONCE and is_postgresql(s):
             unclaimed = rows.read_unclaimed(one_statement(s), ids)

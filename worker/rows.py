@@ -306,8 +306,8 @@ def _answers(results: Sequence[Result]) -> dict[int, blocks.Answer]:
 
 
 def write_at_once(s: Session, results: Sequence[Result]) -> int | None:
-    """``write`` in one statement outside a transaction (``_at_once``), on PostgreSQL, for a small
-    chunk's results: the job's lock, its block, the rows, the job's counter, its notice and the
+    """``write`` in one statement outside a transaction (``_at_once``), on PostgreSQL, for a chunk's
+    last results: the job's lock, its block, the rows, the job's counter, its notice and the
     tallies in one round trip instead of five (BEGIN, lock and block, rows, tallies, COMMIT). None
     where one statement does not do: on SQLite, or for results of more than one job or written
     unalike (``_SHAPE``); ``write`` takes those. The session must be fresh: it commits as it goes."""

@@ -189,6 +189,21 @@ def test_a_small_optimistic_chunk_is_read_and_written_in_two_statements_on_postg
         assert all(level != "AUTOCOMMIT" for _, level in sent) and workers(app) == {"w1": ids}
 
 
+def test_a_larger_chunks_last_results_are_written_in_one_statement_on_postgresql(app):
+    n = chunk.AT_ONCE + 1  # read in a transaction, with the hold
+    job_id = post(app, toys(*map(str, range(1, n + 1))))
+    ids = ids_of(app, job_id)
+    report, sent = run_sending(app, ids)
+    assert report.written == n and job_row(app, job_id).status == "completed"
+    assert all(p.status == "solved" and p.attempts == 1 and p.worker == "w1" for p in rows(app, job_id))
+    assert workers(app) == {"w1": ids}
+    outside = [word for word, level in sent if level == "AUTOCOMMIT"]
+    if is_postgresql(app.extensions["engine"]):  # the read and the hold committed together, then one write
+        assert outside == ["WITH"] and sent[-1] == ("WITH", "AUTOCOMMIT")
+    else:
+        assert outside == []
+
+
 def test_a_small_chunk_written_unalike_is_written_in_a_transaction(app):
     # Two statuses: not one statement's write (rows.write_at_once), so rows.write's, committed.
     job_id = post(app, toys("1", "0"))
