@@ -68,8 +68,8 @@ from worker.rows import Assigned, Result, SplitPuzzle
 # Results are written at least this often, so progress shows and a killed worker loses little.
 FLUSH_SECONDS = 0.5
 # An optimistic chunk this small is read outside a transaction and held by nobody (see above), if
-# its work is estimated within KEPT_OPEN_SECONDS: only that long does it run neither claimed nor held. Longer work, or a slower
-# run than estimated, is claimed first by a flush (which commits it).
+# its work is estimated within KEPT_OPEN_SECONDS: only that long does it run neither claimed nor
+# held. Longer work, or a slower run than estimated, is claimed first by a flush (which commits it).
 AT_ONCE = 8
 KEPT_OPEN_SECONDS = 0.02
 
