@@ -9,7 +9,8 @@ solve, write, commit), against prepare + solve + verify of the same puzzles one 
 process (the raw rate of bench/service.py). Medians over ``--repeats``, each repeat on fresh
 puzzles. The chunk's CPU time in this process (``time.process_time``: PostgreSQL's share left
 out) is listed beside its wall time: on a shared machine it moves far less with the load. Commits
-are asynchronous, as on the workers (service.db.relax_commits). Pin
+are asynchronous and the garbage collector set, as on the workers (service.db.relax_commits,
+worker/__init__.py). Pin
 it (``taskset -c 1``) to keep the bench on a core and PostgreSQL on the other, the shape of
 bench/service.py ``--pin``. The SQL statements' own times (as the client waits on them)
 are listed too, medians per chunk.
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import event, select
 
 import solvers
+import worker
 from bench.service import load_puzzles
 from service import create_app
 from service.db import relax_commits
@@ -73,7 +75,8 @@ def main() -> None:
     n = args.chunk
     puzzles = load_puzzles(n * args.repeats)
     solvers.warm_up()
-    gc.freeze()  # as the worker does after its warm-up (worker/__init__.py)
+    gc.freeze()  # as the worker does after its warm-up (worker/__init__.py), and the same threshold
+    gc.set_threshold(worker.YOUNG_COLLECTION_AFTER, *gc.get_threshold()[1:])
     with fresh_postgres() as url:
         migrate(url)
         app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "RATE_LIMIT": ""})
