@@ -19,7 +19,6 @@ are listed too, medians per chunk.
 from __future__ import annotations
 
 import argparse
-import gc
 import statistics
 import sys
 import time
@@ -75,8 +74,7 @@ def main() -> None:
     n = args.chunk
     puzzles = load_puzzles(n * args.repeats)
     solvers.warm_up()
-    gc.freeze()  # as the worker does after its warm-up (worker/__init__.py), and the same threshold
-    gc.set_threshold(worker.YOUNG_COLLECTION_AFTER, *gc.get_threshold()[1:])
+    worker.collect_for_chunks()  # as the worker does after its warm-up
     with fresh_postgres() as url:
         migrate(url)
         app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "RATE_LIMIT": ""})

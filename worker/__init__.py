@@ -90,15 +90,21 @@ def _pool_process_start(**_kwargs) -> None:
     _start_heartbeat()
 
 
+def collect_for_chunks() -> None:
+    """Set this process's garbage collector for chunk work, once what it runs with is loaded: here
+    and in every pool process forked from here (bench/chunk.py does the same). What start-up and
+    warm-up loaded (modules, compiled kernels: millions of objects) leaves the collector's sight,
+    which a full collection otherwise walks (a chunk of 1,000 puzzles set one off: 0.3-0.5 s,
+    measured), and young collections wait for YOUNG_COLLECTION_AFTER allocations."""
+    gc.freeze()
+    gc.set_threshold(YOUNG_COLLECTION_AFTER, *gc.get_threshold()[1:])
+
+
 @worker_init.connect
 def _warm_up_before_forking(sender=None, **_kwargs) -> None:
     # Before the consumer starts: messages wait in the broker meanwhile, where the reaper sees them.
     _timed_warm_up()
-    # What start-up and warm-up loaded (modules, compiled kernels: millions of objects) leaves the
-    # collector's sight, here and in every pool process forked from here: a full collection
-    # otherwise walks it all, and a chunk of 1,000 puzzles set one off (0.3-0.5 s, measured).
-    gc.freeze()
-    gc.set_threshold(YOUNG_COLLECTION_AFTER, *gc.get_threshold()[1:])
+    collect_for_chunks()
     # The thread pool runs tasks in this process, which gets no worker_process_init (solo does).
     if "prefork" not in str(getattr(sender, "pool_cls", "prefork")).lower():
         _start_heartbeat()

@@ -149,7 +149,7 @@ def test_the_chunks_of_a_thread_pool_are_all_held_and_a_dead_workers_all_go_out_
 
 
 def test_an_optimistic_chunk_names_its_worker_in_the_heartbeat_row(app):
-    n = chunk.AT_ONCE + 1  # past what PostgreSQL writes at once
+    n = chunk.AT_ONCE + 1  # past what PostgreSQL reads held by nobody
     job_id = post(app, toys(*map(str, range(1, n + 1))))
     ids = ids_of(app, job_id)
     report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
@@ -217,7 +217,7 @@ def test_a_small_chunk_written_unalike_is_written_in_a_transaction(app):
 def test_a_small_chunk_of_longer_work_is_claimed_before_it_runs_on_postgresql(app, monkeypatch):
     # Estimated past KEPT_OPEN_SECONDS, it must not run unclaimed with no hold: a flush claims it.
     if not is_postgresql(app.extensions["engine"]):
-        pytest.skip("SQLite has no write at once (the test above)")
+        pytest.skip("SQLite holds every chunk (the test above)")
     job_id = post(app, toys("1", "2", sleep=chunk.KEPT_OPEN_SECONDS))
     ids = ids_of(app, job_id)
     during = statuses_while_solving(app, monkeypatch)
