@@ -15,12 +15,16 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import Engine, select
 
 from service.config import ROOT, VAR, from_env
+from service.db import make_engine
+from service.models import WorkerBeat, now
 
 
 def migrate(url: str) -> None:
@@ -39,7 +43,31 @@ def banner(port: int, host: str) -> str:
             f"  API docs:  {url}/api/v1/docs/swagger/\n"
             f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json' \\\n"
             f"               -d '{sample}'\n"
-            f"  results:   curl -s {url}/api/v1/jobs/<id>/puzzles\n")
+            f"  results:   curl -s {url}/api/v1/jobs/<id>/puzzles\n"
+            f"  workers:   warming up the solvers (a first start compiles their kernels, about half a\n"
+            f"             minute); jobs posted meanwhile wait queued. A line says when they are ready.\n")
+
+
+def beating_since(engine: Engine, since: datetime) -> int:
+    """Worker processes whose heartbeat row (worker.heartbeat) was made at or after ``since``: a
+    pool process makes it once its worker has warmed up the solvers and forked it."""
+    with engine.connect() as conn:
+        started = conn.scalars(select(WorkerBeat.started_at)).all()
+    # SQLite gives back naive datetimes (stored in UTC).
+    return sum(1 for t in started if (t if t.tzinfo else t.replace(tzinfo=UTC)) >= since)
+
+
+def announce_ready(engine: Engine, since: datetime, processes: int) -> bool:
+    """Print, once all ``processes`` beat, that the workers are ready; whether they are."""
+    try:
+        beating = beating_since(engine, since)
+    except Exception:  # SQLite busy, or the like: the next look tries again
+        return False
+    if beating < processes:
+        return False
+    print(f"\nworkers ready: {beating} processes, {(now() - since).total_seconds():.0f} s after the start\n",
+          flush=True)
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     # Node names by port: several embedded services on one host (the tests run some) keep apart.
     lanes = f"{config['TASK_QUEUE']},{config['DEAR_QUEUE']}"
     concurrency = os.environ.get("WORKER_CONCURRENCY", "1")
+    launched = now()
     worker = subprocess.Popen([*celery, "-B", "--schedule", str(schedule), "-Q", lanes,
                                "-n", f"worker-{port}@%h", "--concurrency", concurrency], cwd=ROOT, env=env)
     # Capacity kept for cheap work: a small job is answered while the worker above runs a big one.
@@ -83,8 +112,14 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
+    engine = make_engine(config["DATABASE_URL"])
+    # The worker's pool processes and the cheap worker's one.
+    processes, ready, looked = (int(concurrency) if concurrency.isdigit() else 1) + 1, False, 0.0
     while not stopping and all(c.poll() is None for c in children):
+        if not ready and time.monotonic() - looked >= 1.0:
+            ready, looked = announce_ready(engine, launched, processes), time.monotonic()
         time.sleep(0.2)
+    engine.dispose()
     for child in children:
         if child.poll() is None:
             child.send_signal(signal.SIGTERM)

@@ -38,5 +38,10 @@ def test_run_local_solves_a_batch_with_no_servers(tmp_path):
             job = call(f"{base}/api/v1/jobs/{job['id']}")[1]
         items = call(f"{base}/api/v1/jobs/{job['id']}/puzzles")[1]["items"]
         assert [p["result"]["sum"] for p in items] == [sum(map(int, str(i))) for i in range(1, 31)]
+        # The banner says the workers warm up; a line follows once all their processes beat.
+        assert "warming up the solvers" in log.read_text()
+        while "workers ready: 2 processes" not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()[-3000:]
+            time.sleep(0.1)
     # Stopped with SIGINT, what Ctrl-C does: both children stop, and it exits cleanly.
     assert service.proc.returncode == 0, log.read_text()[-3000:]
