@@ -113,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     engine = make_engine(config["DATABASE_URL"])
-    # The worker's pool processes and the cheap worker's one.
-    processes, ready, looked = (int(concurrency) if concurrency.isdigit() else 1) + 1, False, 0.0
+    # Every pool process of the first worker, and the cheap worker's one.
+    processes = (int(concurrency) if concurrency.isdigit() else 1) + 1
+    ready, looked = False, 0.0
     while not stopping and all(c.poll() is None for c in children):
         if not ready and time.monotonic() - looked >= 1.0:
             ready, looked = announce_ready(engine, launched, processes), time.monotonic()
