@@ -56,6 +56,11 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+def aware(t: datetime) -> datetime:
+    """A stored time with its zone: SQLite gives back naive datetimes (everything stored is UTC)."""
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
 class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {
         datetime: DateTime(timezone=True),

@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from alembic import command
@@ -24,7 +24,7 @@ from sqlalchemy import Engine, select
 
 from service.config import ROOT, VAR, from_env
 from service.db import make_engine
-from service.models import WorkerBeat, now
+from service.models import WorkerBeat, aware, now
 
 
 def migrate(url: str) -> None:
@@ -53,8 +53,7 @@ def beating_since(engine: Engine, since: datetime) -> int:
     pool process makes it once its worker has warmed up the solvers and forked it."""
     with engine.connect() as conn:
         started = conn.scalars(select(WorkerBeat.started_at)).all()
-    # SQLite gives back naive datetimes (stored in UTC).
-    return sum(1 for t in started if (t if t.tzinfo else t.replace(tzinfo=UTC)) >= since)
+    return sum(1 for t in started if aware(t) >= since)
 
 
 def announce_ready(engine: Engine, since: datetime, processes: int) -> bool:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 from pydantic_core import PydanticCustomError
 
 import solvers
-from service.models import JOB_STATUSES, PUZZLE_STATUSES
+from service.models import JOB_STATUSES, PUZZLE_STATUSES, aware
 
 JobStatus = Literal[JOB_STATUSES]  # type: ignore[valid-type]
 PuzzleStatus = Literal[PUZZLE_STATUSES]  # type: ignore[valid-type]
@@ -134,9 +134,7 @@ class Counts(BaseModel):
 def iso_time(value: datetime | None) -> str | None:
     if value is None:
         return None
-    if value.tzinfo is None:  # SQLite keeps no zone; everything stored is UTC
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return aware(value).astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class JobOut(BaseModel):

@@ -55,6 +55,7 @@ from service.models import (
     ReaperRun,
     Subtask,
     WorkerBeat,
+    aware,
     now,
 )
 from service.publish import Publisher, publish_or_mark_due, queue_depth
@@ -185,7 +186,7 @@ def _survey(s: Session, t: datetime, config: dict[str, Any], trust_silence: bool
     quiet_since = t - timedelta(seconds=config["WORKER_SILENT_SECONDS"])
     rows = s.execute(select(WorkerBeat.name, WorkerBeat.beat_at, WorkerBeat.holding, WorkerBeat.held_at,
                             WorkerBeat.since)).all()
-    quiet = {r.name for r in rows if trust_silence and _aware(r.beat_at) < quiet_since}
+    quiet = {r.name for r in rows if trust_silence and aware(r.beat_at) < quiet_since}
     # A quiet pool process of a node that still beats: its main process redelivers its task.
     living_nodes = {node_of(r.name) for r in rows if r.name not in quiet}
     silent: list[str] = []
@@ -206,11 +207,6 @@ def _survey(s: Session, t: datetime, config: dict[str, Any], trust_silence: bool
             held_by_living.update(r.holding or [])
     published = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"] - config["LOST_TASK_SECONDS"])
     return Lost(silent, forgotten, let_go, held_by_none, held_by_living, broker_empty, published)
-
-
-def _aware(t: datetime) -> datetime:
-    # SQLite gives back naive datetimes (stored in UTC).
-    return t if t.tzinfo is not None else t.replace(tzinfo=now().tzinfo)
 
 
 def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:
