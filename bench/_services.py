@@ -47,11 +47,11 @@ class Running:
 @contextlib.contextmanager
 def stack(workers: int, concurrency: int = 1, **settings: str) -> Iterator[Running]:
     """The API with `workers` warmed-up celery workers behind it, each of ``concurrency`` pool
-    processes; ``settings`` are environment variables of both (service/config.py)."""
+    processes; ``settings`` are environment variables of both (store/settings.py)."""
     with fresh_postgres() as db_url, fresh_redis() as redis_url, tempfile.TemporaryDirectory() as logs:
         migrate(db_url)
         env = service_env(db_url, redis_url, f"bench-{uuid.uuid4().hex[:8]}", **settings)
-        pool = Workers(env, Path(logs), app="worker")
+        pool = Workers(env, Path(logs), app="worker.app")
         port = free_port()
         api = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
                                 "--workers", "2", "service:create_app()"], cwd=ROOT, env=env,

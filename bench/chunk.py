@@ -9,8 +9,8 @@ solve, write, commit), against prepare + solve + verify of the same puzzles one 
 process (the raw rate of bench/service.py). Medians over ``--repeats``, each repeat on fresh
 puzzles. The chunk's CPU time in this process (``time.process_time``: PostgreSQL's share left
 out) is listed beside its wall time: on a shared machine it moves far less with the load. Commits
-are asynchronous and the garbage collector set, as on the workers (service.db.relax_commits,
-worker/__init__.py). Pin
+are asynchronous and the garbage collector set, as on the workers (store.db.relax_commits,
+worker.runtime). Pin
 it (``taskset -c 1``) to keep the bench on a core and PostgreSQL on the other, the shape of
 bench/service.py ``--pin``. The SQL statements' own times (as the client waits on them)
 are listed too, medians per chunk.
@@ -23,6 +23,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import event, select
 
 import solvers
-import worker
 from bench.service import load_puzzles
 from service import create_app
-from service.db import relax_commits
-from service.models import Puzzle
+from store.models import Puzzle
+from store.settings import Settings
 from tests.service.conftest import RecordingPublisher
 from tests.services import fresh_postgres, migrate
 from worker import chunk
+from worker.runtime import Runtime, collect_for_chunks
 
 
 def raw_seconds(puzzles: list[str]) -> float:
@@ -74,14 +75,15 @@ def main() -> None:
     n = args.chunk
     puzzles = load_puzzles(n * args.repeats)
     solvers.warm_up()
-    worker.collect_for_chunks()  # as the worker does after its warm-up
+    collect_for_chunks()  # as the worker does after its warm-up
     with fresh_postgres() as url:
         migrate(url)
-        app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "RATE_LIMIT": ""})
-        relax_commits(app.extensions["engine"])  # as worker/__init__.py does for the workers
-        app.extensions["publisher"] = RecordingPublisher()
-        sessions, client = app.extensions["sessions"], app.test_client()
-        times = statement_times(app.extensions["engine"])
+        settings = Settings.from_env(DATABASE_URL=url, REDIS_URL=None, RATE_LIMIT="")
+        app = create_app(settings)
+        # The worker's own engine (its commits asynchronous), with no broker behind its publisher.
+        runtime = replace(Runtime.connect(settings, None), publisher=RecordingPublisher())
+        sessions, client = runtime.sessions, app.test_client()
+        times = statement_times(runtime.engine)
         raw, work, cpu, sql = [], [], [], defaultdict(list)
         for i in range(args.repeats):
             batch = puzzles[i * n:(i + 1) * n]
@@ -94,7 +96,7 @@ def main() -> None:
                                      .order_by(Puzzle.index)))
             times.clear()
             start, start_cpu = time.perf_counter(), time.process_time()
-            report = chunk.run_chunk(sessions, ids, app.config, "bench", app.extensions["publisher"])
+            report = chunk.run_chunk(runtime, ids, "bench")
             work.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
             if report.written != n:

@@ -24,8 +24,10 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import case, func, select, text
 
-from service import create_app, tallies
-from service.models import Puzzle
+from service import create_app
+from store import tallies
+from store.models import Puzzle
+from store.settings import Settings
 from tests.services import fresh_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +78,7 @@ def main() -> None:
         config.attributes["database_url"] = url
         command.upgrade(config, "worker_heartbeats")
         broker = str(ROOT / "var" / "bench-broker")  # never used: the scrape needs no broker
-        app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "BROKER_DIR": broker})
+        app = create_app(Settings.from_env(DATABASE_URL=url, REDIS_URL=None, BROKER_DIR=broker))
         engine = app.extensions["engine"]
         start = time.perf_counter()
         with engine.begin() as conn:

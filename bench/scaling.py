@@ -137,7 +137,7 @@ def _seconds(a: datetime, b: datetime) -> float:
 def run_job(stack, w: Workload) -> Run:
     from sqlalchemy import select
 
-    from service.models import Job, Puzzle, Subtask
+    from store.models import Job, Puzzle, Subtask
 
     job_id = stack.submit([{"kind": KIND.name, "puzzle": w.n, "options": w.options}])
     deadline = time.monotonic() + 3600
@@ -186,7 +186,7 @@ def service_runs(workloads: list[Workload], parts: int, repeats: int) -> Runs | 
             migrate(db)
             env = service_env(db, redis, f"bench-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="600",
                               SPLIT_PARTS=str(parts), SPLIT_QUEENS_N="10", SPLIT_PROBES="10000")
-            workers = Workers(env, Path(logs), app="worker")
+            workers = Workers(env, Path(logs), app="worker.app")
             stack = Stack(app_for(env), workers)
             try:
                 for count in (1, 2):
@@ -302,7 +302,7 @@ def main() -> None:
     whole(Workload(8))  # load the compiled kernels before timing
 
     wholes = print_processes(workloads, args.parts, args.repeats)
-    overhead = 0.003  # a Celery round trip on Redis (docs/service.md), replaced by the measured one below
+    overhead = 0.003  # a Celery round trip on Redis, replaced by the measured one below
     runs = None if args.no_service else service_runs(workloads, args.parts, args.repeats)
     if runs:
         print_service(runs, wholes, args.parts, args.repeats)

@@ -1,15 +1,15 @@
-"""Alembic environment: the URL comes from the service configuration (DATABASE_URL)."""
+"""Alembic environment: the URL comes from the settings (DATABASE_URL)."""
 
 from logging.config import fileConfig
 
 from alembic import context
 
-from service.config import from_env
-from service.db import make_engine
-from service.models import Base
+from store.db import make_engine
+from store.models import Base
+from store.settings import Settings
 
 config = context.config
-url = config.attributes.get("database_url") or from_env()["DATABASE_URL"]
+url = config.attributes.get("database_url") or Settings.from_env().connections.database_url
 if config.config_file_name and "database_url" not in config.attributes:
     # The `alembic` command: say what it does (alembic.ini's loggers). Programs that migrate
     # (make run, the tests) pass the URL and keep their own logging.

@@ -14,12 +14,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import solvers
-from service import auth, batches, jobs, notices
+from service import auth, batches, cursors, settings
 from service.bodies import read_json
-from service.db import one_statement, read_only
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
-from service.publish import publish_in_lanes
 from service.schemas import (
     JobList,
     JobListQuery,
@@ -35,6 +33,10 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
+from store import jobs, notices, submit
+from store.db import is_postgresql, one_statement, read_only
+from store.publish import publish_in_lanes
+from store.submit import CheckedBatch
 
 
 def _validation_problem(req: Any, resp: Any, error: Exception | None, instance: Any, adapter: Any) -> None:
@@ -73,7 +75,7 @@ def sessions():
 
 @contextmanager
 def snapshot() -> Iterator[Session]:
-    """A read-only session whose queries all see one snapshot (service.db.read_only). It ends with
+    """A read-only session whose queries all see one snapshot (store.db.read_only). It ends with
     COMMIT, not the ROLLBACK of a closed session: psycopg forgets its prepared statements at every
     ROLLBACK (and deallocates them, a round trip), so the reads the API repeats would be parsed and
     planned again after each request (GET /jobs/{id} in a mix with page reads: 0.13 ms of 0.89)."""
@@ -84,7 +86,7 @@ def snapshot() -> Iterator[Session]:
 
 @contextmanager
 def one_read() -> Iterator[Session]:
-    """A session for a read of one statement (service.db.one_statement)."""
+    """A session for a read of one statement (store.db.one_statement)."""
     with sessions() as s:
         yield one_statement(s)
 
@@ -100,7 +102,7 @@ def _not_found(job_id: str) -> Problem:
     return Problem(404, "Not Found", f"no job {job_id!r}")
 
 
-def _job_or_404(s, job_id: str):
+def job_or_404(s, job_id: str):
     job = jobs.get_job(s, g.owner, job_id)
     if job is None:
         raise _not_found(job_id)
@@ -108,33 +110,35 @@ def _job_or_404(s, job_id: str):
 
 
 def _describe_or_404(s, job_id: str) -> JobOut:
-    out = jobs.describe_job(s, g.owner, job_id)
-    if out is None:
+    state = jobs.describe_job(s, g.owner, job_id)
+    if state is None:
         raise _not_found(job_id)
-    return out
+    return JobOut.of(state)
 
 
-def _read_batch() -> dict[str, Any]:
+def read_batch() -> dict[str, Any]:
+    """The request's batch, read and within MAX_BATCH (400, 413, 415 otherwise); unchecked."""
     body = read_json()
     if not isinstance(body, dict):
         raise Problem(400, "Bad Request", f"the body must be a JSON object, not a {type(body).__name__}")
     n = len(body["puzzles"]) if isinstance(body.get("puzzles"), list) else 0
-    if n > current_app.config["MAX_BATCH"]:
-        raise Problem(413, "Content Too Large",
-                      f"a batch may hold at most {current_app.config['MAX_BATCH']} puzzles; this one has {n}",
-                      max_batch=current_app.config["MAX_BATCH"])
+    most = settings().limits.max_batch
+    if n > most:
+        raise Problem(413, "Content Too Large", f"a batch may hold at most {most} puzzles; this one has {n}",
+                      max_batch=most)
     return body
 
 
-def _validated(body: dict[str, Any]) -> batches.CheckedBatch:
+def checked(body: dict[str, Any]) -> CheckedBatch:
+    """The batch, every item checked (422 naming every bad item otherwise)."""
     try:
-        return batches.check(body, Limits.from_config(current_app.config))
+        return batches.check(body, Limits.of(settings().limits))
     except ValidationError as exc:
         raise invalid(item_errors(exc.errors())) from None
 
 
 def _poll_headers(job_id: str) -> dict[str, str]:
-    retry = str(current_app.config["RETRY_AFTER_SECONDS"])
+    retry = str(settings().http.retry_after_seconds)
     return {"Location": f"/api/v1/jobs/{job_id}", "Retry-After": retry}
 
 
@@ -148,24 +152,25 @@ def submit_job():
     The whole batch is checked first; any bad item gives 422 listing every bad item, and
     nothing is stored. `Idempotency-Key` makes retries safe.
     """
-    cfg = current_app.config
-    body = _read_batch()
+    config = settings()
+    body = read_batch()
     key = request.headers.get("Idempotency-Key")
     if key is not None and not (1 <= len(key) <= 200 and key.isprintable()):
         raise Problem(400, "Bad Request", "an Idempotency-Key has 1 to 200 printable characters")
-    digest = None if key is None else jobs.request_hash(body)
+    digest = None if key is None else submit.request_hash(body)
     if key is not None:
         with snapshot() as s:
             found = jobs.find_by_key(s, g.owner, key)
             if found is not None:
                 return _replay(s, found, digest)
-    submit = _validated(body)
+    batch = checked(body)
     try:
         with sessions() as s, s.begin():
-            job, ids, rank = jobs.create_job(
-                s, g.owner, submit, label=submit.label, key=key, body_hash=digest,
-                queued_stale_seconds=cfg["QUEUED_STALE_SECONDS"], max_pending=cfg["MAX_PENDING_PUZZLES"])
-    except jobs.Backlogged as exc:  # nothing stored: the transaction rolled back
+            job, ids, rank = submit.create_job(
+                s, g.owner, batch, label=batch.label, key=key, body_hash=digest,
+                queued_stale_seconds=config.recovery.queued_stale_seconds,
+                max_pending=config.limits.max_pending_puzzles)
+    except submit.Backlogged as exc:  # nothing stored: the transaction rolled back
         raise Problem(429, "Too Many Requests",
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
@@ -176,12 +181,12 @@ def submit_job():
             if found is None:
                 raise
             return _replay(s, found, digest)
-    chunks = jobs.chunks_of(ids, [item.cost for item in submit.items], cfg)
-    publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], cfg, chunks,
-                     rank)
+    chunks = submit.chunks_of(ids, [item.cost for item in batch.items], config.lanes)
+    publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], config.lanes,
+                     chunks, rank)
     # The job as stored, with no read after publishing: a read would see at most a worker's first
     # steps, and it costs a round trip while that worker starts on the same cores.
-    return job, 202, _poll_headers(job.id)
+    return JobOut.of(job), 202, _poll_headers(job.id)
 
 
 def _replay(s, job, digest: str | None):
@@ -197,10 +202,11 @@ def list_jobs():
     q: JobListQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
         try:
-            items, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, q.cursor)
+            start = cursors.job_position(q.cursor)
         except ValueError as exc:
             raise Problem(400, "Bad Request", str(exc)) from None
-    return JobList(items=items, next_cursor=nxt)
+        states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start)
+    return JobList(items=[JobOut.of(j) for j in states], next_cursor=cursors.of_job(nxt))
 
 
 @bp.get("/jobs/<job_id>")
@@ -221,12 +227,23 @@ def get_job(job_id: str):
         with one_read() as s:
             return jobs.job_status(s, job_id)
 
-    seconds = min(q.wait, current_app.config["WAIT_CAP_SECONDS"])
-    listener = notices.listener_for(current_app) if seconds > 0 else None
+    seconds = min(q.wait, settings().http.wait_cap_seconds)
+    listener = job_listener() if seconds > 0 else None
     with listener.watch(job_id) if listener is not None else nullcontext() as wake:
         if wake is None:
             return wait_for_job(describe, seconds, status=status)
         return wait_for_job(describe, seconds, sleep=wake, status=status, schedule=NOTIFIED_SECONDS)
+
+
+def job_listener() -> notices.Listener | None:
+    """This app's listener (made at the first wait), or None on a database that sends no notices."""
+    engine = current_app.extensions["engine"]
+    if not is_postgresql(engine):
+        return None
+    listener: notices.Listener | None = current_app.extensions.get("job_notices")
+    if listener is None:
+        listener = current_app.extensions.setdefault("job_notices", notices.Listener(engine))
+    return listener
 
 
 @bp.get("/jobs/<job_id>/puzzles")
@@ -235,12 +252,14 @@ def list_puzzles(job_id: str):
     """A job's puzzles with results, in batch order, a page at a time."""
     q: PageQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
-        job = _job_or_404(s, job_id)
+        job = job_or_404(s, job_id)
         try:
-            rows, nxt = jobs.list_puzzles(s, job.id, q.limit, q.cursor)
+            start = cursors.puzzle_index(q.cursor)
         except ValueError as exc:
             raise Problem(400, "Bad Request", str(exc)) from None
-        return PuzzleList(items=jobs.puzzles_out(s, rows), next_cursor=nxt)
+        rows, nxt = jobs.list_puzzles(s, job.id, q.limit, start)
+        return PuzzleList(items=[PuzzleOut.of(p) for p in jobs.puzzle_states(s, rows)],
+                          next_cursor=cursors.of_puzzle(nxt))
 
 
 @bp.get("/jobs/<job_id>/puzzles/<int(signed=True):index>")
@@ -248,11 +267,11 @@ def list_puzzles(job_id: str):
 def get_puzzle(job_id: str, index: int):
     """One puzzle of a job, by its index in the batch."""
     with snapshot() as s:
-        job = _job_or_404(s, job_id)
+        job = job_or_404(s, job_id)
         puzzle = jobs.get_puzzle(s, job.id, index)
         if puzzle is None:
             raise Problem(404, "Not Found", f"job {job_id!r} has no puzzle {index}; it has {job.total}")
-        return jobs.puzzles_out(s, [puzzle])[0]
+        return PuzzleOut.of(jobs.puzzle_states(s, [puzzle])[0])
 
 
 @bp.post("/jobs/<job_id>/cancel")
@@ -260,7 +279,7 @@ def get_puzzle(job_id: str, index: int):
 def cancel_job(job_id: str):
     """Cancel every unfinished puzzle of the job; running solvers stop at their next check."""
     with sessions() as s, s.begin():
-        job = _job_or_404(s, job_id)
+        job = job_or_404(s, job_id)
         jobs.cancel_job(s, job)
     with one_read() as s:
         return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
@@ -272,7 +291,7 @@ def delete_job(job_id: str):
     """Delete a finished (completed or cancelled) job with its puzzles and results; an unfinished
     one is 409: cancel it first."""
     with sessions() as s, s.begin():
-        job = _job_or_404(s, job_id)
+        job = job_or_404(s, job_id)
         unfinished = jobs.delete_job(s, job)
         if unfinished is not None:
             raise Problem(409, "Conflict", f"job {job_id!r} is {unfinished}; cancel it first, then delete it",
@@ -292,6 +311,6 @@ def openapi():
 @spec.validate(resp=Response(HTTP_200=KindList, HTTP_429=ProblemOut), tags=["kinds"])
 def kinds():
     """Every registered kind: input format, options with defaults and limits, result and stats fields."""
-    limits = Limits.from_config(current_app.config)
+    limits = Limits.of(settings().limits)
     return KindList(items=[{**k.describe(), "service_limits": limits.for_kind(k.name)}
                            for k in solvers.KINDS.values()])

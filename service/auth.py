@@ -35,8 +35,9 @@ from flask import Flask, current_app, g, request
 from sqlalchemy import String
 
 from service.marks import ViewMark
-from service.models import Job
 from service.problems import Problem
+from store.models import Job
+from store.settings import Access
 
 log = logging.getLogger(__name__)
 
@@ -130,9 +131,9 @@ class Auth:
         return self.metrics is None and self.clients.enabled
 
 
-def init_app(app: Flask) -> None:
+def init_app(app: Flask, access: Access) -> None:
     """Check the settings (a bad one stops the app here, at start) and keep only digests."""
-    auth = Auth(parse_clients(app.config["API_TOKENS"]), parse_metrics_token(app.config["METRICS_TOKEN"]))
+    auth = Auth(parse_clients(access.api_tokens), parse_metrics_token(access.metrics_token))
     if auth.metrics_closed:
         log.warning("API_TOKENS is set and METRICS_TOKEN is not: /metrics answers 401 to everyone")
     app.extensions["auth"] = auth

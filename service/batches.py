@@ -18,30 +18,16 @@ building a model per item.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
 import solvers
-from service.config import dumps
 from service.schemas import Envelope, JobSubmit, Limits
+from store.fastjson import canonical
+from store.submit import CheckedBatch, CheckedItem
 
 ITEM_KEYS = frozenset(solvers.ITEM_KEYS)
-
-
-@dataclass(frozen=True)
-class CheckedItem:
-    kind: str
-    puzzle: Any
-    options: dict[str, Any]  # every default filled in, as the worker will use them
-    cost: float  # the kind's estimate in seconds (Kind.cost), for cutting the batch into tasks
-
-
-@dataclass(frozen=True)
-class CheckedBatch:
-    label: str | None
-    items: list[CheckedItem]
 
 
 def check(body: dict[str, Any], limits: Limits) -> CheckedBatch:
@@ -87,7 +73,7 @@ def _groups(items: list[Any]) -> dict[tuple[str, str | None], list[int]] | None:
             return None
         if options is not None and type(options) is not dict:
             return None
-        groups[kind, None if options is None else dumps(options)].append(i)
+        groups[kind, None if options is None else canonical(options)].append(i)
     return groups
 
 

@@ -20,9 +20,10 @@ import re
 from typing import Any
 
 import numpy as np
-from flask import current_app, request
+from flask import request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from service import settings
 from service.problems import Problem
 
 # A JSON string, escapes included; an unterminated one runs to the end of the text, so that every
@@ -35,9 +36,9 @@ READ_SIZE = 64 * 1024
 def read_json() -> Any:
     """The request's JSON body, or a Problem: 415, 413 or 400."""
     _require_json_type()
-    raw = _read_bounded(current_app.config["MAX_BODY_BYTES"])
+    raw = _read_bounded(settings().limits.max_body_bytes)
     text = _decode(raw)
-    limit = current_app.config["MAX_JSON_DEPTH"]
+    limit = settings().limits.max_json_depth
     if nesting_depth(raw) > limit:
         raise Problem(400, "Bad Request", f"the body nests arrays and objects deeper than {limit} levels")
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 from spectree import Response
 
-from service.api import BODY_ERRORS, _read_batch, _validated, bp, spec
+from service.api import BODY_ERRORS, bp, checked, read_batch, spec
 from service.schemas import JobSubmit
 
 
@@ -22,4 +22,4 @@ class Checked(BaseModel):
                tags=["jobs"])
 def validate_batch() -> Checked:
     """Check a batch as `POST /jobs` does (same 400, 413, 415 and 422 answers); nothing is stored."""
-    return Checked(puzzles=len(_validated(_read_batch()).items))
+    return Checked(puzzles=len(checked(read_batch()).items))

@@ -26,9 +26,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import solvers
-from service import blocks
-from service.api import ERRORS, _job_or_404, bp, snapshot, spec
-from service.models import FINAL, Puzzle
+from service.api import ERRORS, bp, job_or_404, snapshot, spec
+from store import blocks
+from store.models import FINAL, Puzzle
 
 PAGE = 500
 LEADING = ("index", "kind", "status", "answer", "error")
@@ -52,7 +52,7 @@ def export_results(job_id: str) -> Response:
     """
     fmt = cast(ResultsQuery, request.context.query).format  # type: ignore[attr-defined]  # spectree's
     with snapshot() as s:
-        job = _job_or_404(s, job_id)
+        job = job_or_404(s, job_id)
         kinds = s.scalars(select(Puzzle.kind).where(Puzzle.job_id == job.id).distinct()).all()
     rows = puzzle_rows(current_app.extensions["sessions"], job.id)
     body = as_jsonl(rows) if fmt == "jsonl" else as_csv(rows, kinds)
@@ -62,7 +62,7 @@ def export_results(job_id: str) -> Response:
 
 def puzzle_rows(sessions: Callable[[], Session], job_id: str) -> Iterator[dict[str, Any]]:
     """The job's puzzles in batch order as export records, one page of rows read at a time, each
-    page's results from their blocks (service.blocks)."""
+    page's results from their blocks (store.blocks)."""
     columns = [Puzzle.id, Puzzle.block_id, Puzzle.index, Puzzle.kind, Puzzle.status, Puzzle.result,
                Puzzle.stats, Puzzle.error]
     start = 0

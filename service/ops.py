@@ -2,7 +2,7 @@
 
 Metrics are read from SQL at scrape time rather than counted in memory: API and
 worker processes come and go, the database is the one place that sees every
-puzzle exactly once. They are running totals (service.tallies), a few rows whatever
+puzzle exactly once. They are running totals (store.tallies), a few rows whatever
 the number of puzzles.
 """
 
@@ -21,11 +21,12 @@ from pydantic import BaseModel
 from spectree import Response as Documented
 from sqlalchemy import func, select, text
 
-from service import auth, ratelimit, tallies
+from service import auth, ratelimit, settings
 from service.api import spec
-from service.models import FINAL, UNFINISHED, Tally
 from service.problems import Problem
 from service.schemas import ProblemOut
+from store import tallies
+from store.models import FINAL, UNFINISHED, Tally
 
 bp = Blueprint("ops", __name__)
 
@@ -53,8 +54,9 @@ def _check_database() -> None:
 
 
 def _check_broker() -> None:
-    if not current_app.config["REDIS_URL"]:
-        folder = Path(current_app.config["BROKER_DIR"]) / "out"
+    connections = settings().connections
+    if not connections.redis_url:
+        folder = Path(connections.broker_dir) / "out"
         if not folder.is_dir():
             raise OSError(f"broker folder {folder} is missing")
         return

@@ -25,6 +25,7 @@ from limits import parse_many
 from service.auth import client_name
 from service.marks import ViewMark
 from service.problems import Problem
+from store.settings import Settings
 
 # Views the limits never refuse (health checks: an orchestrator's probes).
 exempt = ViewMark()
@@ -50,8 +51,8 @@ def _too_many(exc: RateLimitExceeded) -> Any:
                    limit=str(exc.limit.limit)).response()
 
 
-def init_app(app: Flask) -> None:
-    text = app.config["RATE_LIMIT"].strip()
+def init_app(app: Flask, settings: Settings) -> None:
+    text = settings.access.rate_limit.strip()
     if not text:
         return
     try:
@@ -59,7 +60,7 @@ def init_app(app: Flask) -> None:
     except ValueError as exc:
         raise ValueError(f"RATE_LIMIT {text!r} is not a list of limits like 20/second;600/minute "
                          f"({exc})") from None
-    redis_url = app.config["REDIS_URL"]
+    redis_url = settings.connections.redis_url
     limiter = Limiter(
         _client_key,
         application_limits=[text],

@@ -1,5 +1,5 @@
 """`make run`: migrate, then run the API and two workers side by side until Ctrl-C: one for
-both lanes (WORKER_CONCURRENCY processes) and one kept for cheap work (see service.publish).
+both lanes (WORKER_CONCURRENCY processes) and one kept for cheap work (see store.publish).
 
 With no DATABASE_URL / REDIS_URL it is self-contained: a SQLite file and Celery's
 filesystem broker under var/. With them set, the same command uses those servers.
@@ -22,9 +22,9 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, select
 
-from service.config import ROOT, VAR, from_env
-from service.db import make_engine
-from service.models import WorkerBeat, aware, now
+from store.db import make_engine
+from store.models import WorkerBeat, aware, now
+from store.settings import ROOT, VAR, Settings
 
 
 def migrate(url: str) -> None:
@@ -72,14 +72,15 @@ def announce_ready(engine: Engine, since: datetime, processes: int) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--api", default="service:create_app()", help="gunicorn app spec")
-    parser.add_argument("--celery", default="worker", help="celery -A module")
+    parser.add_argument("--celery", default="worker.app", help="celery -A module")
     parser.add_argument("--api-workers", type=int, default=2)
     args = parser.parse_args(argv)
 
-    config = from_env()
+    settings = Settings.from_env()
+    database_url, lanes = settings.connections.database_url, settings.lanes
     port, host = int(os.environ.get("PORT", "8000")), os.environ.get("HOST", "127.0.0.1")
     VAR.mkdir(exist_ok=True)
-    migrate(config["DATABASE_URL"])
+    migrate(database_url)
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": path}
     bin_dir = Path(sys.executable).parent
@@ -88,17 +89,17 @@ def main(argv: list[str] | None = None) -> int:
                             str(args.api_workers), "--threads", "8", args.api],
                            cwd=ROOT, env=env)
     # Beside the broker's folder: two embedded services (tests run several) keep apart.
-    schedule = Path(config["BROKER_DIR"]).parent / "celerybeat-schedule"
+    schedule = Path(settings.connections.broker_dir).parent / "celerybeat-schedule"
     celery = [sys.executable, "-m", "celery", "-A", args.celery, "worker", "--pool", "prefork",
               "--loglevel", "INFO"]
     # Node names by port: several embedded services on one host (the tests run some) keep apart.
-    lanes = f"{config['TASK_QUEUE']},{config['DEAR_QUEUE']}"
+
     concurrency = os.environ.get("WORKER_CONCURRENCY", "1")
     launched = now()
-    worker = subprocess.Popen([*celery, "-B", "--schedule", str(schedule), "-Q", lanes,
+    worker = subprocess.Popen([*celery, "-B", "--schedule", str(schedule), "-Q", ",".join(lanes.queues),
                                "-n", f"worker-{port}@%h", "--concurrency", concurrency], cwd=ROOT, env=env)
     # Capacity kept for cheap work: a small job is answered while the worker above runs a big one.
-    cheap = subprocess.Popen([*celery, "--concurrency", "1", "-Q", config["TASK_QUEUE"],
+    cheap = subprocess.Popen([*celery, "--concurrency", "1", "-Q", lanes.task_queue,
                               "-n", f"cheap-{port}@%h"], cwd=ROOT, env=env)
     children = [api, worker, cheap]
     print(banner(port, host), flush=True)
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    engine = make_engine(config["DATABASE_URL"])
+    engine = make_engine(database_url)
     # Every pool process of the first worker, and the cheap worker's one.
     processes = (int(concurrency) if concurrency.isdigit() else 1) + 1
     ready, looked = False, 0.0

@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 from pydantic_core import PydanticCustomError
 
 import solvers
-from service.models import JOB_STATUSES, PUZZLE_STATUSES, aware
+from store.jobs import JobState, PuzzleState
+from store.models import JOB_STATUSES, PUZZLE_STATUSES, aware
+from store.settings import Limits as LimitSettings
 
 JobStatus = Literal[JOB_STATUSES]  # type: ignore[valid-type]
 PuzzleStatus = Literal[PUZZLE_STATUSES]  # type: ignore[valid-type]
@@ -28,9 +30,8 @@ class Limits(BaseModel):
     option_limits: dict[str, float] = {}
 
     @classmethod
-    def from_config(cls, config: dict[str, Any]) -> Limits:
-        return cls(max_puzzle_bytes={k: int(v) for k, v in config["MAX_PUZZLE_BYTES"].items()},
-                   option_limits={k: float(v) for k, v in config["OPTION_LIMITS"].items()})
+    def of(cls, limits: LimitSettings) -> Limits:
+        return cls(max_puzzle_bytes=dict(limits.max_puzzle_bytes), option_limits=dict(limits.option_limits))
 
     def for_kind(self, kind: str) -> dict[str, Any]:
         """What /kinds tells users about this service's caps on the kind."""
@@ -148,6 +149,12 @@ class JobOut(BaseModel):
     counts: Counts
     progress: float = Field(description="fraction of puzzles in a final state")
 
+    @classmethod
+    def of(cls, job: JobState) -> JobOut:
+        return cls(id=job.id, status=job.status, label=job.label, created_at=iso_time(job.created_at),
+                   started_at=iso_time(job.started_at), finished_at=iso_time(job.finished_at),
+                   total=job.total, counts=Counts(**job.counts), progress=job.progress)
+
 
 class JobList(BaseModel):
     items: list[JobOut]
@@ -168,6 +175,13 @@ class PuzzleOut(BaseModel):
     puzzle: Any = Field(None, description="the puzzle as it was submitted")
     options: dict[str, Any] | None = Field(None,
                                            description="the options it is solved with, defaults filled in")
+
+    @classmethod
+    def of(cls, p: PuzzleState) -> PuzzleOut:
+        return cls(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=p.stats,
+                   error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
+                   finished_at=iso_time(p.finished_at), subtasks=p.subtasks, puzzle=p.puzzle,
+                   options=p.options)
 
 
 class PuzzleList(BaseModel):

@@ -3,7 +3,7 @@
 A client that waits for a job asks once a minute instead of several times a second; the
 API process looks at the job's status, a primary-key read, meanwhile (the workers write the
 status to SQL), and describes the job (its counts too) only once it is final or the wait ends.
-On PostgreSQL a notice (service.notices) wakes the waiter as soon as the transaction that makes
+On PostgreSQL a notice (store.notices) wakes the waiter as soon as the transaction that makes
 the job final commits, and the waiter then looks only every 0.1 to 0.5 s on its own
 (NOTIFIED_SECONDS: for a notice lost with the listener's connection). Without notices (SQLite,
 or the listener's connection down) the looks come every 2 ms for the first 20 ms, since a small
@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.models import CANCELLED, COMPLETED, UNFINISHED
 from service.schemas import JobOut
+from store.models import CANCELLED, COMPLETED, UNFINISHED
 
 MAX_WAIT_SECONDS = 60.0
 FINAL_JOB = (COMPLETED, CANCELLED)
@@ -44,7 +44,7 @@ def wait_for_job(describe: Callable[[], JobOut], seconds: float,
     """The job's description once it is final or ``seconds`` have passed. ``status`` reads the
     job's status alone (None: the job is gone), for the looks in between; without it each look
     describes the job. ``sleep`` waits between looks, the seconds taken from ``schedule`` (its last
-    repeated); a notice's wake (service.notices) returns early, and True, and the job is described
+    repeated); a notice's wake (store.notices) returns early, and True, and the job is described
     at once (a notice comes only when the job is final)."""
     deadline = time.monotonic() + seconds
     job = describe()

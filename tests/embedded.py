@@ -46,7 +46,7 @@ def embedded_service(folder: Path, **env_extra: str) -> Iterator[Embedded]:
     log = folder / "service.log"
     with open(log, "w") as out:
         proc = subprocess.Popen([sys.executable, "-m", "service.run_local", "--api-workers", "1",
-                                 "--api", "tests.integration.toyworker:flask_app",
+                                 "--api", "tests.integration.toyworker:create_api()",
                                  "--celery", "tests.integration.toyworker"],
                                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"

@@ -26,7 +26,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from service import create_app
-from service.config import from_env
+from store.settings import Settings
 
 PG_URL = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -114,7 +114,7 @@ class Workers:
     """`celery worker` subprocesses sharing one environment; stopped (and reaped) at the end."""
 
     def __init__(self, env: dict[str, str], logs: Path, app: str = "tests.integration.toyworker"):
-        # The toy worker adds the test-only kind; benchmarks run the real `worker` app.
+        # The toy worker adds the test-only kind; benchmarks run the real `worker.app`.
         self.env, self.logs, self.app = env, logs, app
         self.procs: list[subprocess.Popen[bytes]] = []
 
@@ -124,8 +124,8 @@ class Workers:
         ``concurrency``: its pool processes."""
         name = f"w{len(self.procs)}-{uuid.uuid4().hex[:6]}"
         log = self.logs / f"{name}.log"
-        config = from_env(self.env)
-        queues = config["TASK_QUEUE"] if cheap_only else f"{config['TASK_QUEUE']},{config['DEAR_QUEUE']}"
+        lanes = Settings.from_env(self.env).lanes
+        queues = lanes.task_queue if cheap_only else ",".join(lanes.queues)
         cmd = [sys.executable, "-m", "celery", "-A", self.app, "worker",
                "--pool", pool, "--concurrency", str(concurrency), "-Q", queues, "-n", f"{name}@%h",
                "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]
@@ -215,4 +215,4 @@ def service_env(database_url: str, redis_url: str | None, queue: str, **extra: s
 
 def app_for(env: dict[str, str]) -> Flask:
     """The API side, configured from the same environment as the workers."""
-    return create_app(from_env(env))
+    return create_app(Settings.from_env(env))

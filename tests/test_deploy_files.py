@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from deploy import lock
-from service.config import from_env
+from store.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -41,15 +41,15 @@ def test_workers_can_scale() -> None:
 
 
 def test_workers_take_both_lanes_and_one_service_keeps_capacity_for_cheap_work() -> None:
-    config = from_env({})
+    lanes = Settings.from_env({}).lanes
     both, cheap = (SERVICES[name]["command"] for name in ("worker", "worker-cheap"))
-    assert both[both.index("-Q") + 1].split(",") == [config["TASK_QUEUE"], config["DEAR_QUEUE"]]
-    assert cheap[cheap.index("-Q") + 1] == config["TASK_QUEUE"]
+    assert both[both.index("-Q") + 1].split(",") == [lanes.task_queue, lanes.dear_queue]
+    assert cheap[cheap.index("-Q") + 1] == lanes.task_queue
     for service in ("worker", "worker-cheap"):
         assert "-B" not in SERVICES[service]["command"] and "ports" not in SERVICES[service]
     # The same lanes in `make run`.
     run_local = (ROOT / "service" / "run_local.py").read_text()
-    assert """"-Q", lanes""" in run_local and """"-Q", config["TASK_QUEUE"]""" in run_local
+    assert """"-Q", ",".join(lanes.queues)""" in run_local and """"-Q", lanes.task_queue""" in run_local
 
 
 def test_every_long_running_service_has_a_healthcheck() -> None:

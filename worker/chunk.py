@@ -1,36 +1,11 @@
-"""The chunk task: claim (or optimistically read) a chunk of puzzles, solve each one, and write the
-results in batches.
+"""The chunk task: read or claim a chunk of puzzles, solve each one, verify it, write the results.
 
-A chunk task claims its puzzles (status -> running, attempts + 1), solves each one
-through the registry, verifies every answer, and writes results in bulk (worker.rows).
-
-Cheap chunks skip the claim (optimistic): a first delivery whose puzzles are all
-queued and never tried reads them, solves them, and writes each result only if the
-row is still ``queued`` with the attempt number it read, counting this run as the
-attempt. Claiming would double what SQL does per puzzle for puzzles solved in
-microseconds. The claim comes back wherever it matters: for a redelivered task (its
-worker died: attempts must count, so a puzzle that kills workers hits the cap), for
-puzzles already tried, and for the rest of a chunk once it meets a puzzle whose
-estimated cost (``Kind.cost``) passes ``OPTIMISTIC_SECONDS`` or runs past
-``FLUSH_SECONDS`` (so anything slow shows ``running`` and holds a lease). Such an expensive
-puzzle is also watched (worker.limits.watching): its solver's stop flag is raised at the time
-limit or on a cancel, which reaches a compiled kernel where the limit's signal cannot.
-
-On the optimistic path, consecutive cheap puzzles of one kind and options go to the kind's
-``solve_batch`` in one call (a run: at most FLUSH_SECONDS of estimated work), which spares
-each one the per-puzzle wrappers; a run whose call fails as a whole is solved one by one.
-
-On PostgreSQL a chunk's last results, written alike (a run of cheap puzzles of one job), go in one
-statement outside a transaction (rows.write_at_once). A small optimistic chunk (at most AT_ONCE
-puzzles) is also read by one statement outside a transaction: its worker has it for milliseconds,
-so it records no hold in its heartbeat row (a death meanwhile leaves the rows as they were, and the
-broker's redelivery claims the chunk), and a one-puzzle job is spared that statement and a
-transaction's round trips. Only work estimated within KEPT_OPEN_SECONDS runs so; longer work is
-claimed first. SQLite has no such write; there the hold is recorded.
-
-A puzzle worth splitting is not written here: its head and one subtask row per part are
-stored in one transaction, committed, and only then are the parts published; worker.parts
-solves, counts and merges them.
+A first delivery of cheap, untried puzzles runs optimistically: read without a claim, each result
+written only if its row is still as read (store.rows); runs of alike puzzles go to the kind's
+``solve_batch`` in one call. Anything slow, redelivered or tried before is claimed (running, under a
+lease) and, if estimated expensive, watched for its time limit and for a cancel (worker.limits). A
+puzzle worth splitting is stored as subtasks and published once committed (worker.parts).
+docs/architecture.md tells the paths and why each exists.
 """
 
 from __future__ import annotations
@@ -42,16 +17,17 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import takewhile
-from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session, sessionmaker
 
-from service import logs
-from service.db import is_postgresql, one_statement
-from service.models import FAILED, now
-from service.publish import Publisher, publish_in_lanes, publish_or_mark_due
-from worker import heartbeat, rows
+from store import logs, results, rows
+from store.db import is_postgresql, one_statement
+from store.models import FAILED, now
+from store.publish import publish_in_lanes, publish_or_mark_due
+from store.rows import Assigned, Result, SplitPuzzle
+from store.settings import Recovery, TimeBudget
+from worker import heartbeat
 from worker.limits import Watch, alarms_raise_timeout, watching
 from worker.outcome import (
     Cheap,
@@ -63,14 +39,14 @@ from worker.outcome import (
     solve_one,
     solve_run,
 )
-from worker.rows import Assigned, Result, SplitPuzzle
+from worker.runtime import Runtime
 
 # Results are written at least this often, so progress shows and a killed worker loses little.
 FLUSH_SECONDS = 0.5
 # An optimistic chunk this small is read outside a transaction and held by nobody (see above), if
 # its work is estimated within KEPT_OPEN_SECONDS: only that long does it run neither claimed nor
 # held. Longer work, or a slower run than estimated, is claimed first by a flush (which commits it).
-AT_ONCE = 8
+SMALL_CHUNK = 8
 KEPT_OPEN_SECONDS = 0.02
 
 
@@ -86,29 +62,27 @@ class ChunkReport:
 class Batch:
     """A chunk's puzzles still to solve (``todo``, in order) and its results not yet in SQL."""
 
-    sessions: sessionmaker[Session]
-    config: dict[str, Any]
+    runtime: Runtime
     worker: str
-    publisher: Publisher
     report: ChunkReport
     todo: deque[Assigned]
     clock: Callable[[], float]
     results: list[Result] = field(default_factory=list)
     split_up: list[SplitPuzzle] = field(default_factory=list)
     last_flush: float = 0.0
-    unheld: bool = False  # a small chunk read outside a transaction, neither claimed nor held (AT_ONCE)
+    unrecorded: bool = False  # read outside a transaction, neither claimed nor held (SMALL_CHUNK)
 
     def __post_init__(self) -> None:
         self.last_flush = self.clock()
 
     def due(self) -> bool:
-        every = min(FLUSH_SECONDS, KEPT_OPEN_SECONDS) if self.unheld else FLUSH_SECONDS
+        every = min(FLUSH_SECONDS, KEPT_OPEN_SECONDS) if self.unrecorded else FLUSH_SECONDS
         return self.clock() - self.last_flush >= every
 
     def too_long_unclaimed(self, cost: float) -> bool:
         """Whether work of this estimated cost is too long to run neither claimed nor held (see
         KEPT_OPEN_SECONDS): a flush claims it first."""
-        return self.unheld and cost > KEPT_OPEN_SECONDS
+        return self.unrecorded and cost > KEPT_OPEN_SECONDS
 
     def add(self, answer: Result | SplitPuzzle) -> None:
         if isinstance(answer, SplitPuzzle):
@@ -120,11 +94,11 @@ class Batch:
         """Write what is done and fan out what was split; renew the leases of the puzzles still to
         do and claim those not yet claimed (dropping any that another task has meanwhile). A
         chunk's last results, when nothing is left to do or fan out, go in one statement."""
-        self.unheld = False  # claimed or written from here on
+        self.unrecorded = False  # claimed or written from here on
         if not self.todo and not self.split_up and self._written_at_once():
             return
-        lease = rows.lease(self.config)
-        with self.sessions() as s, s.begin():
+        lease = self.runtime.settings.time.lease()
+        with self.runtime.sessions() as s, s.begin():
             parts = self._write(s)
             rows.extend(s, [a for a in self.todo if not a.optimistic], now() + lease)
             unclaimed = [a.id for a in self.todo if a.optimistic]
@@ -136,16 +110,16 @@ class Batch:
 
     def give_back(self) -> None:
         """Write what is done, release the puzzles still to do and publish them again, one a task."""
-        with self.sessions() as s, s.begin():
+        with self.runtime.sessions() as s, s.begin():
             parts = self._write(s)
             rows.release(s, [a for a in self.todo if not a.optimistic])
         self._publish_parts(parts)
-        self.report.republished = publish_singly(self.publisher, self.sessions, self.config, self.todo)
+        self.report.republished = publish_one_per_task(self.runtime, self.todo)
 
     def _written_at_once(self) -> bool:
-        """Whether the results went in one statement (rows.write_at_once; not if unalike)."""
-        with self.sessions() as s:
-            written = rows.write_at_once(s, self.results)
+        """Whether the results went in one statement (results.write_at_once; not if unalike)."""
+        with self.runtime.sessions() as s:
+            written = results.write_at_once(s, self.results)
         if written is None:
             return False
         self.report.written += written
@@ -155,34 +129,37 @@ class Batch:
 
     def _write(self, s: Session) -> list[int]:
         """Write the results and fan out the split puzzles; returns the subtask ids to publish."""
-        self.report.written += rows.write(s, self.results)
-        parts = rows.fan_out(s, self.split_up, self.config, self.worker)
+        self.report.written += results.write(s, self.results)
+        stale = self.runtime.settings.recovery.queued_stale_seconds
+        parts = rows.fan_out(s, self.split_up, stale, self.worker)
         self.results, self.split_up = [], []
         return parts
 
     def _publish_parts(self, parts: list[int]) -> None:
         # Published only after the commit: a subtask task must find its row.
         if parts:
-            publish_or_mark_due(self.publisher, self.sessions, [[i] for i in parts], parts=True)
+            runtime = self.runtime
+            publish_or_mark_due(runtime.publisher, runtime.sessions, [[i] for i in parts], parts=True)
         self.report.fanned += parts
         self.last_flush = self.clock()
 
 
-def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[str, Any], worker: str,
-              publisher: Publisher, clock: Callable[[], float] = time.monotonic,
+def run_chunk(runtime: Runtime, ids: Sequence[int], worker: str, clock: Callable[[], float] = time.monotonic,
               redelivered: bool = False) -> ChunkReport:
     report = ChunkReport()
-    unclaimed, unheld = _read_optimistically(sessions, ids, worker) if not redelivered else (None, False)
+    sessions = runtime.sessions
+    unclaimed, unrecorded = _read_optimistically(sessions, ids, worker) if not redelivered else (None, False)
     if unclaimed is not None:
         report.skipped = len(ids) - len(unclaimed)
         held = unclaimed
     else:
-        held, scattered = _claim_for_chunk(sessions, ids, config, worker, report)
+        settings = runtime.settings
+        held, scattered = _claim_for_chunk(sessions, ids, settings.recovery, settings.time, worker, report)
         if scattered:
-            report.republished = publish_singly(publisher, sessions, config, scattered)
+            report.republished = publish_one_per_task(runtime, scattered)
             return report
         report.skipped = len(ids) - len(held)
-    batch = Batch(sessions, config, worker, publisher, report, deque(held), clock, unheld=unheld)
+    batch = Batch(runtime, worker, report, deque(held), clock, unrecorded=unrecorded)
     with alarms_raise_timeout():
         _solve(batch)
     return report
@@ -191,10 +168,10 @@ def run_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[
 def _read_optimistically(sessions: sessionmaker[Session], ids: Sequence[int],
                          worker: str) -> tuple[list[Assigned] | None, bool]:
     """The chunk's puzzles if it can run unclaimed (rows.read_unclaimed), and whether they run held
-    by nobody (AT_ONCE: read outside a transaction); otherwise this worker's hold on them is
+    by nobody (SMALL_CHUNK: read outside a transaction); otherwise this worker's hold on them is
     committed with the read."""
     with sessions() as s:
-        if len(ids) <= AT_ONCE and is_postgresql(s):
+        if len(ids) <= SMALL_CHUNK and is_postgresql(s):
             unclaimed = rows.read_unclaimed(one_statement(s), ids)
             return unclaimed, unclaimed is not None
         with s.begin():
@@ -204,14 +181,15 @@ def _read_optimistically(sessions: sessionmaker[Session], ids: Sequence[int],
     return unclaimed, False
 
 
-def publish_singly(publisher: Publisher, sessions: sessionmaker[Session], config: dict[str, Any],
-                   puzzles: Sequence[Assigned]) -> list[int]:
+def publish_one_per_task(runtime: Runtime, puzzles: Sequence[Assigned]) -> list[int]:
     """Publish these puzzles again, one a task, each in its lane; returns their ids."""
-    publish_in_lanes(publisher, sessions, config, [([a.id], estimated_cost(a)) for a in puzzles])
+    publish_in_lanes(runtime.publisher, runtime.sessions, runtime.settings.lanes,
+                     [([a.id], estimated_cost(a)) for a in puzzles])
     return [a.id for a in puzzles]
 
 
-def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[str, Any], worker: str,
+def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], recovery: Recovery,
+                     budget: TimeBudget, worker: str,
                      report: ChunkReport) -> tuple[list[Assigned], list[Assigned]]:
     """Claim the chunk's puzzles and fail those past the attempt cap; returns those to solve here
     and those to scatter. A chunk that comes back after its worker died with it claimed is given
@@ -220,52 +198,53 @@ def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], config
     (A redelivered optimistic run left no attempt behind: this claim is the first, and the
     chunk runs whole once more, now counted. The broker also redelivers without a death, on a
     lost connection, so that case does not scatter the chunk.)"""
-    cap, limit = config["MAX_ATTEMPTS"], config["PUZZLE_TIME_LIMIT"]
+    cap, limit = recovery.max_attempts, budget.puzzle_time_limit
     with sessions() as s, s.begin():
-        claimed = rows.claim(s, ids, worker, now() + rows.lease(config))
+        claimed = rows.claim(s, ids, worker, now() + budget.lease())
         if len(claimed) > 1 and any(a.attempts > 1 for a in claimed):
             rows.release(s, claimed)
             return [], claimed
         # A claim one past the cap: the earlier ones all lost their worker.
-        report.written += rows.write(s, [
+        report.written += results.write(s, [
             Result(a.id, a.job_id, a.attempts, FAILED, error=gave_up(a.attempts - 1, limit, "puzzle"))
             for a in claimed if a.attempts > cap])
     return [a for a in claimed if a.attempts <= cap], []
 
 
 def _solve(batch: Batch) -> None:
-    seconds = batch.config["PUZZLE_TIME_LIMIT"]
+    settings = batch.runtime.settings
+    seconds, plans = settings.time.puzzle_time_limit, settings.splitting.for_plans
     started = now()
-    singly = 0  # puzzles to solve one by one: a run whose solve_batch failed as a whole
+    one_by_one = 0  # puzzles to solve one by one: a run whose solve_batch failed as a whole
     while batch.todo:
         a = batch.todo[0]
         ready = None
         try:
-            if a.optimistic and not singly and not batch.due():
+            if a.optimistic and not one_by_one and not batch.due():
                 run = _cheap_run(batch)
                 if batch.too_long_unclaimed(sum(c.cost for c in run)):
                     batch.flush()  # claims them
                     continue
                 with logs.context(job=a.job_id):
-                    answers = solve_run(run, seconds, batch.config) if len(run) > 1 else None
+                    answers = solve_run(run, seconds, plans) if len(run) > 1 else None
                 if answers is not None:
                     _done(batch, answers, started)
                     continue
-                singly = len(run)
+                one_by_one = len(run)
                 ready = run[0].ready if run else None  # prepared already: a run of one goes on below
             if ready is None:
                 ready = prepared_or_none(a)
             cost = ready.cost() if ready is not None else 0.0
-            expensive = cost > batch.config["OPTIMISTIC_SECONDS"]
+            expensive = cost > settings.lanes.optimistic_seconds
             if a.optimistic and (expensive or batch.due() or batch.too_long_unclaimed(cost)):
                 batch.flush()  # claims the rest: anything slow shows running, with a lease
                 continue       # its first puzzle is claimed now, or gone to another task
             with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive) as watch:
-                answer = solve_one(a, seconds, batch.config, ready, watch)
+                answer = solve_one(a, seconds, plans, ready, watch)
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
             batch.give_back()
             return
-        singly = max(singly - 1, 0)
+        one_by_one = max(one_by_one - 1, 0)
         _done(batch, [answer], started)
     batch.flush()
 
@@ -287,13 +266,14 @@ def _cheap_run(batch: Batch) -> list[Cheap]:
     first one's kind and options (prepared by one ``prepare_batch`` call), each ``batchable``,
     together estimated within FLUSH_SECONDS (so progress still shows that often). Stops at the
     first that is not."""
-    most, work = batch.config["OPTIMISTIC_SECONDS"], 0.0
+    settings = batch.runtime.settings
+    most, work = settings.lanes.optimistic_seconds, 0.0
     run: list[Cheap] = []
     first = batch.todo[0]
     alike = list(takewhile(lambda a: a.optimistic and a.kind == first.kind and a.options == first.options,
                            batch.todo))
     for a, ready in zip(alike, prepared_alike(alike), strict=True):
-        cheap = None if ready is None else batchable(a, ready, batch.config, most)
+        cheap = None if ready is None else batchable(a, ready, settings.splitting.for_plans, most)
         if cheap is None:
             break
         work += cheap.cost
@@ -308,5 +288,4 @@ def _watched(batch: Batch, a: Assigned, expensive: bool) -> AbstractContextManag
     inside a compiled kernel."""
     if not expensive:
         return nullcontext()
-    config = batch.config
-    return watching(batch.sessions, a.id, config["STOP_POLL_SECONDS"], config["PUZZLE_TIME_LIMIT"])
+    return watching(batch.runtime.sessions, a.id, batch.runtime.settings.time)

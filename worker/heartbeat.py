@@ -41,8 +41,9 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Table, bindparam, delete, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.db import changed_rows
-from service.models import WorkerBeat, now
+from store.db import changed_rows
+from store.models import WorkerBeat, now
+from store.settings import Recovery
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ class Tasks:
             return [i for chunk in self._held.values() for i in chunk]
 
 
-# This process's tasks, told by the task signals (worker/__init__.py).
+# This process's tasks, told by the task signals (worker.app).
 tasks = Tasks()
 
 
@@ -140,7 +141,7 @@ class Heartbeat:
     """The heartbeat of one worker process, and its turns at the reaper."""
 
     sessions: sessionmaker[Session]
-    config: dict[str, Any]
+    recovery: Recovery
     reap: Callable[[bool], None]  # given whether this process is steady
     clock: Callable[[], float] = time.monotonic
     connected_since: float | None = None
@@ -148,7 +149,7 @@ class Heartbeat:
 
     def steady(self) -> bool:
         since = self.connected_since
-        return since is not None and self.clock() - since >= self.config["WORKER_SILENT_SECONDS"]
+        return since is not None and self.clock() - since >= self.recovery.worker_silent_seconds
 
     def tick(self) -> None:
         """One beat; the first after a gap starts the quiet stretch again."""
@@ -174,8 +175,8 @@ class Heartbeat:
         """Two daemon threads: the beats, and the reaper's turns (which may wait on a broker that is
         down, and must never delay a beat)."""
         _running.append(self)
-        for name, step, every in (("heartbeat", self.tick, self.config["HEARTBEAT_SECONDS"]),
-                                  ("reaper", self.reap_turn, self.config["REAP_INTERVAL"])):
+        for name, step, every in (("heartbeat", self.tick, self.recovery.heartbeat_seconds),
+                                  ("reaper", self.reap_turn, self.recovery.reap_interval)):
             threading.Thread(target=self._loop, args=(step, every), name=name, daemon=True).start()
 
     def _loop(self, step: Callable[[], None], every: float) -> None:

@@ -16,9 +16,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.db import read_only
-from service.models import RUNNING, Puzzle
 from solvers.base import StopFlag, stop_flag
+from store.db import read_only
+from store.models import RUNNING, Puzzle
+from store.settings import TimeBudget
 
 log = logging.getLogger(__name__)
 
@@ -98,15 +99,15 @@ class Watch:
 
 
 @contextmanager
-def watching(sessions: sessionmaker[Session], puzzle_id: int, poll: float, limit: float) -> Iterator[Watch]:
+def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget) -> Iterator[Watch]:
     """A stop flag for one solve (a part, or a puzzle estimated expensive), raised by a thread that
-    looks every ``poll`` seconds whether the puzzle is still running and not stopped, and raises
+    looks every STOP_POLL_SECONDS whether the puzzle is still running and not stopped, and raises
     it anyway at the time limit: the limit's signal reaches Python only once a compiled kernel
     returns, the flag reaches the kernel itself, so the solve ends cleanly instead of the hard
     limit killing the process. The thread is stopped and joined on the way out."""
     watch = Watch(stop_flag())
     done = threading.Event()
-    deadline = time.monotonic() + limit
+    poll, deadline = budget.stop_poll_seconds, time.monotonic() + budget.puzzle_time_limit
 
     def run() -> None:
         while not done.wait(max(0.0, min(poll, deadline - time.monotonic()))):

@@ -12,10 +12,10 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 
 import solvers
-from service.models import FAILED
 from solvers.base import Budgeted, Outcome, Parts, Settings, Split, StopFlag, Whole
+from store.models import FAILED
+from store.rows import Assigned, Result, SplitPuzzle
 from worker.limits import PuzzleTimeout, Watch, time_limit
-from worker.rows import Assigned, Result, SplitPuzzle
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def prepared_alike(alike: Sequence[Assigned]) -> list[Prepared | None]:
 
 
 def estimated_cost(a: Assigned) -> float:
-    """Kind.cost of a stored puzzle, which decides its lane (service.publish) when it is published
+    """Kind.cost of a stored puzzle, which decides its lane (store.publish) when it is published
     again; 0 for one that no longer prepares, since it fails at once."""
     ready = prepared_or_none(a)
     return 0.0 if ready is None else ready.cost()

@@ -1,6 +1,6 @@
 """Subtasks: the parts of a split puzzle, solved by any worker, counted and merged exactly once.
 
-The chunk task (``worker.rows.fan_out``) stores a puzzle's head and one subtask row
+The chunk task (``store.rows.fan_out``) stores a puzzle's head and one subtask row
 per part, then publishes the parts. A subtask task here:
 
   claim    queued or running -> running, attempts + 1, a lease; skipped (counted as done,
@@ -14,7 +14,7 @@ per part, then publishes the parts. A subtask task here:
   record   the result lands only while the subtask is still ``running`` under this claim,
            and in the same transaction ``parts_done`` moves by one; the transaction that
            brings it to ``parts_total`` merges every part's outcome in index order with the
-           head, verifies, and writes the puzzle through ``rows.write`` (so the job's
+           head, verifies, and writes the puzzle through ``results.write`` (so the job's
            ``pending`` counter moves once). A duplicate delivery finds its claim stale and
            counts nothing. A part stopped for ``stop_requested`` is skipped as at the
            claim; one stopped by a cancel (or a failure) writes nothing.
@@ -43,9 +43,10 @@ from sqlalchemy import ColumnElement, Row, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
-from service import logs
-from service.db import changed_rows, through_outages
-from service.models import (
+from solvers.base import Outcome
+from store import logs
+from store.db import changed_rows, through_outages
+from store.models import (
     CANCELLED,
     FAILED,
     NO_SOLUTION,
@@ -57,10 +58,12 @@ from service.models import (
     lock_job,
     now,
 )
-from solvers.base import Outcome
+from store.results import write
+from store.rows import Result
+from store.settings import Recovery, TimeBudget
 from worker.limits import Watch, alarms_raise_timeout, time_limit, watching
 from worker.outcome import failure_reason, gave_up
-from worker.rows import Result, lease, write
+from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -78,27 +81,27 @@ class PartClaim:
     attempts: int
 
 
-def run_parts(sessions: sessionmaker[Session], ids: Sequence[int], config: dict[str, Any],
-              worker: str) -> int:
+def run_parts(runtime: Runtime, ids: Sequence[int], worker: str) -> int:
     """Handle each subtask in turn; returns how many this task solved and recorded."""
     with alarms_raise_timeout():
-        return sum(run_part(sessions, i, config, worker) for i in ids)
+        return sum(run_part(runtime, i, worker) for i in ids)
 
 
-def run_part(sessions: sessionmaker[Session], subtask_id: int, config: dict[str, Any], worker: str) -> bool:
+def run_part(runtime: Runtime, subtask_id: int, worker: str) -> bool:
+    sessions, settings = runtime.sessions, runtime.settings
     with sessions() as s, s.begin():
-        claimed = claim(s, subtask_id, worker, config)
+        claimed = claim(s, subtask_id, worker, settings.time, settings.recovery)
         if claimed is None:
             return False
         part, p = claimed
     with logs.context(job=p.job_id, puzzle=p.id, subtask=part.id):
-        with watching(sessions, p.id, config["STOP_POLL_SECONDS"], config["PUZZLE_TIME_LIMIT"]) as watch:
-            outcome, error = solve(p, part, config["PUZZLE_TIME_LIMIT"], watch)
+        with watching(sessions, p.id, settings.time) as watch:
+            outcome, error = solve(p, part, settings.time.puzzle_time_limit, watch)
         if outcome is None and error is None:
             log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
         # A long solve is not done again for a database restart at its end.
-        return through_outages(lambda: _record(sessions, part, outcome, error), config["DB_WAIT_SECONDS"],
-                               f"subtask {part.id}")
+        return through_outages(lambda: _record(sessions, part, outcome, error),
+                               settings.recovery.db_wait_seconds, f"subtask {part.id}")
 
 
 def _record(sessions: sessionmaker[Session], part: PartClaim, outcome: Outcome | None,
@@ -122,8 +125,8 @@ def lock_puzzle(s: Session, puzzle_id: int) -> Row[Any] | None:
                      .where(Puzzle.id == puzzle_id).with_for_update()).one()
 
 
-def claim(s: Session, subtask_id: int, worker: str,
-          config: dict[str, Any]) -> tuple[PartClaim, Row[Any]] | None:
+def claim(s: Session, subtask_id: int, worker: str, budget: TimeBudget,
+          recovery: Recovery) -> tuple[PartClaim, Row[Any]] | None:
     """Claim a subtask (attempts + 1, a lease); returns it with its puzzle's row, or None when
     there is nothing to solve (puzzle final or stopping, subtask done, attempts used up)."""
     puzzle_id = s.scalar(select(Subtask.puzzle_id).where(Subtask.id == subtask_id))
@@ -136,15 +139,15 @@ def claim(s: Session, subtask_id: int, worker: str,
         return None
     row = s.execute(update(Subtask).where(mine)
                     .values(status=RUNNING, attempts=Subtask.attempts + 1, started_at=now(), worker=worker,
-                            deadline=now() + lease(config))
+                            deadline=now() + budget.lease())
                     .returning(Subtask.id, Subtask.puzzle_id, Subtask.index, Subtask.payload,
                                Subtask.attempts)
                     .execution_options(synchronize_session=False)).one_or_none()
     if row is None:
         return None  # already recorded by an earlier delivery
     part = PartClaim(*row)
-    if part.attempts > config["MAX_ATTEMPTS"]:
-        fail(s, p, part, gave_up(part.attempts - 1, config["PUZZLE_TIME_LIMIT"], "part"))
+    if part.attempts > recovery.max_attempts:
+        fail(s, p, part, gave_up(part.attempts - 1, budget.puzzle_time_limit, "part"))
         return None
     return part, p
 

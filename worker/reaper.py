@@ -42,10 +42,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, text, update
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
-from service.db import changed_rows, is_postgresql
-from service.models import (
+from store.db import changed_rows, is_postgresql
+from store.models import (
     FAILED,
     QUEUED,
     RUNNING,
@@ -58,12 +58,16 @@ from service.models import (
     aware,
     now,
 )
-from service.publish import Publisher, publish_or_mark_due, queue_depth
+from store.publish import publish_or_mark_due, queue_depth
+from store.results import write
+from store.rows import Assigned, Result
+from store.settings import Recovery
+from store.statements import among
 from worker import parts, retention
-from worker.chunk import publish_singly
+from worker.chunk import publish_one_per_task
 from worker.heartbeat import node_of
 from worker.outcome import gave_up
-from worker.rows import Assigned, Result, among, write
+from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -85,40 +89,40 @@ class Lost:
 
     silent: list[str]        # workers whose heartbeat stopped, and whose node's too
     forgotten: list[str]     # dead pool processes of a living node: only their rows go
-    let_go: list[str]        # living workers whose optimistic chunk no task runs any more
+    stale_holders: list[str]        # living workers whose optimistic chunk no task runs any more
     held_by_none: list[int]  # the queued puzzles of the optimistic chunks of both kinds above
     held_by_living: set[int]   # those of chunks that living workers run: not lost, however old
     broker_empty: bool         # the broker's queue is empty: anything queued long ago was lost
     published_before: datetime  # queued rows whose deadline is before this were published long ago
 
 
-def reap_if_due(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Publisher,
-                trust_silence: bool) -> Reaped | None:
+def reap_if_due(runtime: Runtime, trust_silence: bool) -> Reaped | None:
     """Run the reaper if no process has run it for REAP_INTERVAL (the heartbeat threads call this),
     and then the retention purge if that is due too."""
     t = now()
-    with sessions() as s, s.begin():
-        if not _take_turn(s, t, timedelta(seconds=config["REAP_INTERVAL"] * 0.9)):
+    with runtime.sessions() as s, s.begin():
+        if not _take_turn(s, t, timedelta(seconds=runtime.settings.recovery.reap_interval * 0.9)):
             return None
-    reaped = reap(sessions, config, publisher, trust_silence=trust_silence)
-    retention.purge_if_due(sessions, config)
+    reaped = reap(runtime, trust_silence=trust_silence)
+    retention.purge_if_due(runtime.sessions, runtime.settings.retention)
     return reaped
 
 
-def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Publisher,
-         trust_silence: bool = True) -> Reaped:
+def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
     """Publish again, with a new deadline, what was lost (see the module's docstring), unless it is
     running at the attempt cap, which fails it (a subtask fails its puzzle). ``trust_silence``:
     the caller has itself reached the database steadily for WORKER_SILENT_SECONDS, so an old
     heartbeat means a dead worker, not a database outage that has just ended."""
     t = now()
-    cap, limit = config["MAX_ATTEMPTS"], config["PUZZLE_TIME_LIMIT"]
+    sessions, publisher, settings = runtime.sessions, runtime.publisher, runtime.settings
+    recovery = settings.recovery
+    cap, limit = recovery.max_attempts, settings.time.puzzle_time_limit
     depth = queue_depth(publisher)
     with sessions() as s, s.begin():
         _take_turn(s, t)
-        if is_postgresql(s):  # a plan for these lists, not a generic one (see rows.among's per_row)
+        if is_postgresql(s):  # a plan for these lists, not a generic one (see statements.among's per_row)
             s.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
-        lost = _survey(s, t, config, trust_silence, broker_empty=depth == 0)
+        lost = _survey(s, t, recovery, trust_silence, broker_empty=depth == 0)
         puzzles, subtasks = _lost_puzzles(s, t, lost), _lost_subtasks(s, t, lost)
         dead = [row for row in puzzles if row.status == RUNNING and row.attempts >= cap]
         write(s, [Result(row.id, row.job_id, row.attempts, FAILED,
@@ -133,11 +137,11 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
         lost_parts = [row.id for row in subtasks if row not in dead_parts]
         again = Reaped([row.id for row in lost_puzzles], lost_parts)
         _count_lost_optimistic_runs(s, lost.held_by_none)
-        if lost.let_go:  # unless a new chunk was recorded meanwhile
+        if lost.stale_holders:  # unless a new chunk was recorded meanwhile
             s.execute(update(WorkerBeat)
-                      .where(WorkerBeat.name.in_(lost.let_go), WorkerBeat.held_at < WorkerBeat.since)
+                      .where(WorkerBeat.name.in_(lost.stale_holders), WorkerBeat.held_at < WorkerBeat.since)
                       .values(holding=None).execution_options(synchronize_session=False))
-        deadline = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"])
+        deadline = t + timedelta(seconds=recovery.queued_stale_seconds)
         for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
             if ids:  # held by no worker now, until the new task claims it (so not orphaned again)
                 s.execute(update(model)
@@ -148,18 +152,17 @@ def reap(sessions: sessionmaker[Session], config: dict[str, Any], publisher: Pub
             s.execute(delete(WorkerBeat).where(WorkerBeat.name.in_(lost.silent + lost.forgotten)))
     if lost.silent:
         log.warning("reaper: worker(s) %s silent for %s s", ", ".join(lost.silent),
-                    config["WORKER_SILENT_SECONDS"])
+                    recovery.worker_silent_seconds)
     if again.puzzles:
         log.warning("reaper: publishing %d lost puzzle(s) again", len(again.puzzles))
-        _publish_by_job(publisher, sessions, config, lost_puzzles)
+        _publish_by_job(runtime, lost_puzzles)
     if again.parts:
         log.warning("reaper: publishing %d lost subtask(s) again", len(again.parts))
         publish_or_mark_due(publisher, sessions, [[i] for i in again.parts], parts=True)
     return again
 
 
-def _publish_by_job(publisher: Publisher, sessions: sessionmaker[Session], config: dict[str, Any],
-                    rows: Sequence[Row[Any]]) -> None:
+def _publish_by_job(runtime: Runtime, rows: Sequence[Row[Any]]) -> None:
     """One puzzle a task, in its lane; each job's ranked on its own, so that a job that lost many
     does not push another's behind them."""
     by_job: dict[str, list[Assigned]] = {}
@@ -167,7 +170,7 @@ def _publish_by_job(publisher: Publisher, sessions: sessionmaker[Session], confi
         by_job.setdefault(row.job_id, []).append(
             Assigned(row.id, row.job_id, row.kind, row.input, row.options, row.attempts))
     for puzzles in by_job.values():
-        publish_singly(publisher, sessions, config, puzzles)
+        publish_one_per_task(runtime, puzzles)
 
 
 def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
@@ -182,15 +185,15 @@ def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
     return True
 
 
-def _survey(s: Session, t: datetime, config: dict[str, Any], trust_silence: bool, broker_empty: bool) -> Lost:
-    quiet_since = t - timedelta(seconds=config["WORKER_SILENT_SECONDS"])
+def _survey(s: Session, t: datetime, recovery: Recovery, trust_silence: bool, broker_empty: bool) -> Lost:
+    quiet_since = t - timedelta(seconds=recovery.worker_silent_seconds)
     rows = s.execute(select(WorkerBeat.name, WorkerBeat.beat_at, WorkerBeat.holding, WorkerBeat.held_at,
                             WorkerBeat.since)).all()
     quiet = {r.name for r in rows if trust_silence and aware(r.beat_at) < quiet_since}
     # A quiet pool process of a node that still beats: its main process redelivers its task.
     living_nodes = {node_of(r.name) for r in rows if r.name not in quiet}
     silent: list[str] = []
-    let_go: list[str] = []
+    stale_holders: list[str] = []
     held_by_none: list[int] = []
     held_by_living: set[int] = set()
     forgotten = sorted(quiet - set(silent_names := [n for n in quiet if node_of(n) not in living_nodes]))
@@ -201,12 +204,12 @@ def _survey(s: Session, t: datetime, config: dict[str, Any], trust_silence: bool
         elif r.name in quiet:
             continue
         elif r.holding and r.held_at is not None and r.since is not None and r.held_at < r.since:
-            let_go.append(r.name)
+            stale_holders.append(r.name)
             held_by_none += r.holding
         else:
             held_by_living.update(r.holding or [])
-    published = t + timedelta(seconds=config["QUEUED_STALE_SECONDS"] - config["LOST_TASK_SECONDS"])
-    return Lost(silent, forgotten, let_go, held_by_none, held_by_living, broker_empty, published)
+    published = t + timedelta(seconds=recovery.queued_stale_seconds - recovery.lost_task_seconds)
+    return Lost(silent, forgotten, stale_holders, held_by_none, held_by_living, broker_empty, published)
 
 
 def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:

@@ -6,7 +6,7 @@ every PURGE_INTERVAL across all worker processes (``reaper_runs.purged_at``). A 
 oldest finished jobs in batches of about PURGE_BATCH puzzles, one transaction each, so no
 transaction holds its locks long; it stops after RUN_SECONDS and the next purge goes on, so the
 reaper's own work in this process waits at most that long. The tallies of /metrics keep their
-counts (service.jobs.delete_jobs).
+counts (store.jobs.delete_jobs).
 """
 
 from __future__ import annotations
@@ -15,33 +15,33 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from service import jobs
-from service.db import changed_rows
-from service.models import CANCELLED, COMPLETED, Job, ReaperRun, now
+from store import jobs
+from store.db import changed_rows
+from store.models import CANCELLED, COMPLETED, Job, ReaperRun, now
+from store.settings import Retention
 
 log = logging.getLogger(__name__)
 
 RUN_SECONDS = 5.0
 
 
-def purge_if_due(sessions: sessionmaker[Session], config: dict[str, Any]) -> int | None:
+def purge_if_due(sessions: sessionmaker[Session], retention: Retention) -> int | None:
     """Purge if retention is on and no process has purged for PURGE_INTERVAL; the jobs deleted
     (None: not this process's turn, or retention is off)."""
-    days = config["JOB_RETENTION_DAYS"]
+    days = retention.job_retention_days
     if days <= 0:
         return None
     t = now()
-    every = timedelta(seconds=config["PURGE_INTERVAL"])
+    every = timedelta(seconds=retention.purge_interval)
     with sessions() as s, s.begin():
         due = or_(ReaperRun.purged_at.is_(None), ReaperRun.purged_at < t - every)
         if not changed_rows(s, update(ReaperRun).where(ReaperRun.id == 1, due).values(purged_at=t)):
             return None
-    deleted = purge(sessions, t - timedelta(days=days), config["PURGE_BATCH"])
+    deleted = purge(sessions, t - timedelta(days=days), retention.purge_batch)
     if deleted:
         log.info("retention: deleted %d job(s) finished before %s", deleted, t - timedelta(days=days))
     return deleted

@@ -14,7 +14,7 @@ down_revision = "worker_heartbeats"
 branch_labels = None
 depends_on = None
 
-# The solve-time buckets of service.tallies when this revision was written (a revision keeps
+# The solve-time buckets of store.tallies when this revision was written (a revision keeps
 # the schema and data of its own time, whatever the code later becomes).
 SOLVE_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0, 600.0)
 
@@ -39,7 +39,7 @@ def upgrade() -> None:
 
 
 def _backfill() -> None:
-    """Each total as service.tallies would have kept it had it always run (in shard 0)."""
+    """Each total as store.tallies would have kept it had it always run (in shard 0)."""
     seconds = puzzles.c.solve_ms / 1000.0
     timed = puzzles.c.solve_ms.is_not(None)
     bucket = sa.case(*[(seconds <= b, f"le_{b}") for b in SOLVE_BUCKETS], else_="le_+Inf").label("name")

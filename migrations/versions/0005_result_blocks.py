@@ -6,7 +6,7 @@ Revises: tallies_and_retention
 Create Date: 2026-12-03
 
 Rows finished before this revision keep their result and stats in their own columns
-(service.blocks reads both).
+(store.blocks reads both).
 """
 
 import json

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from service.models import FINAL, Puzzle
+from store.models import FINAL, Puzzle
 from tests.integration.test_redis_restart import PrivateRedis, private_redis
 from tests.services import Stack, Workers, app_for, fresh_postgres, migrate, service_env
 

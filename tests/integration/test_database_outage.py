@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
 
-from service.models import Subtask
+from store.models import Subtask
 from tests.integration.test_broker_outage import done_after, split_toy, two_workers
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -15,7 +15,8 @@ import pytest
 from sqlalchemy import select
 
 import solvers
-from service.models import Puzzle, Subtask
+from store.models import Puzzle, Subtask
+from tests.service.conftest import settings_of
 
 pytestmark = pytest.mark.integration
 
@@ -90,7 +91,7 @@ def test_a_seeded_estimate_is_identical_with_one_and_with_three_workers(real_sta
     options = {"mode": "estimate", "probes": 8_000_000, "seed": 4242}
     item = {"kind": "nqueens", "puzzle": 15, "options": options}
     control = real_stack.app.extensions["celery"].control
-    lanes = [real_stack.app.config[lane] for lane in ("TASK_QUEUE", "DEAR_QUEUE")]
+    lanes = list(settings_of(real_stack.app).lanes.queues)
     third = real_stack.workers.start()
     others = [node(p) for p in real_stack.workers.procs[1:]]
     try:

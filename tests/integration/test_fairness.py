@@ -12,7 +12,8 @@ import uuid
 import pytest
 from sqlalchemy import select
 
-from service.models import Puzzle, Subtask
+from store.models import Puzzle, Subtask
+from tests.service.conftest import settings_of
 from tests.services import (
     Stack,
     Workers,
@@ -90,7 +91,7 @@ def test_the_workers_that_take_dear_work_yield_the_cpu_to_cheap_work(lanes_stack
     here = os.getpriority(os.PRIO_PROCESS, 0)
     niceness = [{os.getpriority(os.PRIO_PROCESS, pid) for pid in process_tree(proc.pid)}
                 for proc in lanes_stack.workers.procs]  # each main process with its pool
-    dear_nice = lanes_stack.app.config["DEAR_NICE"]
+    dear_nice = settings_of(lanes_stack.app).lanes.dear_nice
     assert niceness == [{min(19, here + dear_nice)}] * 2 + [{here}]
 
 

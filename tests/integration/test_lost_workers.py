@@ -12,9 +12,9 @@ import time
 import pytest
 from sqlalchemy import select
 
-from service.models import Job, Puzzle, Subtask
-from service.publish import SOLVE_CHUNK
-from tests.service.conftest import RecordingPublisher
+from store.models import Job, Puzzle, Subtask
+from store.publish import SOLVE_CHUNK
+from tests.service.conftest import RecordingPublisher, settings_of
 from tests.services import Stack, process_tree
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -96,7 +96,7 @@ def test_a_worker_killed_in_an_optimistic_chunks_first_half_second(stack, monkey
                            for i in range(1, 41)])
     with stack.app.extensions["sessions"]() as s:
         ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
-    queue = stack.app.config["TASK_QUEUE"]
+    queue = settings_of(stack.app).lanes.task_queue
     task = stack.app.extensions["celery"].send_task(SOLVE_CHUNK, args=[ids], queue=queue)
     deadline = time.monotonic() + 60
     while not (logs := [w for w in stack.workers.procs if f"[{task.id}] received" in w.log.read_text()]):

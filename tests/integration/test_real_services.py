@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import select
 
 import solvers
-from service.models import Puzzle, WorkerBeat
-from service.publish import SOLVE_CHUNK
 from solvers.base import Outcome
-from tests.service.conftest import RecordingPublisher
+from store.models import Puzzle, WorkerBeat
+from store.publish import SOLVE_CHUNK
+from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
 from tests.services import process_tree
 from worker import reaper
 
@@ -114,7 +114,7 @@ def test_workers_killed_in_an_optimistic_chunk_then_in_its_claimed_rerun(real_st
     with sessions() as s:
         ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
     real_stack.app.extensions["celery"].send_task(SOLVE_CHUNK, args=[ids],
-                                                  queue=real_stack.app.config["TASK_QUEUE"])
+                                                  queue=settings_of(real_stack.app).lanes.task_queue)
     # A pool process holds the chunk (its heartbeat row says so): kill it in its optimistic run.
     poll(real_stack, select(WorkerBeat.holding), lambda rows: any(ids == h for h, in rows),
          "the chunk never ran")
@@ -172,7 +172,7 @@ def test_a_solver_deaf_to_the_time_limit_is_killed_and_finally_failed(real_stack
     deadline = time.monotonic() + 90
     while real_stack.client.get(f"/api/v1/jobs/{job_id}").json["status"] != "completed":
         assert time.monotonic() < deadline, "the puzzle is stuck"
-        reaper.reap(app.extensions["sessions"], app.config, app.extensions["publisher"])  # what beat runs
+        reaper.reap(runtime_of(app, app.extensions["publisher"]))  # what beat runs
         time.sleep(0.5)
     (result,) = real_stack.puzzles(job_id)
     assert result["status"] == "failed" and result["attempts"] == 2

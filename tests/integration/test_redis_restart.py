@@ -23,7 +23,7 @@ import pytest
 import redis
 from sqlalchemy import func, select
 
-from service.models import FINAL, QUEUED, Puzzle, Subtask
+from store.models import FINAL, QUEUED, Puzzle, Subtask
 from tests.services import ROOT, Stack, Workers, app_for, free_port, fresh_postgres, migrate, service_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -1,4 +1,4 @@
-"""A real `celery worker`'s log (service.logs through celery's setup_logging signal): every line
+"""A real `celery worker`'s log (store.logs through celery's setup_logging signal): every line
 of a task names the task, and a solve's lines its job and puzzle (issue 12, failure 16)."""
 
 from __future__ import annotations

@@ -4,9 +4,12 @@ import pytest
 from sqlalchemy import func, select
 
 import solvers
-from service import create_app, tallies
-from service.models import Base, Job, Puzzle, Subtask, Tally
+from service import create_app
+from store import tallies
+from store.models import Base, Job, Puzzle, Subtask, Tally
+from store.settings import Settings
 from tests.toykind import TOY
+from worker.runtime import Runtime
 
 
 class RecordingPublisher:
@@ -51,7 +54,7 @@ def make_app(tmp_path, database_url, made_apps):
         # No rate limit unless a test sets one: tests send requests faster than a client may.
         cfg = {"DATABASE_URL": database_url, "BROKER_DIR": str(tmp_path / "broker"), "REDIS_URL": None,
                "RATE_LIMIT": "", **config}
-        app = create_app(cfg)
+        app = create_app(Settings.from_env(**cfg))
         Base.metadata.drop_all(app.extensions["engine"])
         Base.metadata.create_all(app.extensions["engine"])
         app.extensions["publisher"] = RecordingPublisher()
@@ -68,6 +71,28 @@ def app(make_app, toy):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+def settings_of(app) -> Settings:
+    return app.extensions["settings"]
+
+
+def runtime_of(app, publisher=None) -> Runtime:
+    """What a worker process would hold, on the app's database (and its publisher, unless given)."""
+    return Runtime(settings_of(app), app.extensions["engine"], app.extensions["sessions"],
+                   app.extensions["publisher"] if publisher is None else publisher)
+
+
+def plans_of(app):
+    """The split settings as the kinds' plans read them."""
+    return settings_of(app).splitting.for_plans
+
+
+def claim_part(s, app, subtask_id, worker):
+    """worker.parts.claim with the app's settings."""
+    from worker import parts
+
+    return parts.claim(s, subtask_id, worker, settings_of(app).time, settings_of(app).recovery)
 
 
 def row_counts(app) -> tuple[int, int, int]:

@@ -6,8 +6,8 @@ import pytest
 from sqlalchemy import select, update
 
 import solvers
-from service.jobs import chunk_sizes
-from service.models import SOLVED, Job, Puzzle, Subtask
+from store.models import SOLVED, Job, Puzzle, Subtask
+from store.submit import chunk_sizes
 from tests.service.conftest import row_counts
 
 SUM = {"kind": "toy", "puzzle": "123"}
@@ -220,7 +220,7 @@ def test_chunk_sizes(costs, expected):
 
 def test_idempotency_key_race_returns_the_winner(client, app, monkeypatch):
     """Two requests with one key pass the lookup together; the unique index lets one insert."""
-    from service import jobs
+    from store import jobs
 
     first = submit(client, 2, headers={"Idempotency-Key": "race"}).json
     real, calls = jobs.find_by_key, []

@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import select
 
 from service import auth, create_app, tokens
-from service.models import Base, Job
+from store.models import Base, Job
+from store.settings import Settings
 from tests.service.conftest import RecordingPublisher
 from tests.service.test_api import submit
 from tests.services import fresh_postgres
@@ -40,8 +41,8 @@ def test_a_name_as_long_as_the_owner_column_works(make_app, toy):
 def test_the_longest_name_is_stored_on_postgresql(tmp_path, toy):
     # SQLite lets a VARCHAR(64) hold more; PostgreSQL refuses, which made every POST a 500.
     with fresh_postgres() as url:
-        app = create_app({"DATABASE_URL": url, "BROKER_DIR": str(tmp_path / "broker"), "REDIS_URL": None,
-                          "RATE_LIMIT": "", "API_TOKENS": f"{'n' * 64}:{TOKEN}"})
+        app = create_app(Settings.from_env(DATABASE_URL=url, BROKER_DIR=str(tmp_path / "broker"),
+                                           REDIS_URL=None, RATE_LIMIT="", API_TOKENS=f"{'n' * 64}:{TOKEN}"))
         try:
             Base.metadata.create_all(app.extensions["engine"])
             app.extensions["publisher"] = RecordingPublisher()

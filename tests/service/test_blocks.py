@@ -1,12 +1,13 @@
-"""Result blocks (service.blocks) and the JSON they travel as (service.fastjson)."""
+"""Result blocks (store.blocks) and the JSON they travel as (store.fastjson)."""
 
 import json
 import math
 
 from sqlalchemy import select
 
-from service import blocks, fastjson
-from service.models import Puzzle
+from store import blocks, fastjson
+from store.models import Puzzle
+from tests.service.conftest import runtime_of
 from tests.worker.conftest import as_read
 from worker import chunk
 
@@ -25,7 +26,7 @@ def test_a_chunk_stores_its_answers_in_one_block_and_each_row_points_at_it(app, 
     sessions = app.extensions["sessions"]
     with sessions() as s:
         ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
-    chunk.run_chunk(sessions, ids, app.config, "w", app.extensions["publisher"])
+    chunk.run_chunk(runtime_of(app, app.extensions["publisher"]), ids, "w")
     with sessions() as s:
         rows = list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
         assert len({p.block_id for p in rows}) == 1 and rows[0].block_id is not None
@@ -44,7 +45,7 @@ def test_answers_decodes_each_block_once_and_keeps_the_cache(app, client, monkey
     sessions = app.extensions["sessions"]
     with sessions() as s:
         ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
-    chunk.run_chunk(sessions, ids, app.config, "w", app.extensions["publisher"])
+    chunk.run_chunk(runtime_of(app, app.extensions["publisher"]), ids, "w")
     decoded = []
     monkeypatch.setattr(blocks.fastjson, "loads", lambda text: decoded.append(text) or json.loads(text))
     cache: dict = {}

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import update
 
 from service import export
-from service.models import FAILED, SOLVED, Job, Puzzle
+from store.models import FAILED, SOLVED, Job, Puzzle
 
 
 def submit(client, puzzles, **kw):

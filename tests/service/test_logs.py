@@ -1,4 +1,4 @@
-"""Logging (service.logs): one line per request with its id, ids on every line of a request or a
+"""Logging (store.logs): one line per request with its id, ids on every line of a request or a
 solve, text or JSON lines (issue 12, failure 16)."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from service import jobs, logs
-from service.models import Puzzle
+from store import jobs, logs
+from store.models import Puzzle
+from tests.service.conftest import runtime_of
 from tests.service.test_api import submit
 from worker import chunk
 from worker.heartbeat import worker_name
@@ -97,8 +98,7 @@ def test_a_worker_line_names_its_job_and_puzzle(make_app, toy, capsys):
         ids = dict(s.execute(select(Puzzle.job_id, Puzzle.id)).all())
     capsys.readouterr()
     with logs.context(task="puzzle_queue.solve_chunk", task_id="t-1"):
-        chunk.run_chunk(app.extensions["sessions"], [ids[job], ids[crashing]], app.config, worker_name(),
-                        app.extensions["publisher"])
+        chunk.run_chunk(runtime_of(app), [ids[job], ids[crashing]], worker_name())
     (error,) = [line for line in json_lines(capsys.readouterr().err) if line["level"] == "ERROR"]
     assert "toy solver crashed" in error["exception"]
     assert (error["task_id"], error["job"], error["puzzle"]) == ("t-1", crashing, str(ids[crashing]))

@@ -1,4 +1,4 @@
-"""/metrics: running totals (service.tallies), read without touching the puzzle rows."""
+"""/metrics: running totals (store.tallies), read without touching the puzzle rows."""
 
 from __future__ import annotations
 

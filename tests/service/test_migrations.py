@@ -10,9 +10,9 @@ from alembic.config import Config
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, select, text, update
 
-from service import blocks
-from service.db import make_engine, make_sessionmaker
-from service.models import Base, Puzzle, ResultBlock
+from store import blocks
+from store.db import make_engine, make_sessionmaker
+from store.models import Base, Puzzle, ResultBlock
 from tests.service.conftest import recount, stored_tallies
 from tests.services import fresh_postgres
 

@@ -1,4 +1,4 @@
-"""Job notices (service.notices): the NOTIFY of the write that completes a job wakes the long poll
+"""Job notices (store.notices): the NOTIFY of the write that completes a job wakes the long poll
 waiting on that job, on the real PostgreSQL; SQLite has none, and the long poll looks on its own
 schedule there."""
 
@@ -10,8 +10,10 @@ import time
 import pytest
 from sqlalchemy import select, text, update
 
-from service import jobs, notices
-from service.models import COMPLETED, SOLVED, Job, Puzzle, now
+from service import api
+from store import jobs, notices
+from store.models import COMPLETED, SOLVED, Job, Puzzle, now
+from tests.service.conftest import runtime_of
 from tests.services import postgres_url  # noqa: F401  the fixture, for database_url below
 from worker import chunk
 
@@ -29,7 +31,8 @@ def database_url(postgres_url):  # noqa: F811  the fixture imported above
 @pytest.fixture
 def listening(app):
     """The app's listener, live."""
-    listener = notices.listener_for(app)
+    with app.app_context():
+        listener = api.job_listener()
     assert listener is not None
     with listener.watch("none"):  # the first watch starts its thread
         pass
@@ -131,7 +134,7 @@ def test_an_outage_is_logged_once_however_often_the_listener_tries_again(app, li
         time.sleep(0.05)
     monkeypatch.setattr(listening, "engine", engine)
     assert len(refused) >= 5
-    failures = [r for r in caplog.records if r.name == "service.notices"]
+    failures = [r for r in caplog.records if r.name == "store.notices"]
     assert len(failures) == 1
     assert listening.live.wait(NEVER)  # and it listens again once the database answers
 
@@ -165,13 +168,13 @@ def test_the_write_that_completes_a_job_sends_its_notice_at_the_commit(app, hear
                 .json["id"] for pair in (("1", "2"), ("3", "4")))
     first, second = job_ids_of(app, two)
     sessions, publisher = app.extensions["sessions"], app.extensions["publisher"]
-    chunk.run_chunk(sessions, [*job_ids_of(app, one), first], app.config, "w1", publisher)
+    chunk.run_chunk(runtime_of(app, publisher), [*job_ids_of(app, one), first], "w1")
     assert heard(NEVER) == [one]  # the job it completed; job two is still running
     with sessions() as s:  # what a waiter woken by it reads
         assert s.get(Job, one).status == COMPLETED and s.get(Job, two).status != COMPLETED
-    chunk.run_chunk(sessions, [second], app.config, "w1", publisher)
+    chunk.run_chunk(runtime_of(app, publisher), [second], "w1")
     assert heard(NEVER) == [two]
-    chunk.run_chunk(sessions, [*job_ids_of(app, one), first, second], app.config, "w1", publisher)
+    chunk.run_chunk(runtime_of(app, publisher), [*job_ids_of(app, one), first, second], "w1")
     assert heard(0.2) == []  # the chunk again (a redelivery): nothing written, no notice
 
 

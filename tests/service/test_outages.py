@@ -1,4 +1,4 @@
-"""service.db.through_outages: a step is called again while the database is unreachable, for a
+"""store.db.through_outages: a step is called again while the database is unreachable, for a
 bounded time, and any other error goes on at once."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from service import db
+from store import db
 
 
 class Flaky:

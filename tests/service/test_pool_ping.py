@@ -1,4 +1,4 @@
-"""The pool's ping (service.db): a connection idle past PING_IDLE_SECONDS, or one whose server has
+"""The pool's ping (store.db): a connection idle past PING_IDLE_SECONDS, or one whose server has
 ended it, is pinged before use and replaced if dropped; one just back from use goes out without the
 round trip. On the real PostgreSQL."""
 
@@ -9,7 +9,7 @@ import time
 import pytest
 from sqlalchemy import text
 
-from service import db
+from store import db
 from tests.services import postgres_url  # noqa: F401  the fixture
 
 pytestmark = pytest.mark.integration

@@ -7,7 +7,7 @@ import pytest
 import redis
 from limits import parse_many
 
-from service.config import from_env
+from store.settings import Settings
 from tests.integration.test_redis_restart import private_redis
 from tests.service.conftest import row_counts
 from tests.service.test_api import submit
@@ -76,7 +76,7 @@ def test_an_empty_setting_disables_the_limits(make_app, toy):
 
 
 def test_limits_are_on_by_default(make_app, toy):
-    default = from_env({})["RATE_LIMIT"]
+    default = Settings.from_env({}).access.rate_limit
     assert [str(item) for item in parse_many(default)] == ["20 per 1 second", "600 per 1 minute"]
     assert "rate_limiter" in make_app(RATE_LIMIT=default).extensions
 

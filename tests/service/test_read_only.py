@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from sqlalchemy import select, text
 
-from service.db import read_only
-from service.models import Job
+from store.db import read_only
+from store.models import Job
 
 HELD = 5.0  # how long a read may take before it counts as queued behind the writer
 

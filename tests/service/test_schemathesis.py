@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from service import create_app
-from service.models import Base
+from store.models import Base
+from store.settings import Settings
 from tests.liveserver import serving
 from tests.services import fresh_postgres
 
@@ -44,11 +45,11 @@ def test_the_api_answers_as_its_openapi_document_says(tmp_path, database, tokens
 
 
 def run_schemathesis(tmp_path: Path, database_url: str, tokens: bool) -> None:
-    app = create_app({"DATABASE_URL": database_url, "REDIS_URL": None,
-                      "BROKER_DIR": str(tmp_path / "broker"), "WAIT_CAP_SECONDS": 0.1,
-                      "API_TOKENS": f"client:{TOKEN}" if tokens else "",
+    app = create_app(Settings.from_env(DATABASE_URL=database_url, REDIS_URL=None,
+                      BROKER_DIR=str(tmp_path / "broker"), WAIT_CAP_SECONDS=0.1,
+                      API_TOKENS=f"client:{TOKEN}" if tokens else "",
                       # schemathesis asks far faster than a client may; a 429 would cut its cases short
-                      "RATE_LIMIT": ""})
+                      RATE_LIMIT=""))
     Base.metadata.create_all(app.extensions["engine"])
     auth = ["--header", f"Authorization: Bearer {TOKEN}"] if tokens else []
     with serving(app) as url:

@@ -1,6 +1,6 @@
 """A batch is stored with its puzzle ids in batch order, whichever way its rows go in (on PostgreSQL
-a few with the job in one statement, service.jobs._store_small, COPY for more; on SQLite one
-INSERT ... RETURNING for a few, an executemany for more: service.jobs._insert_puzzles), on SQLite
+a few with the job in one statement, store.submit._store_small, COPY for more; on SQLite one
+INSERT ... RETURNING for a few, an executemany for more: store.submit._insert_puzzles), on SQLite
 and on PostgreSQL, and so are the tallies and the refusals."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from service import jobs
-from service.models import Puzzle
+from store import jobs, submit
+from store.models import Puzzle
 from tests.service.conftest import assert_tallies_match_rows, row_counts
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
 
@@ -21,7 +21,7 @@ def app(make_app, toy):
     app.extensions["engine"].dispose()  # the next test's drop_all must not wait for these
 
 
-@pytest.mark.parametrize("n", [1, jobs.FEW_ROWS, jobs.FEW_ROWS + 1, 50])
+@pytest.mark.parametrize("n", [1, submit.FEW_ROWS, submit.FEW_ROWS + 1, 50])
 def test_the_published_ids_are_the_puzzles_in_batch_order(client, app, n):
     items = [{"kind": "toy", "puzzle": str(n - i)} for i in range(n)]
     r = client.post("/api/v1/jobs", json={"puzzles": items})
@@ -35,7 +35,7 @@ def test_the_published_ids_are_the_puzzles_in_batch_order(client, app, n):
 
 
 def test_the_backlog_comes_with_the_jobs_row_and_a_refused_job_leaves_nothing(make_app, toy):
-    # service.jobs._insert_job: the owner's other unfinished jobs, whichever database's WITH sees
+    # store.submit._insert_job: the owner's other unfinished jobs, whichever database's WITH sees
     # the new row, give the 429 and the rank of the next job's tasks.
     app = make_app(MAX_PENDING_PUZZLES=5)
     client = app.test_client()
@@ -53,12 +53,12 @@ def test_the_backlog_comes_with_the_jobs_row_and_a_refused_job_leaves_nothing(ma
 
 
 def test_the_tallies_count_what_was_stored_and_nothing_of_a_refused_job(make_app, toy):
-    app = make_app(MAX_PENDING_PUZZLES=jobs.FEW_ROWS + 3)
+    app = make_app(MAX_PENDING_PUZZLES=submit.FEW_ROWS + 3)
     client = app.test_client()
     answers = [client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}] * n}).status_code
-               for n in (1, jobs.FEW_ROWS, 3)]
+               for n in (1, submit.FEW_ROWS, 3)]
     assert answers == [202, 202, 429]  # the last: FEW_ROWS + 1 are unfinished already
-    assert row_counts(app) == (2, jobs.FEW_ROWS + 1, 0)
+    assert row_counts(app) == (2, submit.FEW_ROWS + 1, 0)
     assert_tallies_match_rows(app.extensions["sessions"])
     app.extensions["engine"].dispose()
 

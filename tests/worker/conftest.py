@@ -1,6 +1,6 @@
 import pytest
 
-from service import blocks
+from store import blocks
 from tests.service.conftest import assert_tallies_match_rows, made_apps, make_app, toy  # noqa: F401  shared fixtures
 from tests.services import database_url, postgres_url  # noqa: F401  the task logic runs on both databases
 from worker import chunk
@@ -17,7 +17,7 @@ def tallies_agree(made_apps):  # noqa: F811  the fixture imported above
 
 def as_read(s, puzzles):
     """The puzzle rows with ``result`` and ``stats`` as every reader sees them: from their blocks
-    (service.blocks). Only set on the objects, never written back (the session is not committed)."""
+    (store.blocks). Only set on the objects, never written back (the session is not committed)."""
     found = blocks.answers(s, puzzles)
     for p in puzzles:
         p.result, p.stats = found[p.id]

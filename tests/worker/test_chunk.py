@@ -14,15 +14,15 @@ from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy import select, text, update
 
 import solvers
-from service import tallies
-from service.db import changed_rows, is_postgresql
-from service.models import Job, Puzzle, lock_job, now
 from solvers import base
 from solvers.base import Budgeted
-from tests.service.conftest import RecordingPublisher
+from store import results, tallies
+from store import rows as puzzle_rows
+from store.db import changed_rows, is_postgresql
+from store.models import Job, Puzzle, lock_job, now
+from tests.service.conftest import RecordingPublisher, plans_of, runtime_of, settings_of
 from tests.worker.conftest import as_read
 from worker import chunk, outcome, reaper
-from worker import rows as puzzle_rows
 
 
 class EagerPublisher:
@@ -34,7 +34,7 @@ class EagerPublisher:
     def publish(self, chunks, dear=False, rank=0):
         for ids in chunks:
             self.chunks.append(list(ids))
-            chunk.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)
+            chunk.run_chunk(runtime_of(self.app, self), ids, "eager")
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def left_running(s, *where, **values):
 
 def run(app, ids, publisher=None):
     publisher = publisher or RecordingPublisher()
-    return chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher)
+    return chunk.run_chunk(runtime_of(app, publisher), ids, "w1")
 
 
 def ids_of(app, job_id):
@@ -115,9 +115,10 @@ def test_two_claims_of_one_puzzle_write_exactly_once(app):
         second = puzzle_rows.claim(s, ids_of(app, job_id), "b", later)
     assert (first[0].attempts, second[0].attempts) == (1, 2)
     with sessions() as s, s.begin():
-        assert puzzle_rows.write(s, [outcome.solve_one(second[0], 5, app.config)]) == 1
+        assert results.write(s, [outcome.solve_one(second[0], 5, plans_of(app))]) == 1
     with sessions() as s, s.begin():
-        assert puzzle_rows.write(s, [outcome.solve_one(first[0], 5, app.config)]) == 0  # its claim is stale
+        # its claim is stale
+        assert results.write(s, [outcome.solve_one(first[0], 5, plans_of(app))]) == 0
     assert job_row(app, job_id).pending == 0
     assert rows(app, job_id)[0].worker == "b"
 
@@ -126,12 +127,12 @@ def read_one(app, job_id):
     """The job's one puzzle as the optimistic path reads it, and its result."""
     with app.extensions["sessions"]() as s:
         [a] = puzzle_rows.read_unclaimed(s, ids_of(app, job_id))
-    return a, outcome.solve_one(a, 5, app.config)
+    return a, outcome.solve_one(a, 5, plans_of(app))
 
 
-def write_at_once(app, results) -> int | None:
+def write_at_once(app, answers) -> int | None:
     with app.extensions["sessions"]() as s:
-        return puzzle_rows.write_at_once(s, results)
+        return results.write_at_once(s, answers)
 
 
 def test_the_write_at_once_writes_nothing_to_a_puzzle_cancelled_meanwhile(app):
@@ -155,11 +156,11 @@ def test_the_write_at_once_of_a_failure_stores_no_block(app):
         assert (p.status, p.block_id, p.error) == ("failed", None, failed.error)
         assert job_row(app, job_id).status == "completed"
     else:
-        assert written is None  # rows.write takes it, in a transaction
+        assert written is None  # results.write takes it, in a transaction
 
 
 def test_the_write_at_once_waits_for_the_job_before_it_locks_a_puzzle(app):
-    # The lock order (worker.rows): a writer holding a puzzle while it waits for the job would
+    # The lock order (store.rows): a writer holding a puzzle while it waits for the job would
     # deadlock with a cancel, which holds the job and waits for the puzzles.
     sessions = app.extensions["sessions"]
     if not is_postgresql(app.extensions["engine"]):
@@ -171,7 +172,7 @@ def test_the_write_at_once_waits_for_the_job_before_it_locks_a_puzzle(app):
 
     def write() -> None:
         with sessions() as s:
-            written.append(puzzle_rows.write_at_once(s, [outcome.solve_one(a, 5, app.config)]))
+            written.append(results.write_at_once(s, [outcome.solve_one(a, 5, plans_of(app))]))
 
     with sessions() as holder, holder.begin():
         lock_job(holder, job_id)
@@ -212,8 +213,7 @@ def test_cheap_first_deliveries_skip_the_claim(app, monkeypatch, options, redeli
     job_id = post(app, toys("2", **options))
     ids = ids_of(app, job_id)
     during = statuses_while_solving(app, monkeypatch)
-    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
-                               redelivered=redelivered)
+    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1", redelivered=redelivered)
     assert report.written == 1 and during == [seen]
     got = rows(app, job_id)
     assert all(p.status == "solved" and p.attempts == 1 and p.worker == "w1" and p.started_at for p in got)
@@ -230,8 +230,8 @@ def test_an_optimistic_result_loses_to_a_claim_made_meanwhile(app):
         (claimed,) = puzzle_rows.claim(s, ids_of(app, job_id), "b", now() + timedelta(minutes=5))
     with sessions() as s, s.begin():
         # The row is no longer queued:
-        assert puzzle_rows.write(s, [outcome.solve_one(read, 5, app.config)]) == 0
-        assert puzzle_rows.write(s, [outcome.solve_one(claimed, 5, app.config)]) == 1
+        assert results.write(s, [outcome.solve_one(read, 5, plans_of(app))]) == 0
+        assert results.write(s, [outcome.solve_one(claimed, 5, plans_of(app))]) == 1
     assert rows(app, job_id)[0].worker == "b" and job_row(app, job_id).pending == 0
 
 
@@ -307,7 +307,7 @@ def test_nothing_is_written_after_cancel(app):
         claims = puzzle_rows.claim(s, ids, "w", now() + timedelta(minutes=1))
     assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
     with app.extensions["sessions"]() as s, s.begin():
-        assert puzzle_rows.write(s, [outcome.solve_one(c, 5, app.config) for c in claims]) == 0
+        assert results.write(s, [outcome.solve_one(c, 5, plans_of(app)) for c in claims]) == 0
     assert [p.status for p in rows(app, job_id)] == ["cancelled", "cancelled"]
     assert all(p.result is None and p.stop_requested for p in rows(app, job_id))
     job = job_row(app, job_id)
@@ -318,11 +318,11 @@ def test_nothing_is_written_after_cancel(app):
 def test_attempt_cap_fails_the_puzzle(app):
     job_id = post(app, toys("7"))
     with app.extensions["sessions"]() as s, s.begin():
-        left_running(s, attempts=app.config["MAX_ATTEMPTS"])
+        left_running(s, attempts=settings_of(app).recovery.max_attempts)
     run(app, ids_of(app, job_id))
     (p,) = rows(app, job_id)
-    assert p.status == "failed" and p.attempts == app.config["MAX_ATTEMPTS"] + 1
-    assert p.error.startswith(f"gave up after {app.config['MAX_ATTEMPTS']} attempts")
+    assert p.status == "failed" and p.attempts == settings_of(app).recovery.max_attempts + 1
+    assert p.error.startswith(f"gave up after {settings_of(app).recovery.max_attempts} attempts")
     assert job_row(app, job_id).status == "completed"
 
 
@@ -344,7 +344,7 @@ def test_a_redelivered_optimistic_chunk_runs_whole_once_more_claimed(app):
     job_id = post(app, toys("1", "2", "3"))
     ids = ids_of(app, job_id)  # its worker died mid-chunk without claiming: rows untouched
     publisher = RecordingPublisher()
-    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", publisher, redelivered=True)
+    report = chunk.run_chunk(runtime_of(app, publisher), ids, "w1", redelivered=True)
     assert publisher.chunks == [] and report.written == 3
     assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 1)] * 3
 
@@ -373,23 +373,24 @@ def test_reaper_publishes_lost_puzzles_and_fails_those_past_the_cap(app):
     job_id = post(app, toys("1", "2", "3"))
     a, b, _c = ids_of(app, job_id)
     past = now() - timedelta(seconds=1)
-    cap = app.config["MAX_ATTEMPTS"]
+    cap = settings_of(app).recovery.max_attempts
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(Puzzle).where(Puzzle.id == a).values(deadline=past))  # queued, task lost
         left_running(s, Puzzle.id == b, attempts=cap, deadline=past)
     publisher = RecordingPublisher()
-    assert reaper.reap(app.extensions["sessions"], app.config, publisher).puzzles == [a]
+    assert reaper.reap(runtime_of(app, publisher)).puzzles == [a]
     assert publisher.chunks == [[a]]
     pa, pb, pc = rows(app, job_id)
     assert pa.status == "queued" and pa.deadline.replace(tzinfo=None) > now().replace(tzinfo=None)
     assert pb.status == "failed" and "gave up after" in pb.error
     assert pc.status == "queued"
-    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == []
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == []
     assert job_row(app, job_id).pending == 2
 
 
 def test_eager_end_to_end_through_the_api(app):
-    app.config["CHUNK_SECONDS"] = 1e-5  # several tasks, though the toy puzzles cost nothing
+    # several tasks, though the toy puzzles cost nothing
+    app.extensions["settings"] = settings_of(app).replace(CHUNK_SECONDS=1e-5)
     publisher = EagerPublisher(app)
     app.extensions["publisher"] = publisher
     client = app.test_client()
@@ -424,7 +425,7 @@ def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch
     monkeypatch.setattr(chunk, "solve_one", watch)
     run(app, ids)
     assert seen[0] < seen[1] < seen[2]
-    assert seen[0] - now().replace(tzinfo=seen[0].tzinfo) <= puzzle_rows.lease(app.config)
+    assert seen[0] - now().replace(tzinfo=seen[0].tzinfo) <= settings_of(app).time.lease()
     assert [p.status for p in rows(app, job_id)] == ["solved"] * 3
 
 
@@ -476,8 +477,7 @@ def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, t
     assert job.status == "completed" and job.pending == 0
     # Delivered again (duplicated, or redelivered): nothing is written twice, nothing solved again.
     assert run(app, ids).written == 0
-    again = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
-                            redelivered=True)
+    again = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1", redelivered=True)
     assert again.written == 0 and again.skipped == 40 and len(batches) == 1
 
 
@@ -507,8 +507,9 @@ def test_runs_are_cut_by_estimated_work_so_progress_still_shows(app, batches, mo
     # A toy puzzle is estimated at 1e-6 s: a call takes at most FLUSH_SECONDS of estimated work.
     monkeypatch.setattr(chunk, "FLUSH_SECONDS", 4.5e-6)
     job_id = post(app, toys(*"123456789123"))
-    report = chunk.run_chunk(app.extensions["sessions"], ids_of(app, job_id), app.config, "w1",
-                             RecordingPublisher(), clock=lambda: 0.0)  # never due: only the cut counts
+    # never due: only the cut counts
+    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids_of(app, job_id), "w1",
+                             clock=lambda: 0.0)
     assert report.written == 12 and [len(puzzles) for puzzles, _ in batches] == [4, 4, 4]
     assert [len(puzzles) for puzzles in batches.prepared] == [12, 12, 8, 4]  # the API's, then what is left
     assert [p.status for p in rows(app, job_id)] == ["solved"] * 12

@@ -3,7 +3,7 @@
 import pytest
 from sqlalchemy import text
 
-from service.db import make_engine, relax_commits
+from store.db import make_engine, relax_commits
 
 
 @pytest.mark.integration

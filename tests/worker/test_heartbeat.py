@@ -11,14 +11,13 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event, select, update
 
-from service.db import is_postgresql
-from service.models import Puzzle, Subtask, WorkerBeat, now
-from tests.service.conftest import RecordingPublisher
+from store import rows as puzzle_rows
+from store.db import is_postgresql
+from store.models import Puzzle, Subtask, WorkerBeat, now
+from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of
 from tests.worker.test_chunk import ids_of, job_row, post, rows, statuses_while_solving, toys
 from tests.worker.test_parts import fan_out, toy_item
 from worker import chunk, heartbeat, reaper
-from worker import parts as worker_parts
-from worker import rows as puzzle_rows
 
 
 @pytest.fixture
@@ -45,7 +44,7 @@ def beating(app, name, seconds_ago=0.0, holding=None):
 
 def claim(app, ids, worker):
     with app.extensions["sessions"]() as s, s.begin():
-        return puzzle_rows.claim(s, ids, worker, now() + puzzle_rows.lease(app.config))
+        return puzzle_rows.claim(s, ids, worker, now() + settings_of(app).time.lease())
 
 
 def workers(app):
@@ -54,7 +53,7 @@ def workers(app):
 
 
 def silent_for(app):
-    return app.config["WORKER_SILENT_SECONDS"] + 1
+    return settings_of(app).recovery.worker_silent_seconds + 1
 
 
 def test_a_silent_workers_claims_go_out_again_at_once_and_a_living_workers_stay(app):
@@ -65,13 +64,13 @@ def test_a_silent_workers_claims_go_out_again_at_once_and_a_living_workers_stay(
     beating(app, "dead", seconds_ago=silent_for(app))
     beating(app, "alive")
     publisher = RecordingPublisher()
-    assert reaper.reap(app.extensions["sessions"], app.config, publisher).puzzles == [a, b]
+    assert reaper.reap(runtime_of(app, publisher)).puzzles == [a, b]
     assert publisher.chunks == [[a], [b]]
     assert list(workers(app)) == ["alive"], "the dead worker's row is gone once its work is handed on"
-    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == []
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == []
     # The new tasks claim them again and write each exactly once; the dead worker's late write is stale.
     for i in (a, b):
-        report = chunk.run_chunk(app.extensions["sessions"], [i], app.config, "w2", RecordingPublisher())
+        report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), [i], "w2")
         assert report.written == 1
     pa, pb, pc = rows(app, job_id)
     assert (pa.status, pa.attempts, pa.worker) == ("solved", 2, "w2")
@@ -88,7 +87,7 @@ def test_a_dead_pool_process_of_a_living_worker_is_left_to_celerys_redelivery(ap
     beating(app, "host:11:node1", seconds_ago=silent_for(app))
     beating(app, "host:12:node1")
     beating(app, "host:21:node2", seconds_ago=silent_for(app))
-    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == [b]
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == [b]
     assert list(workers(app)) == ["host:12:node1"]
     assert rows(app, job_id)[0].status == "running"
 
@@ -98,8 +97,7 @@ def test_silence_is_not_trusted_right_after_the_reaper_itself_was_cut_off(app):
     (a,) = ids_of(app, job_id)
     claim(app, [a], "w")
     beating(app, "w", seconds_ago=silent_for(app))  # as every row looks after a database outage
-    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher(),
-                       trust_silence=False).puzzles == []
+    assert reaper.reap(runtime_of(app, RecordingPublisher()), trust_silence=False).puzzles == []
     assert list(workers(app)) == ["w"]
     assert rows(app, job_id)[0].status == "running"
 
@@ -112,10 +110,10 @@ def test_the_unclaimed_chunk_of_a_dead_worker_goes_out_again_counted_as_an_attem
         heartbeat.hold(s, "dead", ids)
     beating(app, "dead", seconds_ago=silent_for(app), holding=ids)
     publisher = RecordingPublisher()
-    assert reaper.reap(app.extensions["sessions"], app.config, publisher).puzzles == ids
+    assert reaper.reap(runtime_of(app, publisher)).puzzles == ids
     assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("queued", 1)] * 3
     # Counted: the next run claims them (attempts 2), so a puzzle that kills workers reaches the cap.
-    report = chunk.run_chunk(app.extensions["sessions"], [ids[0]], app.config, "w2", RecordingPublisher())
+    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), [ids[0]], "w2")
     assert report.written == 1
     assert (rows(app, job_id)[0].status, rows(app, job_id)[0].attempts) == ("solved", 2)
 
@@ -145,19 +143,19 @@ def test_the_chunks_of_a_thread_pool_are_all_held_and_a_dead_workers_all_go_out_
     assert workers(app) == {"dead": [a, b, d]}, "t2's chunk left the record with t2"
     with sessions() as s, s.begin():  # the process dies: its row, as it recorded it, falls silent
         s.execute(update(WorkerBeat).values(beat_at=now() - timedelta(seconds=silent_for(app))))
-    assert reaper.reap(sessions, app.config, RecordingPublisher()).puzzles == [a, b, d]
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == [a, b, d]
 
 
 def test_an_optimistic_chunk_names_its_worker_in_the_heartbeat_row(app):
-    n = chunk.AT_ONCE + 1  # past what PostgreSQL reads held by nobody
+    n = chunk.SMALL_CHUNK + 1  # past what PostgreSQL reads held by nobody
     job_id = post(app, toys(*map(str, range(1, n + 1))))
     ids = ids_of(app, job_id)
-    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
+    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1")
     assert report.written == n
     assert workers(app) == {"w1": ids}
     # Finished, so a later death of w1 hands nothing on.
     beating(app, "w1", seconds_ago=silent_for(app), holding=ids)
-    assert reaper.reap(app.extensions["sessions"], app.config, RecordingPublisher()).puzzles == []
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == []
     assert job_row(app, job_id).status == "completed"
 
 
@@ -172,7 +170,7 @@ def run_sending(app, ids) -> tuple[chunk.ChunkReport, list[tuple[str, str | None
 
     event.listen(engine, "before_cursor_execute", sending)
     try:
-        return chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher()), sent
+        return chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1"), sent
     finally:
         event.remove(engine, "before_cursor_execute", sending)
 
@@ -190,7 +188,7 @@ def test_a_small_optimistic_chunk_is_read_and_written_in_two_statements_on_postg
 
 
 def test_a_larger_chunks_last_results_are_written_in_one_statement_on_postgresql(app):
-    n = chunk.AT_ONCE + 1  # read in a transaction, with the hold
+    n = chunk.SMALL_CHUNK + 1  # read in a transaction, with the hold
     job_id = post(app, toys(*map(str, range(1, n + 1))))
     ids = ids_of(app, job_id)
     report, sent = run_sending(app, ids)
@@ -205,7 +203,7 @@ def test_a_larger_chunks_last_results_are_written_in_one_statement_on_postgresql
 
 
 def test_a_small_chunk_written_unalike_is_written_in_a_transaction(app):
-    # Two statuses: not one statement's write (rows.write_at_once), so rows.write's, committed.
+    # Two statuses: not one statement's write (results.write_at_once), so results.write's, committed.
     job_id = post(app, toys("1", "0"))
     report, sent = run_sending(app, ids_of(app, job_id))
     assert report.written == 2 and job_row(app, job_id).status == "completed"
@@ -221,7 +219,7 @@ def test_a_small_chunk_of_longer_work_is_claimed_before_it_runs_on_postgresql(ap
     job_id = post(app, toys("1", "2", sleep=chunk.KEPT_OPEN_SECONDS))
     ids = ids_of(app, job_id)
     during = statuses_while_solving(app, monkeypatch)
-    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
+    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1")
     assert report.written == 2 and during == ["running", "running"]
     assert all(p.attempts == 1 and p.worker == "w1" for p in rows(app, job_id))
 
@@ -230,12 +228,12 @@ def test_a_silent_workers_subtask_goes_out_again_and_a_living_workers_stays(app)
     _job_id, _p, parts = fan_out(app, toy_item("123", split=3))
     sessions = app.extensions["sessions"]
     with sessions() as s, s.begin():
-        assert worker_parts.claim(s, parts[0], "dead", app.config) is not None
-        assert worker_parts.claim(s, parts[1], "alive", app.config) is not None
+        assert claim_part(s, app, parts[0], "dead") is not None
+        assert claim_part(s, app, parts[1], "alive") is not None
     beating(app, "dead", seconds_ago=silent_for(app))
     beating(app, "alive")
     publisher = RecordingPublisher()
-    assert reaper.reap(sessions, app.config, publisher).parts == [parts[0]]
+    assert reaper.reap(runtime_of(app, publisher)).parts == [parts[0]]
     assert publisher.parts == [[parts[0]]]
     with sessions() as s:
         states = s.execute(select(Subtask.status, Subtask.worker).where(Subtask.id.in_(parts))
@@ -257,12 +255,12 @@ def test_a_living_workers_claims_that_no_task_holds_go_out_again_once(app):
     def beat_and_reap() -> reaper.Reaped:
         with sessions() as s, s.begin():
             heartbeat.beat(s, "w", tasks.since())
-        return reaper.reap(sessions, app.config, RecordingPublisher())
+        return reaper.reap(runtime_of(app, RecordingPublisher()))
 
     tasks.started("t1")
     claim(app, [a], "w")
     with sessions() as s, s.begin():
-        assert worker_parts.claim(s, parts[0], "w", app.config) is not None
+        assert claim_part(s, app, parts[0], "w") is not None
     reaped = beat_and_reap()
     assert (reaped.puzzles, reaped.parts) == ([], []), "held by the task that runs"
     tasks.started("t2")  # the thread pool: a second task beside the first
@@ -288,7 +286,7 @@ def test_a_living_workers_optimistic_chunk_that_no_task_runs_goes_out_again_once
     def beat_and_reap() -> list[int]:
         with sessions() as s, s.begin():
             heartbeat.beat(s, "w", tasks.since())
-        return reaper.reap(sessions, app.config, Broker(depth=3)).puzzles
+        return reaper.reap(runtime_of(app, Broker(depth=3))).puzzles
 
     tasks.started("t1")
     with sessions() as s, s.begin():  # what run_chunk records on its optimistic path
@@ -310,42 +308,43 @@ def test_an_empty_broker_with_old_queued_work_means_its_messages_were_lost(app):
     job_id = post(app, toys("1", "2", "3"))
     a, b, c = ids_of(app, job_id)
     sessions = app.extensions["sessions"]
-    stale, lost_after = app.config["QUEUED_STALE_SECONDS"], app.config["LOST_TASK_SECONDS"]
+    recovery = settings_of(app).recovery
+    stale, lost_after = recovery.queued_stale_seconds, recovery.lost_task_seconds
     published_long_ago = now() + timedelta(seconds=stale - lost_after - 1)
     with sessions() as s, s.begin():
         s.execute(update(Puzzle).where(Puzzle.id.in_([a, b, c])).values(deadline=published_long_ago))
     beating(app, "alive", holding=[c])  # an optimistic chunk running right now is not lost
     # Messages still wait in the queue: nothing is lost yet.
-    assert reaper.reap(sessions, app.config, Broker(depth=2)).puzzles == []
+    assert reaper.reap(runtime_of(app, Broker(depth=2))).puzzles == []
     # Unknown depth (a publisher that cannot tell): only the deadline counts.
-    assert reaper.reap(sessions, app.config, RecordingPublisher()).puzzles == []
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == []
     broker = Broker(depth=0)
-    assert reaper.reap(sessions, app.config, broker).puzzles == [a, b]
+    assert reaper.reap(runtime_of(app, broker)).puzzles == [a, b]
     assert broker.chunks == [[a], [b]]
     # Their deadlines moved on: published just now, so not lost again at the next run.
-    assert reaper.reap(sessions, app.config, Broker(depth=0)).puzzles == []
+    assert reaper.reap(runtime_of(app, Broker(depth=0))).puzzles == []
 
 
 def test_a_job_posted_just_now_is_not_taken_for_lost(app):
     post(app, toys("1", "2"))
-    assert reaper.reap(app.extensions["sessions"], app.config, Broker(depth=0)).puzzles == []
+    assert reaper.reap(runtime_of(app, Broker(depth=0))).puzzles == []
 
 
 def test_an_empty_broker_also_finds_lost_subtasks(app):
     _job_id, _p, parts = fan_out(app, toy_item("12", split=2))
     sessions = app.extensions["sessions"]
-    stale, lost_after = app.config["QUEUED_STALE_SECONDS"], app.config["LOST_TASK_SECONDS"]
+    recovery = settings_of(app).recovery
+    stale, lost_after = recovery.queued_stale_seconds, recovery.lost_task_seconds
     with sessions() as s, s.begin():
         s.execute(update(Subtask).where(Subtask.id.in_(parts))
                   .values(deadline=now() + timedelta(seconds=stale - lost_after - 1)))
-    assert reaper.reap(sessions, app.config, Broker(depth=1)).parts == []
-    assert reaper.reap(sessions, app.config, Broker(depth=0)).parts == parts
+    assert reaper.reap(runtime_of(app, Broker(depth=1))).parts == []
+    assert reaper.reap(runtime_of(app, Broker(depth=0))).parts == parts
 
 
 def test_worker_processes_take_turns_at_the_reaper(app):
-    sessions = app.extensions["sessions"]
-    assert reaper.reap_if_due(sessions, app.config, RecordingPublisher(), trust_silence=True) is not None
-    assert reaper.reap_if_due(sessions, app.config, RecordingPublisher(), trust_silence=True) is None
+    assert reaper.reap_if_due(runtime_of(app, RecordingPublisher()), trust_silence=True) is not None
+    assert reaper.reap_if_due(runtime_of(app, RecordingPublisher()), trust_silence=True) is None
 
 
 class Clock:
@@ -358,14 +357,14 @@ class Clock:
 
 def test_a_heartbeat_renews_its_row_and_is_steady_only_after_a_quiet_stretch(app):
     clock, calls = Clock(), []
-    hb = heartbeat.Heartbeat(app.extensions["sessions"], app.config, calls.append, clock=clock)
+    hb = heartbeat.Heartbeat(app.extensions["sessions"], settings_of(app).recovery, calls.append, clock=clock)
     hb.reap_turn()
     assert calls == [], "never reached the database: no reaping"
     hb.tick()
     assert list(workers(app)) == [heartbeat.worker_name()]
     hb.reap_turn()
     assert calls == [False], "just connected: may not judge others silent yet"
-    clock.t += app.config["WORKER_SILENT_SECONDS"]
+    clock.t += settings_of(app).recovery.worker_silent_seconds
     hb.tick()
     hb.reap_turn()
     assert calls == [False, True]
@@ -375,10 +374,10 @@ def test_a_heartbeat_renews_its_row_and_is_steady_only_after_a_quiet_stretch(app
 
 def test_a_heartbeat_cut_off_from_the_database_starts_its_quiet_stretch_again(app, monkeypatch):
     clock, calls = Clock(), []
-    hb = heartbeat.Heartbeat(app.extensions["sessions"], app.config, calls.append, clock=clock)
+    hb = heartbeat.Heartbeat(app.extensions["sessions"], settings_of(app).recovery, calls.append, clock=clock)
     hb.tick()
     hb.reap_turn()
-    clock.t += app.config["WORKER_SILENT_SECONDS"]
+    clock.t += settings_of(app).recovery.worker_silent_seconds
 
     def down(*_args):
         raise ConnectionError("database down")
@@ -406,11 +405,10 @@ def test_a_post_while_the_broker_is_down_is_accepted_and_published_by_the_next_r
     job_id = post(app, toys("1", "2"))
     ids = ids_of(app, job_id)
     assert all(p.deadline.replace(tzinfo=None) <= now().replace(tzinfo=None) for p in rows(app, job_id))
-    sessions = app.extensions["sessions"]
     # Still down: the reaper's publish fails too, and leaves them due for its next run.
-    assert reaper.reap(sessions, app.config, DownBroker()).puzzles == ids
+    assert reaper.reap(runtime_of(app, DownBroker())).puzzles == ids
     assert all(p.deadline.replace(tzinfo=None) <= now().replace(tzinfo=None) for p in rows(app, job_id))
     back = RecordingPublisher()
-    assert reaper.reap(sessions, app.config, back).puzzles == ids
+    assert reaper.reap(runtime_of(app, back)).puzzles == ids
     assert back.chunks == [[i] for i in ids]
-    assert reaper.reap(sessions, app.config, RecordingPublisher()).puzzles == []
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == []

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import collections
+from dataclasses import replace
 
 import pytest
 
+from store.rows import Assigned
+from tests.service.conftest import plans_of, settings_of
 from worker import outcome
 from worker.limits import PuzzleTimeout, alarms_raise_timeout, time_limit, watching
-from worker.rows import Assigned
 
 # Korf's first 15-puzzle by IDA* with the Manhattan distance alone: minutes in the compiled kernel.
 KORF_1 = Assigned(1, "job", "sliding", "13 6 8 12 15 14 0 10 11 7 4 5 9 1 3 2", {"heuristic": "manhattan"}, 1)
@@ -19,14 +21,16 @@ def test_a_puzzle_past_its_limit_always_ends_exceeded_when_the_alarm_and_the_wat
     the alarm's exception then surfaced from inside the compiled call as a SystemError (``CPUDispatcher
     ... returned a result with an exception set``), most runs out of a hundred on this machine."""
     app = make_app(PUZZLE_TIME_LIMIT=0.05)
-    limit = app.config["PUZZLE_TIME_LIMIT"]
-    outcome.solve_one(Assigned(2, "job", "sliding", "1 2 3 4 5 6 7 0 8", {}, 1), 5, app.config)  # compiled
+    budget, plans = settings_of(app).time, plans_of(app)
+    limit = budget.puzzle_time_limit
+    outcome.solve_one(Assigned(2, "job", "sliding", "1 2 3 4 5 6 7 0 8", {}, 1), 5, plans)  # compiled
     errors: collections.Counter[str | None] = collections.Counter()
     with alarms_raise_timeout():
         for _ in range(60):
             # Polls every 10 s: the only thing the watcher does here is raise the flag at the limit.
-            with watching(app.extensions["sessions"], KORF_1.id, 10.0, limit) as watch:
-                result = outcome.solve_one(KORF_1, limit, app.config, watch=watch)
+            polls_rarely = replace(budget, stop_poll_seconds=10.0)
+            with watching(app.extensions["sessions"], KORF_1.id, polls_rarely) as watch:
+                result = outcome.solve_one(KORF_1, limit, plans, watch=watch)
             assert isinstance(result, outcome.Result)
             errors[result.error] += 1
     assert errors == {"exceeded the time limit of 0.05 s per puzzle": 60}

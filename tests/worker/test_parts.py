@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import func, select, update
 
 import solvers
-from service.models import Job, Puzzle, Subtask, now
 from solvers.base import stop_flag
-from tests.service.conftest import RecordingPublisher
+from store.models import Job, Puzzle, Subtask, now
+from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of
 from tests.worker.conftest import as_read
 from worker import chunk, reaper
 from worker import parts as worker_parts
@@ -33,12 +33,12 @@ class EagerPublisher(RecordingPublisher):
     def publish(self, chunks, dear=False, rank=0):
         super().publish(chunks, dear, rank)
         for ids in chunks:
-            chunk.run_chunk(self.app.extensions["sessions"], ids, self.app.config, "eager", self)
+            chunk.run_chunk(runtime_of(self.app, self), ids, "eager")
 
     def publish_parts(self, groups):
         super().publish_parts(groups)
         for ids in groups:
-            worker_parts.run_parts(self.app.extensions["sessions"], ids, self.app.config, "eager")
+            worker_parts.run_parts(runtime_of(self.app), ids, "eager")
 
 
 @pytest.fixture
@@ -67,13 +67,13 @@ def fan_out(app, item):
     job_id = submit(app, [item])
     publisher = RecordingPublisher()
     p = puzzle_row(app, job_id)
-    report = chunk.run_chunk(app.extensions["sessions"], [p.id], app.config, "coordinator", publisher)
+    report = chunk.run_chunk(runtime_of(app, publisher), [p.id], "coordinator")
     assert report.written == 0 and publisher.parts == [[i] for i in report.fanned]
     return job_id, puzzle_row(app, job_id), report.fanned
 
 
 def run_part(app, subtask_id, worker="w1"):
-    return worker_parts.run_part(app.extensions["sessions"], subtask_id, app.config, worker)
+    return worker_parts.run_part(runtime_of(app), subtask_id, worker)
 
 
 def api_puzzle(app, job_id):
@@ -114,9 +114,9 @@ def test_a_duplicate_delivery_counts_nothing_twice(app):
     # Two claims of one part: the first one's result is stale once the second claims it.
     sessions = app.extensions["sessions"]
     with sessions() as s, s.begin():
-        first, row = worker_parts.claim(s, parts[1], "w1", app.config)
+        first, row = claim_part(s, app, parts[1], "w1")
     with sessions() as s, s.begin():
-        second, _ = worker_parts.claim(s, parts[1], "w2", app.config)
+        second, _ = claim_part(s, app, parts[1], "w2")
     outcome, error = worker_parts.solve(row, first, 5, Watch(stop_flag()))
     with sessions() as s, s.begin():
         assert not worker_parts.record(s, first, outcome, error)
@@ -134,7 +134,7 @@ def test_a_duplicate_delivery_counts_nothing_twice(app):
 
 def test_a_redelivered_coordinator_chunk_does_not_split_again(app):
     job_id, p, _parts = fan_out(app, toy_item("1234", split=2))
-    report = chunk.run_chunk(app.extensions["sessions"], [p.id], app.config, "again", RecordingPublisher())
+    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), [p.id], "again")
     assert report.fanned == [] and report.skipped == 1
     assert len(subtasks(app, p.id)) == 2 and puzzle_row(app, job_id).attempts == 1
 
@@ -164,7 +164,8 @@ def test_a_compiled_part_past_the_time_limit_is_stopped_by_its_flag(make_app, mo
     monkeypatch.setattr(worker_parts, "time_limit", lambda seconds: contextlib.nullcontext())
     app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_QUEENS_N=10, SPLIT_PARTS=2, STOP_POLL_SECONDS=0.05)
     job_id, p, parts = fan_out(app, {"kind": "nqueens", "puzzle": 17, "options": {"mode": "count"}})
-    app.config["PUZZLE_TIME_LIMIT"] = 0.3  # for the part only: the split itself may take longer here
+    # for the part only: the split itself may take longer here
+    app.extensions["settings"] = settings_of(app).replace(PUZZLE_TIME_LIMIT=0.3)
     assert not run_part(app, parts[0])
     p = puzzle_row(app, job_id)
     assert p.status == "failed" and p.error == "part 1 of 2: exceeded the time limit of 0.3 s per part"
@@ -185,7 +186,7 @@ def test_cancel_stops_the_parts_and_nothing_is_written_after(app):
     job_id, p, parts = fan_out(app, toy_item("1234", split=4))
     sessions = app.extensions["sessions"]
     with sessions() as s, s.begin():
-        running, row = worker_parts.claim(s, parts[0], "w1", app.config)
+        running, row = claim_part(s, app, parts[0], "w1")
     assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
     outcome, error = worker_parts.solve(row, running, 5, Watch(stop_flag()))
     with sessions() as s, s.begin():
@@ -309,9 +310,9 @@ def test_enough_solutions_skip_the_parts_not_started(app):
 def test_the_attempt_cap_fails_the_puzzle(app):
     job_id, p, parts = fan_out(app, toy_item("12", split=2))
     sessions = app.extensions["sessions"]
-    for _ in range(app.config["MAX_ATTEMPTS"]):  # each claim's worker "dies" before recording
+    for _ in range(settings_of(app).recovery.max_attempts):  # each claim's worker "dies" before recording
         with sessions() as s, s.begin():
-            assert worker_parts.claim(s, parts[0], "w", app.config) is not None
+            assert claim_part(s, app, parts[0], "w") is not None
     assert not run_part(app, parts[0])
     p = puzzle_row(app, job_id)
     assert p.status == "failed" and p.error.startswith("part 1 of 2: gave up after 3 attempts")
@@ -323,14 +324,14 @@ def test_the_reaper_publishes_stale_parts_and_fails_those_past_the_cap(app):
     with sessions() as s, s.begin():
         s.execute(update(Subtask).where(Subtask.id.in_(parts)).values(deadline=now() - timedelta(seconds=1)))
     publisher = RecordingPublisher()
-    assert reaper.reap(sessions, app.config, publisher).parts == parts
+    assert reaper.reap(runtime_of(app, publisher)).parts == parts
     assert publisher.parts == [[i] for i in parts]
-    assert reaper.reap(sessions, app.config, publisher).parts == []  # deadlines moved on
+    assert reaper.reap(runtime_of(app, publisher)).parts == []  # deadlines moved on
     with sessions() as s, s.begin():
         s.execute(update(Subtask).where(Subtask.id == parts[2])
-                  .values(status="running", attempts=app.config["MAX_ATTEMPTS"],
+                  .values(status="running", attempts=settings_of(app).recovery.max_attempts,
                           deadline=now() - timedelta(seconds=1)))
-    assert reaper.reap(sessions, app.config, RecordingPublisher()).parts == []
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).parts == []
     p = puzzle_row(app, job_id)
     assert p.status == "failed" and p.error.startswith("part 3 of 3: gave up after 3 attempts")
 

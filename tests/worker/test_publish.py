@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from service.config import PRIORITIES, from_env
-from service.jobs import chunk_sizes
-from service.models import Job, Puzzle, now
-from service.publish import SOLVE_CHUNK, CeleryPublisher, priorities
-from tests.service.conftest import RecordingPublisher
+from store.models import Job, Puzzle, now
+from store.publish import PRIORITIES, SOLVE_CHUNK, CeleryPublisher, priorities
+from store.settings import Settings
+from store.submit import chunk_sizes
+from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
 from tests.services import fresh_redis
 from worker import reaper
 
@@ -20,7 +20,7 @@ def test_celery_publisher_sends_ids_with_time_limits(make_app):
     app = make_app(PUZZLE_TIME_LIMIT=10.0, HARD_TIME_GRACE=5.0, TASK_QUEUE="q-test")
     celery = app.extensions["celery"]
     celery.conf.broker_url = "memory://"
-    CeleryPublisher(celery, app.config).publish([[1, 2, 3], [4]])
+    CeleryPublisher(celery, settings_of(app).lanes, settings_of(app).time).publish([[1, 2, 3], [4]])
     with celery.connection_for_read() as conn:
         queue = conn.SimpleQueue("q-test")
         messages = [queue.get(timeout=2) for _ in range(2)]
@@ -46,7 +46,7 @@ def test_a_broker_failure_does_not_lose_the_job(make_app, toy):
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(Puzzle).values(deadline=now() - timedelta(seconds=1)))
     again = RecordingPublisher()
-    assert len(reaper.reap(app.extensions["sessions"], app.config, again).puzzles) == 3
+    assert len(reaper.reap(runtime_of(app, again)).puzzles) == 3
     assert sorted(i for chunk in again.chunks for i in chunk) == sorted(puzzle_ids(app))
 
 
@@ -56,8 +56,8 @@ def puzzle_ids(app):
 
 
 def test_the_dear_lane_is_named_after_the_cheap_one_unless_set():
-    assert from_env({"TASK_QUEUE": "q"})["DEAR_QUEUE"] == "q.dear"
-    assert from_env({"TASK_QUEUE": "q", "DEAR_QUEUE": "d"})["DEAR_QUEUE"] == "d"
+    assert Settings.from_env({"TASK_QUEUE": "q"}).lanes.dear_queue == "q.dear"
+    assert Settings.from_env({"TASK_QUEUE": "q", "DEAR_QUEUE": "d"}).lanes.dear_queue == "d"
 
 
 def test_cheap_tasks_carry_dear_seconds_at_most():
@@ -110,7 +110,7 @@ def test_the_reaper_publishes_a_lost_puzzle_again_in_its_lane(make_app, toy):
         s.execute(update(Puzzle).values(deadline=now() - timedelta(seconds=1)))
     dear, cheap = puzzle_ids(app)
     again = RecordingPublisher()
-    reaper.reap(app.extensions["sessions"], app.config, again)
+    reaper.reap(runtime_of(app, again))
     assert again.dear == [[dear]] and again.chunks == [[cheap], [dear]]
 
 
@@ -118,7 +118,7 @@ def test_the_reaper_publishes_a_lost_puzzle_again_in_its_lane(make_app, toy):
 def test_through_redis_a_small_job_is_served_after_the_first_tasks_of_a_big_one(make_app):
     with fresh_redis() as url:
         app = make_app(REDIS_URL=url, TASK_QUEUE="q-fair", DEAR_QUEUE="q-fair-dear", FAIR_SHARE=1)
-        publisher = CeleryPublisher(app.extensions["celery"], app.config)
+        publisher = CeleryPublisher(app.extensions["celery"], settings_of(app).lanes, settings_of(app).time)
         publisher.publish([[i] for i in range(1, 21)])  # a big job's 20 tasks
         publisher.publish([[100]])                       # then another client's small job
         publisher.publish_parts([[7], [8]])

@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select, update
 
-from service import jobs
-from service.db import is_postgresql
-from service.models import Job, Puzzle, ResultBlock, Subtask, now
 from solvers.base import stop_flag
-from tests.service.conftest import RecordingPublisher, stored_tallies
+from store import jobs
+from store.db import is_postgresql
+from store.models import Job, Puzzle, ResultBlock, Subtask, now
+from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of, stored_tallies
 from tests.worker.test_chunk import read_one, write_at_once
 from worker import chunk, reaper, retention
 from worker import parts as worker_parts
@@ -70,7 +70,7 @@ def test_jobs_finished_past_the_retention_are_purged_and_the_rest_kept(app):
     with app.extensions["sessions"]() as s, s.begin():  # old, but not finished: never purged
         s.execute(update(Job).where(Job.id == unfinished).values(created_at=now() - 90 * DAY))
     before = stored_tallies(app.extensions["sessions"])
-    assert reaper.reap_if_due(app.extensions["sessions"], app.config, RecordingPublisher(), True) is not None
+    assert reaper.reap_if_due(runtime_of(app, RecordingPublisher()), True) is not None
     assert job_ids(app) == {recent, unfinished}
     assert count(app, Puzzle) == 3 and all(puzzle_ids(app, j) == [] for j in old)
     assert stored_tallies(app.extensions["sessions"]) == before  # counters keep what they counted
@@ -78,16 +78,16 @@ def test_jobs_finished_past_the_retention_are_purged_and_the_rest_kept(app):
 
 def test_a_purge_runs_at_most_every_purge_interval_and_never_with_retention_off(app):
     sessions = app.extensions["sessions"]
-    reaper.reap(sessions, app.config, RecordingPublisher())  # the turns' row
+    reaper.reap(runtime_of(app, RecordingPublisher()))  # the turns' row
     finished(app, ago=40 * DAY)
-    assert retention.purge_if_due(sessions, app.config) == 1
+    assert retention.purge_if_due(sessions, settings_of(app).retention) == 1
     finished(app, ago=40 * DAY)
-    assert retention.purge_if_due(sessions, app.config) is None  # PURGE_INTERVAL not over
+    assert retention.purge_if_due(sessions, settings_of(app).retention) is None  # PURGE_INTERVAL not over
     with sessions() as s, s.begin():
         s.execute(update(retention.ReaperRun).values(purged_at=now() - timedelta(seconds=601)))
-    assert retention.purge_if_due(sessions, {**app.config, "JOB_RETENTION_DAYS": 0}) is None
+    assert retention.purge_if_due(sessions, settings_of(app).replace(JOB_RETENTION_DAYS=0).retention) is None
     assert len(job_ids(app)) == 1
-    assert retention.purge_if_due(sessions, app.config) == 1
+    assert retention.purge_if_due(sessions, settings_of(app).retention) == 1
     assert job_ids(app) == set()
 
 
@@ -120,14 +120,13 @@ def test_a_chunk_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_clea
         solved.append(a.id)
 
     solving.before_each(delete_midway)
-    report = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher())
+    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1")
     assert report.written == 0 and solved
     assert count(app, Job) == 0 and count(app, Puzzle) == 0
     # The cancel counted the three; the chunk's late results counted nothing.
     assert stored_tallies(app.extensions["sessions"]) == {("", "jobs"): 1, ("toy", "cancelled"): 3}
     # Delivered again after the deletion: it finds nothing to do.
-    again = chunk.run_chunk(app.extensions["sessions"], ids, app.config, "w1", RecordingPublisher(),
-                            redelivered=True)
+    again = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1", redelivered=True)
     assert again.written == 0 and again.skipped == 3
 
 
@@ -139,7 +138,7 @@ def test_the_write_at_once_to_a_deleted_job_stores_nothing(app):
     assert client.post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
     assert client.delete(f"/api/v1/jobs/{job_id}").status_code == 204
     written = write_at_once(app, [result])
-    assert written == (0 if is_postgresql(app.extensions["engine"]) else None)  # SQLite: rows.write's
+    assert written == (0 if is_postgresql(app.extensions["engine"]) else None)  # SQLite: results.write's
     assert count(app, Job) == 0 and count(app, ResultBlock) == 0
 
 
@@ -147,12 +146,12 @@ def test_parts_of_a_deleted_job_do_nothing(app):
     job_id = submit(app, 1, digits="123456", split=3)
     (pid,) = puzzle_ids(app, job_id)
     publisher = RecordingPublisher()
-    report = chunk.run_chunk(app.extensions["sessions"], [pid], app.config, "w1", publisher)
+    report = chunk.run_chunk(runtime_of(app, publisher), [pid], "w1")
     assert len(report.fanned) == 3
     client = app.test_client()
     # One part already claimed and solving when the job goes: it records nothing.
     with app.extensions["sessions"]() as s, s.begin():
-        claimed = worker_parts.claim(s, report.fanned[0], "w1", app.config)
+        claimed = claim_part(s, app, report.fanned[0], "w1")
     assert claimed is not None
     client.post(f"/api/v1/jobs/{job_id}/cancel")
     assert client.delete(f"/api/v1/jobs/{job_id}").status_code == 204
@@ -161,5 +160,5 @@ def test_parts_of_a_deleted_job_do_nothing(app):
     outcome, error = worker_parts.solve(p, part, 5.0, Watch(stop_flag()))
     with app.extensions["sessions"]() as s, s.begin():
         assert worker_parts.record(s, part, outcome, error) is False
-    assert worker_parts.run_parts(app.extensions["sessions"], report.fanned, app.config, "w2") == 0
+    assert worker_parts.run_parts(runtime_of(app), report.fanned, "w2") == 0
     assert count(app, Subtask) == 0 and count(app, Job) == 0

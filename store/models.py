@@ -12,10 +12,10 @@ Glossary
   deadline  when a claimed or queued puzzle is considered lost; the reaper looks here.
   worker    the worker process holding a claim (puzzles.worker, subtasks.worker) or an
             optimistic chunk (workers.holding); one ``workers`` row each, its heartbeat.
-  tallies   running totals for /metrics (service.tallies), moved in the transactions that
+  tallies   running totals for /metrics (store.tallies), moved in the transactions that
             change what they count, so a scrape reads a few rows instead of every puzzle.
   block     the results and stats of puzzles written together, one JSON text
-            (``result_blocks``, service.blocks); a finished puzzle row names its block.
+            (``result_blocks``, store.blocks); a finished puzzle row names its block.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ class Puzzle(Base):
     input: Mapped[Any]
     options: Mapped[dict[str, Any]]
     status: Mapped[str] = mapped_column(String(16), default=QUEUED)
-    # A finished puzzle's result and stats are in its block (service.blocks); only rows finished
+    # A finished puzzle's result and stats are in its block (store.blocks); only rows finished
     # before blocks existed (revision 0005) hold theirs here.
     result: Mapped[dict[str, Any] | None]
     stats: Mapped[dict[str, Any] | None]
@@ -143,7 +143,7 @@ class Puzzle(Base):
 
 
 class ResultBlock(Base):
-    """The results and stats of puzzles of one job written in one transaction (service.blocks).
+    """The results and stats of puzzles of one job written in one transaction (store.blocks).
 
     No foreign key leads here from ``puzzles.block_id``: a block and its puzzles only ever go
     together, with their job, and a key would make every deleted block look for its puzzles."""
@@ -222,7 +222,7 @@ class ReaperRun(Base):
 
 
 class Tally(Base):
-    """A running total for /metrics (service.tallies): ``name`` is a puzzle status (puzzles in it
+    """A running total for /metrics (store.tallies): ``name`` is a puzzle status (puzzles in it
     now; the final ones count every puzzle that ever reached them, deleted or not), a solve-time
     bucket (``le_0.005``, ``le_+Inf``: solves at most that many seconds, not cumulative),
     ``seconds`` (their sum), or ``jobs`` (jobs ever submitted, ``kind`` empty). Each total is the

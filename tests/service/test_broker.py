@@ -8,7 +8,7 @@ from queue import Empty
 import pytest
 from kombu import Connection
 
-from service import fsbroker
+from store import broker
 
 
 def test_a_message_being_written_is_invisible_until_whole(tmp_path, monkeypatch):
@@ -17,9 +17,9 @@ def test_a_message_being_written_is_invisible_until_whole(tmp_path, monkeypatch)
         os.makedirs(folder)
     options = {"data_folder_in": folders["data"], "data_folder_out": folders["data"],
                "processed_folder": folders["processed"], "store_processed": False}
-    with Connection(f"{fsbroker.SCHEME}://", transport_options=options) as conn:
+    with Connection(f"{broker.SCHEME}://", transport_options=options) as conn:
         channel = conn.default_channel
-        assert isinstance(channel, fsbroker.Channel)
+        assert isinstance(channel, broker.Channel)
         renamed = []
         rename = os.replace
 
@@ -30,7 +30,7 @@ def test_a_message_being_written_is_invisible_until_whole(tmp_path, monkeypatch)
             renamed.append(final)
             rename(part, final)
 
-        monkeypatch.setattr(fsbroker.os, "replace", replace)
+        monkeypatch.setattr(broker.os, "replace", replace)
         channel._put("jobs", {"body": "hello", "headers": {"n": 1}})
         assert len(renamed) == 1
         assert channel._get("jobs") == {"body": "hello", "headers": {"n": 1}}

@@ -2,10 +2,10 @@
 
 Glossary
   notice    a PostgreSQL NOTIFY on CHANNEL whose payload is a job id, sent in the transaction
-            that makes the job final: by the worker's write of its last results (worker.rows.write,
+            that makes the job final: by the worker's write of its last results (store.results.write,
             whether a chunk, the merge of a split puzzle or the reaper wrote them; ``sent_if``, in
             the statement that moves the job's counter), or by its cancel (``notify``, from
-            service.jobs.cancel_job). PostgreSQL delivers it at the commit,
+            store.jobs.cancel_job). PostgreSQL delivers it at the commit,
             and never for a rollback, so a waiter it wakes sees the job final, at no round trip of
             its own. It only says "look again": the waiter reads the job's status from SQL.
   listener  one per API process: a daemon thread on a connection of its own (taken out of the
@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Engine, case, func, text
 from sqlalchemy.orm import Session
 
-from service.db import is_postgresql
+from store.db import is_postgresql
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ _NOTIFY = text("SELECT pg_notify(:channel, job) FROM unnest(CAST(:jobs AS text[]
 
 def sent_if(condition: ColumnElement[bool], job_id: ColumnElement[str]) -> ColumnElement[Any]:
     """A column that sends the job's notice where ``condition`` holds, for a PostgreSQL statement
-    that makes a job final and can tell so itself (worker.rows, the write of results): a round
+    that makes a job final and can tell so itself (store.rows, the write of results): a round
     trip fewer than ``notify`` after it. Delivered at the commit, as ``notify``'s."""
     return case((condition, func.pg_notify(CHANNEL, job_id)))
 
@@ -143,14 +143,3 @@ class Listener:
                 events = list(self._waiting.get(job_id, ()))
         for event in events:
             event.set()
-
-
-def listener_for(app: Any) -> Listener | None:
-    """The app's listener (made at the first wait), or None on a database that sends no notices."""
-    engine = app.extensions["engine"]
-    if not is_postgresql(engine):
-        return None
-    listener: Listener | None = app.extensions.get("job_notices")
-    if listener is None:
-        listener = app.extensions.setdefault("job_notices", Listener(engine))
-    return listener

@@ -1,4 +1,4 @@
-"""Running totals for /metrics, kept in the ``tallies`` table (service.models.Tally).
+"""Running totals for /metrics, kept in the ``tallies`` table (store.models.Tally).
 
 A scrape reads these few rows instead of counting every puzzle. Each total moves in the
 transaction that changes what it counts, by exactly the rows that transaction changed (the
@@ -7,7 +7,7 @@ a rollback or a crash moves nothing twice.
 
 The changes of a transaction are gathered in its session (``moved``, ``solved_in``,
 ``submitted``) and written just before it commits (a small job's, with the job, in the one
-statement that stores it: service.jobs), in one statement, the keys sorted, to the
+statement that stores it: store.jobs), in one statement, the keys sorted, to the
 rows of one of SHARDS shards picked at random (a total is the sum over its shards). So the hot
 rows (every POST and every worker's write moves the same few totals) are the last locks any
 transaction takes, held only for its commit; two transactions lock them in the same order (no
@@ -26,8 +26,8 @@ from sqlalchemy import Insert, Select, Table, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from service.db import is_postgresql
-from service.models import Tally
+from store.db import is_postgresql
+from store.models import Tally
 
 # Seconds; from trivial Sudokus (well under a millisecond) to the time limit.
 SOLVE_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0, 600.0)
@@ -73,7 +73,7 @@ def solved_in(s: Session, kind: str, solve_ms: float | None, n: int = 1) -> None
 def per_result(old: str, new: str, solve_ms: float | None) -> dict[str, float]:
     """What one puzzle written from ``old`` to ``new`` after ``solve_ms`` adds to its kind's totals
     (``moved`` and ``solved_in`` of one puzzle): for a statement that counts the rows it writes
-    itself (worker.rows.write_at_once)."""
+    itself (store.results.write_at_once)."""
     return _moves(old, new, 1) | _solve_times(solve_ms, 1)
 
 
@@ -102,7 +102,7 @@ def _upsert(postgres: bool) -> Insert:
 def added_from(rows: Select[Any]) -> Insert:
     """The PostgreSQL statement adding to the totals the rows (kind, name, shard, value) that
     ``rows`` selects, which must sort them by key (the lock order, as ``take``): for a statement
-    that counts what it writes itself (worker.rows)."""
+    that counts what it writes itself (store.rows)."""
     return _adding(postgresql.insert(_TABLE).from_select(["kind", "name", "shard", "value"], rows))
 
 
@@ -113,7 +113,7 @@ def shard() -> int:
 
 def take(s: Session) -> list[dict[str, Any]]:
     """The session's gathered changes as the rows to add (one shard, the keys sorted), taken out
-    of the session: for a statement that adds them itself (service.jobs stores a small job so)."""
+    of the session: for a statement that adds them itself (store.jobs stores a small job so)."""
     pending = {key: delta for key, delta in s.info.pop(_PENDING, {}).items() if delta}
     at = shard()
     return [{"kind": kind, "name": name, "shard": at, "value": delta}

@@ -14,7 +14,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from service import fastjson
+from store import fastjson
 
 log = logging.getLogger(__name__)
 

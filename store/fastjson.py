@@ -27,3 +27,9 @@ def loads(text: str | bytes) -> Any:
         return orjson.loads(text)
     except ValueError:  # orjson.JSONDecodeError: an integer past 64 bits, NaN, ...
         return json.loads(text)
+
+
+def canonical(value: Any) -> str:
+    """Compact JSON text with sorted keys, the same for equal values: what request hashes, cursors
+    and the grouping of equal options compare."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)

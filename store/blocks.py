@@ -1,6 +1,6 @@
 """Result blocks: where a finished puzzle's result and stats are stored, and how they are read back.
 
-The workers write the results of a job's puzzles finished together (worker.rows.write) as one
+The workers write the results of a job's puzzles finished together (store.results.write) as one
 ``result_blocks`` row: every puzzle's ``result`` and ``stats`` in one JSON text, keyed by puzzle
 id. Each puzzle row then changes only small columns (status, times, its ``block_id``), so its size
 stays the same and PostgreSQL updates it in place; writing each row's JSON result had cost more
@@ -19,8 +19,8 @@ from typing import Any, Protocol
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service import fastjson
-from service.models import ResultBlock
+from store import fastjson
+from store.models import ResultBlock
 
 Answer = tuple[dict[str, Any] | None, dict[str, Any] | None]  # (result, stats)
 

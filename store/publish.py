@@ -3,9 +3,9 @@ the parts of split puzzles, each in its lane and at its priority.
 
 Lanes: a task holding a puzzle whose estimated cost (``Kind.cost``) passes DEAR_SECONDS, and
 every part of a split puzzle, is dear and goes to DEAR_QUEUE; every other task is cheap (chunks
-carry at most DEAR_SECONDS of estimated work, see service.jobs.chunk_sizes) and goes to
+carry at most DEAR_SECONDS of estimated work, see store.submit.chunk_sizes) and goes to
 TASK_QUEUE. Workers that consume TASK_QUEUE alone keep capacity for cheap work, so it never waits
-for dear work to finish (docs/service.md, "Lanes and fair share").
+for dear work to finish (docs/architecture.md).
 
 Fair share: the broker serves priority 0 first and 9 last, in order within a level. The tasks of
 one publish call (a job's chunks of one lane, a split puzzle's parts) take the levels FAIR_SHARE
@@ -25,11 +25,12 @@ from typing import Any, Protocol
 from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.config import PRIORITIES
-from service.models import UNFINISHED, Puzzle, Subtask, now
+from store.models import UNFINISHED, Puzzle, Subtask, now
+from store.settings import Lanes, TimeBudget
 
 log = logging.getLogger(__name__)
 
+PRIORITIES = 10  # the broker's priority levels, 0 (served first) to 9
 SOLVE_CHUNK = "puzzle_queue.solve_chunk"
 SOLVE_PARTS = "puzzle_queue.solve_parts"
 REAP = "puzzle_queue.reap"
@@ -43,47 +44,37 @@ class Publisher(Protocol):
     def publish_parts(self, groups: Sequence[Sequence[int]]) -> None: ...
 
 
-def is_dear(cost: float, config: dict[str, Any]) -> bool:
-    """Whether a task of this many estimated seconds goes to the dear lane."""
-    return cost > config["DEAR_SECONDS"]
-
-
 def priorities(n: int, rank: int, share: int) -> list[int]:
     """The priorities of n tasks published together: ``share`` at each level from ``rank`` on,
     the rest at the last level."""
     return [min(PRIORITIES - 1, rank + i // max(1, share)) for i in range(n)]
 
 
-def task_limits(config: dict[str, Any], n_puzzles: int) -> tuple[float, float]:
-    """(soft, hard) seconds for a task of n puzzles. The soft limit is a backstop; the worker
-    also times each puzzle on its own (worker.limits)."""
-    soft = config["PUZZLE_TIME_LIMIT"] * n_puzzles + 1.0
-    return soft, soft + config["HARD_TIME_GRACE"]
-
-
 class CeleryPublisher:
-    def __init__(self, celery_app: Any, config: dict[str, Any]):
-        self.celery, self.config = celery_app, config
+    """Sends tasks by name through a Celery app (any object with Celery's ``send_task``)."""
+
+    def __init__(self, celery_app: Any, lanes: Lanes, time: TimeBudget):
+        self.celery, self.lanes, self.time = celery_app, lanes, time
 
     def publish(self, chunks: Sequence[Sequence[int]], dear: bool = False, rank: int = 0) -> None:
-        self._send(SOLVE_CHUNK, chunks, self.config["DEAR_QUEUE" if dear else "TASK_QUEUE"], rank)
+        self._send(SOLVE_CHUNK, chunks, self.lanes.dear_queue if dear else self.lanes.task_queue, rank)
 
     def publish_parts(self, groups: Sequence[Sequence[int]]) -> None:
-        self._send(SOLVE_PARTS, groups, self.config["DEAR_QUEUE"], 0)
+        self._send(SOLVE_PARTS, groups, self.lanes.dear_queue, 0)
 
     def queue_depth(self) -> int:
         """Messages waiting in both lanes of the broker (not those a worker has taken)."""
         with self.celery.connection_for_read() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
-            return sum(int(conn.default_channel.queue_declare(queue=self.config[lane], durable=True,
+            return sum(int(conn.default_channel.queue_declare(queue=queue, durable=True,
                                                               auto_delete=False).message_count)
-                       for lane in ("TASK_QUEUE", "DEAR_QUEUE"))
+                       for queue in self.lanes.queues)
 
     def _send(self, task: str, groups: Sequence[Sequence[int]], queue: str, rank: int) -> None:
-        levels = priorities(len(groups), rank, self.config["FAIR_SHARE"])
+        levels = priorities(len(groups), rank, self.lanes.fair_share)
         with self.celery.producer_or_acquire() as producer:
             for ids, priority in zip(groups, levels, strict=True):
-                soft, hard = task_limits(self.config, len(ids))
+                soft, hard = self.time.task_limits(len(ids))
                 self.celery.send_task(task, args=[list(ids)], queue=queue, priority=priority,
                                       soft_time_limit=soft, time_limit=hard, producer=producer)
 
@@ -127,12 +118,12 @@ def publish_or_mark_due(publisher: Publisher, sessions: sessionmaker[Session],
     return False
 
 
-def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], config: dict[str, Any],
+def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], lanes: Lanes,
                      chunks: Sequence[tuple[Sequence[int], float]], rank: int = 0) -> None:
     """Publish chunks of puzzle ids, each given with its estimated seconds, each lane's in order
     (see publish_or_mark_due)."""
     for dear in (False, True):
-        lane = [ids for ids, cost in chunks if is_dear(cost, config) == dear]
+        lane = [ids for ids, cost in chunks if lanes.is_dear(cost) == dear]
         if lane:
             publish_or_mark_due(publisher, sessions, lane, dear=dear, rank=rank)
 

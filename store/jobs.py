@@ -1,0 +1,230 @@
+"""Jobs: read a job's state and its puzzles, cancel, delete (store.submit stores them).
+
+Everything here takes a Session and plain values and returns plain values (``JobState``,
+``PuzzleState``); the API turns them into its response models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Row, Table, bindparam, case, delete, func, select, update
+from sqlalchemy.orm import Session
+
+from store import blocks, notices, tallies
+from store.db import changed_rows
+from store.models import CANCELLED, COMPLETED, RUNNING, UNFINISHED, Job, Puzzle, lock_job, now
+
+# What a row can hold: values outside these never reach SQL (PostgreSQL refuses a NUL or an
+# integer wider than the column with an error, SQLite an integer over 64 bits), they match nothing.
+INDEX_MAX = 2**31 - 1  # puzzles.index is a 32-bit INTEGER
+JOB_ID_LENGTH = 32  # jobs.id: uuid4().hex
+
+
+@dataclass(frozen=True)
+class JobState:
+    """A job as its readers see it: its row, its puzzles counted by status, and its progress."""
+
+    id: str
+    status: str
+    label: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    total: int
+    counts: Mapping[str, int] = field(default_factory=dict)
+    progress: float = 0.0
+
+
+@dataclass(frozen=True)
+class PuzzleState:
+    """A puzzle as its readers see it, its result and stats read from its block."""
+
+    index: int
+    kind: str
+    status: str
+    result: dict[str, Any] | None
+    stats: dict[str, Any] | None
+    error: str | None
+    attempts: int
+    started_at: datetime | None
+    finished_at: datetime | None
+    subtasks: dict[str, int] | None  # {done, total} while a split puzzle runs
+    puzzle: Any
+    options: dict[str, Any] | None
+
+
+def possible_job_id(job_id: str) -> bool:
+    return len(job_id) <= JOB_ID_LENGTH and job_id.isprintable()
+
+
+def possible_index(index: Any) -> bool:
+    return type(index) is int and 0 <= index <= INDEX_MAX
+
+
+_jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
+
+
+def find_by_key(s: Session, owner: str, key: str) -> Job | None:
+    return s.scalar(select(Job).where(Job.owner == owner, Job.idempotency_key == key))
+
+
+def get_job(s: Session, owner: str | None, job_id: str) -> Job | None:
+    job = s.get(Job, job_id) if possible_job_id(job_id) else None
+    if job is None or (owner is not None and job.owner != owner):
+        return None  # another client's job is as invisible as a missing one
+    return job
+
+
+def job_status(s: Session, job_id: str) -> str | None:
+    """The job's status alone (None: no such job), a primary-key read for the long poll's looks."""
+    return s.scalar(select(Job.status).where(Job.id == job_id)) if possible_job_id(job_id) else None
+
+
+def counts_for(s: Session, job_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {jid: {} for jid in job_ids}
+    rows = s.execute(select(Puzzle.job_id, Puzzle.status, func.count())
+                     .where(Puzzle.job_id.in_(job_ids)).group_by(Puzzle.job_id, Puzzle.status))
+    for job_id, status, n in rows:
+        out[job_id][status] = n
+    return out
+
+
+def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, float]:
+    """Per job, the finished fraction of its running split puzzles (sum of parts_done / parts_total),
+    so that progress moves while one huge puzzle is solved in parts."""
+    out = dict.fromkeys(job_ids, 0.0)
+    rows = s.execute(select(Puzzle.job_id, func.sum(Puzzle.parts_done * 1.0 / Puzzle.parts_total))
+                     .where(Puzzle.job_id.in_(job_ids), Puzzle.status == RUNNING, Puzzle.parts_total > 0)
+                     .group_by(Puzzle.job_id))
+    for job_id, fraction in rows:
+        out[job_id] = float(fraction or 0.0)
+    return out
+
+
+def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int], partial: float = 0.0) -> JobState:
+    done = job.total - job.pending + partial
+    return JobState(id=job.id, status=job.status, label=job.label, created_at=job.created_at,
+                    started_at=job.started_at, finished_at=job.finished_at, total=job.total,
+                    counts=counts, progress=round(done / job.total, 6) if job.total else 1.0)
+
+
+# A job's row beside its puzzles counted by status, with each status's sum of the finished fractions
+# of split puzzles (the running ones' is partial_for's): one statement, so one snapshot and one round
+# trip, built once (on the table's columns: no ORM entities to load) and compiled once.
+_DESCRIBE = (select(_jobs.c.id, _jobs.c.owner, _jobs.c.label, _jobs.c.status, _jobs.c.total, _jobs.c.pending,
+                    _jobs.c.created_at, _jobs.c.started_at, _jobs.c.finished_at,
+                    _puzzles.c.status.label("puzzle_status"), func.count(_puzzles.c.id).label("n"),
+                    func.sum(case((_puzzles.c.parts_total > 0,
+                                   _puzzles.c.parts_done * 1.0 / _puzzles.c.parts_total))).label("parts"))
+             .select_from(_jobs.outerjoin(_puzzles, _puzzles.c.job_id == _jobs.c.id))
+             .where(_jobs.c.id == bindparam("job_id"))
+             .group_by(_jobs.c.id, _puzzles.c.status))
+
+
+def describe_job(s: Session, owner: str | None, job_id: str) -> JobState | None:
+    """The job as the API shows it (its counts and progress too); None as for ``get_job``."""
+    rows = s.execute(_DESCRIBE, {"job_id": job_id}).all() if possible_job_id(job_id) else []
+    if not rows or (owner is not None and rows[0].owner != owner):
+        return None  # another client's job is as invisible as a missing one
+    counts: dict[str, int] = {}
+    partial = 0.0
+    for row in rows:
+        if row.puzzle_status is not None:  # None: a job without puzzles, its row alone
+            counts[row.puzzle_status] = row.n
+        # A final job has no running puzzles, whose parts alone move progress between whole puzzles.
+        if row.puzzle_status == RUNNING and rows[0].status in UNFINISHED:
+            partial = float(row.parts or 0.0)
+    return job_state(rows[0], counts, partial)
+
+
+def puzzle_states(s: Session, rows: Sequence[Puzzle]) -> list[PuzzleState]:
+    """The puzzles as their readers see them, their results read from their blocks."""
+    found = blocks.answers(s, rows)
+    return [_puzzle_state(p, *found[p.id]) for p in rows]
+
+
+def _puzzle_state(p: Puzzle, result: dict[str, Any] | None, stats: dict[str, Any] | None) -> PuzzleState:
+    parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total and p.status == RUNNING else None
+    return PuzzleState(index=p.index, kind=p.kind, status=p.status, result=result, stats=stats,
+                       error=p.error, attempts=p.attempts, started_at=p.started_at,
+                       finished_at=p.finished_at, subtasks=parts, puzzle=p.input, options=p.options)
+
+
+def get_puzzle(s: Session, job_id: str, index: int) -> Puzzle | None:
+    if not possible_index(index):
+        return None
+    return s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))
+
+
+def list_puzzles(s: Session, job_id: str, limit: int, start: int = 0) -> tuple[list[Puzzle], int | None]:
+    """A page of the job's puzzles from index ``start`` on, and the next page's first index."""
+    rows = list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index >= start)
+                          .order_by(Puzzle.index).limit(limit + 1)))
+    return rows[:limit], (rows[limit].index if len(rows) > limit else None)
+
+
+JobPosition = tuple[datetime, str]  # (created_at, id): a stable place in the newest-first order
+
+
+def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
+              start: JobPosition | None = None) -> tuple[list[JobState], JobPosition | None]:
+    """A page of jobs, newest first, from ``start`` on, and the next page's first position."""
+    q = select(Job)
+    if owner is not None:
+        q = q.where(Job.owner == owner)
+    if status is not None:
+        q = q.where(Job.status == status)
+    if start is not None:
+        created, job_id = start
+        q = q.where((Job.created_at < created) | ((Job.created_at == created) & (Job.id <= job_id)))
+    jobs = list(s.scalars(q.order_by(Job.created_at.desc(), Job.id.desc()).limit(limit + 1)))
+    nxt = (jobs[limit].created_at, jobs[limit].id) if len(jobs) > limit else None
+    jobs = jobs[:limit]
+    ids = [j.id for j in jobs]
+    counts, partial = counts_for(s, ids), partial_for(s, ids)
+    return [job_state(j, counts[j.id], partial[j.id]) for j in jobs], nxt
+
+
+def cancel_job(s: Session, job: Job) -> int:
+    """Unfinished puzzles -> cancelled; running ones are flagged so their solvers stop and
+    their results are never written. Returns how many puzzles were cancelled."""
+    # The status is read under the lock, since a worker may have completed the job since it was loaded.
+    status = lock_job(s, job.id)
+    if status in (COMPLETED, CANCELLED):
+        return 0
+    t = now()
+    unfinished = (Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
+    # Locked first, for the tallies: the UPDATE below changes exactly these rows, and says only
+    # how many, not what each was.
+    was = s.execute(select(Puzzle.kind, Puzzle.status).where(*unfinished).with_for_update()).all()
+    moved = changed_rows(s, update(Puzzle).where(*unfinished)
+                         .values(status=CANCELLED, finished_at=t, stop_requested=True))
+    for kind, old in was:
+        tallies.moved(s, kind, old, CANCELLED)
+    s.execute(update(Job).where(Job.id == job.id)
+              .values(status=CANCELLED, pending=Job.pending - moved, finished_at=t)
+              .execution_options(synchronize_session=False))
+    notices.notify(s, [job.id])  # its waiters, in every API process, answer at the commit
+    s.refresh(job)
+    return moved
+
+
+def delete_job(s: Session, job: Job) -> str | None:
+    """Delete a finished job with its puzzles and subtasks (a task still holding some of their ids
+    then finds no rows and does nothing); None once deleted. An unfinished job is kept, and its
+    status (read under the lock: a worker may have finished it meanwhile) returned."""
+    status = lock_job(s, job.id)
+    if status not in (COMPLETED, CANCELLED):
+        return status
+    delete_jobs(s, [job.id])
+    return None
+
+
+def delete_jobs(s: Session, job_ids: Sequence[str]) -> None:
+    """Jobs, and by the foreign keys' cascades their puzzles and subtasks. The tallies keep their
+    counts: a deleted job was still submitted, its puzzles still finished."""
+    s.execute(delete(Job).where(Job.id.in_(job_ids)).execution_options(synchronize_session=False))

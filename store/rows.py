@@ -1,0 +1,172 @@
+"""The workers' changes to puzzle rows: claim, read unclaimed, renew, release and fan out into
+subtasks (the results' write is store.results).
+
+States (the API's, see docs/architecture.md for the diagrams)::
+
+    puzzle   queued --claim--> running --write--> solved | no_solution | failed
+             queued | running --cancel (API)--> cancelled
+             running --fan_out--> running with parts_total > 0 --last part (worker.parts)--> final
+    subtask  queued --claim--> running --record--> solved | no_solution | failed
+             queued | running --skip (enough solutions)--> cancelled
+
+Every change is a conditional UPDATE on the state the task saw, so a late, redelivered or
+duplicated task changes nothing: a result lands only while its puzzle is ``running`` under the
+attempt number of this task's claim, or (optimistic, see worker.chunk) still ``queued`` under
+the attempt before it. A job's ``pending`` counter moves in the same transaction, by exactly the
+rows written, and so do the tallies of /metrics (store.tallies). Lock order everywhere: the job
+row (``lock_job``), then its puzzles, then subtasks.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from solvers.base import Split
+from store import fastjson, tallies
+from store.db import changed_rows
+from store.models import QUEUED, RUNNING, Job, Puzzle, Subtask, lock_job, now
+from store.statements import ASSIGNED, CLAIMABLE, among, ids_param, statements_for
+
+
+@dataclass(slots=True)
+class Assigned:
+    """A puzzle this task is to solve: claimed (``running`` under ``attempts``), or on the
+    optimistic path only read (``optimistic``: still ``queued`` under ``attempts - 1``)."""
+
+    id: int
+    job_id: str
+    kind: str
+    input: Any
+    options: dict[str, Any]
+    attempts: int
+    optimistic: bool = False
+
+
+@dataclass(slots=True)
+class Result:
+    """One finished puzzle on its way to SQL."""
+
+    id: int
+    job_id: str
+    attempts: int
+    status: str
+    result: dict[str, Any] | None = None
+    stats: dict[str, Any] | None = None
+    error: str | None = None
+    solve_ms: float | None = None
+    # An optimistic result also records what a claim would have: who, and since when.
+    optimistic: bool = False
+    worker: str | None = None
+    started_at: datetime | None = None
+
+
+@dataclass
+class SplitPuzzle:
+    """A claimed puzzle cut into parts: stored as subtasks (``fan_out``) instead of written."""
+
+    assigned: Assigned
+    split: Split
+
+
+def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> list[Assigned]:
+    """Mark these puzzles running for this task (attempts + 1); returns what was claimed.
+    Final or cancelled puzzles are left alone, so a late or repeated task claims nothing."""
+    t = now()
+    mine = among(s, Puzzle.id, ids)
+    jobs_of = select(Puzzle.job_id).where(mine).scalar_subquery()
+    s.execute(update(Job).where(Job.id.in_(jobs_of), Job.status == QUEUED)
+              .values(status=RUNNING, started_at=t).execution_options(synchronize_session=False))
+    # Locked first, for the tallies: the UPDATE changes exactly these rows and returns only their
+    # new status, while a claim takes running puzzles too (those a lost task held).
+    was = s.execute(select(Puzzle.id, Puzzle.kind, Puzzle.status).where(mine, *CLAIMABLE)
+                    .with_for_update()).all()
+    if not was:
+        return []
+    rows = s.execute(
+        update(Puzzle).where(among(s, Puzzle.id, [row.id for row in was]), *CLAIMABLE)
+        .values(status=RUNNING, attempts=Puzzle.attempts + 1, started_at=t, worker=worker, deadline=deadline)
+        .returning(*ASSIGNED).execution_options(synchronize_session=False))
+    for row in was:
+        tallies.moved(s, row.kind, row.status, RUNNING)
+    return sorted((Assigned(*row) for row in rows), key=lambda a: a.id)
+
+
+def read_unclaimed(s: Session, ids: Sequence[int]) -> list[Assigned] | None:
+    """The optimistic path: the chunk's unfinished puzzles, each counted as its first attempt
+    without a claim, if all of them are queued and never tried; None otherwise (claim them)."""
+    rows = s.execute(statements_for(s).read, {"ids": ids_param(s, ids)}).all()
+    if not rows:
+        return []
+    # By column: a chunk's thousand rows cost less to check and decode that way than row by row.
+    puzzle_ids, job_ids, kinds, wires, texts, attempts, statuses = zip(*rows, strict=True)
+    if any(attempts) or set(statuses) != {QUEUED}:
+        return None
+    inputs = fastjson.loads("[" + ",".join(wires) + "]")  # one decoder call for the whole chunk
+    options = functools.cache(fastjson.loads)  # by text: a batch's puzzles mostly share theirs
+    return [Assigned(i, job_id, kind, wire, options(text), 1, True)
+            for i, job_id, kind, wire, text in zip(puzzle_ids, job_ids, kinds, inputs, texts, strict=True)]
+
+
+def held_as(a: Assigned | Result) -> tuple[str, int]:
+    """The status and attempt number a row has while this task holds it: claimed under its attempt
+    number, or (optimistic) still queued under the attempt before it."""
+    return (QUEUED, a.attempts - 1) if a.optimistic else (RUNNING, a.attempts)
+
+
+def held_status(a: Assigned | Result) -> str:
+    """The status a row has while this task holds it."""
+    return held_as(a)[0]
+
+
+def still_mine(a: Assigned | Result) -> ColumnElement[bool]:
+    """The row is as this task left it (``_held_as``)."""
+    status, attempts = held_as(a)
+    return (Puzzle.status == status) & (Puzzle.attempts == attempts)
+
+
+def extend(s: Session, held: Sequence[Assigned], deadline: datetime) -> None:
+    """Renew the lease of claimed puzzles still to do."""
+    if held:
+        s.execute(update(Puzzle).where(Puzzle.id.in_([a.id for a in held]), Puzzle.status == RUNNING)
+                  .values(deadline=deadline).execution_options(synchronize_session=False))
+
+
+def release(s: Session, held: Sequence[Assigned]) -> None:
+    """Give back puzzles this task claimed but never started, as if it had not claimed them."""
+    for a in held:
+        if changed_rows(s, update(Puzzle).where(Puzzle.id == a.id, still_mine(a))
+                        .values(status=QUEUED, attempts=Puzzle.attempts - 1, worker=None)):
+            tallies.moved(s, a.kind, held_status(a), QUEUED)
+
+
+def fan_out(s: Session, split_up: Sequence[SplitPuzzle], queued_stale_seconds: float,
+            worker: str) -> list[int]:
+    """Store each split puzzle's head and its parts as queued subtask rows, in batch order;
+    returns the subtask ids to publish once this transaction commits. The puzzle keeps its
+    claim (status, attempts) for the final write, but loses its deadline: from here on the
+    reaper watches the subtasks, and re-publishing the puzzle would split it again."""
+    t = now()
+    ids: list[int] = []
+    for a, split in ((sp.assigned, sp.split) for sp in split_up):
+        lock_job(s, a.job_id)
+        hit = changed_rows(s, update(Puzzle).where(Puzzle.id == a.id, still_mine(a), Puzzle.parts_total == 0)
+                        .values(status=RUNNING, attempts=a.attempts, parts_total=len(split.parts),
+                                parts_done=0, split_head=split.head.to_json(), deadline=None,
+                                worker=func.coalesce(Puzzle.worker, worker),
+                                started_at=func.coalesce(Puzzle.started_at, t)))
+        if not hit:
+            continue  # cancelled, or claimed again meanwhile: its parts would never be counted
+        tallies.moved(s, a.kind, held_status(a), RUNNING)
+        s.execute(insert(Subtask), [
+            {"puzzle_id": a.id, "index": i, "payload": part, "status": QUEUED, "attempts": 0, "created_at": t,
+             "deadline": t + timedelta(seconds=queued_stale_seconds)}
+            for i, part in enumerate(split.parts)])
+        ids += s.scalars(select(Subtask.id).where(Subtask.puzzle_id == a.id).order_by(Subtask.index))
+    return ids

@@ -1,0 +1,302 @@
+"""Settings: one frozen, typed object, read from the environment once at start.
+
+Each field has a default and an environment variable: its name in capitals
+(``Lanes.chunk_max`` <- ``CHUNK_MAX``). A bad value stops the start with a message that names
+the variable. docs/configuration.md is generated from this module
+(``python -m store.configuration``), and a test checks that the two agree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, get_type_hints
+
+ROOT = Path(__file__).resolve().parents[1]
+VAR = ROOT / "var"
+LOG_FORMATS = ("text", "json")
+
+
+class SettingError(ValueError):
+    """A setting's value cannot be used; the message names its environment variable."""
+
+
+def setting(default: Any, doc: str, minimum: float | None = None) -> Any:
+    """A field with its default, what it means (for docs/configuration.md) and its least value."""
+    if isinstance(default, dict):
+        frozen = MappingProxyType(default)
+        return field(default_factory=lambda: frozen, metadata={"doc": doc, "minimum": minimum})
+    return field(default=default, metadata={"doc": doc, "minimum": minimum})
+
+
+@dataclass(frozen=True)
+class Connections:
+    """Where the database and the broker are."""
+
+    database_url: str = setting(f"sqlite:///{VAR / 'puzzle-queue.db'}",
+                                "SQLAlchemy URL of the database: PostgreSQL, or a SQLite file (the default)")
+    redis_url: str | None = setting(None, "Redis URL of the broker; unset: the filesystem broker "
+                                          "under BROKER_DIR")
+    broker_dir: str = setting(str(VAR / "broker"), "folder of the filesystem broker (without REDIS_URL)")
+    broker_poll_interval: float = setting(0.01, "seconds between the filesystem broker's looks for messages",
+                                          minimum=0.001)
+    visibility_timeout: float | None = setting(
+        None, "seconds before Redis hands an unacknowledged task to another worker; unset: twice the "
+              "longest a task can run (PUZZLE_TIME_LIMIT x CHUNK_MAX + HARD_TIME_GRACE)", minimum=1)
+
+
+@dataclass(frozen=True)
+class Lanes:
+    """How work is cut into tasks and which queue each task takes (store.publish)."""
+
+    task_queue: str = setting("puzzles", "the cheap lane's queue")
+    dear_queue: str = setting("", "the dear lane's queue; unset: TASK_QUEUE + '.dear'")
+    dear_seconds: float = setting(1.0, "a task estimated (Kind.cost) above this many seconds goes to the "
+                                       "dear lane, and a task of cheap puzzles holds at most this much work",
+                                  minimum=0)
+    dear_nice: int = setting(10, "niceness a worker of the dear lane adds to itself (0: none)", minimum=0)
+    fair_share: int = setting(1, "a job's tasks take each broker priority level this many at a time",
+                              minimum=1)
+    chunk_max: int = setting(1000, "most puzzles in one task", minimum=1)
+    chunk_seconds: float = setting(0.05, "least estimated seconds of work in one task", minimum=0)
+    chunk_spread: int = setting(16, "a batch with more work than CHUNK_SECONDS spreads over at least this "
+                                    "many tasks", minimum=1)
+    optimistic_seconds: float = setting(0.1, "puzzles estimated above this are claimed (shown running, "
+                                             "under a lease) before they are solved", minimum=0)
+
+    def __post_init__(self) -> None:
+        if not self.dear_queue:
+            object.__setattr__(self, "dear_queue", f"{self.task_queue}.dear")
+
+    @property
+    def queues(self) -> tuple[str, str]:
+        return self.task_queue, self.dear_queue
+
+    def is_dear(self, cost: float) -> bool:
+        """Whether a task of this many estimated seconds goes to the dear lane."""
+        return cost > self.dear_seconds
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request, one batch and one client may hold."""
+
+    max_body_bytes: int = setting(8 * 1024 * 1024, "largest request body", minimum=1)
+    max_json_depth: int = setting(64, "deepest nesting of arrays and objects in a body", minimum=1)
+    max_batch: int = setting(20_000, "most puzzles in one batch", minimum=1)
+    max_puzzle_bytes: Mapping[str, int] = setting(
+        {"default": 20000}, "largest JSON size of one puzzle, per kind: 'default=20000,sudoku=5000'")
+    option_limits: Mapping[str, float] = setting(
+        {}, "service caps below a kind's own option maxima: "
+            "'nqueens.probes=1000000,sudoku.max_solutions=100'")
+    max_pending_puzzles: int = setting(1_000_000, "unfinished puzzles one client may have before a POST is "
+                                                  "answered 429", minimum=1)
+
+    def __post_init__(self) -> None:
+        if "default" not in self.max_puzzle_bytes:
+            object.__setattr__(self, "max_puzzle_bytes",
+                               MappingProxyType({"default": 20000, **self.max_puzzle_bytes}))
+
+
+@dataclass(frozen=True)
+class TimeBudget:
+    """The time a puzzle may take, and everything derived from it: the hard limit's grace, the
+    lease of a claim, a task's own limits and how often a running solve looks for a stop."""
+
+    puzzle_time_limit: float = setting(120.0, "seconds one puzzle (or one part of a split puzzle) may run",
+                                       minimum=0.001)
+    hard_time_grace: float = setting(15.0, "seconds past a limit before the process is killed", minimum=0)
+    stop_poll_seconds: float = setting(0.5, "how often a watched solve looks whether it was cancelled",
+                                       minimum=0.01)
+
+    def lease(self) -> timedelta:
+        """How long a claim holds without news: renewed at each write, so the reaper takes over
+        only from a worker gone silent (dead, or stuck past the limit)."""
+        return timedelta(seconds=self.puzzle_time_limit + 2 * self.hard_time_grace)
+
+    def task_limits(self, n_puzzles: int) -> tuple[float, float]:
+        """Celery's (soft, hard) seconds for a task of n puzzles: a backstop behind the limit each
+        puzzle gets on its own (worker.limits)."""
+        soft = self.puzzle_time_limit * n_puzzles + 1.0
+        return soft, soft + self.hard_time_grace
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """Attempts, and how lost work is found again (worker.reaper, worker.heartbeat)."""
+
+    max_attempts: int = setting(3, "claims of one puzzle before it fails", minimum=1)
+    db_wait_seconds: float = setting(30.0, "a task that loses the database tries again in its process this "
+                                           "long before Celery's retry takes over", minimum=0)
+    queued_stale_seconds: float = setting(900.0, "a queued puzzle whose task has not started after this long "
+                                                 "is published again", minimum=1)
+    reap_interval: float = setting(3.0, "seconds between the reaper's runs", minimum=0.01)
+    heartbeat_seconds: float = setting(2.0, "how often each worker process renews its heartbeat row",
+                                       minimum=0.01)
+    worker_silent_seconds: float = setting(15.0, "a worker silent this long is dead; its work is published "
+                                                 "again", minimum=0.01)
+    lost_task_seconds: float = setting(5.0, "with the broker's queues empty, queued work published longer "
+                                            "ago than this and held by no living worker is published again",
+                                       minimum=0)
+
+
+@dataclass(frozen=True)
+class Splitting:
+    """Which puzzles are solved in parts across workers, and into how many (worker.parts)."""
+
+    split_parts: int = setting(64, "parts a split puzzle is cut into", minimum=1)
+    split_queens_n: int = setting(14, "n-Queens counts are split from this n on", minimum=1)
+    split_probes: int = setting(1_000_000, "n-Queens estimates are split from this many probes", minimum=1)
+    split_node_budget: int = setting(1_000_000, "Sudoku and spokes searches are split once a whole try "
+                                                "passes this many nodes", minimum=1)
+
+    @functools.cached_property
+    def for_plans(self) -> Mapping[str, int]:
+        """These settings as the kinds' plans read them (solvers.base.Settings: by variable name)."""
+        return MappingProxyType({f.name.upper(): getattr(self, f.name) for f in dataclasses.fields(self)})
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How long finished jobs are kept (worker.retention)."""
+
+    job_retention_days: float = setting(30.0, "finished jobs older than this are deleted (0: kept forever)",
+                                        minimum=0)
+    purge_interval: float = setting(60.0, "seconds between purges", minimum=0)
+    purge_batch: int = setting(5000, "puzzles deleted per transaction", minimum=1)
+
+
+@dataclass(frozen=True)
+class Access:
+    """Clients, their tokens and their request rates (service.auth, service.ratelimit)."""
+
+    api_tokens: str = setting("", "clients and their tokens: 'name:token,...' or digests (service.auth); "
+                                  "empty: no tokens, every client is anonymous")
+    metrics_token: str = setting("", "token that /metrics requires; empty: none")
+    rate_limit: str = setting("20/second;600/minute", "requests per client in the limits library's notation; "
+                                                      "empty: none")
+
+
+@dataclass(frozen=True)
+class Http:
+    """How the API answers."""
+
+    retry_after_seconds: int = setting(1, "Retry-After of a 202 (and five times it on a 503)", minimum=0)
+    wait_cap_seconds: float = setting(60.0, "longest a GET /jobs/{id}?wait= holds a request thread",
+                                      minimum=0)
+
+
+@dataclass(frozen=True)
+class Logging:
+    """Log lines on standard error (store.logs)."""
+
+    log_format: str = setting("text", "'text' or 'json' lines")
+    log_level: str = setting("", "a level name; unset: INFO (a worker's: its --loglevel)")
+
+    def __post_init__(self) -> None:
+        if self.log_format not in LOG_FORMATS:
+            raise SettingError(f"LOG_FORMAT is {self.log_format!r}; it is one of {', '.join(LOG_FORMATS)}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    connections: Connections = field(default_factory=Connections)
+    lanes: Lanes = field(default_factory=Lanes)
+    limits: Limits = field(default_factory=Limits)
+    time: TimeBudget = field(default_factory=TimeBudget)
+    recovery: Recovery = field(default_factory=Recovery)
+    splitting: Splitting = field(default_factory=Splitting)
+    retention: Retention = field(default_factory=Retention)
+    access: Access = field(default_factory=Access)
+    http: Http = field(default_factory=Http)
+    logging: Logging = field(default_factory=Logging)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """The settings of these environment variables (default: the process's), then
+        ``overrides``: typed values by variable name (``PUZZLE_TIME_LIMIT=0.3``)."""
+        env = os.environ if env is None else env
+        read = {}
+        for name, kind in groups().items():
+            types = get_type_hints(kind)
+            values = {f.name: _parse(f.name.upper(), env[f.name.upper()], types[f.name])
+                      for f in dataclasses.fields(kind) if f.name.upper() in env}
+            read[name] = _checked(kind, values)
+        return cls(**read).replace(**overrides)
+
+    def replace(self, **overrides: Any) -> Settings:
+        """A copy with these fields, by environment variable name, set to these typed values."""
+        current = {group.name: getattr(self, group.name) for group in dataclasses.fields(self)}
+        for name, value in overrides.items():
+            group = _group_of(name)
+            changed = {**_values(current[group]), name.lower(): value}
+            current[group] = _checked(type(current[group]), changed)
+        return Settings(**current)
+
+    @property
+    def visibility_timeout(self) -> float:
+        """Longer than the longest task can run, or Redis would hand a running task to a second worker."""
+        given = self.connections.visibility_timeout
+        if given is not None:
+            return given
+        return 2 * (self.time.puzzle_time_limit * self.lanes.chunk_max + self.time.hard_time_grace)
+
+
+def _values(group: Any) -> dict[str, Any]:
+    return {f.name: getattr(group, f.name) for f in dataclasses.fields(group)}
+
+
+def groups() -> dict[str, Any]:
+    """Each group of Settings by its field name: its class."""
+    hints = get_type_hints(Settings)
+    return {f.name: hints[f.name] for f in dataclasses.fields(Settings)}
+
+
+def _group_of(name: str) -> str:
+    for group, kind in groups().items():
+        if name.lower() in {f.name for f in dataclasses.fields(kind)}:
+            return group
+    raise SettingError(f"{name} is not a setting")
+
+
+def _checked(kind: type, values: dict[str, Any]) -> Any:
+    """The group made of these values, each number checked against its field's minimum."""
+    for f in dataclasses.fields(kind):
+        value, minimum = values.get(f.name), f.metadata.get("minimum")
+        if minimum is not None and isinstance(value, (int, float)) and value < minimum:
+            raise SettingError(f"{f.name.upper()} is {value}; it is at least {minimum:g}")
+    return kind(**values)
+
+
+def _parse(name: str, text: str, kind: Any) -> Any:
+    """An environment variable's text as its field's type; SettingError names it otherwise."""
+    try:
+        if kind in (int, float):
+            return kind(text)
+        if kind == float | None:
+            return float(text) if text.strip() else None
+        if kind == str | None:
+            return text or None
+        if kind == Mapping[str, int] or kind == Mapping[str, float]:
+            number = int if kind == Mapping[str, int] else float
+            return MappingProxyType({k: number(v) for k, v in _pairs(text).items()})
+        return text
+    except ValueError as exc:
+        raise SettingError(f"{name}={text!r}: {exc}") from None
+
+
+def _pairs(text: str) -> dict[str, str]:
+    """``"a=1,b=2"`` -> ``{"a": "1", "b": "2"}``: the form of map-valued variables."""
+    out = {}
+    for pair in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"expected key=value, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out

@@ -1,0 +1,192 @@
+"""The statements a chunk's thousand rows go through, built once per kind of database: building
+one (a CTE, CASEs) and its cache key costs more CPU than running it. On PostgreSQL a list of ids
+is one array parameter, sent as its text (``among``, ``ids_param``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+from typing import cast as cast_type
+
+from sqlalchemy import (
+    ARRAY,
+    BigInteger,
+    BindParameter,
+    Column,
+    ColumnElement,
+    Float,
+    Integer,
+    Select,
+    Table,
+    Text,
+    any_,
+    bindparam,
+    case,
+    cast,
+    func,
+    insert,
+    literal,
+    select,
+    true,
+    update,
+)
+from sqlalchemy.orm import InstrumentedAttribute, Session
+from sqlalchemy.sql.dml import ReturningUpdate, Update
+from sqlalchemy.sql.selectable import CTE
+
+from store import notices, tallies
+from store.db import is_postgresql
+from store.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, ResultBlock
+
+
+def among(s: Session, col: InstrumentedAttribute[int] | Column[int], ids: Sequence[int],
+          name: str = "ids", *, per_row: bool = False) -> ColumnElement[bool]:
+    """``col IN ids``; on PostgreSQL as ``= ANY(array)``: one parameter instead of hundreds, and
+    one SQL text whatever their number (an IN list is a new text per length, which psycopg
+    converts anew: about 20 ms for a thousand ids). The array goes as its text (psycopg would
+    build a list parameter element by element in Python: a millisecond per thousand ids, a
+    chunk's read or write costs a few), unless ``per_row``: a test evaluated row by row (inside
+    an OR, say) would parse that text again for every row. ``name``: the parameter's, for a
+    second list in one statement."""
+    if not is_postgresql(s):
+        return col.in_(ids)
+    if per_row:
+        return col == any_(bindparam(name, list(map(int, ids)), type_=ARRAY(BigInteger)))
+    return col == any_(cast(bindparam(name, ids_param(s, ids), type_=Text), ARRAY(BigInteger)))
+
+
+# The puzzles table itself, for the statements a chunk's thousand rows go through: the ORM's paths
+# for a mapped class cost more than such a statement does in SQL.
+_PUZZLES = cast_type(Table, Puzzle.__table__)
+# A puzzle already fanned out belongs to its subtasks, even if its chunk comes back.
+CLAIMABLE = (_PUZZLES.c.status.in_(UNFINISHED), _PUZZLES.c.stop_requested.is_(False),
+              _PUZZLES.c.parts_total == 0)
+ASSIGNED = (Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts)
+# The same, input and options as JSON text: decoded here, a batch's shared options once.
+_AS_TEXT = (_PUZZLES.c.id, _PUZZLES.c.job_id, _PUZZLES.c.kind, cast(_PUZZLES.c.input, Text),
+            cast(_PUZZLES.c.options, Text), _PUZZLES.c.attempts)
+
+
+
+def _param(column: Column[Any], name: str | None = None) -> BindParameter[Any]:
+    """A parameter typed as the column it is compared with or stored in."""
+    return bindparam(name or column.name, type_=column.type)
+
+
+class _Built(NamedTuple):
+    read: Select[Any]  # the chunk's claimable rows, input and options as text (read_unclaimed)
+    # one group's UPDATE (_store): (job, kind, rows changed), on SQLite row by row; on PostgreSQL
+    # a fourth column, the notice it sent or None
+    store: Select[Any] | ReturningUpdate[Any]
+    # a job's counter moved by the rows written (``_job_values``), where ``store`` does not move it
+    job_written: Update | None
+    # PostgreSQL: ``store`` that also locks the job, stores its block and moves the tallies
+    # (write_at_once)
+    at_once: Select[Any] | None
+
+
+@functools.cache
+def _built_for(postgresql: bool) -> _Built:
+    p = _PUZZLES
+    if postgresql:  # one array parameter, sent as its text: psycopg builds a list element by element
+        mine = p.c.id == any_(cast(bindparam("ids", type_=Text), ARRAY(BigInteger)))
+    else:
+        mine = p.c.id.in_(bindparam("ids", expanding=True))
+    read = select(*_AS_TEXT, p.c.status).where(mine, *CLAIMABLE).order_by(p.c.id)
+    if not postgresql:  # SQLite has no UPDATE inside WITH: each row comes back, counted as 1
+        j = _JOBS
+        job_written = update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
+            _job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t")))
+        write = _rows_written(mine, _param(p.c.block_id))
+        return _Built(read, write.returning(p.c.job_id, p.c.kind, literal(1)), job_written, None)
+    store, _ = _counted_and_moved(_rows_written(mine, _param(p.c.block_id)))
+    return _Built(read, store, None, _at_once(mine))
+
+
+def _rows_written(mine: ColumnElement[bool], block_id: ColumnElement[Any],
+                  *also: ColumnElement[bool]) -> Update:
+    """The UPDATE of a group's rows still held by their task (``still_mine``, by parameters)."""
+    p = _PUZZLES
+    return (update(p).where(mine, p.c.status == _param(p.c.status, "was"),
+                            p.c.attempts == _param(p.c.attempts, "was_attempts"), *also)
+            .values(status=_param(p.c.status), block_id=block_id, error=_param(p.c.error),
+                    solve_ms=_param(p.c.solve_ms), attempts=_param(p.c.attempts),
+                    worker=func.coalesce(_param(p.c.worker), p.c.worker),
+                    started_at=func.coalesce(_param(p.c.started_at), p.c.started_at),
+                    finished_at=_param(p.c.finished_at, "t"), deadline=None, split_head=None))
+
+
+def _counted_and_moved(write: Update) -> tuple[Select[Any], CTE]:
+    """PostgreSQL counts the rows ``write`` changes itself (fetching a chunk's thousand rows costs
+    more than the count), moves each job's counter by them, and sends the notice of a job that
+    completes, all in the one statement: two round trips fewer than the counters and the notices
+    apart. Returns the statement, (job, kind, rows, notice), and its count by (job, kind) (the CTE
+    ``counted``)."""
+    j, t = _JOBS, _param(_PUZZLES.c.finished_at, "t")
+    changed = write.returning(_PUZZLES.c.job_id, _PUZZLES.c.kind).cte("changed")
+    counted = (select(changed.c.job_id, changed.c.kind, func.count().label("n"))
+               .group_by(changed.c.job_id, changed.c.kind).cte("counted"))
+    per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"))
+               .group_by(counted.c.job_id).cte("per_job"))
+    job = (update(j).where(j.c.id == per_job.c.job_id).values(_job_values(per_job.c.n, t))
+           .returning(j.c.id, j.c.status).cte("job"))
+    return (select(counted.c.job_id, counted.c.kind, counted.c.n,
+                   notices.sent_if(job.c.status == COMPLETED, job.c.id))
+            .join_from(counted, job, job.c.id == counted.c.job_id), counted)
+
+
+def _at_once(mine: ColumnElement[bool]) -> Select[Any]:
+    """One job's group of results in one statement (write_at_once): the job's row locked first
+    (the lock order: the puzzles' UPDATE waits for it), its block stored (none when ``outcomes``
+    is NULL), the rows written, counted and the job moved as in ``store``, and last, as the
+    session's tallies at a commit, the totals: each kind's rows written times what one adds
+    (``tally_names``, ``tally_values``: tallies.per_result)."""
+    j, b = _JOBS, _BLOCKS
+    locked = select(j.c.id).where(j.c.id == _param(j.c.id, "job")).with_for_update().cte("locked")
+    outcomes = _param(b.c.outcomes)
+    block = (insert(b).from_select(["job_id", "outcomes"],
+                                   select(locked.c.id, outcomes).where(cast(outcomes, Text).is_not(None)))
+             .returning(b.c.id).cte("block"))
+    # The job's lock as a condition of the whole UPDATE, taken before its scan (a condition on
+    # puzzles.job_id instead would lead the planner to the job's index, every puzzle of a big job)
+    write = _rows_written(mine, select(block.c.id).scalar_subquery(), select(locked.c.id).exists())
+    statement, counted = _counted_and_moved(write)
+    names, values = bindparam("tally_names", type_=ARRAY(Text)), bindparam("tally_values", type_=ARRAY(Float))
+    each = func.unnest(names, values).table_valued("name", "value").render_derived()
+    shard = bindparam("shard", type_=Integer)
+    added = (select(counted.c.kind, each.c.name, shard, each.c.value * counted.c.n)
+             .select_from(counted.join(each, true())).order_by(counted.c.kind, each.c.name))
+    return statement.add_cte(tallies.added_from(added).cte("tallied"))
+
+
+def statements_for(s: Session) -> _Built:
+    return _built_for(is_postgresql(s))
+
+
+def ids_param(s: Session, ids: Sequence[int]) -> str | list[int]:
+    """The ``ids`` parameter of a built statement (see ``_built_for``)."""
+    return "{" + ",".join(map(str, map(int, ids))) + "}" if is_postgresql(s) else list(ids)
+
+
+_JOBS = cast_type(Table, Job.__table__)
+
+
+def _job_values(n: ColumnElement[Any], t: ColumnElement[Any]) -> dict[str, ColumnElement[Any]]:
+    """A job's counter moved by ``n`` rows written at ``t``; it completes when nothing is left, and
+    optimistic results reach a job nobody has claimed a puzzle of: it starts here."""
+    j = _JOBS
+    finishing = (j.c.pending - n == 0) & j.c.status.in_(UNFINISHED)
+    return {"pending": j.c.pending - n,
+            "status": case((finishing, COMPLETED), (j.c.status == QUEUED, RUNNING), else_=j.c.status),
+            "started_at": func.coalesce(j.c.started_at, t),
+            "finished_at": case((finishing, t), else_=j.c.finished_at)}
+
+
+_BLOCKS = cast_type(Table, ResultBlock.__table__)
+# The job's block, inserted only if the job is there, whose row it locks (``lock_job``'s lock).
+LOCK_AND_BLOCK = insert(_BLOCKS).from_select(
+    ["job_id", "outcomes"],
+    select(Job.id, _param(_BLOCKS.c.outcomes)).where(Job.id == bindparam("job_id")).with_for_update(),
+).returning(_BLOCKS.c.id)

@@ -1,0 +1,118 @@
+"""The Celery app of the workers: ``celery -A worker.app worker`` starts a worker.
+
+Settings come from the environment (store.settings). The `celery worker` main process warms up
+the solvers before its pool forks, so every pool process has the compiled kernels from its first
+moment, and each process that runs tasks starts its heartbeat (worker.heartbeat), whose thread
+also takes its turn at the reaper. A worker that takes dear work runs at a lower CPU priority.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from celery import Celery
+from celery.signals import (
+    celeryd_after_setup,
+    setup_logging,
+    task_postrun,
+    task_prerun,
+    worker_init,
+    worker_process_init,
+    worker_process_shutdown,
+    worker_shutdown,
+)
+from celery.utils.log import get_logger
+
+import solvers
+from store import broker, logs
+from store.settings import Settings
+from worker import heartbeat, reaper
+from worker.heartbeat import Heartbeat, stop_here
+from worker.runtime import Runtime, collect_for_chunks
+
+log = get_logger(__name__)
+
+settings = Settings.from_env()
+app = Celery("puzzle-queue", include=["worker.tasks"])
+app.conf.update(broker.celery_config(settings))
+runtime = Runtime.connect(settings, app)
+
+
+@celeryd_after_setup.connect
+def _yield_to_cheap_work(instance: Any, **_kwargs: object) -> None:
+    """A worker that takes dear work runs at nice DEAR_NICE from before its pool forks: cheap work
+    beside it (a worker of the cheap lane, the API, the database on the same host) gets the cores
+    first, where it would otherwise share them with hour-long solves."""
+    consuming = instance.app.amqp.queues.consume_from
+    lanes = settings.lanes
+    if lanes.dear_queue in consuming and lanes.dear_nice > 0:
+        os.nice(lanes.dear_nice)
+        log.info("takes dear work: runs at nice %d", os.getpriority(os.PRIO_PROCESS, 0))
+
+
+@setup_logging.connect
+def _logging(loglevel: int | None = None, **_kwargs: object) -> None:
+    # Connected, so celery leaves logging to store.logs: LOG_FORMAT holds for workers too.
+    logs.configure(settings.logging.log_level or loglevel or "INFO", settings.logging.log_format)
+
+
+@task_prerun.connect
+def _task_ids(task_id: str | None = None, task=None, **_kwargs: object) -> None:
+    logs.bind(task=getattr(task, "name", "?"), task_id=task_id)
+    heartbeat.tasks.started(task_id or "?")
+
+
+@task_postrun.connect
+def _task_done(task_id: str | None = None, **_kwargs: object) -> None:
+    logs.bind()
+    heartbeat.tasks.ended(task_id or "?")
+
+
+@worker_process_init.connect
+def _pool_process_start(**_kwargs) -> None:
+    # A forked child must not share the parent's database connections.
+    runtime.engine.dispose(close=False)
+    # A pool process replacing a killed one vouches for its worker at once, so the reaper
+    # leaves the dead one's task to Celery's redelivery instead of handing it on too.
+    _start_heartbeat()
+
+
+@worker_init.connect
+def _warm_up_before_forking(sender=None, **_kwargs) -> None:
+    # Before the consumer starts: messages wait in the broker meanwhile, where the reaper sees them.
+    # Celery sets up logging only after this signal: the warm-up's lines need it now.
+    _logging(getattr(sender, "loglevel", None))
+    broker.make_folders(settings)
+    _timed_warm_up()
+    collect_for_chunks()
+    # The thread pool runs tasks in this process, which gets no worker_process_init (solo does).
+    if "prefork" not in str(getattr(sender, "pool_cls", "prefork")).lower():
+        _start_heartbeat()
+
+
+@worker_process_shutdown.connect
+@worker_shutdown.connect
+def _leave(**_kwargs: object) -> None:
+    stop_here()
+
+
+def _timed_warm_up() -> None:
+    start = time.perf_counter()
+    solvers.warm_up()
+    log.info("solvers warmed up in %.1f s", time.perf_counter() - start)
+
+
+_beating_in: set[int] = set()  # the pids whose heartbeat has started (solo sends both signals)
+
+
+def _start_heartbeat() -> None:
+    if os.getpid() in _beating_in:
+        return
+    _beating_in.add(os.getpid())
+
+    def reap(steady: bool) -> None:
+        reaper.reap_if_due(runtime, trust_silence=steady)
+
+    Heartbeat(runtime.sessions, settings.recovery, reap).start()
