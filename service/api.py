@@ -33,8 +33,9 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
-from store import jobs, notices, submit
+from store import blocks, jobs, notices, submit
 from store.db import is_postgresql, one_statement, read_only
+from store.models import Puzzle
 from store.publish import publish_in_lanes
 from store.submit import CheckedBatch
 
@@ -258,8 +259,7 @@ def list_puzzles(job_id: str):
         except ValueError as exc:
             raise Problem(400, "Bad Request", str(exc)) from None
         rows, nxt = jobs.list_puzzles(s, job.id, q.limit, start)
-        return PuzzleList(items=[PuzzleOut.of(p) for p in jobs.puzzle_states(s, rows)],
-                          next_cursor=cursors.of_puzzle(nxt))
+        return PuzzleList(items=puzzles_out(s, rows), next_cursor=cursors.of_puzzle(nxt))
 
 
 @bp.get("/jobs/<job_id>/puzzles/<int(signed=True):index>")
@@ -271,7 +271,13 @@ def get_puzzle(job_id: str, index: int):
         puzzle = jobs.get_puzzle(s, job.id, index)
         if puzzle is None:
             raise Problem(404, "Not Found", f"job {job_id!r} has no puzzle {index}; it has {job.total}")
-        return PuzzleOut.of(jobs.puzzle_states(s, [puzzle])[0])
+        return puzzles_out(s, [puzzle])[0]
+
+
+def puzzles_out(s: Session, rows: list[Puzzle]) -> list[PuzzleOut]:
+    """The puzzles as the API shows them, their results read from their blocks."""
+    found = blocks.answers(s, rows)
+    return [PuzzleOut.of(p, *found[p.id]) for p in rows]
 
 
 @bp.post("/jobs/<job_id>/cancel")

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 from pydantic_core import PydanticCustomError
 
 import solvers
-from store.jobs import JobState, PuzzleState
-from store.models import JOB_STATUSES, PUZZLE_STATUSES, aware
+from store.jobs import JobState
+from store.models import JOB_STATUSES, PUZZLE_STATUSES, RUNNING, Puzzle, aware
 from store.settings import Limits as LimitSettings
 
 JobStatus = Literal[JOB_STATUSES]  # type: ignore[valid-type]
@@ -177,11 +177,13 @@ class PuzzleOut(BaseModel):
                                            description="the options it is solved with, defaults filled in")
 
     @classmethod
-    def of(cls, p: PuzzleState) -> PuzzleOut:
-        return cls(index=p.index, kind=p.kind, status=p.status, result=p.result, stats=p.stats,
+    def of(cls, p: Puzzle, result: dict[str, Any] | None, stats: dict[str, Any] | None) -> PuzzleOut:
+        """A puzzle's row, with its result and stats as read from its block (store.blocks)."""
+        split = p.parts_total and p.status == RUNNING
+        parts = {"done": p.parts_done, "total": p.parts_total} if split else None
+        return cls(index=p.index, kind=p.kind, status=p.status, result=result, stats=stats,
                    error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
-                   finished_at=iso_time(p.finished_at), subtasks=p.subtasks, puzzle=p.puzzle,
-                   options=p.options)
+                   finished_at=iso_time(p.finished_at), subtasks=parts, puzzle=p.input, options=p.options)
 
 
 class PuzzleList(BaseModel):

@@ -1,7 +1,7 @@
 """Jobs: read a job's state and its puzzles, cancel, delete (store.submit stores them).
 
-Everything here takes a Session and plain values and returns plain values (``JobState``,
-``PuzzleState``); the API turns them into its response models.
+Everything here takes a Session and plain values and returns rows or plain values (``JobState``);
+the API turns them into its response models.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, cast
 from sqlalchemy import Row, Table, bindparam, case, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from store import blocks, notices, tallies
+from store import notices, tallies
 from store.db import changed_rows
 from store.models import CANCELLED, COMPLETED, RUNNING, UNFINISHED, Job, Puzzle, lock_job, now
 
@@ -37,24 +37,6 @@ class JobState:
     total: int
     counts: Mapping[str, int] = field(default_factory=dict)
     progress: float = 0.0
-
-
-@dataclass(frozen=True)
-class PuzzleState:
-    """A puzzle as its readers see it, its result and stats read from its block."""
-
-    index: int
-    kind: str
-    status: str
-    result: dict[str, Any] | None
-    stats: dict[str, Any] | None
-    error: str | None
-    attempts: int
-    started_at: datetime | None
-    finished_at: datetime | None
-    subtasks: dict[str, int] | None  # {done, total} while a split puzzle runs
-    puzzle: Any
-    options: dict[str, Any] | None
 
 
 def possible_job_id(job_id: str) -> bool:
@@ -139,19 +121,6 @@ def describe_job(s: Session, owner: str | None, job_id: str) -> JobState | None:
         if row.puzzle_status == RUNNING and rows[0].status in UNFINISHED:
             partial = float(row.parts or 0.0)
     return job_state(rows[0], counts, partial)
-
-
-def puzzle_states(s: Session, rows: Sequence[Puzzle]) -> list[PuzzleState]:
-    """The puzzles as their readers see them, their results read from their blocks."""
-    found = blocks.answers(s, rows)
-    return [_puzzle_state(p, *found[p.id]) for p in rows]
-
-
-def _puzzle_state(p: Puzzle, result: dict[str, Any] | None, stats: dict[str, Any] | None) -> PuzzleState:
-    parts = {"done": p.parts_done, "total": p.parts_total} if p.parts_total and p.status == RUNNING else None
-    return PuzzleState(index=p.index, kind=p.kind, status=p.status, result=result, stats=stats,
-                       error=p.error, attempts=p.attempts, started_at=p.started_at,
-                       finished_at=p.finished_at, subtasks=parts, puzzle=p.input, options=p.options)
 
 
 def get_puzzle(s: Session, job_id: str, index: int) -> Puzzle | None:
