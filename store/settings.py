@@ -1,9 +1,7 @@
 """Settings: one frozen, typed object, read from the environment once at start.
 
-Each field has a default and an environment variable: its name in capitals
-(``Lanes.chunk_max`` <- ``CHUNK_MAX``). A bad value stops the start with a message that names
-the variable. docs/configuration.md is generated from this module
-(``python -m store.configuration``), and a test checks that the two agree.
+Each field has a default and an environment variable, its name in capitals (``Lanes.chunk_max`` <-
+``CHUNK_MAX``); a bad value stops the start naming it. docs/configuration.md is made from these.
 """
 
 from __future__ import annotations
