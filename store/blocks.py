@@ -3,9 +3,9 @@
 The workers write the results of a job's puzzles finished together (store.results.write) as one
 ``result_blocks`` row: every puzzle's ``result`` and ``stats`` in one JSON text, keyed by puzzle
 id. Each puzzle row then changes only small columns (status, times, its ``block_id``), so its size
-stays the same and PostgreSQL updates it in place; writing each row's JSON result had cost more
-than solving a 9x9 Sudoku (docs/benchmarks.md, "Issue 14"). Status, error, attempts and times stay
-on the puzzle row, where claims, cancels, counts and the reaper read them.
+stays the same and PostgreSQL updates it in place, where writing each row's JSON result would cost
+more than solving a 9x9 Sudoku. Status, error, attempts and times stay on the puzzle row, where
+claims, cancels, counts and the reaper read them.
 
 A row without a block holds its own result and stats in its columns: a puzzle finished before the
 blocks existed (revision 0005), or one with nothing to store (failed, cancelled, unfinished).
