@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv lock run test test-fast lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test
+.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test
 
 # The venv installs exactly what requirements.lock pins (hashes checked), then the project
 # itself, editable and without dependencies. A lock older than pyproject.toml's dependencies
@@ -30,7 +30,7 @@ lock:
 # The service on 127.0.0.1:8000 (PORT changes it): API + a worker of both lanes + one kept for cheap
 # work. Without DATABASE_URL and REDIS_URL it needs no servers (SQLite and a filesystem broker under var/).
 run: venv
-	$(PY) -m service.run_local
+	$(PY) -m deploy.run_local
 
 # Everything, the slow data-set checks and the integration tests included.
 test: venv
@@ -39,6 +39,10 @@ test: venv
 # Quick iteration: no slow data sets, no real services.
 test-fast: venv
 	$(PY) -m pytest -m "not slow and not integration"
+
+# docs/web-job.png: the web page with a finished job of every kind, taken in Chromium.
+screenshots: venv
+	SCREENSHOT=$(CURDIR)/docs/web-job.png $(PY) -m pytest tests/web -k every_kind -q
 
 # Style and common bugs (rules chosen in pyproject.toml), and types (strict on solvers/).
 lint: venv

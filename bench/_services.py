@@ -1,8 +1,8 @@
 """The real stack for a benchmark: a fresh PostgreSQL database, gunicorn and real workers.
 
-Built from the helpers the integration tests use, tests/services.py (same variables: TEST_DATABASE_URL,
-TEST_REDIS_URL), so a bench never touches anyone's data; only the API differs:
-here it is gunicorn over real HTTP, not Flask's test client.
+Built from the development stack the integration tests use, deploy/devstack.py (same variables:
+TEST_DATABASE_URL, TEST_REDIS_URL), so a bench never touches anyone's data; only the API differs: here
+it is gunicorn over real HTTP, not Flask's test client.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.services import (
+from deploy.devstack import (
     Workers,
     app_for,
     free_port,
@@ -51,7 +51,7 @@ def stack(workers: int, concurrency: int = 1, **settings: str) -> Iterator[Runni
     with fresh_postgres() as db_url, fresh_redis() as redis_url, tempfile.TemporaryDirectory() as logs:
         migrate(db_url)
         env = service_env(db_url, redis_url, f"bench-{uuid.uuid4().hex[:8]}", **settings)
-        pool = Workers(env, Path(logs), app="worker.app")
+        pool = Workers(env, Path(logs))
         port = free_port()
         api = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
                                 "--workers", "2", "service:create_app()"], cwd=ROOT, env=env,

@@ -33,11 +33,10 @@ from sqlalchemy import event, select
 
 import solvers
 from bench.service import load_puzzles
+from deploy.devstack import fresh_postgres, migrate
 from service import create_app
 from store.models import Puzzle
 from store.settings import Settings
-from tests.service.conftest import RecordingPublisher
-from tests.services import fresh_postgres, migrate
 from worker import chunk
 from worker.runtime import Runtime, collect_for_chunks
 
@@ -67,6 +66,16 @@ def statement_times(engine: Any) -> dict[str, float]:
     return times
 
 
+class Unpublished(list[list[int]]):
+    """Stands in for the broker: a chunk of these puzzles publishes nothing (none is split)."""
+
+    def publish(self, chunks: list[list[int]], dear: bool = False, rank: int = 0) -> None:
+        self.extend(chunks)
+
+    def publish_parts(self, groups: list[list[int]]) -> None:
+        self.extend(groups)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chunk", type=int, default=1000)
@@ -81,7 +90,7 @@ def main() -> None:
         settings = Settings.from_env(DATABASE_URL=url, REDIS_URL=None, RATE_LIMIT="")
         app = create_app(settings)
         # The worker's own engine (its commits asynchronous), with no broker behind its publisher.
-        runtime = replace(Runtime.connect(settings, None), publisher=RecordingPublisher())
+        runtime = replace(Runtime.connect(settings, None), publisher=Unpublished())
         sessions, client = runtime.sessions, app.test_client()
         times = statement_times(runtime.engine)
         raw, work, cpu, sql = [], [], [], defaultdict(list)
@@ -99,8 +108,8 @@ def main() -> None:
             report = chunk.run_chunk(runtime, ids, "bench")
             work.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
-            if report.written != n:
-                raise RuntimeError(f"chunk wrote {report.written} of {n}")
+            if report.written != n or runtime.publisher:
+                raise RuntimeError(f"chunk wrote {report.written} of {n}, published {runtime.publisher}")
             for statement, ms in times.items():
                 sql[statement].append(ms)
     r, w, c = statistics.median(raw), statistics.median(work), statistics.median(cpu)

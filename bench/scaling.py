@@ -177,7 +177,7 @@ def service_runs(workloads: list[Workload], parts: int, repeats: int) -> Runs | 
 
     import _pytest.outcomes
 
-    from tests.services import Stack, Workers, app_for, fresh_postgres, fresh_redis, migrate, service_env
+    from deploy.devstack import Stack, Workers, app_for, fresh_postgres, fresh_redis, migrate, service_env
 
     runs: Runs = {}
     warm = Workload(12)
@@ -186,7 +186,7 @@ def service_runs(workloads: list[Workload], parts: int, repeats: int) -> Runs | 
             migrate(db)
             env = service_env(db, redis, f"bench-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="600",
                               SPLIT_PARTS=str(parts), SPLIT_QUEENS_N="10", SPLIT_PROBES="10000")
-            workers = Workers(env, Path(logs), app="worker.app")
+            workers = Workers(env, Path(logs))
             stack = Stack(app_for(env), workers)
             try:
                 for count in (1, 2):

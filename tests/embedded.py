@@ -37,7 +37,7 @@ class Embedded:
 
 @contextmanager
 def embedded_service(folder: Path, **env_extra: str) -> Iterator[Embedded]:
-    """Start `python -m service.run_local` with the toy kind added, in ``folder``; stop it with
+    """Start `python -m deploy.run_local` with the toy kind added, in ``folder``; stop it with
     SIGINT (what Ctrl-C does) at the end."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "API_TOKENS")}
@@ -45,7 +45,7 @@ def embedded_service(folder: Path, **env_extra: str) -> Iterator[Embedded]:
                BROKER_DIR=str(folder / "broker"), PYTHONPATH=str(ROOT), **env_extra)
     log = folder / "service.log"
     with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "service.run_local", "--api-workers", "1",
+        proc = subprocess.Popen([sys.executable, "-m", "deploy.run_local", "--api-workers", "1",
                                  "--api", "tests.integration.toyworker:create_api()",
                                  "--celery", "tests.integration.toyworker"],
                                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)

@@ -48,7 +48,7 @@ def test_workers_take_both_lanes_and_one_service_keeps_capacity_for_cheap_work()
     for service in ("worker", "worker-cheap"):
         assert "-B" not in SERVICES[service]["command"] and "ports" not in SERVICES[service]
     # The same lanes in `make run`.
-    run_local = (ROOT / "service" / "run_local.py").read_text()
+    run_local = (ROOT / "deploy" / "run_local.py").read_text()
     assert """"-Q", ",".join(lanes.queues)""" in run_local and """"-Q", lanes.task_queue""" in run_local
 
 

@@ -4,7 +4,7 @@ both lanes (WORKER_CONCURRENCY processes) and one kept for cheap work (see store
 With no DATABASE_URL / REDIS_URL it is self-contained: a SQLite file and Celery's
 filesystem broker under var/. With them set, the same command uses those servers.
 The first worker also runs the beat schedule (-B) so the reaper runs; a deployment with
-several workers runs one `celery -A worker beat` instead.
+several workers runs one `celery -A worker.app beat` instead.
 """
 
 from __future__ import annotations
