@@ -1,25 +1,12 @@
 """Who may call the API: clients and their tokens, the token of /metrics, and the public views.
 
-Glossary:
-- client: a name holding one or more tokens; it is what ``jobs.owner`` stores and what rate
-  limits count by. A token is never stored, logged or quoted in an error.
-- digest: the SHA-256 of a token. Only digests are kept, and the settings can hold them
-  instead of the tokens, so that no secret needs to sit in the environment.
+Glossary
+  client  a name holding one or more tokens: what ``jobs.owner`` stores and rate limits count by.
+          A token is never stored, logged or quoted in an error.
+  digest  a token's SHA-256; only digests are kept (and the settings may hold them instead).
 
-``API_TOKENS`` is a comma-separated list of entries, each ``name:sha256:<64 hex digits>`` (a
-digest, made by ``python -m service.tokens hash``) or ``name:token`` (hashed at start). A name
-has 1 to 64 characters (the width of ``jobs.owner``) among letters, digits and ``. _ @ + -``.
-An entry without a name, a bad name or a malformed digest stops the service at start with a
-message naming the entry's position, never its text (which may be a token). Unset or empty:
-auth is off, every request is the anonymous client "".
-
-``METRICS_TOKEN`` is one token, or ``sha256:<hex>``. When set, or whenever ``API_TOKENS`` is,
-``/metrics`` wants it as a bearer token; with ``API_TOKENS`` set and no ``METRICS_TOKEN``,
-``/metrics`` is closed (every figure there is global, across clients).
-
-``python -m service.tokens hash`` reads a token from standard input and prints its
-``sha256:<hex>`` form; ``python -m service.tokens new NAME`` makes a fresh token and prints it
-with its ``API_TOKENS`` entry.
+The forms of API_TOKENS and METRICS_TOKEN, and ``python -m service.tokens``, are in
+docs/operations.md; a bad entry stops the start, named by its position, never its text.
 """
 
 from __future__ import annotations

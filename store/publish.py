@@ -1,20 +1,8 @@
-"""Handing work to the workers, always after its rows are committed: chunks of puzzle ids, and
-the parts of split puzzles, each in its lane and at its priority.
-
-Lanes: a task holding a puzzle whose estimated cost (``Kind.cost``) passes DEAR_SECONDS, and
-every part of a split puzzle, is dear and goes to DEAR_QUEUE; every other task is cheap (chunks
-carry at most DEAR_SECONDS of estimated work, see store.submit.chunk_sizes) and goes to
-TASK_QUEUE. Workers that consume TASK_QUEUE alone keep capacity for cheap work, so it never waits
-for dear work to finish (docs/architecture.md).
-
-Fair share: the broker serves priority 0 first and 9 last, in order within a level. The tasks of
-one publish call (a job's chunks of one lane, a split puzzle's parts) take the levels FAIR_SHARE
-tasks at a time, from ``rank`` (the API passes the owner's other unfinished jobs): a small job
-then queues behind the first tasks of a huge one, not behind all of them.
-
-While the broker is down, a POST is still accepted (202: its rows are committed, so the job is
-safe): the publish fails within about a second, its rows are marked due (deadline = now), and the
-reaper publishes them again at its first run once the broker answers (every REAP_INTERVAL)."""
+"""Handing work to the workers, always after its rows are committed: chunks of puzzle ids and the
+parts of split puzzles, each in its lane (cheap or dear, by ``Kind.cost``) and at its priority
+(a job's tasks take the broker's levels FAIR_SHARE at a time from the owner's rank). A publish the
+broker refuses marks its rows due, and the reaper publishes them again (docs/architecture.md).
+"""
 
 from __future__ import annotations
 

@@ -1,35 +1,11 @@
 """Subtasks: the parts of a split puzzle, solved by any worker, counted and merged exactly once.
 
-The chunk task (``store.rows.fan_out``) stores a puzzle's head and one subtask row
-per part, then publishes the parts. A subtask task here:
-
-  claim    queued or running -> running, attempts + 1, a lease; skipped (counted as done,
-           never solved) once the puzzle has ``stop_requested``; nothing at all once the
-           puzzle is final (cancelled or failed).
-  solve    ``kind.solve_part`` under the per-puzzle time limit, with a stop flag that a
-           watcher thread raises once the puzzle no longer needs the part (cancelled,
-           failed by another part, or ``stop_requested``): it polls the puzzle row every
-           ``STOP_POLL_SECONDS`` in a session of its own, and the solver stops at its next
-           check (the kernels release the GIL so that the watcher runs meanwhile).
-  record   the result lands only while the subtask is still ``running`` under this claim,
-           and in the same transaction ``parts_done`` moves by one; the transaction that
-           brings it to ``parts_total`` merges every part's outcome in index order with the
-           head, verifies, and writes the puzzle through ``results.write`` (so the job's
-           ``pending`` counter moves once). A duplicate delivery finds its claim stale and
-           counts nothing. A part stopped for ``stop_requested`` is skipped as at the
-           claim; one stopped by a cancel (or a failure) writes nothing.
-  fail     a part that raises, times out or passes the attempt cap (here, or found by
-           worker.reaper) fails the whole puzzle with the part named in the error.
-
-Lock order is the one of the chunk tasks: the job row, then the puzzle, then its subtask.
-
-Early stop: once the head and the recorded parts hold ``max_solutions`` solutions, the
-puzzle gets ``stop_requested``: parts not yet started are skipped, and running ones stop
-within about ``STOP_POLL_SECONDS`` and are skipped too. The merge then sees only the parts
-that were recorded, in order: ``solutions_found`` is capped at ``max_solutions`` and the
-reported solution is the first in tree order among them, which with ``max_solutions = 1``
-may not be the whole search's first. (With the default of 2 the stop happens only when the
-puzzle is not unique.)
+A subtask task claims its part (attempts + 1, a lease; skipped once the puzzle has
+``stop_requested``, nothing once it is final), solves it under the time limit with a watched stop
+flag, and records it while its claim is current, moving ``parts_done`` in the same transaction;
+the transaction that completes the count merges every part in index order with the head,
+verifies, and writes the puzzle (store.results). A failing part fails the whole puzzle. Lock
+order: the job row, the puzzle, its subtask. docs/architecture.md tells early stops and merges.
 """
 
 from __future__ import annotations

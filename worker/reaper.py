@@ -1,36 +1,11 @@
 """The reaper: publishes again the puzzles and subtasks whose task was lost, and fails those whose
-every attempt lost its worker.
+every attempt lost its worker (the attempt cap).
 
-Work is lost in these ways, each noticed in seconds except past a deadline:
-  silent worker   a process whose heartbeat (worker.heartbeat) is older than WORKER_SILENT_SECONDS,
-                  like every other process of its `celery worker` (a lone dead pool process is
-                  Celery's to redeliver), is dead: the puzzles and subtasks it claimed, and the
-                  queued puzzles of the optimistic chunk it held, are published again at once (the
-                  broker would hand its message back only after the visibility timeout). A slow
-                  but living worker keeps beating, so it keeps its claims up to the time limit.
-  orphaned        a claim older than the ``since`` of its living worker's heartbeat: no task of
-                  that worker holds it any more (its task failed after the claim, or its retry
-                  waited in the worker's memory when the broker's connection dropped, which Celery
-                  forgets and Redis hands back only after the visibility timeout), so it is
-                  published again at once; so are the still queued puzzles of an optimistic chunk
-                  recorded (``held_at``) before ``since``, counted as an attempt as a dead
-                  worker's are, and the record is cleared.
-  empty broker    the broker's queue is empty while SQL holds queued work published more than
-                  LOST_TASK_SECONDS ago and held by no living worker: the messages are gone (a Redis
-                  restart without its data, a publish that failed while the broker was down), so
-                  that work is published again.
-  past deadline   a claim whose lease ran out (a task killed by its hard limit: Celery acknowledges
-                  it), or a queued row older than QUEUED_STALE_SECONDS: the backstop of both above.
-  unpublished     a publish refused by the broker (it is down) marks its rows due: the next run
-                  publishes them again, so they go out within REAP_INTERVAL of the broker's return.
-  attempt cap     a running puzzle or subtask at MAX_ATTEMPTS is failed instead ("gave up after N
-                  attempts"); a subtask fails its puzzle.
-
-Worker processes take turns running it from their heartbeat threads (``reap_if_due``, every
-REAP_INTERVAL), so it runs even while every worker is busy and beat's queue is long; beat's
-``puzzle_queue.reap`` task runs the same function. One reaper at a time: each run locks the
-``reaper_runs`` row first. The process whose turn it was then runs the retention purge, if that is
-due too (worker.retention).
+Lost means: claimed by a silent worker (worker.heartbeat), orphaned (claimed before its living
+worker's ``since``), queued while the broker's queues are empty (the messages are gone), marked
+due by a refused publish, or past a deadline (the backstop). Worker processes take turns running
+it from their heartbeat threads every REAP_INTERVAL; one run at a time holds the ``reaper_runs``
+row. docs/operations.md tells each fault and how it is recovered.
 """
 
 from __future__ import annotations
