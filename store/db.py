@@ -61,7 +61,7 @@ def _ping_when_idle(engine: Engine) -> None:
     """Ping a connection taken from the pool if it has been idle for PING_IDLE_SECONDS, or if its
     socket has something to read: an idle connection is sent nothing, but a server that shuts down
     or ends the session sends its last error and closes, which a look at the socket sees at no
-    round trip (a restart of PostgreSQL within the second, measured by deploy/compose_test.py).
+    round trip (a restart of PostgreSQL within the second, as deploy/compose_test.py does).
     A dead connection is replaced at once (the pool retries on DisconnectionError); one that dies
     without a word within the second (a network cut) meets the first statement instead, answered
     as any lost database is (503 from the API, the task retried by the worker)."""

@@ -45,11 +45,10 @@ def among(s: Session, col: InstrumentedAttribute[int] | Column[int], ids: Sequen
           name: str = "ids", *, per_row: bool = False) -> ColumnElement[bool]:
     """``col IN ids``; on PostgreSQL as ``= ANY(array)``: one parameter instead of hundreds, and
     one SQL text whatever their number (an IN list is a new text per length, which psycopg
-    converts anew: about 20 ms for a thousand ids). The array goes as its text (psycopg would
-    build a list parameter element by element in Python: a millisecond per thousand ids, a
-    chunk's read or write costs a few), unless ``per_row``: a test evaluated row by row (inside
-    an OR, say) would parse that text again for every row. ``name``: the parameter's, for a
-    second list in one statement."""
+    converts anew). The array goes as its text (psycopg would build a list parameter element by
+    element in Python), unless ``per_row``: a test evaluated row by row (inside an OR, say) would
+    parse that text again for every row. ``name``: the parameter's, for a second list in one
+    statement."""
     if not is_postgresql(s):
         return col.in_(ids)
     if per_row:

@@ -171,8 +171,8 @@ def _store_small(s: Session, job: dict[str, Any], items: Sequence[CheckedItem], 
                  max_pending: int) -> tuple[int, int, list[int]]:
     """Store a job of up to FEW_ROWS puzzles on PostgreSQL by _STORE_SMALL, with the tallies the
     session gathered: the owner's backlog (unfinished puzzles, jobs) and the puzzle ids in batch
-    order (none when refused). The session must be fresh: it runs outside a transaction (a
-    one-puzzle POST: 1.0-1.5 ms, against 2.9-3.9 ms for the transaction of five round trips)."""
+    order (none when refused). The session must be fresh: it runs outside a transaction, one round
+    trip where a transaction takes five."""
     s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
     counts = tallies.take(s)
     pending, rank, ids = s.execute(_STORE_SMALL, {
@@ -189,10 +189,9 @@ def _insert_puzzles(s: Session, job_id: str, rows: list[dict[str, Any]]) -> list
     """Store the job's puzzle rows; returns their ids in batch order.
 
     Up to FEW_ROWS rows (on SQLite; PostgreSQL stores those with the job, see _store_small): one
-    INSERT ... RETURNING, a single round trip. More, on PostgreSQL: COPY, with the
-    JSON columns sent as text, then the ids read back, cheaper from about 10 rows on (measured
-    here for 1000 puzzles, the ORM's bulk insert spent longer sorting out each row's columns than
-    the database spent storing it, and even a pipelined Core executemany costs about five times
+    INSERT ... RETURNING, a single round trip. More, on PostgreSQL: COPY, with the JSON columns
+    sent as text, then the ids read back (the ORM's bulk insert spends longer sorting out each
+    row's columns than the database spends storing it, and a Core executemany costs several times
     a COPY); on SQLite an executemany."""
     if len(rows) <= FEW_ROWS:
         return list(s.scalars(_INSERT_RETURNING_IDS, rows))
