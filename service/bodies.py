@@ -70,6 +70,11 @@ def _read_bounded(limit: int) -> bytes:
             parts.append(chunk)
     except RequestEntityTooLarge:
         raise _too_large(limit) from None
+    except Problem:
+        raise
+    except Exception:  # the server could not read the framing: a bad chunk size, a chunk without its CRLF
+        raise Problem(400, "Bad Request", "the body could not be read: its chunked framing is malformed") \
+            from None
     return b"".join(parts)
 
 
