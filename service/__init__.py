@@ -10,7 +10,7 @@ from flask.json.provider import DefaultJSONProvider
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
-from service import access_log, auth, ratelimit
+from service import access_log, auth, headers, ratelimit
 from service.problems import Problem, from_http_exception
 from store import broker
 from store.db import make_engine, make_sessionmaker
@@ -32,6 +32,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     access_log.init_app(app, settings.logging)  # first: its request id is on the lines the other hooks log
     auth.init_app(app, settings.access)
     ratelimit.init_app(app, settings)
+    headers.init_app(app)
     engine = make_engine(settings.connections.database_url)
     app.extensions["engine"] = engine
     app.extensions["sessions"] = make_sessionmaker(engine)

@@ -233,6 +233,16 @@ class ProblemOut(BaseModel):
     errors: list[ItemError] | None = None
 
 
+# The most characters of a field's name or an error's message in a 422: what a client sent is
+# quoted in some messages (an unknown kind or option), and a huge one is not sent back whole.
+QUOTED_MAX = 200
+
+
+def _clipped(text: str) -> str:
+    cut = len(text) - QUOTED_MAX
+    return text if cut <= 0 else f"{text[:QUOTED_MAX]}... ({cut} more characters)"
+
+
 def item_errors(errors: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """pydantic errors of a JobSubmit -> ``[{index, field, message}]``, one per bad item or field."""
     out = []
@@ -249,5 +259,5 @@ def item_errors(errors: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             message = f"unknown field {field!r}"
         elif err["type"] != "puzzle_item" and rest:
             message = f"{field}: {message}"
-        out.append({"index": index, "field": field, "message": message})
+        out.append({"index": index, "field": _clipped(field), "message": _clipped(message)})
     return out

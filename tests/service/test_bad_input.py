@@ -150,3 +150,16 @@ def test_bad_idempotency_key_is_400(client, app, key):
     r = client.post("/api/v1/jobs", json=batch(GOOD), headers={"Idempotency-Key": key})
     assert r.status_code == 400 and "Idempotency-Key" in r.json["detail"]
     assert row_counts(app) == (0, 0, 0)
+
+
+@pytest.mark.parametrize(("item", "field"), [
+    ({"kind": "k" * 10_000, "puzzle": 1}, "kind"),
+    ({"kind": "sudoku", "puzzle": "." * 81, "options": {"z" * 10_000: 1}}, "options"),
+    ({"kind": "sudoku", "puzzle": "." * 81, "options": {"strategy": "q" * 10_000}}, "options"),
+])
+def test_a_422_names_the_item_without_sending_back_megabytes_of_it(client, app, item, field):
+    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}, item]})
+    assert r.status_code == 422 and len(r.data) < 2_000
+    [error] = r.json["errors"]
+    assert error["index"] == 1 and error["field"] == field and error["message"].endswith("more characters)")
+    assert row_counts(app) == (0, 0, 0)

@@ -1,6 +1,7 @@
 """A real browser on the page: Playwright driving Debian's Chromium (Playwright's own browser
 download cannot work here), with every request that leaves the service refused and recorded,
-so that a page needing the internet fails its test."""
+so that a page needing the internet fails its test; so does anything its Content Security Policy
+refuses."""
 
 from __future__ import annotations
 
@@ -48,6 +49,9 @@ class Offline:
         self.outside: list[str] = []
         self.errors: list[str] = []
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        # What the page's Content Security Policy refused (service/headers.py): the page must need none.
+        self.page.on("console", lambda m: self.errors.append(m.text) if "Content Security Policy" in m.text
+                     else None)
 
         def route(r: Any) -> None:
             if r.request.url.startswith(base) or r.request.url.startswith(("data:", "blob:")):
