@@ -26,10 +26,10 @@ from deploy.devstack import (
     free_port,
     fresh_postgres,
     fresh_redis,
-    migrate,
     process_tree,
     service_env,
 )
+from store.db import migrate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -33,8 +33,9 @@ from sqlalchemy import event, select
 
 import solvers
 from bench.service import load_puzzles
-from deploy.devstack import fresh_postgres, migrate
+from deploy.devstack import fresh_postgres
 from service import create_app
+from store.db import migrate
 from store.models import Puzzle
 from store.settings import Settings
 from worker import chunk

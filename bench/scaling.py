@@ -175,9 +175,8 @@ def service_runs(workloads: list[Workload], parts: int, repeats: int) -> Runs | 
     """Best run (by wall time) of each workload with 1 and 2 worker processes, or None without services."""
     import tempfile
 
-    import _pytest.outcomes
-
-    from deploy.devstack import Stack, Workers, app_for, fresh_postgres, fresh_redis, migrate, service_env
+    from deploy.devstack import Stack, Unavailable, Workers, app_for, fresh_postgres, fresh_redis, service_env
+    from store.db import migrate
 
     runs: Runs = {}
     warm = Workload(12)
@@ -200,7 +199,7 @@ def service_runs(workloads: list[Workload], parts: int, repeats: int) -> Runs | 
                                    for w in workloads}
             finally:
                 workers.stop()
-    except (_pytest.outcomes.Skipped, _pytest.outcomes.Failed) as exc:
+    except Unavailable as exc:
         print(f"\n(service run skipped: {exc})")
         return None
     return runs

@@ -57,8 +57,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import solvers
 from bench._services import Running, pinned, stack
-from deploy.devstack import app_for, fresh_postgres, fresh_redis, migrate, process_tree, service_env
-from store.db import make_engine
+from deploy.devstack import app_for, fresh_postgres, fresh_redis, process_tree, service_env
+from store.db import make_engine, migrate
 from store.models import Puzzle
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "sudoku"

@@ -18,8 +18,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
 from flask import Flask
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
@@ -102,12 +100,6 @@ def fresh_redis() -> Iterator[str]:
             return
         candidate.close()
     raise Unavailable("no empty Redis database number among 1..15")
-
-
-def migrate(url: str) -> None:
-    config = Config(str(ROOT / "alembic.ini"))
-    config.attributes["database_url"] = url
-    command.upgrade(config, "head")
 
 
 class Workers:

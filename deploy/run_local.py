@@ -18,19 +18,11 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine, select
 
-from store.db import make_engine
+from store.db import make_engine, migrate
 from store.models import WorkerBeat, aware, now
 from store.settings import ROOT, VAR, Settings
-
-
-def migrate(url: str) -> None:
-    config = Config(str(ROOT / "alembic.ini"))
-    config.attributes["database_url"] = url
-    command.upgrade(config, "head")
 
 
 def banner(port: int, host: str) -> str:

@@ -9,12 +9,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from alembic import command
+from alembic.config import Config
 from sqlalchemy import Connection, CursorResult, Engine, Update, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from store import fastjson
+from store.settings import ROOT
 
 log = logging.getLogger(__name__)
 
@@ -170,3 +173,10 @@ def through_outages(step: Callable[[], T], seconds: float, what: str) -> T:
                         what, str(exc.orig).strip().splitlines()[0], pause)
         time.sleep(pause)
         pause = min(2 * pause, 4.0)
+
+
+def migrate(url: str) -> None:
+    """Bring the database at ``url`` to the newest revision (migrations/, alembic.ini)."""
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = url
+    command.upgrade(config, "head")

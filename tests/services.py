@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from deploy import devstack
-from deploy.devstack import ROOT, Stack, app_for, free_port, migrate, process_tree, service_env
+from deploy.devstack import ROOT, Stack, app_for, free_port, process_tree, service_env
+from store.db import migrate
 
 __all__ = ["ROOT", "Stack", "Workers", "app_for", "free_port", "fresh_postgres", "fresh_redis", "migrate",
            "process_tree", "service_env"]

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from deploy.devstack import ROOT, free_port, migrate
+from deploy.devstack import ROOT, free_port
+from store.db import migrate
 
 pytestmark = pytest.mark.integration
 
