@@ -21,7 +21,7 @@ sized from the IDA* bound: a node on the stack has g <= f <= bound.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -34,9 +34,9 @@ Found = tuple[int, Ints, int, int, int]  # status, moves, generated, expanded, d
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def jit(nogil: bool = False) -> Callable[[F], F]:
+def jit(nogil: bool = False, inline: Literal["never", "always"] = "never") -> Callable[[F], F]:
     """``njit(cache=True)``, seen by the type checker as the function it compiles."""
-    return cast(Callable[[F], F], njit(cache=True, nogil=nogil))
+    return cast(Callable[[F], F], njit(cache=True, nogil=nogil, inline=inline))
 
 
 MISPLACED, MANHATTAN, LINEAR_CONFLICT, PATTERN_DB = 0, 1, 2, 3
@@ -182,7 +182,7 @@ def _ranked_index(pos: Ints, j: int, lk_tiles: Ints, lk_size: Ints, lk_offset: I
 @jit()
 def _pdb_slots(pos: Ints, k: int, lk_tiles: Ints, lk_size: Ints, lk_offset: Ints, lk_cells: Ints,
                tile_lookup: Ints, ranked: bool) -> tuple[Ints, Ints, Ints]:
-    """_pdb_ida's view of the lookups: (slot_of, shift, index0).
+    """_ida's view of the lookups: (slot_of, shift, index0).
 
     Slots 0..L-1 are the direct lookups, L..2L-1 the reflected ones (or the direct
     ones again when there is no reflection); slot s reads lookup s % lk_size.size;
@@ -234,36 +234,77 @@ def _checkpoint(generated: int, max_nodes: int, stop: Flags) -> int:
     return STOPPED if stop[0] else 0
 
 
-# The three searches below share one shape: an explicit stack of directions, the
-# sibling loop's direction in a register, a child's h computed before (or, for linear
-# conflict, right after) its tile moves, and a child over the bound never kept. One
-# test per node covers both the budget and the stop flag's 4,096-node period.
+# IDA*: one search for every heuristic, compiled once per heuristic (_ida_for). The search keeps
+# h along the path; what else a heuristic keeps is a few entries, each a part of h (a move changes
+# two of them):
+#   MISPLACED, MANHATTAN  none: h is a sum of per-tile tables (tbl[tile * n + cell]).
+#   LINEAR_CONFLICT       Manhattan by table plus each line's penalty: value[0..k-1] the rows',
+#                         value[k..2k-1] the columns'. A move changes the two lines (rows for a
+#                         vertical move, columns for a horizontal one) the tile leaves and enters.
+#   PATTERN_DB            per slot (_pdb_slots) its table index and value, and per group the sum
+#                         of its slots' values; h is the larger sum. A move changes the moved
+#                         tile's slot in each group: one probe each, its index shifted by the
+#                         tile's share, or re-ranked from the tiles' cells (pos) when ``ranked``.
+# Entering a child keeps the entries it changes in saved[depth]; leaving it puts them back.
+# One test per node covers both the budget and the stop flag's 4,096-node period.
+
+Tables = tuple[Bytes, Ints, Ints, Ints, Ints, Ints, bool]  # ida_star's pdb .. ranked (sliding_pdb.Tables)
 
 
-@jit(nogil=True)
-def _additive_ida(board: Ints, blank0: int, h0: int, tbl: Ints, nbr: Ints, max_nodes: int,
-                  stop: Flags) -> Found:
-    """IDA* for a sum of per-tile tables (Manhattan, misplaced): h = 0 means every tile is home."""
-    n = board.size
+@jit(nogil=True, inline="always")
+def _ida(board: Ints, goal_pos: Ints, k: int, heuristic: int, tbl: Ints, tables: Tables, max_nodes: int,
+         stop: Flags) -> Found:
+    """ida_star on ``board`` (changed along the search) for one heuristic, the per-tile table ``tbl``
+    already made."""
+    pdb, lk_tiles, lk_size, lk_offset, lk_cells, tile_lookup, ranked = tables
+    n = k * k
+    nbr = neighbours(k).ravel()
+    scratch = np.empty(2 * n, np.int64)
+    pos = np.empty(n, np.int64)
+    for cell in range(n):
+        pos[board[cell]] = cell
+    h0 = 0
+    for cell in range(n):
+        h0 += tbl[board[cell] * n + cell]
+    value = np.zeros(2 * k, np.int64)
+    index = np.zeros(2 * k, np.int64)
+    sums = np.zeros(2, np.int64)
+    slot_of = np.zeros((n, 2), np.int64)
+    shift = np.zeros((2, n * n), np.int64)
+    if heuristic == LINEAR_CONFLICT:
+        for line in range(k):
+            value[line] = _line_conflict(board, goal_pos, k, line, True, scratch)
+            value[k + line] = _line_conflict(board, goal_pos, k, line, False, scratch)
+        h0 += value.sum()
+    elif heuristic == PATTERN_DB:
+        slot_of, shift, index = _pdb_slots(pos, k, lk_tiles, lk_size, lk_offset, lk_cells, tile_lookup,
+                                           ranked)
+        value = np.empty(index.size, np.int64)
+        for j in range(index.size):
+            value[j] = pdb[index[j]]
+            sums[0 if 2 * j < index.size else 1] += value[j]
+        h0 = max(sums[0], sums[1])
     generated = 1
     expanded = 0
     deepest = 0
     bound = h0
-    if h0 == 0:
-        return SOLVED, tbl[:0].copy(), generated, expanded, deepest
+    if h0 == 0 and _at_goal(board, goal_pos):
+        return SOLVED, nbr[:0].copy(), generated, expanded, deepest
     check_at = min(4096, max_nodes + 1)
+    e0 = e1 = i0 = i1 = v0 = v1 = 0  # the entries a move changes, their new indices and values
     while True:
         expanded += 1
         deepest = max(deepest, 1)
         path = np.empty(bound + 2, np.int64)
         next_dir = np.empty(bound + 2, np.int64)
         h_at = np.empty(bound + 2, np.int64)
+        saved = np.empty((bound + 2, 6), np.int64)  # per depth: e0, e1, their values, their indices
         next_bound = 1 << 30
         depth = 0
         d = 0
         h = h0
         forbid = -1
-        blank = blank0
+        blank = pos[0]
         while True:
             if d < 4:
                 to = nbr[blank * 4 + d]
@@ -271,7 +312,32 @@ def _additive_ida(board: Ints, blank0: int, h0: int, tbl: Ints, nbr: Ints, max_n
                     d += 1
                     continue
                 tile = board[to]
-                hc = h + tbl[tile * n + blank] - tbl[tile * n + to]
+                if heuristic == PATTERN_DB:
+                    e0 = slot_of[tile, 0]
+                    e1 = slot_of[tile, 1]
+                    if ranked:
+                        pos[tile] = blank
+                        lookups = lk_size.size
+                        i0 = _ranked_index(pos, e0 % lookups, lk_tiles, lk_size, lk_offset, lk_cells, scratch)
+                        i1 = _ranked_index(pos, e1 % lookups, lk_tiles, lk_size, lk_offset, lk_cells, scratch)
+                        pos[tile] = to
+                    else:
+                        i0 = index[e0] + shift[0, tile * n + blank] - shift[0, tile * n + to]
+                        i1 = index[e1] + shift[1, tile * n + blank] - shift[1, tile * n + to]
+                    v0 = pdb[i0]
+                    v1 = pdb[i1]
+                    hc = max(sums[0] - value[e0] + v0, sums[1] - value[e1] + v1)
+                else:
+                    hc = h + tbl[tile * n + blank] - tbl[tile * n + to]
+                    if heuristic == LINEAR_CONFLICT:
+                        vertical = d == 0 or d == 3
+                        e0 = to // k if vertical else k + to % k
+                        e1 = blank // k if vertical else k + blank % k
+                        board[blank] = tile  # the lines are counted on the child's board
+                        board[to] = 0
+                        v0 = _line_conflict(board, goal_pos, k, e0 if vertical else e0 - k, vertical, scratch)
+                        v1 = _line_conflict(board, goal_pos, k, e1 if vertical else e1 - k, vertical, scratch)
+                        hc += v0 + v1 - value[e0] - value[e1]
                 generated += 1
                 if generated == check_at:
                     status = _checkpoint(generated, max_nodes, stop)
@@ -281,15 +347,33 @@ def _additive_ida(board: Ints, blank0: int, h0: int, tbl: Ints, nbr: Ints, max_n
                 f = depth + 1 + hc
                 if f > bound:
                     next_bound = min(next_bound, f)
+                    if heuristic == LINEAR_CONFLICT:
+                        board[to] = tile
+                        board[blank] = 0
                     d += 1
                     continue
                 board[blank] = tile
                 board[to] = 0
                 path[depth] = d
-                if hc == 0:
+                if hc == 0 and (heuristic == MANHATTAN or _at_goal(board, goal_pos)):  # tiles: 0 at the goal
                     return SOLVED, path[:depth + 1].copy(), generated, expanded, deepest
-                next_dir[depth] = d + 1
+                if heuristic != MANHATTAN:  # a heuristic with entries
+                    saved[depth, 0] = e0
+                    saved[depth, 1] = e1
+                    saved[depth, 2] = value[e0]
+                    saved[depth, 3] = value[e1]
+                    if heuristic == PATTERN_DB:
+                        pos[tile] = blank
+                        saved[depth, 4] = index[e0]
+                        saved[depth, 5] = index[e1]
+                        sums[0] += v0 - value[e0]
+                        sums[1] += v1 - value[e1]
+                        index[e0] = i0
+                        index[e1] = i1
+                    value[e0] = v0
+                    value[e1] = v1
                 h_at[depth] = h
+                next_dir[depth] = d + 1
                 expanded += 1
                 depth += 1
                 deepest = max(deepest, depth + 1)
@@ -302,8 +386,20 @@ def _additive_ida(board: Ints, blank0: int, h0: int, tbl: Ints, nbr: Ints, max_n
                     break
                 depth -= 1  # slide the tile back: the blank retraces path[depth]
                 back = nbr[blank * 4 + 3 - path[depth]]
-                board[blank] = board[back]
+                tile = board[back]
+                board[blank] = tile
                 board[back] = 0
+                if heuristic != MANHATTAN:
+                    e0 = saved[depth, 0]
+                    e1 = saved[depth, 1]
+                    if heuristic == PATTERN_DB:
+                        pos[tile] = blank
+                        sums[0] += saved[depth, 2] - value[e0]
+                        sums[1] += saved[depth, 3] - value[e1]
+                        index[e0] = saved[depth, 4]
+                        index[e1] = saved[depth, 5]
+                    value[e0] = saved[depth, 2]
+                    value[e1] = saved[depth, 3]
                 blank = back
                 h = h_at[depth]
                 d = next_dir[depth]
@@ -311,221 +407,18 @@ def _additive_ida(board: Ints, blank0: int, h0: int, tbl: Ints, nbr: Ints, max_n
         bound = next_bound
 
 
-@jit(nogil=True)
-def _conflict_ida(board: Ints, blank0: int, goal_pos: Ints, k: int, tbl: Ints, nbr: Ints, max_nodes: int,
-                  stop: Flags) -> Found:
-    """IDA* on Manhattan + linear conflict: the Manhattan part by table, and the penalty of
-    the two lines (rows for a vertical move, columns for a horizontal one) the tile left and
-    entered recomputed. lines[0..k-1] hold the rows' penalties, lines[k..2k-1] the columns'."""
-    n = k * k
-    scratch = np.empty(2 * n, np.int64)
-    lines = np.empty(2 * k, np.int64)
-    md0 = 0
-    for cell in range(n):
-        md0 += tbl[board[cell] * n + cell]
-    for line in range(k):
-        lines[line] = _line_conflict(board, goal_pos, k, line, True, scratch)
-        lines[k + line] = _line_conflict(board, goal_pos, k, line, False, scratch)
-    conflicts = lines.sum()
-    generated = 1
-    expanded = 0
-    deepest = 0
-    bound = md0 + conflicts
-    if bound == 0:
-        return SOLVED, lines[:0].copy(), generated, expanded, deepest
-    check_at = min(4096, max_nodes + 1)
-    while True:
-        expanded += 1
-        deepest = max(deepest, 1)
-        path = np.empty(bound + 2, np.int64)
-        next_dir = np.empty(bound + 2, np.int64)
-        saved = np.empty((bound + 2, 5), np.int64)  # per depth: md, the two lines and their penalties
-        next_bound = 1 << 30
-        depth = 0
-        d = 0
-        md = md0
-        forbid = -1
-        blank = blank0
-        while True:
-            if d < 4:
-                to = nbr[blank * 4 + d]
-                if d == forbid or to < 0:
-                    d += 1
-                    continue
-                tile = board[to]
-                board[blank] = tile
-                board[to] = 0
-                md_child = md + tbl[tile * n + blank] - tbl[tile * n + to]
-                vertical = d == 0 or d == 3
-                a = to // k if vertical else k + to % k
-                b = blank // k if vertical else k + blank % k
-                new_a = _line_conflict(board, goal_pos, k, a if vertical else a - k, vertical, scratch)
-                new_b = _line_conflict(board, goal_pos, k, b if vertical else b - k, vertical, scratch)
-                c = conflicts - lines[a] - lines[b] + new_a + new_b
-                h = md_child + c
-                generated += 1
-                if generated == check_at:
-                    status = _checkpoint(generated, max_nodes, stop)
-                    if status != 0:
-                        return status, path[:0].copy(), generated, expanded, deepest
-                    check_at = min(generated + 4096, max_nodes + 1)
-                f = depth + 1 + h
-                if f > bound:
-                    next_bound = min(next_bound, f)
-                    board[to] = tile
-                    board[blank] = 0
-                    d += 1
-                    continue
-                path[depth] = d
-                if h == 0 and _at_goal(board, goal_pos):
-                    return SOLVED, path[:depth + 1].copy(), generated, expanded, deepest
-                saved[depth, 0] = md
-                saved[depth, 1] = a
-                saved[depth, 2] = lines[a]
-                saved[depth, 3] = b
-                saved[depth, 4] = lines[b]
-                lines[a] = new_a
-                lines[b] = new_b
-                conflicts = c
-                md = md_child
-                next_dir[depth] = d + 1
-                expanded += 1
-                depth += 1
-                deepest = max(deepest, depth + 1)
-                blank = to
-                forbid = 3 - d
-                d = 0
-            else:
-                if depth == 0:
-                    break
-                depth -= 1
-                back = nbr[blank * 4 + 3 - path[depth]]
-                board[blank] = board[back]
-                board[back] = 0
-                blank = back
-                md = saved[depth, 0]
-                a, b = saved[depth, 1], saved[depth, 3]
-                conflicts += saved[depth, 2] - lines[a] + saved[depth, 4] - lines[b]
-                lines[a] = saved[depth, 2]
-                lines[b] = saved[depth, 4]
-                d = next_dir[depth]
-                forbid = 3 - path[depth - 1] if depth > 0 else -1
-        bound = next_bound
+def _ida_for(heuristic: int) -> Callable[[Ints, Ints, int, Ints, Tables, int, Flags], Found]:
+    """_ida compiled for one heuristic: a kernel of its own with _ida inlined, the heuristic a
+    constant there, so that its loop keeps only that heuristic's steps."""
+    def search(board: Ints, goal_pos: Ints, k: int, tbl: Ints, tables: Tables, max_nodes: int,
+               stop: Flags) -> Found:
+        return _ida(board, goal_pos, k, heuristic, tbl, tables, max_nodes, stop)
+    return jit(nogil=True)(search)
 
 
-@jit(nogil=True)
-def _pdb_ida(board: Ints, pos: Ints, goal_pos: Ints, nbr: Ints, pdb: Bytes, slot_of: Ints, shift: Ints,
-             index0: Ints, ranked: bool, lk_tiles: Ints, lk_size: Ints, lk_offset: Ints, lk_cells: Ints,
-             max_nodes: int, stop: Flags) -> Found:
-    """IDA* on the pattern database (slots from _pdb_slots): h = the larger group sum, and a
-    child's h costs one probe per group, its index shifted by the moved tile's share, or
-    re-ranked from the tiles' cells (``pos``, kept along) when the tables are ``ranked``."""
-    n = board.size
-    slots = index0.size
-    lookups = lk_size.size
-    blank0 = pos[0]
-    scratch = np.empty(n, np.int64)
-    index = index0.copy()
-    value = np.empty(slots, np.int64)
-    sums = np.zeros(2, np.int64)
-    for j in range(slots):
-        value[j] = pdb[index[j]]
-        sums[0 if 2 * j < slots else 1] += value[j]
-    generated = 1
-    expanded = 0
-    deepest = 0
-    bound = max(sums[0], sums[1])
-    if bound == 0 and _at_goal(board, goal_pos):
-        return SOLVED, index[:0].copy(), generated, expanded, deepest
-    check_at = min(4096, max_nodes + 1)
-    while True:
-        expanded += 1
-        deepest = max(deepest, 1)
-        path = np.empty(bound + 2, np.int64)
-        next_dir = np.empty(bound + 2, np.int64)
-        saved = np.empty((bound + 2, 4), np.int64)  # per depth: both slots' index and value
-        next_bound = 1 << 30
-        depth = 0
-        d = 0
-        forbid = -1
-        blank = blank0
-        while True:
-            if d < 4:
-                to = nbr[blank * 4 + d]
-                if d == forbid or to < 0:
-                    d += 1
-                    continue
-                tile = board[to]
-                j0 = slot_of[tile, 0]
-                j1 = slot_of[tile, 1]
-                if ranked:
-                    pos[tile] = blank
-                    i0 = _ranked_index(pos, j0 % lookups, lk_tiles, lk_size, lk_offset, lk_cells, scratch)
-                    i1 = _ranked_index(pos, j1 % lookups, lk_tiles, lk_size, lk_offset, lk_cells, scratch)
-                    pos[tile] = to
-                else:
-                    i0 = index[j0] + shift[0, tile * n + blank] - shift[0, tile * n + to]
-                    i1 = index[j1] + shift[1, tile * n + blank] - shift[1, tile * n + to]
-                v0 = pdb[i0]
-                v1 = pdb[i1]
-                s0 = sums[0] - value[j0] + v0
-                s1 = sums[1] - value[j1] + v1
-                h = max(s1, s0)
-                generated += 1
-                if generated == check_at:
-                    status = _checkpoint(generated, max_nodes, stop)
-                    if status != 0:
-                        return status, path[:0].copy(), generated, expanded, deepest
-                    check_at = min(generated + 4096, max_nodes + 1)
-                f = depth + 1 + h
-                if f > bound:
-                    next_bound = min(next_bound, f)
-                    d += 1
-                    continue
-                board[blank] = tile
-                board[to] = 0
-                pos[tile] = blank
-                path[depth] = d
-                if h == 0 and _at_goal(board, goal_pos):
-                    return SOLVED, path[:depth + 1].copy(), generated, expanded, deepest
-                saved[depth, 0] = index[j0]
-                saved[depth, 1] = value[j0]
-                saved[depth, 2] = index[j1]
-                saved[depth, 3] = value[j1]
-                index[j0] = i0
-                value[j0] = v0
-                index[j1] = i1
-                value[j1] = v1
-                sums[0] = s0
-                sums[1] = s1
-                next_dir[depth] = d + 1
-                expanded += 1
-                depth += 1
-                deepest = max(deepest, depth + 1)
-                blank = to
-                forbid = 3 - d
-                d = 0
-            else:
-                if depth == 0:
-                    break
-                depth -= 1
-                back = nbr[blank * 4 + 3 - path[depth]]
-                tile = board[back]
-                board[blank] = tile
-                board[back] = 0
-                pos[tile] = blank
-                j0 = slot_of[tile, 0]
-                j1 = slot_of[tile, 1]
-                sums[0] += saved[depth, 1] - value[j0]
-                sums[1] += saved[depth, 3] - value[j1]
-                index[j0] = saved[depth, 0]
-                value[j0] = saved[depth, 1]
-                index[j1] = saved[depth, 2]
-                value[j1] = saved[depth, 3]
-                blank = back
-                d = next_dir[depth]
-                forbid = 3 - path[depth - 1] if depth > 0 else -1
-        bound = next_bound
+_ida_tiles = _ida_for(MANHATTAN)  # misplaced and Manhattan differ only in tbl
+_ida_conflict = _ida_for(LINEAR_CONFLICT)
+_ida_pdb = _ida_for(PATTERN_DB)
 
 
 @jit(nogil=True)
@@ -543,28 +436,14 @@ def ida_star(board0: Ints, goal_pos: Ints, k: int, heuristic: int, pdb: Bytes, l
     than max_nodes generated) or STOPPED (``stop[0]`` was set, checked every 4,096 nodes);
     ``deepest`` is the greatest depth generated.
     """
-    n = k * k
-    nbr = neighbours(k).ravel()
     board = board0.copy()
     tbl = _tile_table(goal_pos, k, heuristic)
+    tables = (pdb, lk_tiles, lk_size, lk_offset, lk_cells, tile_lookup, ranked)
     if heuristic == PATTERN_DB:
-        pos = np.empty(n, np.int64)
-        for cell in range(n):
-            pos[board[cell]] = cell
-        slot_of, shift, index0 = _pdb_slots(pos, k, lk_tiles, lk_size, lk_offset, lk_cells, tile_lookup,
-                                            ranked)
-        return _pdb_ida(board, pos, goal_pos, nbr, pdb, slot_of, shift, index0, ranked, lk_tiles, lk_size,
-                        lk_offset, lk_cells, max_nodes, stop)
-    blank = 0
-    for cell in range(n):
-        if board[cell] == 0:
-            blank = cell
+        return _ida_pdb(board, goal_pos, k, tbl, tables, max_nodes, stop)
     if heuristic == LINEAR_CONFLICT:
-        return _conflict_ida(board, blank, goal_pos, k, tbl, nbr, max_nodes, stop)
-    h0 = 0
-    for cell in range(n):
-        h0 += tbl[board[cell] * n + cell]
-    return _additive_ida(board, blank, h0, tbl, nbr, max_nodes, stop)
+        return _ida_conflict(board, goal_pos, k, tbl, tables, max_nodes, stop)
+    return _ida_tiles(board, goal_pos, k, tbl, tables, max_nodes, stop)
 
 
 @jit()
