@@ -30,8 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.anchor import compile_c  # noqa: E402
-from solvers import sliding, sliding_pdb  # noqa: E402
 from solvers.base import BudgetExceeded, Outcome  # noqa: E402
+from solvers.sliding import kind as sliding  # noqa: E402
+from solvers.sliding import pdb as sliding_pdb  # noqa: E402
 
 KIND = sliding.KIND
 DATA = ROOT / "tests" / "data" / "sliding"
@@ -148,9 +149,9 @@ def fifteen_pdb(rounds: int) -> None:
             passes[heuristic].append(korf_pass(heuristic))
     print("\n### 15-puzzle: Korf's 100 with the pattern databases (+ diagonal reflection)\n")
     print(f"6-6-3 {'built in' if fresh else 'loaded in'} {build_s:.1f} s wall "
-          f"(`python -m solvers.sliding_pdb build`). "
+          f"(`python -m solvers.sliding.pdb build`). "
           + ("7-8 memory-mapped from the cache folder." if "pdb78" in heuristics else
-             "The 7-8 is not built here (`python -m solvers.sliding_pdb build --pdb 78`): no row.")
+             "The 7-8 is not built here (`python -m solvers.sliding.pdb build --pdb 78`): no row.")
           + f" {rounds} alternating passes, median CPU; load average {min(loads):.1f}-{max(loads):.1f} "
           "during them.\n")
     print("| database | instances | all optimal | nodes generated | mean nodes | worst nodes | CPU s in all "

@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from solvers import spokes
 from solvers.base import BudgetExceeded, Outcome
+from solvers.spokes import kind as spokes
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "spokes" / "xsheep_generated.tsv"
 STRATEGIES = ("auto", "search", "pruning", "sat")

@@ -48,10 +48,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 import solvers
-from solvers import sudoku
-from solvers import sudoku_fast as fast
 from solvers.base import BudgetExceeded
-from solvers.sudoku import KIND
+from solvers.sudoku import KIND, fast
+from solvers.sudoku import kind as sudoku
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,8 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solvers import KINDS, sliding, spokes, sudoku
+from solvers import KINDS
 from solvers.base import Outcome
+from solvers.sliding import kind as sliding
+from solvers.spokes import kind as spokes
+from solvers.sudoku import kind as sudoku
 from tests.embedded import embedded_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

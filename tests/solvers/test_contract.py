@@ -7,7 +7,6 @@ import time
 import pytest
 
 import solvers
-from solvers import spokes
 from solvers.base import (
     SOLVED,
     STATUSES,
@@ -24,6 +23,7 @@ from solvers.base import (
     never_split,
     stop_flag,
 )
+from solvers.spokes import kind as spokes
 
 KINDS = list(solvers.KINDS.values())
 EXAMPLES = [(k, e) for k in KINDS for e in k.examples]

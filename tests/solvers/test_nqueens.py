@@ -13,8 +13,6 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers import nqueens
-from solvers import nqueens_kernels as kernels
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -26,6 +24,8 @@ from solvers.base import (
     Parts,
     WrongAnswer,
 )
+from solvers.nqueens import kernels
+from solvers.nqueens import kind as nqueens
 
 KIND = solvers.get("nqueens")
 ROOT = Path(__file__).resolve().parents[2]
@@ -339,7 +339,7 @@ def test_largest_valid_inputs_are_accepted():
 
 KERNEL_CASES = """
 import json, numpy as np
-from solvers import nqueens, nqueens_kernels as k
+from solvers.nqueens import kernels as k, kind as nqueens
 out = {
   "count": [[above + nodes, solutions]
             for n in range(1, 9) for p, w, above in [nqueens.canonical_prefixes(n, 1 if n < 4 else 2)]

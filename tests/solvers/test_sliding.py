@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from solvers import search, sliding, sliding_pdb, sliding_reduce
+from solvers import search
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -22,6 +22,9 @@ from solvers.base import (
     Stopped,
     WrongAnswer,
 )
+from solvers.sliding import kind as sliding
+from solvers.sliding import pdb as sliding_pdb
+from solvers.sliding import reduce as sliding_reduce
 
 KIND = sliding.KIND
 GOAL8 = (1, 2, 3, 4, 5, 6, 7, 8, 0)
@@ -271,11 +274,11 @@ def test_all_100_korf_instances_with_the_pattern_database(data_dir, built_pdb, m
 
 @pytest.mark.slow
 def test_all_100_korf_instances_with_the_7_8_database(data_dir):
-    """Only where the 7-8 has been built (python -m solvers.sliding_pdb build --pdb 78): minutes
+    """Only where the 7-8 has been built (python -m solvers.sliding.pdb build --pdb 78): minutes
     and 2.8 GB, too much for the suite; auto takes it over the 6-6-3 once it is there."""
     if sliding_pdb.load("78") is None:
         pytest.skip(f"the 7-8 database is not built in {sliding_pdb.cache_dir()} "
-                    "(python -m solvers.sliding_pdb build --pdb 78)")
+                    "(python -m solvers.sliding.pdb build --pdb 78)")
     for number, board, flipped, length, _ in korf_rows(data_dir):
         outcome = solve(text(board), goal=KORF_GOAL)
         assert outcome.stats["heuristic"] == "pdb78" and outcome.stats["note"] is None

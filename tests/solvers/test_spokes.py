@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from solvers import spokes
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -20,6 +19,7 @@ from solvers.base import (
     WrongAnswer,
     stop_flag,
 )
+from solvers.spokes import kind as spokes
 
 STRATEGIES = ("auto", "search", "pruning", "sat")
 OPTIONS = {"strategy": "search", "max_solutions": 2}

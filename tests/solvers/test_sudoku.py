@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from solvers import sudoku
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -19,6 +18,7 @@ from solvers.base import (
     ParseError,
     WrongAnswer,
 )
+from solvers.sudoku import kind as sudoku
 
 KIND = sudoku.KIND
 EASY = sudoku.EXAMPLE

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers import sudoku
 from solvers.base import (
     BudgetExceeded,
     InvalidOption,
@@ -22,6 +21,7 @@ from solvers.base import (
     solve_each,
 )
 from solvers.sudoku import KIND
+from solvers.sudoku import kind as sudoku
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 HARD = "........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3"

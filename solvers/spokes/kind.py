@@ -37,7 +37,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solvers import spokes_pruning, spokes_sat
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -62,7 +61,9 @@ from solvers.base import (
     check_stop,
     split_past_budget,
 )
-from solvers.spokes_search import (
+from solvers.spokes import pruning as spokes_pruning
+from solvers.spokes import sat as spokes_sat
+from solvers.spokes.search import (
     COUNTERS,
     OFF,
     ON,
@@ -75,7 +76,7 @@ from solvers.spokes_search import (
     SpokesStats,
     State,
 )
-from solvers.spokes_search import graph as _graph
+from solvers.spokes.search import graph as _graph
 
 Wire = list[list[int]]  # [[r1, c1, r2, c2], ...]
 

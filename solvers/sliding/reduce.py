@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers import sliding_kernels as kernels
-from solvers import sliding_pdb
+from solvers.sliding import ida as kernels
+from solvers.sliding import pdb as sliding_pdb
 
 Board = tuple[int, ...]
 

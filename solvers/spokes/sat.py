@@ -24,7 +24,7 @@ import itertools
 from pysat.solvers import Solver
 
 from solvers.base import StopFlag, check_stop
-from solvers.spokes_search import Edge, Graph, Point, SpokesStats
+from solvers.spokes.search import Edge, Graph, Point, SpokesStats
 
 SOLVER = "cadical195"
 

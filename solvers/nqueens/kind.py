@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from solvers import nqueens_kernels as kernels
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -58,6 +57,7 @@ from solvers.base import (
     check_stop,
     stop_flag,
 )
+from solvers.nqueens import kernels
 
 N = int                 # the puzzle: the board side
 Queens = list[int]      # a placement, one column per row

@@ -61,8 +61,6 @@ from typing import Any
 
 import numpy as np
 
-from solvers import sudoku_fast as fastk
-from solvers import sudoku_kernels as kernels
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -92,6 +90,8 @@ from solvers.base import (
     split_past_budget,
     stop_flag,
 )
+from solvers.sudoku import fast as fastk
+from solvers.sudoku import kernels
 
 Cands = np.ndarray   # int64[C] masks
 Values = np.ndarray  # uint8[C] values, 0 = blank

@@ -1,7 +1,7 @@
 """Additive disjoint pattern databases for the 15-puzzle (Korf & Felner's 6-6-3 and 7-8 splits).
 
-    python -m solvers.sliding_pdb build             # 6-6-3, ~15-35 s: $PUZZLE_CACHE_DIR/sliding_pdb_663.npz
-    python -m solvers.sliding_pdb build --pdb 78    # 7-8, ~6 min CPU, 2.8 GB to build: sliding_pdb_78.npy
+    python -m solvers.sliding.pdb build             # 6-6-3, ~15-35 s: $PUZZLE_CACHE_DIR/sliding_pdb_663.npz
+    python -m solvers.sliding.pdb build --pdb 78    # 7-8, ~6 min CPU, 2.8 GB to build: sliding_pdb_78.npy
 
 Glossary
   canonical goal  Korf's: blank in cell 0 and tile t in cell t. A goal with the
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from solvers import sliding_kernels as kernels
+from solvers.sliding import ida as kernels
 
 K = 4
 
@@ -58,7 +58,7 @@ DATABASES = {
                    mapped=True),
 }
 DEFAULT = "663"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # -- frames: any goal with the blank in a corner, seen as the canonical goal
@@ -227,7 +227,7 @@ def load(name: str = DEFAULT) -> Tables | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m solvers.sliding_pdb",
+    parser = argparse.ArgumentParser(prog="python -m solvers.sliding.pdb",
                                      description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     make = sub.add_parser("build", help="build a database's tables into the cache folder")

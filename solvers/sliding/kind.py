@@ -42,8 +42,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from solvers import search, sliding_pdb, sliding_reduce
-from solvers import sliding_kernels as kernels
+from solvers import search
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -63,6 +62,9 @@ from solvers.base import (
     check_stop,
     stop_flag,
 )
+from solvers.sliding import ida as kernels
+from solvers.sliding import pdb as sliding_pdb
+from solvers.sliding import reduce as sliding_reduce
 
 Board = tuple[int, ...]
 Move = str
@@ -178,9 +180,9 @@ def _heuristic(k: int, goal: Board, algorithm: str, chosen: str) -> tuple[str | 
     note = None
     if chosen == "pdb78" and sliding_pdb.load("78") is None:
         chosen = "pdb"
-        note = "7-8 pattern database not built (python -m solvers.sliding_pdb build --pdb 78); used pdb"
+        note = "7-8 pattern database not built (python -m solvers.sliding.pdb build --pdb 78); used pdb"
     if sliding_pdb.load("663") is None:
-        return "linear_conflict", ("pattern database not built (python -m solvers.sliding_pdb build); "
+        return "linear_conflict", ("pattern database not built (python -m solvers.sliding.pdb build); "
                                    "used linear_conflict")
     return chosen, note
 

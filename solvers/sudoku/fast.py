@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers import sudoku_kernels as kernels
+from solvers.sudoku import kernels
 
 N = 9
 CELLS = 81

@@ -1,0 +1,5 @@
+"""nqueens."""
+
+from solvers.nqueens.kind import KIND
+
+__all__ = ["KIND"]

@@ -1,0 +1,5 @@
+"""sliding."""
+
+from solvers.sliding.kind import KIND
+
+__all__ = ["KIND"]

@@ -1,0 +1,5 @@
+"""spokes."""
+
+from solvers.spokes.kind import KIND
+
+__all__ = ["KIND"]

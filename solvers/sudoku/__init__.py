@@ -1,0 +1,5 @@
+"""sudoku."""
+
+from solvers.sudoku.kind import KIND
+
+__all__ = ["KIND"]
