@@ -45,7 +45,7 @@ import numpy as np
 import solvers
 from solvers.base import BudgetExceeded
 from solvers.sudoku import KIND, fast
-from solvers.sudoku import kind as sudoku
+from solvers.sudoku.batch import read_9x9
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -242,7 +242,7 @@ def profile_table(quick: bool) -> None:
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label, name in BATCH_SETS[:3]:
         puzzles = load(name)[:300 if quick else None]
-        _, givens = sudoku._read_9x9(puzzles)
+        _, givens = read_9x9(puzzles)
         for m in (1, 2):
             kernel: list[float] = []
             whole: list[float] = []

@@ -23,7 +23,7 @@ from solvers import KINDS
 from solvers.base import Outcome
 from solvers.sliding import kind as sliding
 from solvers.spokes import kind as spokes
-from solvers.sudoku import kind as sudoku
+from solvers.sudoku import grid as sudoku
 from tests.embedded import embedded_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
