@@ -1,12 +1,6 @@
-"""Numba kernels for sliding tiles: the IDA* inner loop and the pattern-database builder.
+"""The IDA* kernel: Korf's IDA* for every heuristic (misplaced tiles, Manhattan, Manhattan + linear
+conflict, additive pattern databases), one search compiled once per heuristic.
 
-Glossary (shared with solvers/sliding.py)
-  k, n        board side and cell count (n = k*k); cells are numbered row-major.
-  board       int64[n]: board[cell] = tile, 0 = blank.
-  pos         int64[n]: pos[tile] = cell, the inverse of board.
-  goal_pos    int64[n]: goal_pos[tile] = the tile's cell in the goal.
-  direction   0..3 = up, left, right, down: where the blank moves (Korf's order;
-              the opposite of d is 3 - d).
   lookup      one pattern-database probe: which tiles (``lk_tiles``), through
               which cell map (identity, or the diagonal reflection), into which
               slice of the concatenated tables (``lk_offset``); ``tile_lookup``
@@ -14,49 +8,22 @@ Glossary (shared with solvers/sliding.py)
   group       lookups whose values add up to an admissible bound; h is the
               larger group sum.
 
-Every kernel also runs as plain Python under NUMBA_DISABLE_JIT=1; stacks are
-sized from the IDA* bound: a node on the stack has g <= f <= bound.
+Boards, directions and the types are kernels.py's. Stacks are sized from the IDA* bound: a node on
+the stack has g <= f <= bound.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
-import numpy.typing as npt
-from numba import njit
 
-Ints = npt.NDArray[np.int64]
-Bytes = npt.NDArray[np.uint8]
-Flags = npt.NDArray[np.bool_]
+from solvers.sliding.kernels import Bytes, Flags, Ints, jit, neighbours, rank
+
 Found = tuple[int, Ints, int, int, int]  # status, moves, generated, expanded, deepest
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def jit(nogil: bool = False, inline: Literal["never", "always"] = "never") -> Callable[[F], F]:
-    """``njit(cache=True)``, seen by the type checker as the function it compiles."""
-    return cast(Callable[[F], F], njit(cache=True, nogil=nogil, inline=inline))
-
 
 MISPLACED, MANHATTAN, LINEAR_CONFLICT, PATTERN_DB = 0, 1, 2, 3
 SOLVED, BUDGET, STOPPED = 1, -1, -2
-UNSEEN = 255
-_DR = (-1, 0, 0, 1)
-_DC = (0, -1, 1, 0)
-
-
-@jit()
-def neighbours(k: int) -> Ints:
-    """nbr[cell, d] = the cell the blank reaches by moving in direction d, or -1 off the board."""
-    nbr = np.full((k * k, 4), -1, np.int64)
-    for cell in range(k * k):
-        r, c = cell // k, cell % k
-        for d in range(4):
-            rr, cc = r + _DR[d], c + _DC[d]
-            if 0 <= rr < k and 0 <= cc < k:
-                nbr[cell, d] = rr * k + cc
-    return nbr
 
 
 @jit()
@@ -96,48 +63,6 @@ def _line_conflict(board: Ints, goal_pos: Ints, k: int, line: int, is_row: bool,
         scratch[k + i] = run
         longest = max(longest, run)
     return 2 * (m - longest)
-
-
-# set bits of every 16-bit mask: a load is cheaper than the bit-twiddling sum (the
-# pattern builder's layer ran 1.6 s against 2.2 s with it, one 6-tile layer of all states)
-_POP16 = np.array([bin(i).count("1") for i in range(1 << 16)], np.uint8)
-
-
-@jit()
-def _popcount(x: int) -> int:
-    """Set bits of x < 2**32 (cell masks of boards up to 32 cells)."""
-    return int(_POP16[x & 0xFFFF]) + int(_POP16[x >> 16])
-
-
-@jit()
-def rank(cells: Ints, m: int, n: int) -> int:
-    """Index of m distinct cells (order matters) among n: mixed radix n, n-1, ..., n-m+1,
-    digit i = cells[i] less the earlier cells below it (a placement's compact index)."""
-    r = 0
-    used = 0
-    for i in range(m):
-        c = cells[i]
-        r = r * (n - i) + c - _popcount(used & ((1 << c) - 1))
-        used |= 1 << c
-    return r
-
-
-@jit()
-def unrank(r: int, m: int, n: int, cells: Ints) -> None:
-    """Inverse of rank: fill cells[0..m-1]."""
-    for i in range(m - 1, -1, -1):
-        cells[i] = r % (n - i)
-        r //= n - i
-    used = 0
-    for i in range(m):
-        skip = cells[i]
-        c = 0
-        while (used >> c) & 1 or skip > 0:
-            if not (used >> c) & 1:
-                skip -= 1
-            c += 1
-        cells[i] = c
-        used |= 1 << c
 
 
 @jit()
@@ -234,6 +159,7 @@ def _checkpoint(generated: int, max_nodes: int, stop: Flags) -> int:
     return STOPPED if stop[0] else 0
 
 
+
 # IDA*: one search for every heuristic, compiled once per heuristic (_ida_for). The search keeps
 # h along the path; what else a heuristic keeps is a few entries, each a part of h (a move changes
 # two of them):
@@ -248,7 +174,7 @@ def _checkpoint(generated: int, max_nodes: int, stop: Flags) -> int:
 # Entering a child keeps the entries it changes in saved[depth]; leaving it puts them back.
 # One test per node covers both the budget and the stop flag's 4,096-node period.
 
-Tables = tuple[Bytes, Ints, Ints, Ints, Ints, Ints, bool]  # ida_star's pdb .. ranked (sliding_pdb.Tables)
+Tables = tuple[Bytes, Ints, Ints, Ints, Ints, Ints, bool]  # ida_star's pdb .. ranked: pdb.Tables.arrays()
 
 
 @jit(nogil=True, inline="always")
@@ -430,7 +356,7 @@ def ida_star(board0: Ints, goal_pos: Ints, k: int, heuristic: int, pdb: Bytes, l
 
     Requires a solvable board (with parent pruning the tree is infinite) and, for the
     pattern database, patterns that together cover every tile; their tables are indexed by
-    the cells as base-n digits (kernels.spread_table) or, ``ranked``, by rank (compact).
+    the cells as base-n digits (pdb_kernels.spread_table) or, ``ranked``, by rank (compact).
 
     Returns (status, moves, generated, expanded, deepest): status SOLVED, BUDGET (more
     than max_nodes generated) or STOPPED (``stop[0]`` was set, checked every 4,096 nodes);
@@ -444,185 +370,3 @@ def ida_star(board0: Ints, goal_pos: Ints, k: int, heuristic: int, pdb: Bytes, l
     if heuristic == LINEAR_CONFLICT:
         return _ida_conflict(board, goal_pos, k, tbl, tables, max_nodes, stop)
     return _ida_tiles(board, goal_pos, k, tbl, tables, max_nodes, stop)
-
-
-@jit()
-def spread_table(table: Bytes, m: int, n: int) -> Bytes:
-    """A pattern table indexed by rank (compact) laid out by the cells as base-n digits (sparse),
-    so that one tile's move shifts the index by a constant the search adds instead of re-ranking."""
-    dense = np.zeros(n ** m, np.uint8)
-    cells = np.empty(m, np.int64)
-    for r in range(table.size):
-        unrank(r, m, n, cells)
-        index = 0
-        for i in range(m):
-            index = index * n + cells[i]
-        dense[index] = table[r]
-    return dense
-
-
-@jit()
-def _grow(mask: int, k: int, left: int, right: int, inside: int) -> int:
-    """``mask`` and its cells' neighbours (left/right: the first/last column's cells), within ``inside``."""
-    return (mask | ((mask & ~right) << 1) | ((mask & ~left) >> 1) | (mask << k) | (mask >> k)) & inside
-
-
-@jit()
-def _lowest(mask: int) -> int:
-    """The index of the lowest set bit of a nonzero mask."""
-    return _popcount((mask & -mask) - 1)
-
-
-@jit()
-def _select(mask: int, f: int) -> int:
-    """The index of the f-th (from 0) set bit of ``mask``."""
-    for _ in range(f):
-        mask &= mask - 1
-    return _lowest(mask)
-
-
-@jit()
-def pattern_layer(words: npt.NDArray[Any], dist: Bytes, depth: int, m: int, k: int) -> tuple[int, int]:
-    """One breadth-first layer of a pattern's abstract space; the pattern's tiles are cells[0..m-1].
-
-    A state is a placement (the pattern tiles' cells, ranked) and the blank's free region:
-    the blank walks for free over the w = n - m cells no pattern tile holds, and sliding a
-    pattern tile into it costs 1. ``words[placement]`` holds three w-bit masks over the free
-    cells (numbered upwards): closed, then the frontier of even and of odd depths (the blank
-    on that free cell). Settles every frontier state of ``depth``: closes its region, gives
-    the placement its distance (its first region closed is its nearest) and puts its
-    successors on the next frontier. Returns (placements first settled, states labelled).
-    """
-    n = k * k
-    w = n - m
-    low = (1 << w) - 1
-    now, after = w * (1 + depth % 2), w * (1 + (depth + 1) % 2)
-    inside, left, right = (1 << n) - 1, 0, 0
-    for r in range(k):
-        left |= 1 << (r * k)
-        right |= 1 << (r * k + k - 1)
-    cells = np.empty(m, np.int64)
-    tile_at = np.empty(n, np.int64)
-    settled = labelled = 0
-    for p in range(words.size):
-        word = int(words[p])
-        todo = (word >> now) & low
-        if todo == 0:
-            continue
-        word &= ~(low << now)
-        todo &= ~word
-        words[p] = word
-        if todo == 0:
-            continue
-        unrank(p, m, n, cells)
-        held = 0
-        for i in range(m):
-            held |= 1 << cells[i]
-            tile_at[cells[i]] = i
-        free = inside & ~held
-        if dist[p] == UNSEEN:
-            dist[p] = depth
-            settled += 1
-        while todo != 0:
-            region = 1 << _select(free, _lowest(todo))
-            grown = _grow(region, k, left, right, free)
-            while grown != region:
-                region = grown
-                grown = _grow(region, k, left, right, free)
-            rest = region
-            while rest != 0:  # close the region: every free cell of it, as a free-cell bit
-                c = _lowest(rest)
-                rest &= rest - 1
-                word |= 1 << _popcount(free & ((1 << c) - 1))
-            todo &= ~word
-            edge = _grow(region, k, left, right, inside) & held
-            while edge != 0:  # a pattern tile next to the region slides into it; the blank takes its cell
-                t = _lowest(edge)
-                edge &= edge - 1
-                i = tile_at[t]
-                into = _grow(1 << t, k, left, right, region)
-                while into != 0:
-                    c = _lowest(into)
-                    into &= into - 1
-                    cells[i] = c
-                    q = rank(cells, m, n)
-                    f = _popcount(((free | (1 << t)) & ~(1 << c)) & ((1 << t) - 1))
-                    other = int(words[q])
-                    if (other >> f) & 1 == 0 and (other >> (after + f)) & 1 == 0:
-                        words[q] = other | (1 << (after + f))
-                        labelled += 1
-                cells[i] = t
-        words[p] = word
-    return settled, labelled
-
-
-@jit()
-def place(board: Ints, locked: Flags, tiles: Ints, targets: Ints, k: int) -> Ints:
-    """Fewest blank moves that bring ``tiles`` (one or two) to ``targets`` without entering a
-    locked cell; ``board`` is moved along. Returns the directions, or -1 alone if impossible.
-
-    A breadth-first search over (blank, tiles' cells) only: the other tiles are alike
-    and follow. States are those cells as digits in base n (at most 64**3 for k = 8).
-    """
-    n = k * k
-    m = tiles.size
-    nbr = neighbours(k).ravel()
-    size = n ** (m + 1)
-    parent = np.full(size, -1, np.int64)
-    queue = np.empty(size, np.int64)
-    cells = np.empty(m + 1, np.int64)  # the tiles' cells, then the blank's
-    for cell in range(n):
-        for i in range(m):
-            if board[cell] == tiles[i]:
-                cells[i] = cell
-        if board[cell] == 0:
-            cells[m] = cell
-    start = 0
-    for i in range(m + 1):
-        start = start * n + cells[i]
-    parent[start] = start
-    queue[0] = start
-    head, tail, found = 0, 1, -1
-    while head < tail and found < 0:
-        state = queue[head]
-        head += 1
-        rest = state
-        for i in range(m, -1, -1):
-            cells[i] = rest % n
-            rest //= n
-        done = True
-        for i in range(m):
-            if cells[i] != targets[i]:
-                done = False
-        if done:
-            found = state
-            break
-        blank = cells[m]
-        for d in range(4):
-            to = nbr[blank * 4 + d]
-            if to < 0 or locked[to]:
-                continue
-            following = 0
-            for i in range(m):
-                following = following * n + (blank if cells[i] == to else cells[i])
-            following = following * n + to
-            if parent[following] < 0:
-                parent[following] = state * 4 + d
-                queue[tail] = following
-                tail += 1
-    if found < 0:
-        return np.full(1, -1, np.int64)
-    length = 0
-    state = found
-    while state != start:
-        queue[length] = parent[state] % 4
-        length += 1
-        state = parent[state] // 4
-    moves = queue[:length][::-1].copy()
-    blank = start % n
-    for d in moves:
-        to = nbr[blank * 4 + d]
-        board[blank] = board[to]
-        board[to] = 0
-        blank = to
-    return moves
