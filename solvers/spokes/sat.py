@@ -14,7 +14,7 @@ one found (its drawn edges, not all again), which is complete because the
 clues fix how many edges a solution draws.
 
 The solver is not interrupted inside a round: a stop flag set meanwhile counts
-when the round returns (a round of a 40x40 takes milliseconds to a few seconds).
+when the round returns.
 """
 
 from __future__ import annotations

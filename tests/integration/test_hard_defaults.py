@@ -22,7 +22,7 @@ import pytest
 from solvers import KINDS
 from solvers.base import Outcome
 from solvers.sliding import board as sliding
-from solvers.spokes import kind as spokes
+from solvers.spokes import generate as spokes
 from solvers.sudoku import grid as sudoku
 from tests.embedded import embedded_service
 
