@@ -1,7 +1,7 @@
 """Sudoku, n x n for n in {4, 9, 16, 25}: the kind record (kind.py) and its parts.
 
   grid.py      the grid: its representation, read from and written to the wire
-  strategy.py  which method solves a puzzle (``auto`` and the named strategies)
+  solve.py     which method solves a puzzle (``auto`` and the named strategies)
   tree.py      the greedy tree of Kim & Kim (2017) and backtracking: search, split, merge
   sat.py       a SAT solver on a CNF encoding
   fast.py      the bit-parallel 9x9 solver (numba kernels)

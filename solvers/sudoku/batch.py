@@ -27,7 +27,7 @@ from solvers.sudoku import fast as fastk
 from solvers.sudoku import kernels
 from solvers.sudoku.grid import SYMBOL_CODES, Grid, layout, render, where
 from solvers.sudoku.outcome import fast_stats, result
-from solvers.sudoku.strategy import FAST_N
+from solvers.sudoku.solve import FAST_N
 
 
 def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> list[Grid | PuzzleError]:

@@ -1,6 +1,6 @@
 """Sudoku, n x n for n in {4, 9, 16, 25}: the kind's record, its options, validation, the
 independent check of an answer, and cost. The grid is grid.py's; the strategies are
-strategy.py's (the source's method, the greedy tree of Kim & Kim (2017), is tree.py's).
+solve.py's (the source's method, the greedy tree of Kim & Kim (2017), is tree.py's).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from solvers.base import (
     PuzzleError,
     WrongAnswer,
 )
-from solvers.sudoku import batch, kernels, sat, strategy, tree
+from solvers.sudoku import batch, kernels, sat, solve, tree
 from solvers.sudoku.grid import SYMBOLS, Grid, layout, parse, parse_text, where
-from solvers.sudoku.strategy import BACKTRACK_MAX_N, FAST_N, STRATEGIES
+from solvers.sudoku.solve import BACKTRACK_MAX_N, FAST_N, STRATEGIES
 
 MAX_SOLUTIONS = 10_000_000
 
@@ -179,12 +179,12 @@ KIND = Kind(
     },
     parse=parse,
     validate=validate,
-    solve=strategy.solve,
+    solve=solve.solve,
     verify=verify,
     cost=cost,
-    plan=strategy.split_plan,
-    split=strategy.split,
-    solve_part=strategy.solve_part,
+    plan=solve.split_plan,
+    split=solve.split,
+    solve_part=solve.solve_part,
     merge=tree.merge,
     prepare_batch=prepare_batch,
     solve_batch=solve_batch,

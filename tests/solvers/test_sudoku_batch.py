@@ -20,7 +20,7 @@ from solvers.base import (
     prepare_each,
     solve_each,
 )
-from solvers.sudoku import KIND, strategy
+from solvers.sudoku import KIND, solve
 from solvers.sudoku.grid import Grid
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -172,7 +172,7 @@ def test_other_kinds_get_the_default_loop():
 
 def test_auto_takes_fast_for_9x9_and_greedy_for_4x4():
     grid, opts = KIND.prepare(HARD)
-    assert [o["strategy"] for o, _ in strategy.plan(grid, opts)] == ["fast"]
+    assert [o["strategy"] for o, _ in solve.plan(grid, opts)] == ["fast"]
     out = KIND.solve(grid, opts)
     assert out.stats["strategy"] == "fast" and out.result["unique"]
     grid, opts = KIND.prepare("1.3..4.22..3..2.")
@@ -181,24 +181,24 @@ def test_auto_takes_fast_for_9x9_and_greedy_for_4x4():
 
 def test_auto_counting_beyond_sat_stays_with_the_tree():
     grid, opts = KIND.prepare("." * 256, {"max_solutions": 20_000})
-    assert [(o["strategy"], b) for o, b in strategy.plan(grid, opts)] == [("greedy", None)]
+    assert [(o["strategy"], b) for o, b in solve.plan(grid, opts)] == [("greedy", None)]
 
 
 def test_auto_plans_by_the_share_of_givens(data_dir):
     janko = data(data_dir, "gecode_16x16_janko.txt")[0]
     grid, opts = KIND.prepare(janko)
-    assert [(o["strategy"], b) for o, b in strategy.plan(grid, opts)] == [
-        ("greedy", strategy.AUTO_GREEDY_NODES[16]), ("sat", None)]
+    assert [(o["strategy"], b) for o, b in solve.plan(grid, opts)] == [
+        ("greedy", solve.AUTO_GREEDY_NODES[16]), ("sat", None)]
     out = KIND.solve(grid, opts)
     assert out.stats["strategy"] == "greedy" and out.stats["abandoned"] == [] and out.result["unique"]
     sparse = KIND.prepare("1" + "." * 255)[0]
-    assert [o["strategy"] for o, _ in strategy.plan(sparse, opts)] == ["sat"]
+    assert [o["strategy"] for o, _ in solve.plan(sparse, opts)] == ["sat"]
     minimal = KIND.prepare(data(data_dir, "gecode_25x25.txt")[2])[0]
-    assert [o["sat_solver"] for o, _ in strategy.plan(minimal, opts)] == ["cadical195"]
+    assert [o["sat_solver"] for o, _ in solve.plan(minimal, opts)] == ["cadical195"]
 
 
 def test_auto_falls_back_to_sat_when_greedy_runs_out(data_dir, monkeypatch):
-    monkeypatch.setitem(strategy.AUTO_GREEDY_NODES, 16, 0)
+    monkeypatch.setitem(solve.AUTO_GREEDY_NODES, 16, 0)
     grid, opts = KIND.prepare(data(data_dir, "gecode_16x16_janko.txt")[1])
     out = KIND.solve(grid, opts)
     KIND.verify(grid, opts, out)
@@ -212,7 +212,7 @@ def test_fast_and_sat_first_auto_are_solved_whole_and_auto_otherwise_cuts_the_gr
     split = KIND.split(grid, opts, 8)
     assert split.parts == [] and split.head.result["unique"]
     sparse, opts = KIND.prepare(data(data_dir, "gecode_25x25.txt")[2])
-    assert strategy.tree_options(sparse, opts) is None
+    assert solve.tree_options(sparse, opts) is None
     grid, opts = KIND.prepare(HARD)
     split = KIND.split(grid, opts, 8)
     assert len(split.parts) >= 8 and split.head.stats["strategy"] == "greedy"
