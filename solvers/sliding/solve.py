@@ -43,16 +43,20 @@ HEURISTICS = ("misplaced", "manhattan", "linear_conflict", "pdb", "pdb78")
 DATABASE_OF = {"pdb": "663", "pdb78": "78"}  # heuristic -> pdb.DATABASES
 KERNEL_HEURISTIC = {"misplaced": ida.MISPLACED, "manhattan": ida.MANHATTAN,
                     "linear_conflict": ida.LINEAR_CONFLICT, "pdb": ida.PATTERN_DB, "pdb78": ida.PATTERN_DB}
+# Python searches keep every state in dicts: their cap bounds the memory they take.
 PYTHON_MAX_NODES = 3_000_000
 PYTHON_DEFAULT_NODES = 1_000_000
+# The kernel keeps only its path: its cap bounds the time, minutes rather than hours.
 KERNEL_MAX_NODES = 4_000_000_000
 KERNEL_DEFAULT_NODES = 1_000_000_000
 PYTHON_ALGORITHMS = ("bfs", "dfs", "astar")
-AUTO_BUDGET_PDB = 500_000_000   # Korf's 100 need at most ~50 M: a proof in seconds
-AUTO_BUDGET_15 = 20_000_000     # 15-puzzle without the database: a couple of seconds
+# auto's optimal attempt, the nodes it may spend before the reduction answers instead
+# (bench/sliding.py measures what Korf's 100 and bigger boards need):
+AUTO_BUDGET_PDB = 500_000_000   # 15-puzzle with the database: well over what Korf's 100 need
+AUTO_BUDGET_15 = 20_000_000     # 15-puzzle without the database
 AUTO_BUDGET_BIG = 1_000_000     # 24-puzzle and up: only boards a few moves from the goal
 SQUARE_BUDGET = 20_000_000      # the reduction's last square (4x4 with the database)
-SHORTEN_WINDOWS, SHORTEN_BUDGET = (60, 33), 3_000_000  # bench/sliding.py: ~20% shorter routes
+SHORTEN_WINDOWS, SHORTEN_BUDGET = (60, 33), 3_000_000  # the reduction's shortening (bench/sliding.py)
 
 
 @dataclass
