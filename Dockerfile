@@ -26,7 +26,7 @@ RUN python3 -m venv /opt/venv \
 WORKDIR /app
 COPY solvers ./solvers
 RUN mkdir -p "$NUMBA_CACHE_DIR" "$PUZZLE_CACHE_DIR" \
-    && python -m solvers.sliding_pdb build \
+    && python -m solvers.sliding.pdb build \
     && python -c "import solvers; solvers.warm_up()" \
     && chown -R app:app "$NUMBA_CACHE_DIR" "$PUZZLE_CACHE_DIR"
 

@@ -30,10 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.anchor import compile_c  # noqa: E402
-from solvers import sliding, sliding_pdb  # noqa: E402
 from solvers.base import BudgetExceeded, Outcome  # noqa: E402
+from solvers.sliding import pdb  # noqa: E402
+from solvers.sliding.board import random_board  # noqa: E402
+from solvers.sliding.kind import KIND  # noqa: E402
 
-KIND = sliding.KIND
 DATA = ROOT / "tests" / "data" / "sliding"
 C_SOURCE = ROOT / "bench" / "c" / "ida_manhattan.c"
 KORF_GOAL = " ".join(map(str, range(16)))
@@ -131,12 +132,12 @@ def korf_pass(heuristic: str) -> tuple[float, int, int, float]:
 def fifteen_pdb(rounds: int) -> None:
     """Both databases, alternating passes over Korf's 100; the 7-8 only where it was built."""
     started = time.perf_counter()
-    fresh = sliding_pdb.load() is None
+    fresh = pdb.load() is None
     if fresh:
-        sliding_pdb.build(quiet=True)
+        pdb.build(quiet=True)
     build_s = time.perf_counter() - started
     heuristics = {"pdb": "6-6-3"}
-    if sliding_pdb.load("78") is not None:
+    if pdb.load("78") is not None:
         heuristics["pdb78"] = "7-8"
     for heuristic in heuristics:  # compile, load, map
         run(korf_rows()[0][1], goal=KORF_GOAL, algorithm="idastar", heuristic=heuristic)
@@ -148,9 +149,9 @@ def fifteen_pdb(rounds: int) -> None:
             passes[heuristic].append(korf_pass(heuristic))
     print("\n### 15-puzzle: Korf's 100 with the pattern databases (+ diagonal reflection)\n")
     print(f"6-6-3 {'built in' if fresh else 'loaded in'} {build_s:.1f} s wall "
-          f"(`python -m solvers.sliding_pdb build`). "
+          f"(`python -m solvers.sliding.pdb build`). "
           + ("7-8 memory-mapped from the cache folder." if "pdb78" in heuristics else
-             "The 7-8 is not built here (`python -m solvers.sliding_pdb build --pdb 78`): no row.")
+             "The 7-8 is not built here (`python -m solvers.sliding.pdb build --pdb 78`): no row.")
           + f" {rounds} alternating passes, median CPU; load average {min(loads):.1f}-{max(loads):.1f} "
           "during them.\n")
     print("| database | instances | all optimal | nodes generated | mean nodes | worst nodes | CPU s in all "
@@ -198,7 +199,7 @@ def strategy_table(title: str, boards: list[str], rows: list[tuple[str, dict[str
 
 def eight_puzzle(count: int, slow: int) -> None:
     rng = random.Random(2024)
-    boards = [" ".join(map(str, sliding.random_board(3, rng))) for _ in range(count)]
+    boards = [" ".join(map(str, random_board(3, rng))) for _ in range(count)]
     optimal = [length(run(b, algorithm="idastar")[0]) for b in boards]
     strategy_table(f"8-puzzle: {count} random solvable states (seed 2024)", boards, [
         ("auto (default)", {}, count),
@@ -224,7 +225,7 @@ def fifteen_puzzle(limit: int) -> None:
 def big_boards(count: int) -> None:
     for k in (5, 6, 7, 8):
         rng = random.Random(k)
-        boards = [" ".join(map(str, sliding.random_board(k, rng))) for _ in range(count)]
+        boards = [" ".join(map(str, random_board(k, rng))) for _ in range(count)]
         strategy_table(f"{k * k - 1}-puzzle: {count} random solvable states (seed {k}); idastar cannot "
                        f"finish these, astar/bfs/dfs refuse them", boards, [
                            ("auto (default)", {}, count),

@@ -22,8 +22,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from solvers import spokes
 from solvers.base import BudgetExceeded, Outcome
+from solvers.spokes.generate import generate
+from solvers.spokes.kind import KIND
+from solvers.spokes.puzzle import Spokes
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "spokes" / "xsheep_generated.tsv"
 STRATEGIES = ("auto", "search", "pruning", "sat")
@@ -32,13 +34,13 @@ DIFFICULTIES = ("easy", "tricky", "hard")
 SIZES = "4,6,8,10,12,15,20,25,30,35,40"
 
 
-def timed(puzzle: spokes.Spokes, options: dict[str, Any], node_limit: int | None = None
+def timed(puzzle: Spokes, options: dict[str, Any], node_limit: int | None = None
           ) -> tuple[float, Outcome]:
-    spokes.validate(puzzle, options)  # as the service does: the graph is built (and cached) there
+    KIND.validate(puzzle, options)  # as the service does: the graph is built (and cached) there
     start = time.process_time()
-    outcome = spokes.solve(puzzle, options, node_limit=node_limit)
+    outcome = KIND.solve(puzzle, options, node_limit=node_limit)
     ms = (time.process_time() - start) * 1000.0
-    spokes.verify(puzzle, options, outcome)
+    KIND.verify(puzzle, options, outcome)
     return ms, outcome
 
 
@@ -53,7 +55,7 @@ def data_set(path: Path) -> None:
     answered: dict[str, Counter[str]] = defaultdict(Counter)
     pa: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
-        puzzle = spokes.parse(row["game_id"])
+        puzzle = KIND.parse(row["game_id"])
         size = row["width"] + "x" + row["height"]
         for strategy in STRATEGIES:
             ms, outcome = timed(puzzle, {"strategy": strategy, "max_solutions": 2})
@@ -89,7 +91,7 @@ def data_set(path: Path) -> None:
 
 
 def grids(title: str, sizes: list[int], seeds: int, tree_max: int,
-          make: Callable[[int, int], spokes.Spokes]) -> None:
+          make: Callable[[int, int], Spokes]) -> None:
     """One row per size: each strategy's CPU ms (mean / max over the solved), the ones over budget."""
     print(f"\n### {title}\n")
     print("| size | n | auto | auto answered by (abandoned) | search | search over budget | pruning "
@@ -123,9 +125,9 @@ def grids(title: str, sizes: list[int], seeds: int, tree_max: int,
               f"{cell(times['sat'])} | {rounds} |")
 
 
-def unique_puzzle(size: int, seed: int) -> spokes.Spokes:
+def unique_puzzle(size: int, seed: int) -> Spokes:
     start = time.process_time()
-    puzzle = spokes.generate(size, size, seed=seed, unique=True)
+    puzzle = generate(size, size, seed=seed, unique=True)
     UNIQUE_MS[size].append((time.process_time() - start) * 1000.0)
     return puzzle
 
@@ -146,8 +148,8 @@ def main() -> None:
     grids(f"Generated grids with many solutions (spokes.generate, {args.seeds} seeds per size): "
           "CPU ms mean / max; search and pruning under a node budget of 4 x points",
           [int(s) for s in args.sizes.split(",")], args.seeds, args.tree_max,
-          lambda size, seed: spokes.generate(size, size, seed=seed))
-    grids(f"Unique generated grids (spokes.generate(unique=True), {args.seeds} seeds per size): "
+          lambda size, seed: generate(size, size, seed=seed))
+    grids(f"Unique generated grids (generate(unique=True), {args.seeds} seeds per size): "
           "CPU ms mean / max; search and pruning under a node budget of 4 x points",
           [int(s) for s in args.unique_sizes.split(",")], args.seeds, args.tree_max, unique_puzzle)
     print("\nMaking the unique grids (CPU ms mean per grid): "

@@ -1,6 +1,6 @@
 """Sudoku benchmark: puzzles per second through the library's public calls.
 
-    python bench/sudoku.py [--quick] [--no-py-sudoku] [--only batch|profile|strategies|cubes|py-sudoku]
+    python bench/sudoku.py [--quick] [--no-py-sudoku] [--only batch|profile|strategies|py-sudoku]
 
 Each puzzle goes through ``KIND.prepare`` (parse, validate) and ``KIND.solve``
 (search and statistics), for each strategy (``sat`` with each of its SAT solvers),
@@ -22,11 +22,6 @@ The profile table splits ``batch``'s time per puzzle into the batch kernel's
 (``sudoku_fast.solve_batch`` on the chunk's givens array: check, search, verify) and the Python
 around it (options, reading the strings into one array, building and sharing out the outcomes),
 the medians of PROFILE_REPEATS alternating runs.
-
-The cubes table measures whether splitting one big SAT solve would pay: the greedy tree of a
-25x25 puzzle is cut into parts (as ``split`` does), each part becomes a cube (the values of its
-placed cells as assumptions) solved by CaDiCaL, and the cubes' CPU (sum and the largest) is set
-against one whole solve.
 """
 
 from __future__ import annotations
@@ -48,10 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 import solvers
-from solvers import sudoku
-from solvers import sudoku_fast as fast
 from solvers.base import BudgetExceeded
-from solvers.sudoku import KIND
+from solvers.sudoku import KIND, fast
+from solvers.sudoku.batch import read_9x9
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -248,7 +242,7 @@ def profile_table(quick: bool) -> None:
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label, name in BATCH_SETS[:3]:
         puzzles = load(name)[:300 if quick else None]
-        _, givens = sudoku._read_9x9(puzzles)
+        _, givens = read_9x9(puzzles)
         for m in (1, 2):
             kernel: list[float] = []
             whole: list[float] = []
@@ -271,51 +265,6 @@ def batch_kernel(givens: Any, max_solutions: int) -> None:
     rows = len(givens)
     fast.solve_batch(givens, max_solutions, True, np.zeros((rows, 81), np.uint8), np.zeros(rows, np.int64),
                      np.zeros((rows, fast.COUNTERS), np.int64), np.zeros((rows, 3), np.int64))
-
-
-# -- would cubes help a big SAT solve?
-
-
-CUBE_LINES = (1, 4, 5, 8)  # among the longest of the 18 for CaDiCaL (lines of gecode_25x25.txt)
-
-
-def cube_times(grid: sudoku.Grid, parts: list[dict[str, Any]]) -> list[float]:
-    """CPU seconds of CaDiCaL on each part as a cube: its placed values and removed candidates
-    as assumptions, enumerating up to two solutions like the whole solve."""
-    from pysat.solvers import Solver
-
-    var, clauses = sudoku.sat_encoding(grid)
-    times = []
-    for part in parts:
-        if part.get("solution") is not None:
-            continue
-        cube = [(1 if m >> v & 1 else -1) * x for (cell, v), x in var.items()
-                for m in [part["cands"][cell]] if not m >> v & 1 or m & (m - 1) == 0]
-        start = time.process_time()
-        with Solver(name="cadical195", bootstrap_with=clauses) as sat:
-            found = 0
-            while found < 2 and sat.solve(assumptions=cube):
-                found += 1
-                sat.add_clause([-x for x in sat.get_model()[:len(var)] if x > 0])
-        times.append(time.process_time() - start)
-    return times
-
-
-def cubes_table(quick: bool) -> None:
-    print("| 25x25 line | whole CaDiCaL s | cubes | open cubes | sum of cubes s | largest cube s "
-          "| whole / largest | sum / whole |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    puzzles = load(GECODE_25)
-    for line in CUBE_LINES[:1 if quick else None]:
-        grid, opts = KIND.prepare(puzzles[line - 1], {"strategy": "sat", "sat_solver": "cadical195"})
-        start = time.process_time()
-        KIND.solve(grid, opts)
-        whole = time.process_time() - start
-        for k in (8, 32):
-            split = KIND.splitting().split(grid, {**opts, "strategy": "greedy", "sat_solver": "minisat22"}, k)
-            times = cube_times(grid, split.parts)
-            print(f"| {line} | {whole:.2f} | {k} | {len(times)} | {sum(times):.2f} | {max(times):.2f} "
-                  f"| {whole / max(times):.2f} | {sum(times) / whole:.2f} |", flush=True)
 
 
 # -- py-sudoku in a child process, so that a slow puzzle can be cut off
@@ -392,8 +341,7 @@ def main() -> None:
 
 
 TABLES: dict[str, Callable[[bool], None]] = {"batch": batch_table, "profile": profile_table,
-                                              "strategies": solver_table,
-                                              "cubes": cubes_table, "py-sudoku": py_sudoku_table}
+                                              "strategies": solver_table, "py-sudoku": py_sudoku_table}
 
 if __name__ == "__main__":
     main()

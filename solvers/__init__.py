@@ -1,4 +1,4 @@
-"""Pure puzzle-solving library: one module per kind, found through one registry.
+"""Pure puzzle-solving library: one package per kind, found through one registry.
 
 Nothing here imports a web framework, a task queue or a database driver; the
 service and the workers reach every kind only through :func:`get`.
@@ -28,7 +28,7 @@ from solvers.base import (
     WrongAnswer,
 )
 
-# The registry: each kind module is listed here once and nowhere else.
+# The registry: each kind's package is listed here once and nowhere else.
 _KIND_MODULES: tuple[Any, ...] = (sudoku, nqueens, sliding, spokes)
 
 KINDS: dict[str, Kind] = {m.KIND.name: m.KIND for m in _KIND_MODULES}

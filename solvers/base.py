@@ -18,9 +18,9 @@ Glossary
            :class:`Stopped`. The compiled kernels release the GIL, so that the
            thread which sets it can run meanwhile.
 
-Each kind is one module that fills one :class:`Kind` record (like each game of
-Simon Tatham's collection fills one ``struct game``); the registry in
-``solvers/__init__.py`` lists them once.
+Each kind is a package (``solvers/sudoku/`` ...) whose ``kind.py`` fills one :class:`Kind`
+record (like each game of Simon Tatham's collection fills one ``struct game``); the registry
+in ``solvers/__init__.py`` lists them once.
 """
 
 from __future__ import annotations

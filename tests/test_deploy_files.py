@@ -98,7 +98,7 @@ def test_dependencies_are_installed_from_the_lock_before_any_code_is_copied() ->
 def test_the_image_runs_as_a_user_with_a_home_and_carries_the_pattern_database() -> None:
     assert re.search(r"useradd .*--create-home", DOCKERFILE)
     assert "USER app" in DOCKERFILE and "nobody" not in DOCKERFILE
-    assert "python -m solvers.sliding_pdb build" in DOCKERFILE
+    assert "python -m solvers.sliding.pdb build" in DOCKERFILE
     assert 'PUZZLE_CACHE_DIR=/var/cache/puzzle-queue' in DOCKERFILE
     for name in APP_SERVICES:
         assert SERVICES[name]["environment"]["PUZZLE_CACHE_DIR"] == "/var/cache/puzzle-queue"

@@ -19,8 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solvers import KINDS, sliding, spokes, sudoku
+from solvers import KINDS
 from solvers.base import Outcome
+from solvers.sliding import board as sliding
+from solvers.spokes import generate as spokes
+from solvers.sudoku import grid as sudoku
 from tests.embedded import embedded_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

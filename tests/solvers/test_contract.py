@@ -7,7 +7,6 @@ import time
 import pytest
 
 import solvers
-from solvers import spokes
 from solvers.base import (
     SOLVED,
     STATUSES,
@@ -24,6 +23,7 @@ from solvers.base import (
     never_split,
     stop_flag,
 )
+from solvers.spokes.generate import generate
 
 KINDS = list(solvers.KINDS.values())
 EXAMPLES = [(k, e) for k in KINDS for e in k.examples]
@@ -110,7 +110,7 @@ def test_cost_is_a_positive_number_of_seconds(kind, example):
     ("nqueens", (12, {"mode": "count"}), (14, {"mode": "count"})),
     ("nqueens", (1000, {"mode": "solve"}), (8, {"mode": "estimate", "probes": 10**6})),
     ("sliding", ("1 2 3 4 5 6 7 0 8", {}), ("1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", {})),
-    ("spokes", (spokes.generate(5, 5, seed=1).text(), {}), (spokes.generate(10, 10, seed=1).text(), {})),
+    ("spokes", (generate(5, 5, seed=1).text(), {}), (generate(10, 10, seed=1).text(), {})),
 ])
 def test_cost_grows_with_the_work(kind, cheap, dear):
     k = solvers.get(kind)

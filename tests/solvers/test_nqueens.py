@@ -13,8 +13,6 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers import nqueens
-from solvers import nqueens_kernels as kernels
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -26,6 +24,7 @@ from solvers.base import (
     Parts,
     WrongAnswer,
 )
+from solvers.nqueens import checks, count, kernels
 
 KIND = solvers.get("nqueens")
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,21 +95,21 @@ def test_checked_nodes_is_the_seeds_count_for_8():
 
 def test_kernel_rotation_fixed_counts_match_brute_force():
     for n in range(1, 9):
-        half, quarter = nqueens.rotation_fixed(n)
+        half, quarter = count.rotation_fixed(n)
         perms = [q for q in itertools.permutations(range(n))
-                 if nqueens._is_placement(list(q), n)]
+                 if checks.is_placement(list(q), n)]
         assert half == sum(all(q[n - 1 - r] == n - 1 - c for r, c in enumerate(q)) for q in perms)
         assert quarter == sum(all(q[c] == n - 1 - r for r, c in enumerate(q)) for q in perms)
 
 
 def test_brute_force_recount_matches_table(counts):
     for n in range(1, 9):
-        assert nqueens.brute_force_count(n) == counts[n]
+        assert checks.brute_force_count(n) == counts[n]
 
 
 def test_canonical_prefixes_cover_the_tree(tree_nodes):
     # Above the cut plus the weighted prefixes at the cut = the tree down to that depth.
-    prefixes, weights, above = nqueens.canonical_prefixes(16, 4)
+    prefixes, weights, above = count.canonical_prefixes(16, 4)
     assert above + sum(weights) == 1 + 16 + 210 + 2236 + 19688
     assert 9000 < len(prefixes) < 11000
 
@@ -136,7 +135,7 @@ def test_count_split_16_into_thousands_of_prefixes(counts, tree_nodes):
 
 def test_split_size_is_bounded_whatever_is_wanted():
     split = KIND.split(18, KIND.read_options({"mode": "count"}), 10**9)
-    assert sum(len(p["prefixes"]) for p in split.parts) <= nqueens.MAX_PREFIXES
+    assert sum(len(p["prefixes"]) for p in split.parts) <= count.MAX_PREFIXES
 
 
 def test_small_counts_are_not_split():
@@ -150,7 +149,7 @@ def test_small_counts_are_not_split():
 @pytest.mark.parametrize("n", [1, *range(4, 301)])
 def test_solve_places_n_queens(n):
     queens = run({"n": n}).result["queens"]
-    assert len(queens) == n and nqueens._is_placement(queens, n)
+    assert len(queens) == n and checks.is_placement(queens, n)
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -339,13 +338,13 @@ def test_largest_valid_inputs_are_accepted():
 
 KERNEL_CASES = """
 import json, numpy as np
-from solvers import nqueens, nqueens_kernels as k
+from solvers.nqueens import count, estimate
 out = {
   "count": [[above + nodes, solutions]
-            for n in range(1, 9) for p, w, above in [nqueens.canonical_prefixes(n, 1 if n < 4 else 2)]
-            for nodes, solutions in [nqueens._count_prefixes(n, p, w)]],
-  "fixed": [nqueens.rotation_fixed(n) for n in range(1, 11)],
-  "probes": [nqueens.probe_sums(n, 12345, 3, 2, 50_000).tolist() for n in (1, 6, 8, 63)],
+            for n in range(1, 9) for p, w, above in [count.canonical_prefixes(n, 1 if n < 4 else 2)]
+            for nodes, solutions in [count.count_prefixes(n, p, w)]],
+  "fixed": [count.rotation_fixed(n) for n in range(1, 11)],
+  "probes": [estimate.probe_sums(n, 12345, 3, 2, 50_000).tolist() for n in (1, 6, 8, 63)],
 }
 print(json.dumps(out, default=int))
 """

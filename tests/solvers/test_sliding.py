@@ -8,9 +8,10 @@ import sys
 from collections import Counter, deque
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from solvers import search, sliding, sliding_pdb, sliding_reduce
+from solvers import search
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -21,9 +22,14 @@ from solvers.base import (
     ParseError,
     Stopped,
     WrongAnswer,
+    stop_flag,
 )
+from solvers.sliding import ida, pdb, reduce
+from solvers.sliding.board import MOVES, default_goal, random_board, solvable
+from solvers.sliding.kernels import rank
+from solvers.sliding.kind import KIND
+from solvers.sliding.problem import SlidingProblem
 
-KIND = sliding.KIND
 GOAL8 = (1, 2, 3, 4, 5, 6, 7, 8, 0)
 KORF_GOAL = " ".join(map(str, range(16)))
 # OEIS A089473: 8-puzzle states at each distance from the goal
@@ -88,8 +94,8 @@ def test_each_parity_class_has_181440_states(eight_depths):
     assert len(eight_depths) == 181_440
     other = distances_from((2, 1, 3, 4, 5, 6, 7, 8, 0))
     assert len(other) == 181_440 and not set(other) & set(eight_depths)
-    assert all(sliding.solvable(3, b, GOAL8) for b in random.Random(1).sample(sorted(eight_depths), 500))
-    assert not any(sliding.solvable(3, b, GOAL8) for b in random.Random(2).sample(sorted(other), 500))
+    assert all(solvable(3, b, GOAL8) for b in random.Random(1).sample(sorted(eight_depths), 500))
+    assert not any(solvable(3, b, GOAL8) for b in random.Random(2).sample(sorted(other), 500))
 
 
 def test_bfs_depths_match_oeis_and_the_two_hardest(eight_depths):
@@ -124,7 +130,7 @@ def test_generic_and_kernel_idastar_agree_node_for_node(eight_depths):
     for board in [*random.Random(9).sample(sorted(eight_depths), 12), (8, 6, 7, 2, 5, 4, 3, 0, 1)]:
         for heuristic in ("manhattan", "linear_conflict"):
             kernel = solve(text(board), heuristic=heuristic)
-            problem = sliding.SlidingProblem(3, board, GOAL8, heuristic)
+            problem = SlidingProblem(3, board, GOAL8, heuristic)
             generic = search.ida_star(problem)
             assert "".join(generic.path) == kernel.result["moves"]
             for field in ("expanded", "generated", "max_frontier"):
@@ -187,7 +193,7 @@ def test_korf_easy_instances_optimal_in_both_conventions_without_pdb(data_dir, n
 @pytest.mark.slow
 def test_generic_idastar_reproduces_korf_instance_79(data_dir):
     _, board, _, length, nodes = korf_rows(data_dir)[78]
-    problem = sliding.SlidingProblem(4, tuple(board), tuple(range(16)), "manhattan")
+    problem = SlidingProblem(4, tuple(board), tuple(range(16)), "manhattan")
     found = search.ida_star(problem)
     assert (len(found.path), found.stats["generated"]) == (length, nodes) == (42, 540_860)
 
@@ -195,7 +201,7 @@ def test_generic_idastar_reproduces_korf_instance_79(data_dir):
 @pytest.fixture(scope="session")
 def built_pdb(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cache")
-    sliding_pdb.build(folder, quiet=True)
+    pdb.build(folder, quiet=True)
     return folder
 
 
@@ -230,7 +236,7 @@ def pattern_distances(k, pattern):
 @pytest.mark.parametrize(("k", "pattern"), [(3, (1, 2, 3)), (3, (5, 6, 7, 8)), (3, (2, 4, 6, 8)),
                                             (4, (1, 2, 3)), (4, (5, 10, 15)), (4, (12, 3))])
 def test_pattern_tables_equal_a_search_of_the_abstract_space(k, pattern):
-    table = sliding_pdb.build_table(k, pattern)
+    table = pdb.build_table(k, pattern)
     assert table.tolist() == pattern_distances(k, pattern)
 
 
@@ -238,15 +244,15 @@ def test_ranked_tables_probe_what_spread_tables_probe(eight_depths):
     """The 7-8's way (compact tables, re-ranked per move) against the 6-6-3's (spread, shifted)
     on an 8-puzzle 4-4 split, with and without the reflection: the same moves and node counts."""
     patterns = ((1, 2, 3, 4), (5, 6, 7, 8))
-    tables = [sliding_pdb.build_table(3, p) for p in patterns]
-    frame = sliding_pdb.frame_for(3, GOAL8)
+    tables = [pdb.build_table(3, p) for p in patterns]
+    frame = pdb.frame_for(3, GOAL8)
     for reflect in (False, True):
-        spread = sliding_pdb.tables_from(3, patterns, tables, reflect).arrays()
-        ranked = sliding_pdb.ranked_tables(3, patterns, sliding.np.concatenate(tables), reflect).arrays()
+        spread = pdb.tables_from(3, patterns, tables, reflect).arrays()
+        ranked = pdb.ranked_tables(3, patterns, np.concatenate(tables), reflect).arrays()
         for board in random.Random(12).sample(sorted(eight_depths), 100):
-            canonical = sliding.np.array(frame.to_canonical(3, board, GOAL8))
-            found = [sliding.kernels.ida_star(canonical, sliding.np.arange(9), 3, sliding.kernels.PATTERN_DB,
-                                              *arrays, 10**7, sliding.stop_flag())
+            canonical = np.array(frame.to_canonical(3, board, GOAL8))
+            found = [ida.ida_star(canonical, np.arange(9), 3, ida.PATTERN_DB,
+                                              *arrays, 10**7, stop_flag())
                      for arrays in (spread, ranked)]
             assert len(found[1][1]) == eight_depths[board]
             assert found[0][1].tolist() == found[1][1].tolist() and found[0][2:] == found[1][2:], board
@@ -271,11 +277,11 @@ def test_all_100_korf_instances_with_the_pattern_database(data_dir, built_pdb, m
 
 @pytest.mark.slow
 def test_all_100_korf_instances_with_the_7_8_database(data_dir):
-    """Only where the 7-8 has been built (python -m solvers.sliding_pdb build --pdb 78): minutes
+    """Only where the 7-8 has been built (python -m solvers.sliding.pdb build --pdb 78): minutes
     and 2.8 GB, too much for the suite; auto takes it over the 6-6-3 once it is there."""
-    if sliding_pdb.load("78") is None:
-        pytest.skip(f"the 7-8 database is not built in {sliding_pdb.cache_dir()} "
-                    "(python -m solvers.sliding_pdb build --pdb 78)")
+    if pdb.load("78") is None:
+        pytest.skip(f"the 7-8 database is not built in {pdb.cache_dir()} "
+                    "(python -m solvers.sliding.pdb build --pdb 78)")
     for number, board, flipped, length, _ in korf_rows(data_dir):
         outcome = solve(text(board), goal=KORF_GOAL)
         assert outcome.stats["heuristic"] == "pdb78" and outcome.stats["note"] is None
@@ -287,20 +293,20 @@ def test_all_100_korf_instances_with_the_7_8_database(data_dir):
 def test_small_pattern_database_is_admissible_and_exact_where_it_must_be(eight_depths):
     """An 8-puzzle 4-4 split built by the same code: h never overestimates, lengths equal BFS."""
     patterns = ((1, 2, 3, 4), (5, 6, 7, 8))
-    tables = [sliding_pdb.build_table(3, p) for p in patterns]
-    assert all(t[sliding_kernels_rank(p)] == 0 for t, p in zip(tables, patterns, strict=True))
-    arrays = sliding_pdb.tables_from(3, patterns, tables).arrays()
-    frame = sliding_pdb.frame_for(3, GOAL8)
+    tables = [pdb.build_table(3, p) for p in patterns]
+    assert all(t[pattern_rank(p)] == 0 for t, p in zip(tables, patterns, strict=True))
+    arrays = pdb.tables_from(3, patterns, tables).arrays()
+    frame = pdb.frame_for(3, GOAL8)
     for board in random.Random(5).sample(sorted(eight_depths), 300):
         canonical = frame.to_canonical(3, board, GOAL8)
-        status, moves, *_ = sliding.kernels.ida_star(
-            sliding.np.array(canonical), sliding.np.arange(9), 3, sliding.kernels.PATTERN_DB, *arrays, 10**7,
-            sliding.stop_flag())
-        assert status == sliding.kernels.SOLVED and len(moves) == eight_depths[board]
+        status, moves, *_ = ida.ida_star(
+            np.array(canonical), np.arange(9), 3, ida.PATTERN_DB, *arrays, 10**7,
+            stop_flag())
+        assert status == ida.SOLVED and len(moves) == eight_depths[board]
 
 
-def sliding_kernels_rank(pattern):
-    return sliding.kernels.rank(sliding.np.array(pattern), len(pattern), 9)
+def pattern_rank(pattern):
+    return rank(np.array(pattern), len(pattern), 9)
 
 
 # -- parity, validation, verification, limits
@@ -415,20 +421,20 @@ def test_kernel_small_cases(eight_depths):
     for board in random.Random(10).sample(shallow, 8):
         for heuristic in ("misplaced", "manhattan", "linear_conflict"):
             kernel = solve(text(board), heuristic=heuristic)
-            generic = search.ida_star(sliding.SlidingProblem(3, board, GOAL8, heuristic))
+            generic = search.ida_star(SlidingProblem(3, board, GOAL8, heuristic))
             assert "".join(generic.path) == kernel.result["moves"]
             assert generic.stats["generated"] == kernel.stats["generated"]
     pattern = (1, 2, 3)
-    table = sliding_pdb.build_table(3, pattern)
-    assert table.size == 9 * 8 * 7 and table[sliding_kernels_rank(pattern)] == 0
-    zeros = sliding.np.zeros(9 * 8 * 7 * 6 * 5, "u1")
-    arrays = sliding_pdb.tables_from(3, (pattern, (4, 5, 6, 7, 8)), [table, zeros], reflect=False).arrays()
-    frame = sliding_pdb.frame_for(3, GOAL8)
+    table = pdb.build_table(3, pattern)
+    assert table.size == 9 * 8 * 7 and table[pattern_rank(pattern)] == 0
+    zeros = np.zeros(9 * 8 * 7 * 6 * 5, "u1")
+    arrays = pdb.tables_from(3, (pattern, (4, 5, 6, 7, 8)), [table, zeros], reflect=False).arrays()
+    frame = pdb.frame_for(3, GOAL8)
     for board in random.Random(11).sample(shallow, 8):
-        status, moves, *_ = sliding.kernels.ida_star(
-            sliding.np.array(frame.to_canonical(3, board, GOAL8)), sliding.np.arange(9), 3,
-            sliding.kernels.PATTERN_DB, *arrays, 10**6, sliding.stop_flag())
-        assert status == sliding.kernels.SOLVED and len(moves) == eight_depths[board]
+        status, moves, *_ = ida.ida_star(
+            np.array(frame.to_canonical(3, board, GOAL8)), np.arange(9), 3,
+            ida.PATTERN_DB, *arrays, 10**6, stop_flag())
+        assert status == ida.SOLVED and len(moves) == eight_depths[board]
 
 
 # -- auto: every solvable board answered; optimal where it can be proved
@@ -437,14 +443,14 @@ def test_kernel_small_cases(eight_depths):
 def random_walk(k, steps, seed):
     """A board ``steps`` random blank moves (no immediate returns) from the default goal."""
     rng = random.Random(seed)
-    board, previous = sliding.default_goal(k), None
+    board, previous = default_goal(k), None
     for _ in range(steps):
         board, previous = rng.choice([b for b in neighbours_of(board, k) if b != previous]), board
     return board
 
 
 def shuffled(k, seed):
-    return sliding.random_board(k, random.Random(seed))
+    return random_board(k, random.Random(seed))
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 6, 7, 8])
@@ -538,7 +544,7 @@ def test_reduction_on_korf_instances_is_valid_and_not_shorter_than_optimal(data_
 
 def test_a_set_stop_flag_ends_auto_on_a_big_board(no_pdb):
     board, opts = KIND.prepare(text(shuffled(7, seed=9)), {})
-    stop = sliding.stop_flag()
+    stop = stop_flag()
     stop[0] = True
     with pytest.raises(Stopped):
         KIND.solve(board, opts, stop=stop)
@@ -547,20 +553,20 @@ def test_a_set_stop_flag_ends_auto_on_a_big_board(no_pdb):
 def test_reduction_small_cases():
     """Peel 4x4 and 5x5 boards to a 3x3, solve it, shorten: every route reaches the goal.
     Small enough to run uncompiled."""
-    stop = sliding.stop_flag()
+    stop = stop_flag()
     for k, seed in ((4, 1), (4, 2), (5, 3)):
-        board, goal = shuffled(k, seed), sliding.default_goal(k)
-        moves, after, square = sliding_reduce.peel(k, board, goal, 3)
-        assert sliding_reduce.replay(k, board, moves) == after
+        board, goal = shuffled(k, seed), default_goal(k)
+        moves, after, square = reduce.peel(k, board, goal, 3)
+        assert reduce.replay(k, board, moves) == after
         assert all(after[c] == goal[c] for c in range(k * k) if c not in square.cells)
         small, small_goal = square.puzzle(after, goal)
-        assert sorted(small) == list(range(9)) and sliding.solvable(3, small, small_goal)
+        assert sorted(small) == list(range(9)) and solvable(3, small, small_goal)
         rest = solve(text(small), algorithm="idastar", goal=text(small_goal)).result["moves"]
-        route = moves + [sliding.MOVES.index(m) for m in rest]
-        assert sliding_reduce.replay(k, board, route) == goal
-        short = sliding_reduce.shorten(k, board, route, (12, 7), 20_000, stop)
-        assert sliding_reduce.replay(k, board, short) == goal and len(short) <= len(route)
-    assert sliding_reduce.cancel_returns([0, 1, 2, 3, 0]) == [0]
+        route = moves + [MOVES.index(m) for m in rest]
+        assert reduce.replay(k, board, route) == goal
+        short = reduce.shorten(k, board, route, (12, 7), 20_000, stop)
+        assert reduce.replay(k, board, short) == goal and len(short) <= len(route)
+    assert reduce.cancel_returns([0, 1, 2, 3, 0]) == [0]
 
 
 # -- the kernels uncompiled and bounds-checked

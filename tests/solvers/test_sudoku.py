@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from solvers import sudoku
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -19,9 +18,10 @@ from solvers.base import (
     ParseError,
     WrongAnswer,
 )
+from solvers.sudoku.kind import EXAMPLE, KIND
+from solvers.sudoku.outcome import TECHNIQUES
 
-KIND = sudoku.KIND
-EASY = sudoku.EXAMPLE
+EASY = EXAMPLE
 EASY_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 MULTI = "8.........95.......76.........426798...571243...893165......916....3.487....1.532"  # serg
 NONE = "1...5.2.9..7.......6.......2...........5.1..2....2.39.3.4.9...15...1...3...8...4."
@@ -120,7 +120,7 @@ def test_defaults_and_result_shape():
     assert outcome.status == SOLVED
     assert outcome.result == {"solution": EASY_SOLUTION, "unique": True, "solutions_found": 1}
     assert set(outcome.stats) == set(KIND.stats_fields)
-    assert set(outcome.stats["techniques"]) == set(sudoku.TECHNIQUES)
+    assert set(outcome.stats["techniques"]) == set(TECHNIQUES)
     first_only = run(EASY, max_solutions=1)
     assert first_only.result["unique"] is False  # one solution found, uniqueness not proved
 

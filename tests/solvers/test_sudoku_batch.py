@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers import sudoku
 from solvers.base import (
     BudgetExceeded,
     InvalidOption,
@@ -21,7 +20,8 @@ from solvers.base import (
     prepare_each,
     solve_each,
 )
-from solvers.sudoku import KIND
+from solvers.sudoku import KIND, solve
+from solvers.sudoku.grid import Grid
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 HARD = "........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3"
@@ -69,7 +69,7 @@ def test_prepare_batch_agrees_with_prepare_one_by_one(options):
         if isinstance(w, PuzzleError):
             assert type(g) is type(w) and str(g) == str(w), (g, w)
         else:
-            assert type(g) is sudoku.Grid and g.n == w.n and np.array_equal(g.givens, w.givens), (g, w)
+            assert type(g) is Grid and g.n == w.n and np.array_equal(g.givens, w.givens), (g, w)
     if options is None:  # the mix holds each outcome: a grid, a bad symbol, a conflict, a short grid
         assert [type(g).__name__ for g in got[:12]] == [
             "Grid", "Grid", "ParseError", "Grid", "InvalidPuzzle", "Grid", "Grid", "Grid", "Grid",
@@ -139,14 +139,14 @@ def test_batch_answers_are_verified_and_named():
 def test_options_that_do_not_suit_a_size_name_it_for_each_puzzle():
     opts = KIND.read_options({"strategy": "fast"})
     got = KIND.prepare_batch([EASY, "1.3..4.22..3..2.", "x" * 81], opts)
-    assert [type(g) for g in got] == [sudoku.Grid, InvalidOption, ParseError]
+    assert [type(g) for g in got] == [Grid, InvalidOption, ParseError]
     assert "9x9" in str(got[1])
 
 
 def test_givens_the_kernel_finds_contradictory_are_a_bug_not_a_no_solution():
     # a grid that never passed validate: a kernel that disagreed with it would find such givens
     grids, opts = prepared([EASY, HARD])
-    bad = sudoku.Grid(9, KIND.parse(CONFLICT).givens)
+    bad = Grid(9, KIND.parse(CONFLICT).givens)
     named = r"puzzle 1 of the batch: .* \(row 1, column 2 against row 1, column 1\)"
     with pytest.raises(WrongAnswer, match=named):
         KIND.solve_batch([grids[0], bad, grids[1]], opts)
@@ -172,7 +172,7 @@ def test_other_kinds_get_the_default_loop():
 
 def test_auto_takes_fast_for_9x9_and_greedy_for_4x4():
     grid, opts = KIND.prepare(HARD)
-    assert [o["strategy"] for o, _ in sudoku.plan(grid, opts)] == ["fast"]
+    assert [o["strategy"] for o, _ in solve.plan(grid, opts)] == ["fast"]
     out = KIND.solve(grid, opts)
     assert out.stats["strategy"] == "fast" and out.result["unique"]
     grid, opts = KIND.prepare("1.3..4.22..3..2.")
@@ -181,24 +181,24 @@ def test_auto_takes_fast_for_9x9_and_greedy_for_4x4():
 
 def test_auto_counting_beyond_sat_stays_with_the_tree():
     grid, opts = KIND.prepare("." * 256, {"max_solutions": 20_000})
-    assert [(o["strategy"], b) for o, b in sudoku.plan(grid, opts)] == [("greedy", None)]
+    assert [(o["strategy"], b) for o, b in solve.plan(grid, opts)] == [("greedy", None)]
 
 
 def test_auto_plans_by_the_share_of_givens(data_dir):
     janko = data(data_dir, "gecode_16x16_janko.txt")[0]
     grid, opts = KIND.prepare(janko)
-    assert [(o["strategy"], b) for o, b in sudoku.plan(grid, opts)] == [
-        ("greedy", sudoku.AUTO_GREEDY_NODES[16]), ("sat", None)]
+    assert [(o["strategy"], b) for o, b in solve.plan(grid, opts)] == [
+        ("greedy", solve.AUTO_GREEDY_NODES[16]), ("sat", None)]
     out = KIND.solve(grid, opts)
     assert out.stats["strategy"] == "greedy" and out.stats["abandoned"] == [] and out.result["unique"]
     sparse = KIND.prepare("1" + "." * 255)[0]
-    assert [o["strategy"] for o, _ in sudoku.plan(sparse, opts)] == ["sat"]
+    assert [o["strategy"] for o, _ in solve.plan(sparse, opts)] == ["sat"]
     minimal = KIND.prepare(data(data_dir, "gecode_25x25.txt")[2])[0]
-    assert [o["sat_solver"] for o, _ in sudoku.plan(minimal, opts)] == ["cadical195"]
+    assert [o["sat_solver"] for o, _ in solve.plan(minimal, opts)] == ["cadical195"]
 
 
 def test_auto_falls_back_to_sat_when_greedy_runs_out(data_dir, monkeypatch):
-    monkeypatch.setitem(sudoku.AUTO_GREEDY_NODES, 16, 0)
+    monkeypatch.setitem(solve.AUTO_GREEDY_NODES, 16, 0)
     grid, opts = KIND.prepare(data(data_dir, "gecode_16x16_janko.txt")[1])
     out = KIND.solve(grid, opts)
     KIND.verify(grid, opts, out)
@@ -212,7 +212,7 @@ def test_fast_and_sat_first_auto_are_solved_whole_and_auto_otherwise_cuts_the_gr
     split = KIND.split(grid, opts, 8)
     assert split.parts == [] and split.head.result["unique"]
     sparse, opts = KIND.prepare(data(data_dir, "gecode_25x25.txt")[2])
-    assert sudoku.tree_options(sparse, opts) is None
+    assert solve.tree_options(sparse, opts) is None
     grid, opts = KIND.prepare(HARD)
     split = KIND.split(grid, opts, 8)
     assert len(split.parts) >= 8 and split.head.stats["strategy"] == "greedy"

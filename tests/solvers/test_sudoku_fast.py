@@ -3,7 +3,7 @@ without the JIT and with bounds checks)."""
 
 import numpy as np
 
-from solvers import sudoku_fast as fastk
+from solvers.sudoku import fast as fastk
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 EASY_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from solvers import sudoku_kernels as kernels
 from solvers.base import stop_flag
-from solvers.sudoku import layout, parse
+from solvers.sudoku import kernels
+from solvers.sudoku.grid import layout, parse
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 EASY_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"

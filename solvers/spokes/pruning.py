@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from solvers.base import StopFlag
-from solvers.spokes_search import (
+from solvers.spokes.search import (
     OFF,
     UNKNOWN,
     Edge,

@@ -1,18 +1,17 @@
 """Fast, non-optimal sliding-tile solving: peel the board down line by line, then shorten the route.
 
-Glossary (shared with solvers/sliding.py)
   region     the rectangle of cells still unsolved (rows top..bottom, columns left..right);
              everything outside it already holds its goal tile and is locked.
   peel       solve one outer row or column of the region and lock it: its tiles go home
              one by one, the last two together (alone, the last would have to displace
              its neighbour), each placement a breadth-first search over the blank and
-             the tiles placed (kernels.place). The goal's blank cell stays in the region.
+             the tiles placed (reduce_kernels.place). The goal's blank cell stays in the region.
   square     what is left after peeling: a small k x k puzzle of its own (its goal is the
              goal's tiles on its cells), handed back to the caller to solve.
   window     a stretch of the route between two boards; ``shorten`` replaces it by an
              optimal route between the same boards when IDA* finds one within a budget.
 
-Directions are the kernels' 0..3 (up, left, right, down: where the blank moves).
+Boards and directions are board.py's and kernels.py's.
 """
 
 from __future__ import annotations
@@ -21,8 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers import sliding_kernels as kernels
-from solvers import sliding_pdb
+from solvers.sliding import ida
+from solvers.sliding.kernels import Flags, Ints, neighbours
+from solvers.sliding.pdb import NO_TABLES
+from solvers.sliding.reduce_kernels import place
 
 Board = tuple[int, ...]
 
@@ -46,13 +47,13 @@ class Square:
         return tuple(label[board[c]] for c in self.cells), tuple(label[t] for t in goal_tiles)
 
 
-def _place_line(cells: kernels.Ints, locked: kernels.Flags, goal: Board, line: list[int],
+def _place_line(cells: Ints, locked: Flags, goal: Board, line: list[int],
                 k: int) -> list[int]:
     """Bring the line's goal tiles home in order, the last two together; lock them."""
     moves: list[int] = []
     for group in [[c] for c in line[:-2]] + [line[-2:]]:
         tiles = np.array([goal[c] for c in group], np.int64)
-        found = kernels.place(cells, locked, tiles, np.array(group, np.int64), k)
+        found = place(cells, locked, tiles, np.array(group, np.int64), k)
         if found.size == 1 and found[0] < 0:
             raise PeelFailed(f"no way to bring tiles {list(tiles)} to cells {group}")
         moves.extend(int(d) for d in found)
@@ -105,7 +106,7 @@ def peel(k: int, board: Board, goal: Board, side: int) -> tuple[list[int], Board
 
 def replay(k: int, board: Board, moves: list[int]) -> Board:
     """The board after ``moves``."""
-    nbr = kernels.neighbours(k)
+    nbr = neighbours(k)
     cells = list(board)
     blank = cells.index(0)
     for d in moves:
@@ -127,7 +128,7 @@ def cancel_returns(moves: list[int]) -> list[int]:
 
 
 def shorten(k: int, board: Board, moves: list[int], windows: tuple[int, ...], budget: int,
-            stop: kernels.Flags) -> list[int]:
+            stop: Flags) -> list[int]:
     """One pass of ``_shorten_pass`` per window length, in order."""
     for window in windows:
         moves = _shorten_pass(k, board, moves, window, budget, stop)
@@ -135,22 +136,22 @@ def shorten(k: int, board: Board, moves: list[int], windows: tuple[int, ...], bu
 
 
 def _shorten_pass(k: int, board: Board, moves: list[int], window: int, budget: int,
-                  stop: kernels.Flags) -> list[int]:
+                  stop: Flags) -> list[int]:
     """Replace windows of the route by optimal ones (IDA* with Manhattan towards the window's end
     board, at most ``budget`` nodes each); windows overlap by half. Ends early if ``stop`` is set."""
     moves = cancel_returns(moves)
     start, here = 0, board
-    tables = sliding_pdb.NO_TABLES.arrays()
+    tables = NO_TABLES.arrays()
     while start + 2 <= len(moves):
         end = min(start + window, len(moves))
         there = replay(k, here, moves[start:end])
         goal_pos = np.empty(k * k, np.int64)
         goal_pos[list(there)] = np.arange(k * k)
-        status, found, *_ = kernels.ida_star(np.array(here, np.int64), goal_pos, k, kernels.MANHATTAN,
+        status, found, *_ = ida.ida_star(np.array(here, np.int64), goal_pos, k, ida.MANHATTAN,
                                              *tables, budget, stop)
-        if status == kernels.STOPPED:
+        if status == ida.STOPPED:
             break
-        if status == kernels.SOLVED and len(found) < end - start:
+        if status == ida.SOLVED and len(found) < end - start:
             moves = moves[:start] + [int(d) for d in found] + moves[end:]
         step = max(window // 2, 1)
         here = replay(k, here, moves[start:start + step])

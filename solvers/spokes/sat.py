@@ -14,7 +14,7 @@ one found (its drawn edges, not all again), which is complete because the
 clues fix how many edges a solution draws.
 
 The solver is not interrupted inside a round: a stop flag set meanwhile counts
-when the round returns (a round of a 40x40 takes milliseconds to a few seconds).
+when the round returns.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import itertools
 from pysat.solvers import Solver
 
 from solvers.base import StopFlag, check_stop
-from solvers.spokes_search import Edge, Graph, Point, SpokesStats
+from solvers.spokes.search import Edge, Graph, Point, SpokesStats
 
 SOLVER = "cadical195"
 

@@ -1,6 +1,6 @@
 """Spokes search: the candidate graph, a search state, one function per deduction rule, and the
 depth-first search over them (strategy ``search``; the paper's Pruning Algorithm in
-``spokes_pruning`` drives the same engine with its own rules).
+pruning.py drives the same engine with its own rules).
 
 Glossary
   point    a grid point (r, c), numbered ``p = r * width + c``; row 0 is the top.

@@ -1,6 +1,6 @@
 """Numba kernels for Sudoku: the paper's pre-processing, branching and the depth-first search.
 
-Representation (the module ``solvers.sudoku`` builds these arrays):
+Representation (grid.py's ``layout`` and tree.py build these arrays):
 
   n           side of the grid (4, 9, 16 or 25); cells are numbered r*n + c.
   mask        an int whose bit v-1 is set when value v is still possible.
@@ -44,9 +44,8 @@ COMPLETE = 2
 
 BUDGET_EXCEEDED = -1
 
-# search looks at the stop flag once per this many nodes: a node costs about a
-# microsecond (9x9) to tens of microseconds (25x25), so a check costs nothing measurable
-# and a stop lands within milliseconds.
+# search looks at the stop flag once per this many nodes: few enough that a stop lands within
+# milliseconds, many enough that the checks cost nothing measurable.
 STOP_CHECK_NODES = 1024
 
 

@@ -1,9 +1,8 @@
 """Additive disjoint pattern databases for the 15-puzzle (Korf & Felner's 6-6-3 and 7-8 splits).
 
-    python -m solvers.sliding_pdb build             # 6-6-3, ~15-35 s: $PUZZLE_CACHE_DIR/sliding_pdb_663.npz
-    python -m solvers.sliding_pdb build --pdb 78    # 7-8, ~6 min CPU, 2.8 GB to build: sliding_pdb_78.npy
+    python -m solvers.sliding.pdb build             # 6-6-3: $PUZZLE_CACHE_DIR/sliding_pdb_663.npz
+    python -m solvers.sliding.pdb build --pdb 78    # 7-8, minutes and 2.8 GB to build: sliding_pdb_78.npy
 
-Glossary
   canonical goal  Korf's: blank in cell 0 and tile t in cell t. A goal with the
                   blank in another corner is brought to it by a frame.
   frame           a mirror of the board (rows and/or columns) plus a relabelling
@@ -18,9 +17,8 @@ Glossary
                   at cell c read as tile t' at cell c'): a second admissible sum;
                   the heuristic is the larger of the two.
   database        a split into patterns and its file: ``663`` (the default, 11.5 MB,
-                  spread out when loaded, 34 MB per process) or ``78`` (577 MB,
-                  memory-mapped and probed by rank, so every process on a machine
-                  shares the page cache's one copy).
+                  spread out when loaded) or ``78`` (577 MB, memory-mapped and probed
+                  by rank, so every process on a machine shares the page cache's one copy).
 
 The tables are built once, on request, stored in the cache folder (``PUZZLE_CACHE_DIR``,
 default ``var/cache`` in the checkout) and loaded lazily, once per process.
@@ -39,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from solvers import sliding_kernels as kernels
+from solvers.sliding import pdb_kernels
+from solvers.sliding.kernels import Bytes, Ints, rank
 
 K = 4
 
@@ -58,7 +57,7 @@ DATABASES = {
                    mapped=True),
 }
 DEFAULT = "663"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # -- frames: any goal with the blank in a corner, seen as the canonical goal
@@ -102,16 +101,16 @@ def frame_for(k: int, goal: tuple[int, ...]) -> Frame | None:
 
 @dataclass(frozen=True)
 class Tables:
-    pdb: kernels.Bytes       # every pattern's table, one after another (spread, or ranked: compact)
-    lk_tiles: kernels.Ints   # [lookup, i] = the tile read as the pattern's i-th tile
-    lk_size: kernels.Ints    # [lookup] = tiles in the pattern
-    lk_offset: kernels.Ints  # [lookup] = where its table starts in pdb
-    lk_cells: kernels.Ints   # [lookup, cell] = the cell as the table sees it
-    tile_lookup: kernels.Ints  # [tile, group] = the lookup that reads the tile
+    pdb: Bytes       # every pattern's table, one after another (spread, or ranked: compact)
+    lk_tiles: Ints   # [lookup, i] = the tile read as the pattern's i-th tile
+    lk_size: Ints    # [lookup] = tiles in the pattern
+    lk_offset: Ints  # [lookup] = where its table starts in pdb
+    lk_cells: Ints   # [lookup, cell] = the cell as the table sees it
+    tile_lookup: Ints  # [tile, group] = the lookup that reads the tile
     ranked: bool = False     # tables indexed by rank (kernels.rank) instead of spread
 
-    def arrays(self) -> tuple[kernels.Bytes, kernels.Ints, kernels.Ints, kernels.Ints, kernels.Ints,
-                              kernels.Ints, bool]:
+    def arrays(self) -> tuple[Bytes, Ints, Ints, Ints, Ints,
+                              Ints, bool]:
         return (self.pdb, self.lk_tiles, self.lk_size, self.lk_offset, self.lk_cells, self.tile_lookup,
                 self.ranked)
 
@@ -125,15 +124,15 @@ def transpose(k: int, cell: int) -> int:
     return c * k + r
 
 
-def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[kernels.Bytes],
+def tables_from(k: int, patterns: tuple[tuple[int, ...], ...], tables: list[Bytes],
                 reflect: bool = True) -> Tables:
-    """Built tables spread for the kernel (kernels.spread_table: a move shifts the index by a
+    """Built tables spread for the kernel (pdb_kernels.spread_table: a move shifts the index by a
     constant); ``reflect`` adds the diagonal-mirror probes."""
-    spread = [kernels.spread_table(t, len(p), k * k) for t, p in zip(tables, patterns, strict=True)]
+    spread = [pdb_kernels.spread_table(t, len(p), k * k) for t, p in zip(tables, patterns, strict=True)]
     return _arranged(k, patterns, np.concatenate(spread), [t.size for t in spread], reflect, ranked=False)
 
 
-def ranked_tables(k: int, patterns: tuple[tuple[int, ...], ...], pdb: kernels.Bytes,
+def ranked_tables(k: int, patterns: tuple[tuple[int, ...], ...], pdb: Bytes,
                   reflect: bool = True) -> Tables:
     """Compact tables, one after another in ``pdb`` (as built; memory-mapped for the 7-8), probed by rank."""
     sizes = [perm(k * k, len(p)) for p in patterns]
@@ -141,7 +140,7 @@ def ranked_tables(k: int, patterns: tuple[tuple[int, ...], ...], pdb: kernels.By
     return _arranged(k, patterns, pdb, sizes, reflect, ranked=True)
 
 
-def _arranged(k: int, patterns: tuple[tuple[int, ...], ...], pdb: kernels.Bytes, sizes: list[int],
+def _arranged(k: int, patterns: tuple[tuple[int, ...], ...], pdb: Bytes, sizes: list[int],
               reflect: bool, ranked: bool) -> Tables:
     n = k * k
     groups = (False, True) if reflect else (False,)
@@ -162,17 +161,17 @@ def _arranged(k: int, patterns: tuple[tuple[int, ...], ...], pdb: kernels.Bytes,
 # -- building
 
 
-def build_table(k: int, pattern: tuple[int, ...], progress: Any = None) -> kernels.Bytes:
+def build_table(k: int, pattern: tuple[int, ...], progress: Any = None) -> Bytes:
     """Fewest pattern-tile moves home for every placement of ``pattern`` (canonical goal), by rank."""
     n, m = k * k, len(pattern)
-    w = n - m  # free cells: three w-bit masks per placement (kernels.pattern_layer)
+    w = n - m  # free cells: three w-bit masks per placement (pdb_kernels.pattern_layer)
     words = np.zeros(perm(n, m), np.uint32 if 3 * w <= 32 else np.int64)
-    dist = np.full(words.size, kernels.UNSEEN, np.uint8)
+    dist = np.full(words.size, pdb_kernels.UNSEEN, np.uint8)
     free = sorted(set(range(n)) - set(pattern))
-    words[kernels.rank(np.array(pattern, np.int64), m, n)] = 1 << (w + free.index(0))  # blank home
+    words[rank(np.array(pattern, np.int64), m, n)] = 1 << (w + free.index(0))  # blank home
     depth = 0
     while True:
-        settled, labelled = kernels.pattern_layer(words, dist, depth, m, k)
+        settled, labelled = pdb_kernels.pattern_layer(words, dist, depth, m, k)
         if progress is not None:
             progress.update(settled)
         if labelled == 0:
@@ -227,7 +226,7 @@ def load(name: str = DEFAULT) -> Tables | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m solvers.sliding_pdb",
+    parser = argparse.ArgumentParser(prog="python -m solvers.sliding.pdb",
                                      description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     make = sub.add_parser("build", help="build a database's tables into the cache folder")

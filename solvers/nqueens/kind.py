@@ -1,0 +1,227 @@
+"""n-Queens: one placement, exact counts of the backtracking tree, Knuth's estimates of it. The
+kind's record, its options, validation, and the dispatch to its three modes: ``solve``
+(construct.py), ``count`` and ``estimate`` (count.py and estimate.py: the source's backtracking
+tree and its Monte Carlo estimate).
+
+  n          the board side; rows and columns are numbered 0..n-1.
+  queens     a placement: ``queens[r]`` is the column of the queen in row r (the wire result).
+  tree       the row-by-row backtracking tree: a node at depth k is a placement of k
+             mutually non-attacking queens in rows 0..k-1, its children are the safe
+             squares of row k; the root is the empty board. ``nodes`` counts all of
+             them, root included (tree_nodes.csv); its leaves at depth n are the solutions.
+  checked    the seed's count of checked nodes: the root plus the n squares tried
+             below every node above the last row, 1 + n * (nodes - solutions).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from solvers.base import (
+    NO_SOLUTION,
+    WHOLE,
+    BadExample,
+    Example,
+    InvalidOption,
+    InvalidPuzzle,
+    Kind,
+    Option,
+    Options,
+    Outcome,
+    ParseError,
+    Part,
+    Parts,
+    Plan,
+    Settings,
+    Split,
+    StopFlag,
+    Stopwatch,
+    check_stop,
+)
+from solvers.nqueens import construct, count, estimate
+from solvers.nqueens.count import MAX_COUNT_N
+from solvers.nqueens.estimate import MAX_ESTIMATE_N, MAX_PROBES, PROBE_BUDGET
+from solvers.nqueens.outcome import N
+
+MAX_SOLVE_N = 1_000_000
+
+
+# -- wire form
+
+
+def parse(value: Any) -> N:
+    """``{"n": 8}``, a bare int, a digit string or a JSON object in a string -> n."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ParseError(f"puzzle is not valid JSON: {exc}") from None
+        elif re.fullmatch(r"[+-]?[0-9]{1,18}", text):
+            return int(text)
+        else:
+            raise ParseError(f'puzzle must be {{"n": <int>}} or a board size such as "8"; got {value[:40]!r}')
+    if isinstance(value, dict):
+        if set(value) != {"n"}:
+            raise ParseError(f'puzzle must be an object with the single field "n"; '
+                             f"got fields {sorted(value)}")
+        value = value["n"]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParseError(f"n must be an integer (the board side), not {value!r}")
+    return value
+
+
+def validate(n: N, options: Options) -> None:
+    mode = options["mode"]
+    if n < 1:
+        raise InvalidPuzzle(f"n must be at least 1 (the board side); got {n}")
+    if mode == "solve" and n > MAX_SOLVE_N:
+        raise InvalidPuzzle(f"solve handles n up to {MAX_SOLVE_N:,} (the answer lists one column per row); "
+                            f"got {n:,}")
+    if mode == "count" and n > MAX_COUNT_N:
+        raise InvalidPuzzle(
+            f"count handles n up to {MAX_COUNT_N}: the tree grows about 7-fold per row, so n={MAX_COUNT_N} "
+            f"takes minutes of computing, n=19 most of an hour and n=20 several hours; got n={n}. "
+            f"Mode 'estimate' gives the tree size of larger boards")
+    if mode == "estimate":
+        if n > MAX_ESTIMATE_N:
+            raise InvalidPuzzle(f"estimate handles n up to {MAX_ESTIMATE_N} "
+                                f"(a row must fit in one 64-bit word); got {n}")
+        work = options["probes"] * n
+        if work > PROBE_BUDGET:
+            raise InvalidOption(f"probes x n must be at most {PROBE_BUDGET:,} (tens of seconds of "
+                                f"computing); {options['probes']:,} probes on n={n} is {work:,}")
+
+
+# -- the Kind interface: each mode's own
+
+
+def solve(n: N, options: Options, node_limit: int | None = None, stop: StopFlag | None = None) -> Outcome:
+    clock = Stopwatch()
+    if options["mode"] == "count":
+        return count.solve(n, clock, stop)
+    if options["mode"] == "estimate":
+        return estimate.solve(n, options, clock, stop)
+    outcome = construct.solve(n, clock)  # O(n): not worth a check inside
+    check_stop(stop)
+    return outcome
+
+
+def plan(n: N, options: Options, settings: Settings) -> Plan:
+    """The work is known in advance (the board size, the probes): big counts and estimates are cut
+    into parts right away, everything else is solved whole."""
+    big = ((options["mode"] == "count" and n >= settings["SPLIT_QUEENS_N"])
+           or (options["mode"] == "estimate" and options["probes"] >= settings["SPLIT_PROBES"]))
+    return Parts(settings["SPLIT_PARTS"]) if big else WHOLE
+
+
+def split(n: N, options: Options, wanted: int) -> Split:
+    clock = Stopwatch()
+    if options["mode"] == "count":
+        return count.split(n, wanted, clock)
+    if options["mode"] == "estimate":
+        return estimate.split(n, options, wanted, clock)
+    return Split([], construct.solve(n, clock))  # a construction is O(n): nothing to share out
+
+
+def solve_part(n: N, options: Options, part: Part, stop: StopFlag | None = None) -> Outcome:
+    if options["mode"] == "count":
+        return count.solve_part(n, part, stop)
+    if options["mode"] == "estimate":
+        return estimate.solve_part(n, options, part, stop)
+    raise ValueError("solve mode is never split into parts")
+
+
+def merge(n: N, options: Options, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
+    if not outcomes:
+        return head  # nothing was split off: the head is the whole answer
+    if options["mode"] == "count":
+        return count.merge(n, head, outcomes)
+    return estimate.merge(head, outcomes, options)
+
+
+def verify(n: N, options: Options, outcome: Outcome) -> None:
+    """Independent checks, never a re-run of the solver."""
+    if options["mode"] == "count":
+        count.verify(n, outcome)
+    elif options["mode"] == "estimate":
+        estimate.verify(n, options, outcome)
+    else:
+        construct.verify(n, outcome)
+
+
+def cost(n: N, options: Options) -> float:
+    """Seconds, from bench/nqueens.py: counting grows geometrically with n, an estimate linearly
+    with probes x n; a placement is constructed in O(n)."""
+    if options["mode"] == "count":
+        return max(1e-5, 0.73 * 6.5 ** (n - 15))
+    if options["mode"] == "estimate":
+        return float(options["probes"] * 2e-7 * n / 16)
+    return 1e-5 + n * 1e-7
+
+
+KIND = Kind(
+    name="nqueens",
+    summary="Place n queens so that none attacks another: one placement, exact counts, Knuth's estimates.",
+    input_format='{"n": <int>} (a bare int or a digit string also works): the board side',
+    options=(
+        Option("mode", str, "solve", "solve: one placement; count: every solution and the exact tree size; "
+               "estimate: Knuth's Monte Carlo estimate of the tree", choices=("solve", "count", "estimate")),
+        Option("probes", int, 10_000, "estimate: number of random probes", minimum=2, maximum=MAX_PROBES),
+        Option("seed", int, None, "estimate: random seed (default: a fresh one, reported in stats.seed)",
+               minimum=0, maximum=2**63 - 1),
+    ),
+    result_fields={
+        "queens": "solve: column (0-based) of the queen in each row",
+        "solutions": "count: number of solutions",
+        "fundamental": "count: solutions distinct under rotations and reflections",
+        "half_turn_symmetric": "count: solutions unchanged by a half turn",
+        "quarter_turn_symmetric": "count: solutions unchanged by a quarter turn",
+        "estimated_nodes": "estimate: mean of the seed's numnodes, estimating 1 + n*(nodes - solutions)",
+        "std_error": "estimate: standard error of estimated_nodes",
+        "ci95": "estimate: 95% confidence interval of estimated_nodes",
+        "estimated_tree_nodes": "estimate: Knuth's estimate of the tree size, root included",
+        "tree_std_error": "estimate: standard error of estimated_tree_nodes",
+        "estimated_solutions": "estimate: Knuth's estimate of the number of solutions",
+        "solutions_std_error": "estimate: standard error of estimated_solutions",
+        "probes": "estimate: number of probes made",
+    },
+    stats_fields={
+        "nodes": "count: tree nodes, root included; estimate: nodes on the probes' paths; "
+                 "solve: nodes searched (0 for the construction)",
+        "checked_nodes": "count: the seed's checked nodes, 1 + n * (nodes - solutions)",
+        "seed": "estimate: the random seed used",
+        "subtasks": "parts the puzzle was split into",
+        "elapsed_ms": "wall time (summed over parts)",
+    },
+    parse=parse,
+    validate=validate,
+    solve=solve,
+    verify=verify,
+    cost=cost,
+    plan=plan,
+    split=split,
+    solve_part=solve_part,
+    merge=merge,
+    examples=(
+        Example({"n": 8}),
+        Example({"n": 3}, status=NO_SOLUTION),
+        Example(1000),
+        Example({"n": 10}, {"mode": "count"}),
+        Example({"n": 12}, {"mode": "estimate", "probes": 20_000, "seed": 7}),
+    ),
+    bad_examples=(
+        BadExample({"n": -1}, error=InvalidPuzzle),
+        BadExample({"n": "eight"}),
+        BadExample({"size": 8}),
+        BadExample({"n": 10**9}, error=InvalidPuzzle),
+        BadExample({"n": 19}, {"mode": "count"}, error=InvalidPuzzle),
+        BadExample({"n": 64}, {"mode": "estimate"}, error=InvalidPuzzle),
+        BadExample({"n": 16}, {"mode": "estimate", "probes": 0}, error=InvalidOption),
+        BadExample({"n": 40}, {"mode": "estimate", "probes": MAX_PROBES}, error=InvalidOption),
+    ),
+)

@@ -1,0 +1,15 @@
+"""Sudoku, n x n for n in {4, 9, 16, 25}: the kind record (kind.py) and its parts.
+
+  grid.py      the grid: its representation, read from and written to the wire
+  solve.py     which method solves a puzzle (``auto`` and the named strategies)
+  tree.py      the greedy tree of Kim & Kim (2017) and backtracking: search, split, merge
+  sat.py       a SAT solver on a CNF encoding
+  fast.py      the bit-parallel 9x9 solver (numba kernels)
+  kernels.py   the tree's numba kernels
+  batch.py     a chunk of puzzles in a few kernel calls
+  outcome.py   result fields and statistics
+"""
+
+from solvers.sudoku.kind import KIND
+
+__all__ = ["KIND"]

@@ -1,0 +1,155 @@
+"""Sudoku in bulk: ``prepare_batch`` reads a chunk of wire puzzles, the plain 9x9 strings into one
+array whose givens one kernel call checks; ``solve_batch`` solves the 9x9 grids that ``fast``
+answers (strategy ``auto`` or ``fast``) and verifies each solution in one kernel call. Every
+other puzzle goes one by one through the kind's own calls."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from solvers.base import (
+    NO_SOLUTION,
+    SOLVED,
+    Kind,
+    Options,
+    Outcome,
+    PuzzleError,
+    Stopwatch,
+    WrongAnswer,
+    prepare_each,
+    solve_each,
+)
+from solvers.sudoku import fast as fastk
+from solvers.sudoku import kernels
+from solvers.sudoku.grid import SYMBOL_CODES, Grid, layout, render, where
+from solvers.sudoku.outcome import fast_stats, result
+from solvers.sudoku.solve import FAST_N
+
+
+def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> list[Grid | PuzzleError]:
+    """What ``kind.prepare_with`` makes of each wire puzzle: its Grid, or the PuzzleError it raises.
+
+    The plain 9x9 strings (``read_9x9``) are read into one array and their givens checked by one
+    kernel call; the Grid of each one that passes holds a row of that array, read-only (as
+    ``parse`` makes a string's givens, a view of its bytes). Every other puzzle, every one found bad,
+    and all of them when the options do not suit a 9x9 grid go through ``prepare_with`` itself,
+    so that each error is its own.
+    """
+    try:
+        kind.validate(Grid(FAST_N, np.zeros(FAST_N * FAST_N, np.uint8)), options)  # the options, for 9x9
+    except PuzzleError:
+        return prepare_each(kind, puzzles, options)
+    rows, givens = read_9x9(puzzles)
+    givens.flags.writeable = False
+    bad = kernels.conflicting_rows(givens, layout(FAST_N).peers)
+    if len(rows) == len(puzzles) and not bad.any():  # the usual chunk
+        return [Grid(FAST_N, row) for row in givens]
+    out: list[Grid | PuzzleError | None] = [None] * len(puzzles)
+    for i, row, conflict in zip(rows, givens, bad.tolist(), strict=True):
+        out[i] = None if conflict else Grid(FAST_N, row)
+    for i, grid in enumerate(out):
+        if grid is None:
+            out[i] = prepare_each(kind, [puzzles[i]], options)[0]
+    return out  # type: ignore[return-value]  # every slot is filled above
+
+
+def solve_batch(kind: Kind, grids: Sequence[Grid], options: Options) -> list[Outcome]:
+    """One verified outcome per prepared puzzle (``prepare_batch``, ``kind.prepare_with``).
+
+    With strategy ``auto`` or ``fast`` the givens of the 9x9 grids are stacked into one array, and
+    one call of ``fast.solve_batch`` solves them and verifies each solution with
+    ``verify``'s own check (the result fields are made by the same ``result`` as ``solve``'s);
+    ``elapsed_ms`` is the chunk's time shared equally. Any other grid or strategy is solved and
+    verified one by one. The kernel also checks the givens: that it finds a prepared grid's
+    contradictory, which ``validate`` let pass, is a bug of one of the two, raised as WrongAnswer
+    like a solution that fails the check (never the user's fault: a grid with givens that
+    contradict each other is not prepared).
+    """
+    if options["strategy"] not in ("auto", "fast"):
+        return solve_each(kind, grids, options)
+    watch = Stopwatch()
+    out: list[Outcome | None] = [None] * len(grids)
+    rows = [i for i, grid in enumerate(grids) if grid.n == FAST_N]
+    if len(rows) < len(grids):
+        others = sorted(set(range(len(grids))) - set(rows))
+        for i, outcome in zip(others, solve_each(kind, [grids[i] for i in others], options), strict=True):
+            out[i] = outcome
+    batch = len(rows)
+    cells = FAST_N * FAST_N
+    # concatenate: np.stack costs three times as much on a chunk of rows
+    givens = np.concatenate([grids[i].givens for i in rows] or [np.zeros(0, np.uint8)]).reshape(batch, cells)
+    solutions = np.zeros((batch, cells), np.uint8)
+    found = np.zeros(batch, np.int64)
+    counters = np.zeros((batch, fastk.COUNTERS), np.int64)
+    faults = np.zeros((batch, 3), np.int64)
+    fastk.solve_batch(givens, options["max_solutions"], True, solutions, found, counters, faults)
+    faulty = np.flatnonzero(faults[:, 0])
+    if faulty.size:
+        j = int(faulty[0])
+        raise _fault(rows[j], faults[j].tolist())
+    texts = render(solutions)
+    share = round(watch.ms() / max(batch, 1), 4)
+    # The loop below makes a handful of small containers per puzzle and no cycles; with the
+    # collector on, its passes over them cost about as much as the search of an easy puzzle.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _fill(out, rows, texts, found, counters, options, share)
+    finally:
+        if collecting:
+            gc.enable()
+    return out  # type: ignore[return-value]  # every slot is filled above or in _fill
+
+
+def _fault(i: int, fault: list[int]) -> WrongAnswer:
+    """The batch kernel's fault (kind, cell or check, peer or unit) on puzzle ``i`` of the batch."""
+    kind, at, other = fault
+    if kind == fastk.CONFLICT:
+        return WrongAnswer(f"puzzle {i} of the batch: the kernel finds its givens contradictory "
+                           f"({where(at, FAST_N)} against {where(other, FAST_N)}), which validate let pass")
+    return WrongAnswer(f"puzzle {i} of the batch: fault {at} at {other} in the solution")
+
+
+def _fill(out: list[Outcome | None], rows: list[int], texts: str, found: np.ndarray, counters: np.ndarray,
+          opts: Options, share: float) -> None:
+    """The outcomes of the batch kernel's rows into their puzzles' slots of ``out``: one
+    comprehension over all rows (a loop with a test per row costs a noticeable share of an easy
+    puzzle)."""
+    max_solutions = opts["max_solutions"]
+    cells = FAST_N * FAST_N
+    outcomes = [Outcome(SOLVED if n_found else NO_SOLUTION,
+                        result(texts[j * cells:(j + 1) * cells], n_found, max_solutions),
+                        fast_stats(nodes, leaves, depth, guesses, naked, hidden, share))
+                # the counters by column: zip then makes no list per row
+                for j, n_found, nodes, leaves, depth, guesses, naked, hidden
+                in zip(range(len(rows)), found.tolist(), *counters.T.tolist(), strict=True)]
+    if len(rows) == len(out):
+        out[:] = outcomes
+        return
+    for i, outcome in zip(rows, outcomes, strict=True):
+        out[i] = outcome
+
+
+def read_9x9(puzzles: Sequence[Any]) -> tuple[list[int], np.ndarray]:
+    """(indices, uint8[len(indices), 81] givens) of the puzzles that are plain 81-symbol 9x9
+    strings; everything else (other sizes, rows, whitespace, bad symbols) is left to ``prepare_with``."""
+    cells = FAST_N * FAST_N
+    text = ""
+    if set(map(type, puzzles)) == {str} and set(map(len, puzzles)) == {cells}:  # the usual chunk
+        text = "".join(puzzles)
+    if text.isascii() and len(text) == cells * len(puzzles):
+        plain = list(range(len(puzzles)))
+    else:
+        plain = [i for i, p in enumerate(puzzles) if type(p) is str and len(p) == cells and p.isascii()]
+        text = "".join([puzzles[i] for i in plain])
+    if not plain:
+        return [], np.zeros((0, cells), np.uint8)
+    codes = np.frombuffer(text.encode("ascii").translate(SYMBOL_CODES), np.uint8).reshape(len(plain), cells)
+    good = codes.max(axis=1) <= FAST_N
+    if good.all():
+        return plain, codes
+    return [i for i, ok in zip(plain, good.tolist(), strict=False) if ok], codes[good]
