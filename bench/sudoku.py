@@ -19,7 +19,7 @@ run, as CPU seconds (``time.process_time``), the median of REPEATS runs. tdoku's
 quoted from the issue (measured on this machine kind, not built here).
 
 The profile table splits ``batch``'s time per puzzle into the batch kernel's
-(``sudoku_fast.solve_batch`` on the chunk's givens array: check, search, verify) and the Python
+(``solvers.sudoku.fast.solve_batch`` on the chunk's givens array: check, search, verify) and the Python
 around it (options, reading the strings into one array, building and sharing out the outcomes),
 the medians of PROFILE_REPEATS alternating runs.
 """

@@ -523,7 +523,7 @@ def solve_batch(givens: np.ndarray, max_solutions: int, locked: bool, solutions:
     (uint8[B, 81]), the search's ``counters[i]`` (int64[B, COUNTERS]) and ``faults[i]``
     (int64[B, 3]): (OK, 0, 0), (CONFLICT, cell, peer) for contradictory givens, left
     unsolved, or (WRONG_ANSWER, fault, where) when the solution fails the same independent
-    check as the kind's ``verify`` (``sudoku_kernels.check_solution``).
+    check as the kind's ``verify`` (``solvers.sudoku.kernels.check_solution``).
     """
     stack = np.empty((STACK, ROW), np.int64)
     for i in range(givens.shape[0]):
