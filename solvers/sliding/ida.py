@@ -159,7 +159,6 @@ def _checkpoint(generated: int, max_nodes: int, stop: Flags) -> int:
     return STOPPED if stop[0] else 0
 
 
-
 # IDA*: one search for every heuristic, compiled once per heuristic (_ida_for). The search keeps
 # h along the path; what else a heuristic keeps is a few entries, each a part of h (a move changes
 # two of them):

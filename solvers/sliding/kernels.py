@@ -10,7 +10,7 @@ placements of tiles ranked (a table's index) and unranked.
   placement   the cells of m distinct tiles, in order; its rank is its index among all
               n!/(n-m)! placements.
 
-Every kernel here and in the other *kernels modules of sliding/ (ida.py included) also runs as
+Every kernel of sliding/ (here and in ida.py, pdb_kernels.py, reduce_kernels.py) also runs as
 plain Python under NUMBA_DISABLE_JIT=1.
 """
 
@@ -34,7 +34,6 @@ def jit(nogil: bool = False, inline: Literal["never", "always"] = "never") -> Ca
     return cast(Callable[[F], F], njit(cache=True, nogil=nogil, inline=inline))
 
 
-
 _DR = (-1, 0, 0, 1)
 _DC = (0, -1, 1, 0)
 
@@ -50,7 +49,6 @@ def neighbours(k: int) -> Ints:
             if 0 <= rr < k and 0 <= cc < k:
                 nbr[cell, d] = rr * k + cc
     return nbr
-
 
 
 # set bits of every 16-bit mask: a load is cheaper than the bit-twiddling sum

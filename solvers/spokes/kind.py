@@ -56,7 +56,6 @@ def validate(puzzle: Spokes, options: Options) -> None:
         raise InvalidPuzzle(f"the clues sum to {total}, an odd number; every spoke counts at both its hubs")
 
 
-
 # -- checking an answer from the puzzle alone
 
 
@@ -123,7 +122,6 @@ def check_spokes(puzzle: Spokes, spokes: Wire) -> None:
         raise WrongAnswer(f"the spokes leave {len(hubs) - len(reached)} hub(s) cut off from the rest")
 
 
-
 # -- cost: seconds for a typical puzzle (bench/spokes.py)
 
 
@@ -134,7 +132,6 @@ def cost(puzzle: Spokes, options: Options) -> float:
     if options["strategy"] in ("auto", "sat"):
         return points * 1.5e-4
     return points * points * 1e-6 * (4 if options["strategy"] == "pruning" else 1)
-
 
 
 # -- the record

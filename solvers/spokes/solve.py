@@ -100,7 +100,6 @@ def _replay(run: Search, decisions: Sequence[Decision]) -> State | None:
     return st
 
 
-
 # -- splitting
 
 
