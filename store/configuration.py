@@ -18,9 +18,9 @@ def markdown() -> str:
     for kind in groups().values():
         lines += [f"## {kind.__name__}", "", (kind.__doc__ or "").strip(), "",
                   "| variable | default | meaning |", "|---|---|---|"]
-        defaults = kind()
         for f in dataclasses.fields(kind):
-            default = f.default if f.name == "dear_queue" else getattr(defaults, f.name)  # not derived
+            # The field's own default, not one derived from the others (DEAR_QUEUE from TASK_QUEUE).
+            default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[operator]
             if isinstance(default, Mapping):
                 default = ",".join(f"{k}={v}" for k, v in default.items())
             # Paths under the checkout, as they read in any clone.

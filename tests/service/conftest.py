@@ -9,6 +9,7 @@ from store import tallies
 from store.models import Base, Job, Puzzle, Subtask, Tally
 from store.settings import Settings
 from tests.toykind import TOY
+from worker import parts
 from worker.runtime import Runtime
 
 
@@ -90,8 +91,6 @@ def plans_of(app):
 
 def claim_part(s, app, subtask_id, worker):
     """worker.parts.claim with the app's settings."""
-    from worker import parts
-
     return parts.claim(s, subtask_id, worker, settings_of(app).time, settings_of(app).recovery)
 
 
