@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from client import Client
 from tests.embedded import embedded_service
@@ -61,7 +62,7 @@ def test_submit_through_the_form_and_watch_it_complete(web_url, offline):
     assert wait_final(page) == "completed"
     assert page.inner_text("#job-progress").startswith("100.0% of 3")
     assert "solved 3" in page.inner_text("#job-counts")
-    page.wait_for_function("document.querySelectorAll('.puzzle[data-status=solved]').length === 3")
+    expect(page.locator(".puzzle[data-status=solved]")).to_have_count(3)
     assert '"sum": 3' in page.inner_text(".puzzle[data-index='0'] pre.result")
     page.click("a.brand")
     row = page.wait_for_selector("#jobs tbody tr[data-status=completed]")
@@ -83,7 +84,7 @@ def test_every_kind_is_drawn_with_its_stats(web_url, offline, tmp_path):
     page = offline(web_url)
     page.goto(f"{web_url}/jobs/{job['id']}")
     assert wait_final(page) == "completed"
-    page.wait_for_function(f"document.querySelectorAll('svg.board').length === {len(items)}")
+    expect(page.locator("svg.board")).to_have_count(len(items))
 
     sudoku = page.query_selector(".puzzle[data-index='0'] svg.board[data-kind=sudoku]")
     givens = sudoku.query_selector_all("text.given")
