@@ -6,7 +6,7 @@
 Needs the real PostgreSQL and Redis (TEST_DATABASE_URL / TEST_REDIS_URL, the
 same variables as the integration tests). Measures, on fresh databases:
 
-  accept, in process  a 1,000-puzzle POST through Flask's test client on PostgreSQL (COPY) and
+  accept, in process  a 1,000-puzzle POST through Flask's test client on PostgreSQL and
               a real Redis, no workers: the server's own time (wall and CPU of this process;
               PostgreSQL's share is in the wall time);
   work, 1 worker on its own core  gunicorn and one single-process celery worker, the worker

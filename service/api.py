@@ -34,7 +34,7 @@ from service.schemas import (
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
 from store import blocks, jobs, notices, submit
-from store.db import is_postgresql, one_statement, read_only
+from store.db import one_statement, read_only
 from store.models import Puzzle
 from store.publish import publish_in_lanes
 from store.submit import CheckedBatch
@@ -238,12 +238,10 @@ def get_job(job_id: str):
 
 def job_listener() -> notices.Listener | None:
     """This app's listener (made at the first wait), or None on a database that sends no notices."""
-    engine = current_app.extensions["engine"]
-    if not is_postgresql(engine):
-        return None
-    listener: notices.Listener | None = current_app.extensions.get("job_notices")
-    if listener is None:
-        listener = current_app.extensions.setdefault("job_notices", notices.Listener(engine))
+    extensions = current_app.extensions
+    if "job_notices" not in extensions:
+        extensions.setdefault("job_notices", notices.listener(extensions["engine"]))
+    listener: notices.Listener | None = extensions["job_notices"]
     return listener
 
 

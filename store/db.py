@@ -11,7 +11,7 @@ from typing import Any, TypeVar, cast
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, CursorResult, Engine, Update, create_engine, event
+from sqlalchemy import Connection, CursorResult, Engine, Update, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -25,7 +25,7 @@ T = TypeVar("T")
 
 
 def is_postgresql(bind: Session | Engine | Connection) -> bool:
-    """PostgreSQL gets its own faster statements (COPY, ``= ANY(array)``, one UPDATE per batch);
+    """PostgreSQL gets its own faster statements (data-modifying WITH, ``= ANY(array)``);
     SQLite the plain ones."""
     engine = bind.get_bind() if isinstance(bind, Session) else bind
     return engine.dialect.name == "postgresql"
@@ -108,6 +108,14 @@ def read_only(s: Session) -> Session:
         options["isolation_level"] = "REPEATABLE READ"
     s.connection(execution_options=options)
     return s
+
+
+def plan_for_each_list(s: Session) -> None:
+    """Plan each of this transaction's statements for its own lists of ids (``= ANY(array)``,
+    store.statements.among), not by a generic plan blind to their lengths; SQLite plans every
+    statement anew anyway."""
+    if is_postgresql(s):
+        s.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
 
 
 def one_statement(s: Session) -> Session:

@@ -56,6 +56,12 @@ def sent_if(condition: ColumnElement[bool], job_id: ColumnElement[str]) -> Colum
     return case((condition, func.pg_notify(CHANNEL, job_id)))
 
 
+def listener(engine: Engine) -> Listener | None:
+    """A listener on this database, which starts at its first ``watch``; None on a database that
+    sends no notices (a waiting request then looks on its own schedule)."""
+    return Listener(engine) if is_postgresql(engine) else None
+
+
 class Listener:
     """The process's listener (see the glossary); ``watch`` is what a waiting request uses."""
 

@@ -16,8 +16,6 @@ from sqlalchemy import (
     BindParameter,
     Column,
     ColumnElement,
-    Float,
-    Integer,
     Select,
     Table,
     Text,
@@ -29,14 +27,12 @@ from sqlalchemy import (
     insert,
     literal,
     select,
-    true,
     update,
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.dml import ReturningUpdate, Update
-from sqlalchemy.sql.selectable import CTE
 
-from store import notices, tallies
+from store import notices
 from store.db import is_postgresql
 from store.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, ResultBlock
 
@@ -76,14 +72,13 @@ def _param(column: Column[Any], name: str | None = None) -> BindParameter[Any]:
 
 class _Built(NamedTuple):
     read: Select[Any]  # the chunk's claimable rows, input and options as text (read_unclaimed)
-    # one group's UPDATE (_store): (job, kind, rows changed), on SQLite row by row; on PostgreSQL
-    # a fourth column, the notice it sent or None
-    store: Select[Any] | ReturningUpdate[Any]
-    # a job's counter moved by the rows written (``_job_values``), where ``store`` does not move it
+    # One group of results written alike (store.results), rows still held by their task only.
+    # PostgreSQL: the job locked, its block stored, the rows written, counted and the job moved, in
+    # one statement: (job, kind, rows changed, notice sent or None). SQLite: the rows alone, each
+    # coming back as (job, kind, 1).
+    write: Select[Any] | ReturningUpdate[Any]
+    # SQLite: a job's counter moved by the rows written (``_job_values``)
     job_written: Update | None
-    # PostgreSQL: ``store`` that also locks the job, stores its block and moves the tallies
-    # (write_at_once)
-    at_once: Select[Any] | None
 
 
 @functools.cache
@@ -94,14 +89,14 @@ def _built_for(postgresql: bool) -> _Built:
     else:
         mine = p.c.id.in_(bindparam("ids", expanding=True))
     read = select(*_AS_TEXT, p.c.status).where(mine, *CLAIMABLE).order_by(p.c.id)
-    if not postgresql:  # SQLite has no UPDATE inside WITH: each row comes back, counted as 1
-        j = _JOBS
-        job_written = update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
-            _job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t")))
-        write = _rows_written(mine, _param(p.c.block_id))
-        return _Built(read, write.returning(p.c.job_id, p.c.kind, literal(1)), job_written, None)
-    store, _ = _counted_and_moved(_rows_written(mine, _param(p.c.block_id)))
-    return _Built(read, store, None, _at_once(mine))
+    if postgresql:
+        return _Built(read, _written_with_job(mine), None)
+    # SQLite has no UPDATE inside WITH: the job's block and counter go apart
+    j = _JOBS
+    job_written = update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
+        _job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t")))
+    write = _rows_written(mine, _param(p.c.block_id)).returning(p.c.job_id, p.c.kind, literal(1))
+    return _Built(read, write, job_written)
 
 
 def _rows_written(mine: ColumnElement[bool], block_id: ColumnElement[Any],
@@ -117,31 +112,12 @@ def _rows_written(mine: ColumnElement[bool], block_id: ColumnElement[Any],
                     finished_at=_param(p.c.finished_at, "t"), deadline=None, split_head=None))
 
 
-def _counted_and_moved(write: Update) -> tuple[Select[Any], CTE]:
-    """PostgreSQL counts the rows ``write`` changes itself (fetching a chunk's thousand rows costs
-    more than the count), moves each job's counter by them, and sends the notice of a job that
-    completes, all in the one statement: two round trips fewer than the counters and the notices
-    apart. Returns the statement, (job, kind, rows, notice), and its count by (job, kind) (the CTE
-    ``counted``)."""
-    j, t = _JOBS, _param(_PUZZLES.c.finished_at, "t")
-    changed = write.returning(_PUZZLES.c.job_id, _PUZZLES.c.kind).cte("changed")
-    counted = (select(changed.c.job_id, changed.c.kind, func.count().label("n"))
-               .group_by(changed.c.job_id, changed.c.kind).cte("counted"))
-    per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"))
-               .group_by(counted.c.job_id).cte("per_job"))
-    job = (update(j).where(j.c.id == per_job.c.job_id).values(_job_values(per_job.c.n, t))
-           .returning(j.c.id, j.c.status).cte("job"))
-    return (select(counted.c.job_id, counted.c.kind, counted.c.n,
-                   notices.sent_if(job.c.status == COMPLETED, job.c.id))
-            .join_from(counted, job, job.c.id == counted.c.job_id), counted)
-
-
-def _at_once(mine: ColumnElement[bool]) -> Select[Any]:
-    """One job's group of results in one statement (write_at_once): the job's row locked first
-    (the lock order: the puzzles' UPDATE waits for it), its block stored (none when ``outcomes``
-    is NULL), the rows written, counted and the job moved as in ``store``, and last, as the
-    session's tallies at a commit, the totals: each kind's rows written times what one adds
-    (``tally_names``, ``tally_values``: tallies.per_result)."""
+def _written_with_job(mine: ColumnElement[bool]) -> Select[Any]:
+    """PostgreSQL's write of one job's group of results: the job's row locked first (the lock
+    order: the puzzles' UPDATE waits for it), its block stored (none when ``outcomes`` is NULL),
+    the rows written and counted (fetching a chunk's thousand rows costs more than the count), the
+    job's counter moved by them and the notice of a job that completes sent, all in one round
+    trip where they apart take four."""
     j, b = _JOBS, _BLOCKS
     locked = select(j.c.id).where(j.c.id == _param(j.c.id, "job")).with_for_update().cte("locked")
     outcomes = _param(b.c.outcomes)
@@ -151,13 +127,17 @@ def _at_once(mine: ColumnElement[bool]) -> Select[Any]:
     # The job's lock as a condition of the whole UPDATE, taken before its scan (a condition on
     # puzzles.job_id instead would lead the planner to the job's index, every puzzle of a big job)
     write = _rows_written(mine, select(block.c.id).scalar_subquery(), select(locked.c.id).exists())
-    statement, counted = _counted_and_moved(write)
-    names, values = bindparam("tally_names", type_=ARRAY(Text)), bindparam("tally_values", type_=ARRAY(Float))
-    each = func.unnest(names, values).table_valued("name", "value").render_derived()
-    shard = bindparam("shard", type_=Integer)
-    added = (select(counted.c.kind, each.c.name, shard, each.c.value * counted.c.n)
-             .select_from(counted.join(each, true())).order_by(counted.c.kind, each.c.name))
-    return statement.add_cte(tallies.added_from(added).cte("tallied"))
+    t = _param(_PUZZLES.c.finished_at, "t")
+    changed = write.returning(_PUZZLES.c.job_id, _PUZZLES.c.kind).cte("changed")
+    counted = (select(changed.c.job_id, changed.c.kind, func.count().label("n"))
+               .group_by(changed.c.job_id, changed.c.kind).cte("counted"))
+    per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"))
+               .group_by(counted.c.job_id).cte("per_job"))
+    job = (update(j).where(j.c.id == per_job.c.job_id).values(_job_values(per_job.c.n, t))
+           .returning(j.c.id, j.c.status).cte("job"))
+    return (select(counted.c.job_id, counted.c.kind, counted.c.n,
+                   notices.sent_if(job.c.status == COMPLETED, job.c.id))
+            .join_from(counted, job, job.c.id == counted.c.job_id))
 
 
 def statements_for(s: Session) -> _Built:

@@ -1,8 +1,7 @@
 """Submitting: a checked batch stored as a job and one row per puzzle, and cut into tasks.
 
-A job and its puzzles go in with as few round trips as the database allows: one statement outside
-a transaction for a small job on PostgreSQL, COPY for a large one, and the owner's backlog read by
-the job's own INSERT.
+A job and its puzzles go in by one statement on PostgreSQL (two on SQLite), whatever the batch's
+size: the rows travel as one JSON text, and the owner's backlog is read by the same statement.
 """
 
 from __future__ import annotations
@@ -11,13 +10,13 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
-from store import tallies
+from store import fastjson, tallies
 from store.db import is_postgresql
 from store.fastjson import canonical
 from store.jobs import JobState, job_state
@@ -79,68 +78,64 @@ class Backlogged(Exception):
         self.pending, self.limit = pending, limit
 
 
-def _insert_job():
-    """The job's row, returning the owner's other unfinished jobs (their pending puzzles and their
-    number): the backlog comes with the insert, a round trip fewer than asking first. The new row
-    is left out by id (SQLite's WITH sees it, PostgreSQL's does not)."""
-    theirs = (_jobs.c.owner == bindparam("backlog_owner"), _jobs.c.status.in_(UNFINISHED),
-              _jobs.c.id != bindparam("new_job"))
-    backlog = select(func.coalesce(func.sum(_jobs.c.pending), 0).label("pending"),
-                     func.count().label("jobs")).where(*theirs).cte("backlog")
-    return insert(_jobs).add_cte(backlog).returning(select(backlog.c.pending).scalar_subquery(),
-                                                    select(backlog.c.jobs).scalar_subquery())
-
-
-_INSERT_JOB = _insert_job()
-_PUZZLE_IDS = select(_puzzles.c.id).where(_puzzles.c.job_id == bindparam("job_id")).order_by(_puzzles.c.index)
-_INSERT_RETURNING_IDS = insert(_puzzles).returning(_puzzles.c.id, sort_by_parameter_order=True)
-FEW_ROWS = 8  # see _insert_puzzles
-
-
 def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
                body_hash: str | None, queued_stale_seconds: float,
                max_pending: int) -> tuple[JobState, list[int], int]:
     """Store the job and one row per puzzle; returns the job as stored (all queued), the puzzle ids
     in batch order, and the owner's other unfinished jobs (the rank of its tasks, store.publish).
-    Raises Backlogged, before storing any puzzle, if the owner would have more than ``max_pending``
-    puzzles unfinished. The session must be fresh: on PostgreSQL a job of up to FEW_ROWS puzzles
-    is stored by one statement outside a transaction (_store_small)."""
+    Raises Backlogged, storing nothing, if the owner would have more than ``max_pending`` puzzles
+    unfinished. The session must be fresh: on PostgreSQL the job is stored by one statement
+    outside a transaction."""
     created = now()
     items = submit.items
     job_id = uuid.uuid4().hex
-    deadline = created + timedelta(seconds=queued_stale_seconds)
-    job = {"id": job_id, "owner": owner, "label": label, "status": QUEUED, "total": len(items),
-           "pending": len(items), "idempotency_key": key, "request_hash": body_hash, "created_at": created}
     tallies.submitted(s)
     for item in items:
         tallies.moved(s, item.kind, None, QUEUED)
-    if len(items) <= FEW_ROWS and is_postgresql(s):
-        pending, rank, ids = _store_small(s, job, items, deadline, max_pending)
-        if pending + len(items) > max_pending:
-            raise Backlogged(int(pending), max_pending)
-    else:
-        # Core statements built once: the ORM's unit of work and building each statement cost more
-        # than storing a small job.
-        pending, rank = s.execute(_INSERT_JOB, {**job, "backlog_owner": owner, "new_job": job_id}).one()
-        if pending + len(items) > max_pending:
-            raise Backlogged(int(pending), max_pending)
-        rows = [{"job_id": job_id, "index": i, "kind": item.kind, "input": item.puzzle,
-                 "options": item.options, "status": QUEUED, "attempts": 0, "created_at": created,
-                 "deadline": deadline, "parts_total": 0, "parts_done": 0, "stop_requested": False}
-                for i, item in enumerate(items)]
-        ids = _insert_puzzles(s, job_id, rows)
+    params = {"id": job_id, "owner": owner, "label": label, "status": QUEUED, "total": len(items),
+              "pending": len(items), "idempotency_key": key, "request_hash": body_hash,
+              "created_at": created, "deadline": created + timedelta(seconds=queued_stale_seconds),
+              "max_pending": max_pending,
+              # One JSON text for every row: one encoder call, one parameter, one SQL text whatever
+              # the batch's size.
+              "puzzles": fastjson.dumps([[item.kind, item.puzzle, item.options] for item in items])}
+    pending, rank, ids = _store(s, params)
+    if pending + len(items) > max_pending:
+        raise Backlogged(pending, max_pending)
     stored = Job(id=job_id, label=label, status=QUEUED, total=len(items), pending=len(items),
                  created_at=created)
-    return job_state(stored, {QUEUED: len(items)}), ids, int(rank)
+    return job_state(stored, {QUEUED: len(items)}), ids, rank
 
 
-# A small job on PostgreSQL, in one statement outside a transaction (no BEGIN, no COMMIT of its
-# own): the owner's backlog, the job's row, its puzzles and the tallies' rows, or, when the backlog
-# refuses the job, none of them. Each data-modifying part runs whether or not the result reads it.
-_STORE_SMALL = text(f"""
+def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int]]:
+    """The owner's backlog (unfinished puzzles, jobs) and the job's puzzle ids in batch order, the
+    job, its puzzles and the session's tallies stored unless the backlog refuses the job (then
+    nothing is, and no id comes back). PostgreSQL does it all in one statement outside a
+    transaction: one round trip where a transaction takes five. SQLite has no INSERT inside WITH:
+    the job's row first (its INSERT reads the backlog), then the puzzles', in the session's
+    transaction (which the caller rolls back when the backlog refuses the job)."""
+    if is_postgresql(s):
+        s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        counts = tallies.take(s)
+        pending, rank, ids = s.execute(_STORE_ON_POSTGRESQL, {
+            **params, "tally_kinds": [c["kind"] for c in counts], "tally_names": [c["name"] for c in counts],
+            "tally_shards": [c["shard"] for c in counts], "tally_values": [c["value"] for c in counts]}).one()
+        return int(pending), int(rank), list(ids or [])
+    pending, rank = s.execute(_INSERT_JOB, {**params, "backlog_owner": params["owner"],
+                                            "new_job": params["id"]}).one()
+    if pending + params["total"] > params["max_pending"]:
+        return int(pending), int(rank), []
+    s.execute(_INSERT_PUZZLES_ON_SQLITE, params)
+    return int(pending), int(rank), list(s.scalars(_PUZZLE_IDS, {"job_id": params["id"]}))
+
+
+_UNFINISHED = ", ".join(f"'{status}'" for status in UNFINISHED)
+# Each data-modifying part runs whether or not the result reads it; the puzzles and tallies are
+# stored only with the job (``FROM job``), which is only when the backlog allows.
+_STORE_ON_POSTGRESQL = text(f"""
 WITH backlog AS (
     SELECT coalesce(sum(pending), 0) AS pending, count(*) AS jobs FROM jobs
-    WHERE owner = :owner AND status IN ({", ".join(f"'{status}'" for status in UNFINISHED)})),
+    WHERE owner = :owner AND status IN ({_UNFINISHED})),
 job AS (
     INSERT INTO jobs (id, owner, label, status, total, pending, idempotency_key, request_hash, created_at)
     SELECT :id, :owner, :label, :status, :total, :pending, :idempotency_key, :request_hash, :created_at
@@ -149,10 +144,9 @@ job AS (
 stored AS (
     INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at, deadline,
                          parts_total, parts_done, stop_requested)
-    SELECT job.id, p.index, p.kind, CAST(p.input AS json), CAST(p.options AS json), :status, 0,
-           :created_at, :deadline, 0, 0, false
-    FROM job, unnest(CAST(:indexes AS integer[]), CAST(:kinds AS text[]), CAST(:inputs AS text[]),
-                     CAST(:options AS text[])) AS p(index, kind, input, options)
+    SELECT job.id, p.n - 1, p.puzzle ->> 0, p.puzzle -> 1, p.puzzle -> 2, :status, 0, :created_at,
+           :deadline, 0, 0, false
+    FROM job, json_array_elements(CAST(:puzzles AS json)) WITH ORDINALITY AS p(puzzle, n)
     RETURNING id, index),
 counted AS (
     INSERT INTO tallies (kind, name, shard, value)
@@ -167,63 +161,27 @@ SELECT (SELECT pending FROM backlog), (SELECT jobs FROM backlog),
 """)
 
 
-def _store_small(s: Session, job: dict[str, Any], items: Sequence[CheckedItem], deadline: datetime,
-                 max_pending: int) -> tuple[int, int, list[int]]:
-    """Store a job of up to FEW_ROWS puzzles on PostgreSQL by _STORE_SMALL, with the tallies the
-    session gathered: the owner's backlog (unfinished puzzles, jobs) and the puzzle ids in batch
-    order (none when refused). The session must be fresh: it runs outside a transaction, one round
-    trip where a transaction takes five."""
-    s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
-    counts = tallies.take(s)
-    pending, rank, ids = s.execute(_STORE_SMALL, {
-        **job, "max_pending": max_pending, "deadline": deadline,
-        "indexes": list(range(len(items))), "kinds": [item.kind for item in items],
-        "inputs": [canonical(item.puzzle) for item in items],
-        "options": [canonical(item.options) for item in items],
-        "tally_kinds": [c["kind"] for c in counts], "tally_names": [c["name"] for c in counts],
-        "tally_shards": [c["shard"] for c in counts], "tally_values": [c["value"] for c in counts]}).one()
-    return int(pending), int(rank), list(ids or [])
+def _insert_job():
+    """SQLite: the job's row, returning the owner's other unfinished jobs (their pending puzzles and
+    their number), a round trip fewer than asking first. The new row is left out by id (SQLite's
+    WITH sees it)."""
+    theirs = (_jobs.c.owner == bindparam("backlog_owner"), _jobs.c.status.in_(UNFINISHED),
+              _jobs.c.id != bindparam("new_job"))
+    backlog = select(func.coalesce(func.sum(_jobs.c.pending), 0).label("pending"),
+                     func.count().label("jobs")).where(*theirs).cte("backlog")
+    return insert(_jobs).add_cte(backlog).returning(select(backlog.c.pending).scalar_subquery(),
+                                                    select(backlog.c.jobs).scalar_subquery())
 
 
-def _insert_puzzles(s: Session, job_id: str, rows: list[dict[str, Any]]) -> list[int]:
-    """Store the job's puzzle rows; returns their ids in batch order.
-
-    Up to FEW_ROWS rows (on SQLite; PostgreSQL stores those with the job, see _store_small): one
-    INSERT ... RETURNING, a single round trip. More, on PostgreSQL: COPY, with the JSON columns
-    sent as text, then the ids read back (the ORM's bulk insert spends longer sorting out each
-    row's columns than the database spends storing it, and a Core executemany costs several times
-    a COPY); on SQLite an executemany."""
-    if len(rows) <= FEW_ROWS:
-        return list(s.scalars(_INSERT_RETURNING_IDS, rows))
-    if is_postgresql(s):
-        _copy_puzzles(s, rows)
-    else:
-        s.execute(insert(_puzzles), rows)
-    return list(s.scalars(_PUZZLE_IDS, {"job_id": job_id}))
-
-
-def _copy_puzzles(s: Session, rows: list[dict[str, Any]]) -> None:
-    columns = list(rows[0])
-    as_json = {"input", "options"}
-    quote = s.get_bind().dialect.identifier_preparer.quote
-    statement = f"COPY {Puzzle.__tablename__} ({', '.join(map(quote, columns))}) FROM STDIN"
-    driver: Any = s.connection().connection.driver_connection  # psycopg's own connection
-    last: dict[str, tuple[Any, str]] = {}  # per JSON column, the last value and its text
-    with driver.cursor() as cursor, cursor.copy(statement) as copy:
-        for row in rows:
-            copy.write_row([_as_text(last, c, row[c]) if c in as_json else row[c] for c in columns])
-
-
-def _as_text(last: dict[str, tuple[Any, str]], column: str, value: Any) -> str:
-    """``canonical(value)``, reusing the text of the column's previous value when equal: a batch's
-    puzzles mostly share their options, and comparing two small dicts costs a fraction of
-    encoding one."""
-    seen = last.get(column)
-    if seen is not None and seen[0] == value:
-        return seen[1]
-    text = canonical(value)
-    last[column] = (value, text)
-    return text
+_INSERT_JOB = _insert_job()
+_INSERT_PUZZLES_ON_SQLITE = text("""
+INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at, deadline,
+                     parts_total, parts_done, stop_requested)
+SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, :deadline, 0, 0, 0
+FROM json_each(:puzzles) AS p
+""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type),
+                bindparam("deadline", type_=_puzzles.c.deadline.type))
+_PUZZLE_IDS = select(_puzzles.c.id).where(_puzzles.c.job_id == bindparam("job_id")).order_by(_puzzles.c.index)
 
 
 def chunks_of(ids: Sequence[int], costs: Sequence[float], lanes: Lanes) -> list[tuple[list[int], float]]:

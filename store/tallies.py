@@ -6,8 +6,8 @@ status changes are conditional UPDATEs that report what they hit), so a redelive
 a rollback or a crash moves nothing twice.
 
 The changes of a transaction are gathered in its session (``moved``, ``solved_in``,
-``submitted``) and written just before it commits (a small job's, with the job, in the one
-statement that stores it: store.jobs), in one statement, the keys sorted, to the
+``submitted``) and written just before it commits (a job's, on PostgreSQL, in the one
+statement that stores it: store.submit), in one statement, the keys sorted, to the
 rows of one of SHARDS shards picked at random (a total is the sum over its shards). So the hot
 rows (every POST and every worker's write moves the same few totals) are the last locks any
 transaction takes, held only for its commit; two transactions lock them in the same order (no
@@ -22,7 +22,7 @@ import functools
 import random
 from typing import Any, cast
 
-from sqlalchemy import Insert, Select, Table, event
+from sqlalchemy import Insert, Table, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -70,13 +70,6 @@ def solved_in(s: Session, kind: str, solve_ms: float | None, n: int = 1) -> None
     _add(s, kind, _solve_times(solve_ms, n))
 
 
-def per_result(old: str, new: str, solve_ms: float | None) -> dict[str, float]:
-    """What one puzzle written from ``old`` to ``new`` after ``solve_ms`` adds to its kind's totals
-    (``moved`` and ``solved_in`` of one puzzle): for a statement that counts the rows it writes
-    itself (store.results.write_at_once)."""
-    return _moves(old, new, 1) | _solve_times(solve_ms, 1)
-
-
 def submitted(s: Session) -> None:
     _add(s, "", {JOBS: 1})
 
@@ -99,13 +92,6 @@ def _upsert(postgres: bool) -> Insert:
     return _adding(dialect.insert(_TABLE))
 
 
-def added_from(rows: Select[Any]) -> Insert:
-    """The PostgreSQL statement adding to the totals the rows (kind, name, shard, value) that
-    ``rows`` selects, which must sort them by key (the lock order, as ``take``): for a statement
-    that counts what it writes itself (store.rows)."""
-    return _adding(postgresql.insert(_TABLE).from_select(["kind", "name", "shard", "value"], rows))
-
-
 def shard() -> int:
     """The shard a transaction's changes go to."""
     return random.randrange(SHARDS)
@@ -113,7 +99,7 @@ def shard() -> int:
 
 def take(s: Session) -> list[dict[str, Any]]:
     """The session's gathered changes as the rows to add (one shard, the keys sorted), taken out
-    of the session: for a statement that adds them itself (store.jobs stores a small job so)."""
+    of the session: for a statement that adds them itself (store.submit stores a job so)."""
     pending = {key: delta for key, delta in s.info.pop(_PENDING, {}).items() if delta}
     at = shard()
     return [{"kind": kind, "name": name, "shard": at, "value": delta}

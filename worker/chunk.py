@@ -22,7 +22,6 @@ from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session, sessionmaker
 
 from store import logs, results, rows
-from store.db import is_postgresql, one_statement
 from store.models import FAILED, now
 from store.publish import publish_in_lanes, publish_or_mark_due
 from store.rows import Assigned, Result, SplitPuzzle
@@ -43,11 +42,6 @@ from worker.runtime import Runtime
 
 # Results are written at least this often, so progress shows and a killed worker loses little.
 FLUSH_SECONDS = 0.5
-# An optimistic chunk this small is read outside a transaction and held by nobody (see above), if
-# its work is estimated within KEPT_OPEN_SECONDS: only that long does it run neither claimed nor
-# held. Longer work, or a slower run than estimated, is claimed first by a flush (which commits it).
-SMALL_CHUNK = 8
-KEPT_OPEN_SECONDS = 0.02
 
 
 @dataclass
@@ -70,19 +64,12 @@ class Batch:
     results: list[Result] = field(default_factory=list)
     split_up: list[SplitPuzzle] = field(default_factory=list)
     last_flush: float = 0.0
-    unrecorded: bool = False  # read outside a transaction, neither claimed nor held (SMALL_CHUNK)
 
     def __post_init__(self) -> None:
         self.last_flush = self.clock()
 
     def due(self) -> bool:
-        every = min(FLUSH_SECONDS, KEPT_OPEN_SECONDS) if self.unrecorded else FLUSH_SECONDS
-        return self.clock() - self.last_flush >= every
-
-    def too_long_unclaimed(self, cost: float) -> bool:
-        """Whether work of this estimated cost is too long to run neither claimed nor held (see
-        KEPT_OPEN_SECONDS): a flush claims it first."""
-        return self.unrecorded and cost > KEPT_OPEN_SECONDS
+        return self.clock() - self.last_flush >= FLUSH_SECONDS
 
     def add(self, answer: Result | SplitPuzzle) -> None:
         if isinstance(answer, SplitPuzzle):
@@ -92,11 +79,7 @@ class Batch:
 
     def flush(self) -> None:
         """Write what is done and fan out what was split; renew the leases of the puzzles still to
-        do and claim those not yet claimed (dropping any that another task has meanwhile). A
-        chunk's last results, when nothing is left to do or fan out, go in one statement."""
-        self.unrecorded = False  # claimed or written from here on
-        if not self.todo and not self.split_up and self._written_at_once():
-            return
+        do and claim those not yet claimed (dropping any that another task has meanwhile)."""
         lease = self.runtime.settings.time.lease()
         with self.runtime.sessions() as s, s.begin():
             parts = self._write(s)
@@ -115,17 +98,6 @@ class Batch:
             rows.release(s, [a for a in self.todo if not a.optimistic])
         self._publish_parts(parts)
         self.report.republished = publish_one_per_task(self.runtime, self.todo)
-
-    def _written_at_once(self) -> bool:
-        """Whether the results went in one statement (results.write_at_once; not if unalike)."""
-        with self.runtime.sessions() as s:
-            written = results.write_at_once(s, self.results)
-        if written is None:
-            return False
-        self.report.written += written
-        self.results = []
-        self.last_flush = self.clock()
-        return True
 
     def _write(self, s: Session) -> list[int]:
         """Write the results and fan out the split puzzles; returns the subtask ids to publish."""
@@ -148,7 +120,7 @@ def run_chunk(runtime: Runtime, ids: Sequence[int], worker: str, clock: Callable
               redelivered: bool = False) -> ChunkReport:
     report = ChunkReport()
     sessions = runtime.sessions
-    unclaimed, unrecorded = _read_optimistically(sessions, ids, worker) if not redelivered else (None, False)
+    unclaimed = None if redelivered else _read_optimistically(sessions, ids, worker)
     if unclaimed is not None:
         report.skipped = len(ids) - len(unclaimed)
         held = unclaimed
@@ -159,26 +131,21 @@ def run_chunk(runtime: Runtime, ids: Sequence[int], worker: str, clock: Callable
             report.republished = publish_one_per_task(runtime, scattered)
             return report
         report.skipped = len(ids) - len(held)
-    batch = Batch(runtime, worker, report, deque(held), clock, unrecorded=unrecorded)
+    batch = Batch(runtime, worker, report, deque(held), clock)
     with alarms_raise_timeout():
         _solve(batch)
     return report
 
 
 def _read_optimistically(sessions: sessionmaker[Session], ids: Sequence[int],
-                         worker: str) -> tuple[list[Assigned] | None, bool]:
-    """The chunk's puzzles if it can run unclaimed (rows.read_unclaimed), and whether they run held
-    by nobody (SMALL_CHUNK: read outside a transaction); otherwise this worker's hold on them is
-    committed with the read."""
-    with sessions() as s:
-        if len(ids) <= SMALL_CHUNK and is_postgresql(s):
-            unclaimed = rows.read_unclaimed(one_statement(s), ids)
-            return unclaimed, unclaimed is not None
-        with s.begin():
-            unclaimed = rows.read_unclaimed(s, ids)
-            if unclaimed:  # no puzzle row names this worker: its heartbeat row does (worker.heartbeat)
-                heartbeat.hold(s, worker, [a.id for a in unclaimed])
-    return unclaimed, False
+                         worker: str) -> list[Assigned] | None:
+    """The chunk's puzzles if it can run unclaimed (rows.read_unclaimed), this worker's hold on them
+    committed with the read; None if they must be claimed."""
+    with sessions() as s, s.begin():
+        unclaimed = rows.read_unclaimed(s, ids)
+        if unclaimed:  # no puzzle row names this worker: its heartbeat row does (worker.heartbeat)
+            heartbeat.hold(s, worker, [a.id for a in unclaimed])
+    return unclaimed
 
 
 def publish_one_per_task(runtime: Runtime, puzzles: Sequence[Assigned]) -> list[int]:
@@ -222,9 +189,6 @@ def _solve(batch: Batch) -> None:
         try:
             if a.optimistic and not one_by_one and not batch.due():
                 run = _cheap_run(batch)
-                if batch.too_long_unclaimed(sum(c.cost for c in run)):
-                    batch.flush()  # claims them
-                    continue
                 with logs.context(job=a.job_id):
                     answers = solve_run(run, seconds, plans) if len(run) > 1 else None
                 if answers is not None:
@@ -236,7 +200,7 @@ def _solve(batch: Batch) -> None:
                 ready = prepared_or_none(a)
             cost = ready.cost() if ready is not None else 0.0
             expensive = cost > settings.lanes.optimistic_seconds
-            if a.optimistic and (expensive or batch.due() or batch.too_long_unclaimed(cost)):
+            if a.optimistic and (expensive or batch.due()):
                 batch.flush()  # claims the rest: anything slow shows running, with a lease
                 continue       # its first puzzle is claimed now, or gone to another task
             with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive) as watch:

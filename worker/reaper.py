@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, text, update
+from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, update
 from sqlalchemy.orm import Session
 
-from store.db import changed_rows, is_postgresql
+from store.db import changed_rows, plan_for_each_list
 from store.models import (
     FAILED,
     QUEUED,
@@ -95,8 +95,7 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
     depth = queue_depth(publisher)
     with sessions() as s, s.begin():
         _take_turn(s, t)
-        if is_postgresql(s):  # a plan for these lists, not a generic one (see statements.among's per_row)
-            s.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
+        plan_for_each_list(s)  # see statements.among's per_row
         lost = _survey(s, t, recovery, trust_silence, broker_empty=depth == 0)
         puzzles, subtasks = _lost_puzzles(s, t, lost), _lost_subtasks(s, t, lost)
         dead = [row for row in puzzles if row.status == RUNNING and row.attempts >= cap]

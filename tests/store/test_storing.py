@@ -1,6 +1,5 @@
-"""A batch is stored with its puzzle ids in batch order, whichever way its rows go in (on PostgreSQL
-a few with the job in one statement, store.submit._store_small, COPY for more; on SQLite one
-INSERT ... RETURNING for a few, an executemany for more: store.submit._insert_puzzles), on SQLite
+"""A batch is stored with its puzzle ids in batch order and its inputs and options as checked,
+whatever its size (store.submit: one statement on PostgreSQL, the rows as one JSON text), on SQLite
 and on PostgreSQL, and so are the tallies and the refusals."""
 
 from __future__ import annotations
@@ -8,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from store import jobs, submit
+from store import jobs
 from store.models import Puzzle
 from tests.service.conftest import assert_tallies_match_rows, row_counts
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
@@ -21,7 +20,7 @@ def app(make_app, toy):
     app.extensions["engine"].dispose()  # the next test's drop_all must not wait for these
 
 
-@pytest.mark.parametrize("n", [1, submit.FEW_ROWS, submit.FEW_ROWS + 1, 50])
+@pytest.mark.parametrize("n", [1, 9, 1000])
 def test_the_published_ids_are_the_puzzles_in_batch_order(client, app, n):
     items = [{"kind": "toy", "puzzle": str(n - i)} for i in range(n)]
     r = client.post("/api/v1/jobs", json={"puzzles": items})
@@ -32,6 +31,22 @@ def test_the_published_ids_are_the_puzzles_in_batch_order(client, app, n):
                          .order_by(Puzzle.index)).all()
     assert published == [row.id for row in rows]
     assert [(row.index, row.input) for row in rows] == [(i, item["puzzle"]) for i, item in enumerate(items)]
+
+
+def test_inputs_and_options_are_stored_as_checked(client, app):
+    # Strings, objects, options with nested values and text beyond ASCII, in one batch.
+    items = [{"kind": "nqueens", "puzzle": {"n": 8}, "options": {"mode": "count"}},
+             {"kind": "sudoku", "puzzle": "1" + "." * 80, "options": {"max_solutions": 2}},
+             {"kind": "toy", "puzzle": "7"},
+             {"kind": "nqueens", "puzzle": {"n": 6}}]
+    r = client.post("/api/v1/jobs", json={"puzzles": items, "label": "ré \"quoted\""})
+    assert r.status_code == 202
+    with app.extensions["sessions"]() as s:
+        rows = s.execute(select(Puzzle.kind, Puzzle.input, Puzzle.options)
+                         .where(Puzzle.job_id == r.json["id"]).order_by(Puzzle.index)).all()
+    assert [(row.kind, row.input) for row in rows] == [(item["kind"], item["puzzle"]) for item in items]
+    assert rows[0].options["mode"] == "count" and rows[1].options["max_solutions"] == 2
+    assert rows[3].options["mode"] != "count" and set(rows[3].options) == set(rows[0].options)
 
 
 def test_the_backlog_comes_with_the_jobs_row_and_a_refused_job_leaves_nothing(make_app, toy):
@@ -53,12 +68,12 @@ def test_the_backlog_comes_with_the_jobs_row_and_a_refused_job_leaves_nothing(ma
 
 
 def test_the_tallies_count_what_was_stored_and_nothing_of_a_refused_job(make_app, toy):
-    app = make_app(MAX_PENDING_PUZZLES=submit.FEW_ROWS + 3)
+    app = make_app(MAX_PENDING_PUZZLES=12)
     client = app.test_client()
     answers = [client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}] * n}).status_code
-               for n in (1, submit.FEW_ROWS, 3)]
-    assert answers == [202, 202, 429]  # the last: FEW_ROWS + 1 are unfinished already
-    assert row_counts(app) == (2, submit.FEW_ROWS + 1, 0)
+               for n in (1, 9, 3)]
+    assert answers == [202, 202, 429]  # the last: 10 are unfinished already
+    assert row_counts(app) == (2, 10, 0)
     assert_tallies_match_rows(app.extensions["sessions"])
     app.extensions["engine"].dispose()
 

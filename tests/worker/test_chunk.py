@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import select, text, update
+from sqlalchemy import func, select, text, update
 
 import solvers
 from solvers import base
@@ -19,7 +19,7 @@ from solvers.base import Budgeted
 from store import results, tallies
 from store import rows as puzzle_rows
 from store.db import changed_rows, is_postgresql
-from store.models import Job, Puzzle, lock_job, now
+from store.models import Job, Puzzle, ResultBlock, lock_job, now
 from tests.service.conftest import RecordingPublisher, plans_of, runtime_of, settings_of
 from tests.worker.conftest import as_read
 from worker import chunk, outcome, reaper
@@ -130,49 +130,45 @@ def read_one(app, job_id):
     return a, outcome.solve_one(a, 5, plans_of(app))
 
 
-def write_at_once(app, answers) -> int | None:
-    with app.extensions["sessions"]() as s:
-        return results.write_at_once(s, answers)
+def write(app, answers) -> int:
+    with app.extensions["sessions"]() as s, s.begin():
+        return results.write(s, answers)
 
 
-def test_the_write_at_once_writes_nothing_to_a_puzzle_cancelled_meanwhile(app):
-    if not is_postgresql(app.extensions["engine"]):
-        pytest.skip("SQLite has no write at once")
+def test_the_write_writes_nothing_to_a_puzzle_cancelled_meanwhile(app):
     job_id = post(app, toys("1"))
     _, result = read_one(app, job_id)
     assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
-    assert write_at_once(app, [result]) == 0
+    assert write(app, [result]) == 0
     assert rows(app, job_id)[0].status == "cancelled" and job_row(app, job_id).pending == 0
 
 
-def test_the_write_at_once_of_a_failure_stores_no_block(app):
+def test_the_write_of_a_failure_stores_no_block(app):
     job_id = post(app, toys("3", crash=True))
     _, failed = read_one(app, job_id)
     assert failed.status == "failed" and failed.result is None and failed.stats is None
-    written = write_at_once(app, [failed])
-    if is_postgresql(app.extensions["engine"]):
-        assert written == 1
-        (p,) = rows(app, job_id)
-        assert (p.status, p.block_id, p.error) == ("failed", None, failed.error)
-        assert job_row(app, job_id).status == "completed"
-    else:
-        assert written is None  # results.write takes it, in a transaction
+    assert write(app, [failed]) == 1
+    (p,) = rows(app, job_id)
+    assert (p.status, p.block_id, p.error) == ("failed", None, failed.error)
+    assert job_row(app, job_id).status == "completed"
+    with app.extensions["sessions"]() as s:
+        assert s.scalar(select(func.count()).select_from(ResultBlock)) == 0
 
 
-def test_the_write_at_once_waits_for_the_job_before_it_locks_a_puzzle(app):
+def test_the_write_waits_for_the_job_before_it_locks_a_puzzle(app):
     # The lock order (store.rows): a writer holding a puzzle while it waits for the job would
     # deadlock with a cancel, which holds the job and waits for the puzzles.
     sessions = app.extensions["sessions"]
     if not is_postgresql(app.extensions["engine"]):
-        pytest.skip("SQLite has no write at once")
+        pytest.skip("SQLite locks the whole database, never a row")
     job_id = post(app, toys("1"))
     with sessions() as s:
         [a] = puzzle_rows.read_unclaimed(s, ids_of(app, job_id))
-    written: list[int | None] = []
+    written: list[int] = []
 
     def write() -> None:
-        with sessions() as s:
-            written.append(results.write_at_once(s, [outcome.solve_one(a, 5, plans_of(app))]))
+        with sessions() as s, s.begin():
+            written.append(results.write(s, [outcome.solve_one(a, 5, plans_of(app))]))
 
     with sessions() as holder, holder.begin():
         lock_job(holder, job_id)

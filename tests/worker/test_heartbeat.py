@@ -15,7 +15,7 @@ from store import rows as puzzle_rows
 from store.db import is_postgresql
 from store.models import Puzzle, Subtask, WorkerBeat, now
 from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of
-from tests.worker.test_chunk import ids_of, job_row, post, rows, statuses_while_solving, toys
+from tests.worker.test_chunk import ids_of, job_row, post, rows, toys
 from tests.worker.test_parts import fan_out, toy_item
 from worker import chunk, heartbeat, reaper
 
@@ -147,7 +147,7 @@ def test_the_chunks_of_a_thread_pool_are_all_held_and_a_dead_workers_all_go_out_
 
 
 def test_an_optimistic_chunk_names_its_worker_in_the_heartbeat_row(app):
-    n = chunk.SMALL_CHUNK + 1  # past what PostgreSQL reads held by nobody
+    n = 3
     job_id = post(app, toys(*map(str, range(1, n + 1))))
     ids = ids_of(app, job_id)
     report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1")
@@ -175,53 +175,26 @@ def run_sending(app, ids) -> tuple[chunk.ChunkReport, list[tuple[str, str | None
         event.remove(engine, "before_cursor_execute", sending)
 
 
-def test_a_small_optimistic_chunk_is_read_and_written_in_two_statements_on_postgresql(app):
+def test_an_optimistic_chunk_is_held_from_its_read_and_written_in_transactions(app):
     job_id = post(app, toys("1", "2"))
     ids = ids_of(app, job_id)
     report, sent = run_sending(app, ids)
     assert report.written == 2 and job_row(app, job_id).status == "completed"
     assert all(p.status == "solved" and p.attempts == 1 and p.worker == "w1" for p in rows(app, job_id))
-    if is_postgresql(app.extensions["engine"]):  # the read, then the write, outside a transaction; no hold
-        assert sent == [("SELECT", "AUTOCOMMIT"), ("WITH", "AUTOCOMMIT")] and "w1" not in workers(app)
-    else:  # no such write on SQLite: the hold is recorded with the read
-        assert all(level != "AUTOCOMMIT" for _, level in sent) and workers(app) == {"w1": ids}
+    assert workers(app) == {"w1": ids}  # the hold, committed with the read
+    assert all(level != "AUTOCOMMIT" for _, level in sent)
+    if is_postgresql(app.extensions["engine"]):  # the job's lock, block, rows and counter: one statement
+        assert [word for word, _ in sent].count("WITH") == 1
 
 
-def test_a_larger_chunks_last_results_are_written_in_one_statement_on_postgresql(app):
-    n = chunk.SMALL_CHUNK + 1  # read in a transaction, with the hold
-    job_id = post(app, toys(*map(str, range(1, n + 1))))
-    ids = ids_of(app, job_id)
-    report, sent = run_sending(app, ids)
-    assert report.written == n and job_row(app, job_id).status == "completed"
-    assert all(p.status == "solved" and p.attempts == 1 and p.worker == "w1" for p in rows(app, job_id))
-    assert workers(app) == {"w1": ids}
-    outside = [word for word, level in sent if level == "AUTOCOMMIT"]
-    if is_postgresql(app.extensions["engine"]):  # the read and the hold committed together, then one write
-        assert outside == ["WITH"] and sent[-1] == ("WITH", "AUTOCOMMIT")
-    else:
-        assert outside == []
-
-
-def test_a_small_chunk_written_unalike_is_written_in_a_transaction(app):
-    # Two statuses: not one statement's write (results.write_at_once), so results.write's, committed.
+def test_results_written_unalike_are_written_by_group(app):
     job_id = post(app, toys("1", "0"))
     report, sent = run_sending(app, ids_of(app, job_id))
     assert report.written == 2 and job_row(app, job_id).status == "completed"
     assert [(p.status, p.attempts, p.worker) for p in rows(app, job_id)] == [
         ("solved", 1, "w1"), ("no_solution", 1, "w1")]
-    assert ("WITH", "AUTOCOMMIT") not in sent and len(sent) > 2
-
-
-def test_a_small_chunk_of_longer_work_is_claimed_before_it_runs_on_postgresql(app, monkeypatch):
-    # Estimated past KEPT_OPEN_SECONDS, it must not run unclaimed with no hold: a flush claims it.
-    if not is_postgresql(app.extensions["engine"]):
-        pytest.skip("SQLite holds every chunk (the test above)")
-    job_id = post(app, toys("1", "2", sleep=chunk.KEPT_OPEN_SECONDS))
-    ids = ids_of(app, job_id)
-    during = statuses_while_solving(app, monkeypatch)
-    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1")
-    assert report.written == 2 and during == ["running", "running"]
-    assert all(p.attempts == 1 and p.worker == "w1" for p in rows(app, job_id))
+    if is_postgresql(app.extensions["engine"]):
+        assert [word for word, _ in sent].count("WITH") == 2
 
 
 def test_a_silent_workers_subtask_goes_out_again_and_a_living_workers_stays(app):
