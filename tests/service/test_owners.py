@@ -71,4 +71,4 @@ def test_a_small_job_ranks_ahead_of_its_owners_older_big_jobs(make_app, toy):
     post(client, small())
     post(client, big())
     # Before: the small job ranked 10 (the broker's last level, behind all ten big jobs' tasks).
-    assert app.extensions["publisher"].ranks == list(range(10)) + [1, 11]
+    assert app.extensions["publisher"].ranks == [*range(10), 1, 11]
