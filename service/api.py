@@ -36,7 +36,7 @@ from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
 from store import blocks, jobs, notices, submit
 from store.db import one_statement, read_only
 from store.models import Puzzle
-from store.publish import publish_in_lanes
+from store.publish import job_rank, publish_in_lanes
 from store.submit import CheckedBatch
 
 
@@ -95,7 +95,7 @@ def one_read() -> Iterator[Session]:
 @bp.before_request
 def authenticate() -> None:
     """With API_TOKENS set, a bearer token is required (except on @public views) and names the
-    client, the job owner (service.auth)."""
+    client, the job owner; without it every job may be read (service.auth)."""
     g.owner = auth.require_client()
 
 
@@ -155,20 +155,21 @@ def submit_job():
     """
     config = settings()
     body = read_batch()
+    owner = auth.submitter(g.owner)
     key = request.headers.get("Idempotency-Key")
     if key is not None and not (1 <= len(key) <= 200 and key.isprintable()):
         raise Problem(400, "Bad Request", "an Idempotency-Key has 1 to 200 printable characters")
     digest = None if key is None else submit.request_hash(body)
     if key is not None:
         with snapshot() as s:
-            found = jobs.find_by_key(s, g.owner, key)
+            found = jobs.find_by_key(s, owner, key)
             if found is not None:
                 return _replay(s, found, digest)
     batch = checked(body)
     try:
         with sessions() as s, s.begin():
             job, ids, rank = submit.create_job(
-                s, g.owner, batch, label=batch.label, key=key, body_hash=digest,
+                s, owner, batch, label=batch.label, key=key, body_hash=digest,
                 queued_stale_seconds=config.recovery.queued_stale_seconds,
                 max_pending=config.limits.max_pending_puzzles)
     except submit.Backlogged as exc:  # nothing stored: the transaction rolled back
@@ -178,13 +179,14 @@ def submit_job():
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         with snapshot() as s:
-            found = jobs.find_by_key(s, g.owner, key) if key is not None else None
+            found = jobs.find_by_key(s, owner, key) if key is not None else None
             if found is None:
                 raise
             return _replay(s, found, digest)
-    chunks = submit.chunks_of(ids, [item.cost for item in batch.items], config.lanes)
+    costs = [item.cost for item in batch.items]
+    chunks = submit.chunks_of(ids, costs, config.lanes)
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], config.lanes,
-                     chunks, rank)
+                     chunks, job_rank(rank, sum(costs), config.lanes))
     # The job as stored, with no read after publishing: a read would see at most a worker's first
     # steps, and it costs a round trip while that worker starts on the same cores.
     return JobOut.of(job), 202, _poll_headers(job.id)

@@ -33,6 +33,7 @@ NAME_LENGTH = cast(String, Job.__table__.c.owner.type).length or 64
 NAME = re.compile(r"[A-Za-z0-9._@+-]+")
 DIGEST_PREFIX = "sha256:"
 HEX_DIGEST = re.compile(r"[0-9a-fA-F]{64}")
+ANONYMOUS = "anonymous"  # the owner of a job posted with auth off, before its address
 
 class TokenSettingError(ValueError):
     """API_TOKENS or METRICS_TOKEN cannot be used as written (the message quotes no token)."""
@@ -157,15 +158,26 @@ def _unauthorized(detail: str) -> Problem:
     return Problem(401, "Unauthorized", detail, headers={"WWW-Authenticate": 'Bearer realm="puzzle-queue"'})
 
 
-def require_client() -> str:
-    """The owner the request acts for: its client, or "" with auth off or on a public view
-    (401 when auth is on and no valid token came)."""
-    if not auth_enabled() or public.on_request():
+def require_client() -> str | None:
+    """The owner whose jobs the request may see: its client, "" on a public view, or None (every
+    job: the service is open) with auth off; 401 when auth is on and no valid token came."""
+    if not auth_enabled():
+        return None
+    if public.on_request():
         return ""
     name = client_name()
     if name is None:
         raise _unauthorized("a valid bearer token is required")
     return name
+
+
+def submitter(owner: str | None) -> str:
+    """The owner of the jobs the request stores: its client (``owner``, from require_client), or
+    with auth off ``anonymous:<address>``, so that quotas and fair share count each address
+    apart (behind a reverse proxy the address is the one the proxy passes on, see ProxyFix)."""
+    if owner is not None:
+        return owner
+    return f"{ANONYMOUS}:{request.remote_addr or ''}"[:NAME_LENGTH]
 
 
 def require_metrics_token() -> None:

@@ -1,6 +1,6 @@
 """Handing work to the workers, always after its rows are committed: chunks of puzzle ids and the
 parts of split puzzles, each in its lane (cheap or dear, by ``Kind.cost``) and at its priority
-(a job's tasks take the broker's levels FAIR_SHARE at a time from the owner's rank). A publish the
+(a job's tasks take the broker's levels FAIR_SHARE at a time from the job's rank, job_rank). A publish the
 broker refuses marks its rows due, and the reaper publishes them again (docs/architecture.md).
 """
 
@@ -19,6 +19,9 @@ from store.settings import Lanes, TimeBudget
 log = logging.getLogger(__name__)
 
 PRIORITIES = 10  # the broker's priority levels, 0 (served first) to 9
+# The most a small job's tasks start from (job_rank): behind the first tasks of the clients with
+# nothing else waiting (rank 0), ahead of the queued tasks of its own owner's older jobs.
+SMALL_JOB_RANK = 1
 SOLVE_CHUNK = "puzzle_queue.solve_chunk"
 SOLVE_PARTS = "puzzle_queue.solve_parts"
 REAP = "puzzle_queue.reap"
@@ -36,6 +39,16 @@ def priorities(n: int, rank: int, share: int) -> list[int]:
     """The priorities of n tasks published together: ``share`` at each level from ``rank`` on,
     the rest at the last level."""
     return [min(PRIORITIES - 1, rank + i // max(1, share)) for i in range(n)]
+
+
+def job_rank(older_jobs: int, work: float, lanes: Lanes) -> int:
+    """The rank a new job's tasks start from: the number of its owner's other unfinished jobs, so
+    that each client's first job goes first; but at most SMALL_JOB_RANK for a job whose whole work
+    is estimated within CHUNK_SECONDS (a single task), so that an owner's small job is not starved
+    behind that owner's big ones (an estimate wrong by far is bounded by CHEAP_LANE_SECONDS)."""
+    if work <= lanes.chunk_seconds:
+        return min(older_jobs, SMALL_JOB_RANK)
+    return older_jobs
 
 
 class CeleryPublisher:

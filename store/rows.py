@@ -146,6 +146,17 @@ def release(s: Session, held: Sequence[Assigned]) -> None:
             tallies.moved(s, a.kind, held_status(a), QUEUED)
 
 
+def requeue(s: Session, a: Assigned, deadline: datetime) -> bool:
+    """Put a puzzle this task holds back in the queue as it was before (its attempt not counted),
+    with a new deadline, for another task to take (worker.chunk: the cheap lane's cap). False if
+    it was no longer this task's."""
+    changed = changed_rows(s, update(Puzzle).where(Puzzle.id == a.id, still_mine(a))
+                           .values(status=QUEUED, attempts=a.attempts - 1, worker=None, deadline=deadline))
+    if changed:
+        tallies.moved(s, a.kind, held_status(a), QUEUED)
+    return bool(changed)
+
+
 def fan_out(s: Session, split_up: Sequence[SplitPuzzle], queued_stale_seconds: float,
             worker: str) -> list[int]:
     """Store each split puzzle's head and its parts as queued subtask rows, in batch order;

@@ -67,6 +67,9 @@ class Lanes:
                                     "many tasks", minimum=1)
     optimistic_seconds: float = setting(0.1, "puzzles estimated above this are claimed (shown running, "
                                              "under a lease) before they are solved", minimum=0)
+    cheap_lane_seconds: float = setting(5.0, "a puzzle running longer than this in a task of the cheap "
+                                             "lane is stopped and published to the dear lane, its attempt "
+                                             "not counted; 0: no cap", minimum=0)
 
     def __post_init__(self) -> None:
         if not self.dear_queue:
@@ -79,6 +82,11 @@ class Lanes:
     def is_dear(self, cost: float) -> bool:
         """Whether a task of this many estimated seconds goes to the dear lane."""
         return cost > self.dear_seconds
+
+    def cheap_cap(self, limit: float) -> float | None:
+        """The seconds a puzzle may run in the cheap lane, when that is less than its time limit."""
+        cap = self.cheap_lane_seconds
+        return cap if 0 < cap < limit else None
 
 
 @dataclass(frozen=True)
@@ -175,7 +183,7 @@ class Access:
     """Clients, their tokens and their request rates (service.auth, service.ratelimit)."""
 
     api_tokens: str = setting("", "clients and their tokens: 'name:token,...' or digests (service.auth); "
-                                  "empty: no tokens, every client is anonymous")
+                                  "empty: no tokens, each address an anonymous client")
     metrics_token: str = setting("", "token that /metrics requires; empty: none")
     rate_limit: str = setting("20/second;600/minute", "requests per client in the limits library's notation; "
                                                       "empty: none")

@@ -10,12 +10,13 @@ docs/architecture.md tells the paths and why each exists.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import takewhile
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -37,6 +38,7 @@ from worker.outcome import (
     prepared_or_none,
     solve_one,
     solve_run,
+    too_long,
 )
 from worker.runtime import Runtime
 
@@ -50,6 +52,7 @@ class ChunkReport:
     skipped: int = 0
     republished: list[int] = field(default_factory=list)
     fanned: list[int] = field(default_factory=list)  # subtask ids published
+    moved: list[int] = field(default_factory=list)  # past the cheap lane's cap, to the dear lane
 
 
 @dataclass
@@ -64,6 +67,7 @@ class Batch:
     results: list[Result] = field(default_factory=list)
     split_up: list[SplitPuzzle] = field(default_factory=list)
     last_flush: float = 0.0
+    cap: float | None = None  # seconds a puzzle may run here: a task of the cheap lane (CHEAP_LANE_SECONDS)
 
     def __post_init__(self) -> None:
         self.last_flush = self.clock()
@@ -99,6 +103,18 @@ class Batch:
         self._publish_parts(parts)
         self.report.republished = publish_one_per_task(self.runtime, self.todo)
 
+    def to_dear_lane(self, a: Assigned) -> None:
+        """A puzzle that ran past the cheap lane's cap: queued again as it was before this task (its
+        attempt not counted) and published to the dear lane, where no cap holds."""
+        stale = self.runtime.settings.recovery.queued_stale_seconds
+        with self.runtime.sessions() as s, s.begin():
+            moved = rows.requeue(s, a, now() + timedelta(seconds=stale))
+            if moved and a.optimistic:  # left in this chunk's record, the reaper would take it as lost
+                heartbeat.hold(s, self.worker, [b.id for b in self.todo if b.optimistic and b.id != a.id])
+        if moved:
+            publish_or_mark_due(self.runtime.publisher, self.runtime.sessions, [[a.id]], dear=True)
+            self.report.moved.append(a.id)
+
     def _write(self, s: Session) -> list[int]:
         """Write the results and fan out the split puzzles; returns the subtask ids to publish."""
         self.report.written += results.write(s, self.results)
@@ -117,7 +133,9 @@ class Batch:
 
 
 def run_chunk(runtime: Runtime, ids: Sequence[int], worker: str, clock: Callable[[], float] = time.monotonic,
-              redelivered: bool = False) -> ChunkReport:
+              redelivered: bool = False, cheap_lane: bool = False) -> ChunkReport:
+    """Solve a chunk; ``cheap_lane``: it came from the cheap lane, whose cap (CHEAP_LANE_SECONDS)
+    moves a puzzle that runs longer to the dear lane."""
     report = ChunkReport()
     sessions = runtime.sessions
     unclaimed = None if redelivered else _read_optimistically(sessions, ids, worker)
@@ -131,7 +149,8 @@ def run_chunk(runtime: Runtime, ids: Sequence[int], worker: str, clock: Callable
             report.republished = publish_one_per_task(runtime, scattered)
             return report
         report.skipped = len(ids) - len(held)
-    batch = Batch(runtime, worker, report, deque(held), clock)
+    cap = runtime.settings.lanes.cheap_cap(runtime.settings.time.puzzle_time_limit) if cheap_lane else None
+    batch = Batch(runtime, worker, report, deque(held), clock, cap=cap)
     with alarms_raise_timeout():
         _solve(batch)
     return report
@@ -180,7 +199,7 @@ def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], recove
 
 def _solve(batch: Batch) -> None:
     settings = batch.runtime.settings
-    seconds, plans = settings.time.puzzle_time_limit, settings.splitting.for_plans
+    seconds, plans = batch.cap or settings.time.puzzle_time_limit, settings.splitting.for_plans
     started = now()
     one_by_one = 0  # puzzles to solve one by one: a run whose solve_batch failed as a whole
     while batch.todo:
@@ -209,6 +228,10 @@ def _solve(batch: Batch) -> None:
             batch.give_back()
             return
         one_by_one = max(one_by_one - 1, 0)
+        if batch.cap is not None and _overran(answer, batch.cap):
+            batch.todo.popleft()
+            batch.to_dear_lane(a)
+            continue
         _done(batch, [answer], started)
     batch.flush()
 
@@ -247,9 +270,17 @@ def _cheap_run(batch: Batch) -> list[Cheap]:
     return run
 
 
+def _overran(answer: Result | SplitPuzzle, cap: float) -> bool:
+    """Whether the solve stopped at the cheap lane's cap (worded as solve_one words a time limit)."""
+    return isinstance(answer, Result) and answer.status == FAILED and answer.error == too_long(cap, "puzzle")
+
+
 def _watched(batch: Batch, a: Assigned, expensive: bool) -> AbstractContextManager[Watch | None]:
-    """A puzzle estimated expensive is watched: it stops at its time limit or on a cancel, even
-    inside a compiled kernel."""
+    """A puzzle estimated expensive is watched: it stops at its time limit (the cheap lane's cap,
+    in that lane) or on a cancel, even inside a compiled kernel."""
     if not expensive:
         return nullcontext()
-    return watching(batch.runtime.sessions, a.id, batch.runtime.settings.time)
+    budget = batch.runtime.settings.time
+    if batch.cap is not None:
+        budget = dataclasses.replace(budget, puzzle_time_limit=batch.cap)
+    return watching(batch.runtime.sessions, a.id, budget)

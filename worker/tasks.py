@@ -23,10 +23,14 @@ RETRIED = {"acks_late": True, "reject_on_worker_lost": True, "autoretry_for": (O
 @app.task(name=SOLVE_CHUNK, bind=True, **RETRIED)
 def solve_chunk(self: Task, ids: list[int]) -> dict[str, int]:
     # Redelivered: the worker that had it died (or lost its broker connection) mid-chunk.
-    redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
-    report = through_outages(lambda: chunk.run_chunk(runtime, ids, worker_name(), redelivered=redelivered),
+    delivery = self.request.delivery_info or {}
+    redelivered = bool(delivery.get("redelivered"))
+    cheap_lane = delivery.get("routing_key") == runtime.settings.lanes.task_queue
+    report = through_outages(lambda: chunk.run_chunk(runtime, ids, worker_name(), redelivered=redelivered,
+                                                     cheap_lane=cheap_lane),
                              runtime.settings.recovery.db_wait_seconds, "chunk")
-    return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished)}
+    return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished),
+            "moved": len(report.moved)}
 
 
 @app.task(name=SOLVE_PARTS, **RETRIED)

@@ -1,7 +1,8 @@
 """Fairness through Redis, PostgreSQL and three real `celery worker` processes (two taking both lanes,
 one kept for cheap work, as in docker-compose.yml): cheap work is never stuck behind dear work (nor
-slowed by it: the workers of dear work run at a lower CPU priority), and one client's big job does
-not queue ahead of another client's small one."""
+slowed by it: the workers of dear work run at a lower CPU priority), one client's big job does
+not queue ahead of another client's small one, work estimated cheap that runs long leaves the cheap
+lane at its cap, and without tokens each address is a client of its own."""
 
 from __future__ import annotations
 
@@ -109,3 +110,85 @@ def test_another_clients_small_job_does_not_queue_behind_a_big_jobs_tasks(lanes_
     # most 3 of them unfinished); it waits for the first ones only.
     assert left["queued"] + left["running"] >= 10, left
     assert stack.wait(big, timeout=60, **as_client("big"))["counts"]["solved"] == 20
+
+
+@pytest.fixture(scope="module")
+def open_stack(tmp_path_factory):
+    """No tokens, a cheap lane capped at 1 s, and toy puzzles of up to 100 s estimated cheap: the
+    abuse of issue 33 (a Spokes search estimated at 0.81 s that runs to the time limit)."""
+    with fresh_postgres() as db_url, fresh_redis() as redis_url:
+        migrate(db_url)
+        env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="60",
+                          CHEAP_LANE_SECONDS="1", DEAR_SECONDS="100", API_TOKENS="")
+        workers = Workers(env, tmp_path_factory.mktemp("workers"))
+        try:
+            workers.start()
+            workers.start()
+            workers.start(cheap_only=True)
+            yield Stack(app_for(env), workers)
+        finally:
+            workers.stop()
+
+
+def at(address: str) -> dict:
+    return {"environ_base": {"REMOTE_ADDR": address}}
+
+
+def long_toys(n: int, seconds: float) -> list[dict]:
+    return [{"kind": "toy", "puzzle": str(i % 9 + 1), "options": {"sleep": seconds}} for i in range(n)]
+
+
+def wait_running(stack: Stack, job_ids: list[str], n: int) -> None:
+    deadline = time.monotonic() + 30
+    while sum(stack.client.get(f"/api/v1/jobs/{j}").json["counts"]["running"] for j in job_ids) < n:
+        assert time.monotonic() < deadline, "the long puzzles did not start"
+        time.sleep(0.05)
+
+
+def cancel_all(stack: Stack, job_ids: list[str]) -> None:
+    for j in job_ids:
+        stack.client.post(f"/api/v1/jobs/{j}/cancel")
+    for j in job_ids:  # a toy sleeps on after a cancel: the next test finds the workers free
+        stack.wait(j, timeout=60)
+    time.sleep(6)
+
+
+def test_work_estimated_cheap_that_runs_long_moves_to_the_dear_lane_at_the_cap(open_stack, toy_kind):
+    stack = open_stack
+    # One long puzzle for each worker, each estimated cheap (within DEAR_SECONDS), each its own job.
+    longs = [stack.submit(long_toys(1, 6.0), **at("10.1.0.1")) for _ in range(3)]
+    wait_running(stack, longs, 3)
+    start = time.monotonic()
+    small = stack.submit([{"kind": "nqueens", "puzzle": 8}], **at("10.1.0.2"))
+    job = stack.wait(small, timeout=30)
+    elapsed = time.monotonic() - start
+    print(f"8-queens of another address behind three long cheap-lane puzzles: {elapsed:.2f} s")
+    # Before the cap: about 6 s, until a long puzzle ended (issue 33: 116.9 s behind a Spokes search).
+    assert job["counts"]["solved"] == 1 and elapsed < 4.0, f"the 8-queens job took {elapsed:.2f} s"
+    cheap_only = set(process_tree(stack.workers.procs[2].pid))
+    for j in longs:
+        (p,) = stack.puzzles(stack.wait(j, timeout=60)["id"])
+        # Solved on its first counted attempt, by a worker of the dear lane.
+        assert (p["status"], p["attempts"]) == ("solved", 1), p
+        with stack.app.extensions["sessions"]() as s:
+            worker = s.scalar(select(Puzzle.worker).where(Puzzle.job_id == j))
+        assert int(worker.split(":")[1]) not in cheap_only, worker
+
+
+def test_an_owners_small_job_is_not_starved_behind_its_own_long_jobs(open_stack, toy_kind):
+    stack = open_stack
+    longs = [stack.submit(long_toys(1, 2.0), **at("10.2.0.1")) for _ in range(20)]
+    try:
+        wait_running(stack, longs, 3)
+        start = time.monotonic()
+        small = stack.submit([{"kind": "nqueens", "puzzle": 8}], **at("10.2.0.1"))
+        job = stack.wait(small, timeout=60)
+        elapsed = time.monotonic() - start
+        unfinished = sum(stack.client.get(f"/api/v1/jobs/{j}").json["status"] != "completed" for j in longs)
+        print(f"8-queens behind 20 long jobs of its own address: {elapsed:.2f} s, "
+              f"{unfinished} still unfinished")
+        # Before: ranked behind all 20 (the broker's last level), it waited for every one to start.
+        assert job["counts"]["solved"] == 1 and elapsed < 5.0, f"the 8-queens job took {elapsed:.2f} s"
+        assert unfinished >= 10
+    finally:
+        cancel_all(stack, longs)

@@ -81,3 +81,22 @@ def test_a_malformed_chunked_body_is_400_not_500(api, chunks):
     assert b"framing" in body or b"Bad Request" in body
     good = f"{len(GOOD):x}\r\n".encode() + GOOD + b"\r\n0\r\n\r\n"
     assert exchange(api, HEAD.encode() + good)[0] == 200  # and the next request is served
+
+
+@pytest.mark.parametrize(("raw", "status"), [
+    (f"GET /api/v1/jobs/{'a' * 5000} HTTP/1.1\r\nHost: localhost\r\n\r\n", 414),       # over 4094
+    ("GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: " + "b" * 9000 + "\r\n\r\n", 431),  # over 8190
+    ("GET /healthz HTTP/1.1\r\nHost: localhost\r\n" + "X-N: 1\r\n" * 101 + "\r\n", 431),  # over 100
+], ids=["request line", "header size", "header count"])
+def test_what_gunicorn_refuses_itself_is_a_problem_document(api, raw, status):
+    with socket.create_connection(("127.0.0.1", api), timeout=10) as sock:
+        sock.sendall(raw.encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    # Before: gunicorn's text/html page.
+    assert int(head.split(b" ", 2)[1]) == status, data[:300]
+    assert b"Content-Type: application/problem+json" in head
+    assert json.loads(body)["status"] == status
+    assert answers(api)  # and the next request is served

@@ -92,7 +92,8 @@ def test_a_dear_puzzle_goes_alone_to_the_dear_lane_and_cheap_ones_in_tasks_of_de
 def test_a_clients_next_job_ranks_behind_its_unfinished_ones(make_app, toy):
     app = make_app()
     client, sent = app.test_client(), app.extensions["publisher"]
-    body = {"puzzles": [{"kind": "toy", "puzzle": "1"}]}
+    # More than a small job's work (store.publish.job_rank): such a job ranks at most 1.
+    body = {"puzzles": [{"kind": "toy", "puzzle": "1", "options": {"sleep": 0.1}}]}
     for _ in range(3):
         assert client.post("/api/v1/jobs", json=body).status_code == 202
     assert sent.ranks == [0, 1, 2]

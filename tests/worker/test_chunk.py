@@ -533,3 +533,31 @@ def test_a_batch_outcome_past_the_node_budget_is_solved_again_alone(app, batches
     assert run(app, ids_of(app, job_id)).written == 3
     assert len(batches) == 1 and alone == ["12345"]
     assert [p.result for p in rows(app, job_id)] == [{"sum": 1}, {"sum": 15}, {"sum": 4}]
+
+
+@pytest.mark.parametrize("sleep", [1.0, 0.08], ids=["claimed", "optimistic"])
+def test_a_puzzle_past_the_cheap_lanes_cap_moves_to_the_dear_lane_and_the_chunk_goes_on(make_app, toy, sleep):
+    # Estimated 1 s (claimed and watched) or 0.08 s (run unclaimed); either runs past a cap of 0.03 s.
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.03)
+    job_id = post(app, toys("12", sleep=sleep) + toys("3"))
+    slow, quick = ids_of(app, job_id)
+    publisher = RecordingPublisher()
+    report = chunk.run_chunk(runtime_of(app, publisher), [slow, quick], "w1", cheap_lane=True)
+    assert report.moved == [slow] and publisher.dear == [[slow]]
+    moved, done = rows(app, job_id)
+    assert (moved.status, moved.attempts, moved.worker, moved.error) == ("queued", 0, None, None)
+    assert done.status == "solved"
+    # No chunk's record names it any more: the reaper leaves it to its new task.
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == []
+    # The dear lane has no cap: the puzzle is solved there, as its first counted attempt.
+    assert chunk.run_chunk(runtime_of(app, publisher), [slow], "w2").written == 1
+    (moved, _) = rows(app, job_id)
+    assert (moved.status, moved.attempts, moved.result) == ("solved", 1, {"sum": 3})
+    assert job_row(app, job_id).status == "completed"
+
+
+def test_a_task_of_the_dear_lane_runs_a_puzzle_to_its_time_limit(make_app, toy):
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.03)
+    job_id = post(app, toys("12", sleep=0.3))
+    assert chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids_of(app, job_id), "w1").moved == []
+    assert rows(app, job_id)[0].status == "solved"
