@@ -5,6 +5,7 @@ gives every thread to the slow sockets and answers nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import http.client
 import os
@@ -51,7 +52,8 @@ def nginx_binary() -> str:
 def wait_until_answering(port: int, proc: subprocess.Popen[bytes], what: str, log: Path) -> None:
     deadline = time.monotonic() + 120
     while answer_time(port, "/healthz") == float("inf"):
-        assert proc.poll() is None and time.monotonic() < deadline, f"{what} did not start:\n{log.read_text()[-3000:]}"
+        started = proc.poll() is None and time.monotonic() < deadline
+        assert started, f"{what} did not start:\n{log.read_text()[-3000:]}"
         time.sleep(0.2)
 
 
@@ -65,9 +67,15 @@ def stop(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
 
 
 @pytest.fixture(scope="module")
-def gunicorn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+def api_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The API's database and its log, gunicorn.log."""
+    return tmp_path_factory.mktemp("slow-api")
+
+
+@pytest.fixture(scope="module")
+def gunicorn(api_folder: Path) -> Iterator[int]:
     """The compose file's API command, bound to a free port on loopback."""
-    folder = tmp_path_factory.mktemp("slow-api")
+    folder = api_folder
     url = f"sqlite:///{folder / 'api.db'}"
     migrate(url)
     port = free_port()
@@ -113,8 +121,8 @@ def proxy(gunicorn: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[i
     conf.write_text(nginx_config(folder, port, gunicorn))
     log = folder / "nginx.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([binary, "-p", str(folder), "-c", str(conf), "-e", "stderr", "-g", "daemon off;"],
-                                stdout=out, stderr=subprocess.STDOUT)
+        command = [binary, "-p", str(folder), "-c", str(conf), "-e", "stderr", "-g", "daemon off;"]
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     try:
         wait_until_answering(port, proc, "nginx", log)
         yield port
@@ -122,7 +130,7 @@ def proxy(gunicorn: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[i
         stop(proc, signal.SIGQUIT)
 
 
-def answer_time(port: int, path: str = "/api/v1/kinds", timeout: float = 2) -> float:
+def answer_time(port: int, path: str = "/api/v1/kinds", timeout: float = 1) -> float:
     """Seconds to a whole 200 answer on a new connection; infinity for none within ``timeout``."""
     started = time.perf_counter()
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
@@ -170,10 +178,8 @@ class Trickle:
                     next_drip += 1
                     for sock in self.socks:
                         if self.dripping and sock not in self.closed:
-                            try:
+                            with contextlib.suppress(OSError):  # closed: the selector records it
                                 sock.send(b"a")
-                            except OSError:
-                                pass  # closed by the server: the selector records it
 
     def stop_dripping(self) -> float:
         self.dripping = False
@@ -193,11 +199,14 @@ class Trickle:
             sock.close()
 
 
-def answer_times(port: int, n: int = 7) -> list[float]:
+def answer_times(port: int, n: int = 20) -> list[float]:
+    """``n`` answer times, each on a new connection. gunicorn's processes take the slow sockets
+    unevenly (92, 53, 50 and 5 of 200 seen), so one may have a free thread: enough tries that
+    some land on the others."""
     times = []
     for _ in range(n):
         times.append(answer_time(port))
-        time.sleep(0.2)
+        time.sleep(0.1)
     return times
 
 
@@ -206,7 +215,7 @@ def test_the_proxy_cuts_clients_that_stall_and_headers_that_never_end(proxy: int
     try:
         # A head trickling in is cut client_header_timeout after it began, trickle as it may.
         cut = heads.wait_closed(TIMEOUT + 5)
-        assert len(cut) == 20 and TIMEOUT - 1 <= cut[0] and cut[-1] <= TIMEOUT + 3, cut
+        assert len(cut) == 20 and cut[0] >= TIMEOUT - 1 and cut[-1] <= TIMEOUT + 3, cut
         # A body that keeps coming is not cut (it costs nginx a connection, gunicorn nothing) ...
         assert not bodies.closed
         assert statistics.median(answer_times(proxy)) < BOUND
@@ -214,10 +223,43 @@ def test_the_proxy_cuts_clients_that_stall_and_headers_that_never_end(proxy: int
         stopped = bodies.stop_dripping()
         cut = bodies.wait_closed(TIMEOUT + 5)
         assert len(cut) == SLOW, f"{SLOW - len(cut)} slow sockets still open"
-        assert stopped + TIMEOUT - 2 <= cut[0] and cut[-1] <= stopped + TIMEOUT + 3, (stopped, cut[0], cut[-1])
+        after = [t - stopped for t in cut]
+        assert after[0] >= TIMEOUT - 2 and after[-1] <= TIMEOUT + 3, (after[0], after[-1])
     finally:
         bodies.close()
         heads.close()
+
+
+def exchange(port: int, raw: bytes) -> bytes:
+    """Send raw bytes, read the answer until the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(raw)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    return data
+
+
+def test_the_proxy_refuses_a_body_over_the_apis_limit_with_its_problem_document(proxy: int) -> None:
+    head = BODY_HEAD.replace(b"100000", b"%d" % (8 * 2**20 + 1))
+    head = head.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n")
+    answer = exchange(proxy, head)
+    assert answer.startswith(b"HTTP/1.1 413 ") and b"application/problem+json" in answer, answer
+    assert b'"detail":"the body is larger than 8388608 bytes"' in answer
+
+
+def test_the_api_logs_the_address_the_proxy_saw(proxy: int, api_folder: Path) -> None:
+    """Not the X-Forwarded-For the client wrote."""
+    answer = exchange(proxy, b"GET /api/v1/kinds HTTP/1.1\r\nHost: localhost\r\n"
+                             b"X-Forwarded-For: 203.0.113.9\r\nX-Request-ID: forwarded-check\r\n"
+                             b"Connection: close\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    log = api_folder / "gunicorn.log"
+    deadline = time.monotonic() + 5
+    while not (lines := [line for line in log.read_text().splitlines() if "forwarded-check" in line]):
+        assert time.monotonic() < deadline, log.read_text()[-2000:]
+        time.sleep(0.1)
+    assert lines[0].endswith("from 127.0.0.1"), lines
 
 
 @pytest.mark.parametrize("through", [
@@ -225,7 +267,8 @@ def test_the_proxy_cuts_clients_that_stall_and_headers_that_never_end(proxy: int
     pytest.param("gunicorn", marks=pytest.mark.xfail(
         strict=True, reason="issue 33: gthread gives each slow body a thread until all are taken")),
 ])
-def test_200_slow_bodies_leave_the_api_answering_within_100_ms(through: str, request: pytest.FixtureRequest) -> None:
+def test_200_slow_bodies_leave_the_api_answering_within_100_ms(through: str,
+                                                               request: pytest.FixtureRequest) -> None:
     port = request.getfixturevalue(through)
     slow = Trickle(port, SLOW, BODY_HEAD)
     try:
