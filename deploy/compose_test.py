@@ -1,7 +1,8 @@
 """make compose-test's checks, run against the stack `make compose-up` started.
 
-Over HTTP, as a user would: a mixed batch with known answers (tests/data), a split n-Queens
-count whose parts must have run on at least two worker containers, the same count with the
+Over HTTP, as a user would: 200 slow sockets that must not hold up other requests, a mixed
+batch with known answers (tests/data), a split n-Queens count whose parts must have run on at
+least two worker containers, the same count with the
 container of one of its workers SIGKILLed mid-job (the job completes, the count is right, no
 part counted twice), then PostgreSQL and Redis restarted in the middle of jobs (all complete,
 all right). Reads SQL (through the postgres container) only to see which worker ran what.
@@ -18,10 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
+import statistics
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -295,6 +299,36 @@ def mixed_batch(stack: Stack, report: Report, korf: int) -> None:
     report.check(not errors, f"every answer right ({len(errors)} wrong: {errors[:3]})")
 
 
+def slow_clients(stack: Stack, report: Report, count: int = 200) -> None:
+    """Sockets that send a POST's head, then a body byte at a time, hold no API thread (the proxy
+    reads bodies whole first): GET /api/v1/kinds still answers at once."""
+    print(f"{count} slow sockets", flush=True)
+    url = urllib.parse.urlsplit(stack.api)
+    head = (b"POST /api/v1/validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100000\r\n\r\n")
+    socks = [socket.create_connection((url.hostname or "127.0.0.1", url.port or 80), timeout=5)
+             for _ in range(count)]
+    times = []
+    try:
+        for sock in socks:
+            sock.sendall(head)
+        for _ in range(10):
+            for sock in socks:
+                sock.sendall(b" ")
+            started = time.perf_counter()
+            with urllib.request.urlopen(stack.api + "/api/v1/kinds", timeout=5) as response:
+                response.read()
+            times.append(time.perf_counter() - started)
+            time.sleep(0.5)
+    finally:
+        for sock in socks:
+            sock.close()
+    median = statistics.median(times)
+    report.row(f"GET /api/v1/kinds with {count} slow sockets open, median of 10", f"{median * 1000:.0f} ms")
+    slowest = max(times)
+    report.check(median < 0.1 and slowest < 1, f"answered in < 100 ms (slowest {slowest * 1000:.0f} ms)")
+
+
 def split_count(stack: Stack, report: Report, n: int) -> float:
     print(f"split count, n = {n}", flush=True)
     [case] = [c for c in nqueens_cases(n) if c[0]["puzzle"]["n"] == n]
@@ -401,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     report.row("machine: cores, load average (1 min) at the start of the checks",
                f"{os.cpu_count()}, {os.getloadavg()[0]:.1f}")
     start_up_rows(report)
+    report.step(slow_clients, stack, report)
     report.step(mixed_batch, stack, report, args.korf)
     normal = report.step(split_count, stack, report, args.n)
     if normal is not None:

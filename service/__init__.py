@@ -9,6 +9,7 @@ from flask import Flask, current_app, request
 from flask.json.provider import DefaultJSONProvider
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import access_log, auth, headers, ratelimit
 from service.problems import Problem, from_http_exception
@@ -26,6 +27,11 @@ def create_app(settings: Settings | None = None) -> Flask:
     app = Flask(__name__)
     app.extensions["settings"] = settings
     app.config["MAX_CONTENT_LENGTH"] = settings.limits.max_body_bytes
+    hops = settings.http.trusted_proxies
+    if hops:
+        # Only as many hops as are really there: a client could otherwise name any address, and
+        # the rate limit counts per address.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     if isinstance(app.json, DefaultJSONProvider):
         app.json.sort_keys = False
 

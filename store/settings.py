@@ -16,13 +16,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, get_type_hints
 
+from store.environment import SettingError, parse
+
 ROOT = Path(__file__).resolve().parents[1]
 VAR = ROOT / "var"
 LOG_FORMATS = ("text", "json")
-
-
-class SettingError(ValueError):
-    """A setting's value cannot be used; the message names its environment variable."""
 
 
 def setting(default: Any, doc: str, minimum: float | None = None) -> Any:
@@ -196,6 +194,10 @@ class Http:
     retry_after_seconds: int = setting(1, "Retry-After of a 202 (and five times it on a 503)", minimum=0)
     wait_cap_seconds: float = setting(60.0, "longest a GET /jobs/{id}?wait= holds a request thread",
                                       minimum=0)
+    trusted_proxies: int = setting(0, "reverse proxies in front of the API whose X-Forwarded-For and "
+                                      "X-Forwarded-Proto are believed (the compose file's nginx: 1); 0: "
+                                      "the peer's address is the client's, and those headers are ignored",
+                                   minimum=0)
 
 
 @dataclass(frozen=True)
@@ -231,7 +233,7 @@ class Settings:
         read = {}
         for name, kind in groups().items():
             types = get_type_hints(kind)
-            values = {f.name: _parse(f.name.upper(), env[f.name.upper()], types[f.name])
+            values = {f.name: parse(f.name.upper(), env[f.name.upper()], types[f.name])
                       for f in dataclasses.fields(kind) if f.name.upper() in env}
             read[name] = _checked(kind, values)
         return cls(**read).replace(**overrides)
@@ -278,31 +280,3 @@ def _checked(kind: type, values: dict[str, Any]) -> Any:
         if minimum is not None and isinstance(value, (int, float)) and value < minimum:
             raise SettingError(f"{f.name.upper()} is {value}; it is at least {minimum:g}")
     return kind(**values)
-
-
-def _parse(name: str, text: str, kind: Any) -> Any:
-    """An environment variable's text as its field's type; SettingError names it otherwise."""
-    try:
-        if kind in (int, float):
-            return kind(text)
-        if kind == float | None:
-            return float(text) if text.strip() else None
-        if kind == str | None:
-            return text or None
-        if kind == Mapping[str, int] or kind == Mapping[str, float]:
-            number = int if kind == Mapping[str, int] else float
-            return MappingProxyType({k: number(v) for k, v in _pairs(text).items()})
-        return text
-    except ValueError as exc:
-        raise SettingError(f"{name}={text!r}: {exc}") from None
-
-
-def _pairs(text: str) -> dict[str, str]:
-    """``"a=1,b=2"`` -> ``{"a": "1", "b": "2"}``: the form of map-valued variables."""
-    out = {}
-    for pair in filter(None, (p.strip() for p in text.split(","))):
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise ValueError(f"expected key=value, got {pair!r}")
-        out[key.strip()] = value.strip()
-    return out

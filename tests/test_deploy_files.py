@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
-APP_SERVICES = [name for name, service in SERVICES.items() if "postgres" not in name and "redis" not in name]
+NGINX_CONF = (ROOT / "deploy" / "nginx.conf").read_text()
+APP_SERVICES = [name for name in SERVICES if name not in ("postgres", "redis", "proxy")]
 
 
 def test_compose_file_matches_the_compose_spec() -> None:
@@ -54,7 +55,8 @@ def test_workers_take_both_lanes_and_one_service_keeps_capacity_for_cheap_work()
 
 def test_every_long_running_service_has_a_healthcheck() -> None:
     long_running = [name for name, service in SERVICES.items() if service.get("restart") != "no"]
-    assert set(long_running) >= {"postgres", "redis", "api", "worker", "worker-cheap", "scheduler", "flower"}
+    assert set(long_running) >= {"postgres", "redis", "proxy", "api", "worker", "worker-cheap", "scheduler",
+                                 "flower"}
     for name in long_running:
         assert SERVICES[name].get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
     # A worker answers for its own node, not for any worker on the broker.
@@ -65,7 +67,8 @@ def test_every_long_running_service_has_a_healthcheck() -> None:
 
 def test_the_image_is_built_once_and_run_by_every_app_service() -> None:
     builders = [name for name, service in SERVICES.items() if "build" in service]
-    assert builders == ["migrate"]
+    assert builders == ["migrate", "proxy"]
+    assert SERVICES["proxy"]["build"]["args"] == SERVICES["migrate"]["build"]["args"]  # the same base
     images = {SERVICES[name]["image"] for name in APP_SERVICES}
     assert len(images) == 1, images
 
@@ -186,3 +189,40 @@ def test_gunicorn_takes_its_settings_file_and_its_workers_freeze_what_the_app_lo
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def nginx_setting(name: str) -> str:
+    found = re.findall(rf"^\s*{name} ([^;{{]+);", NGINX_CONF, re.MULTILINE)
+    assert len(found) == 1, name
+    return found[0]
+
+
+def test_only_the_buffering_proxy_is_published_and_the_api_trusts_that_one_hop() -> None:
+    # gunicorn's threads read a request as slowly as it comes: only nginx faces clients.
+    assert "ports" not in SERVICES["api"]
+    assert SERVICES["proxy"]["ports"] == ["${API_BIND:-0.0.0.0}:${API_PORT:-8000}:8000"]
+    assert SERVICES["proxy"]["depends_on"]["api"] == {"condition": "service_healthy", "restart": True}
+    assert nginx_setting("server") == "api:8000" and nginx_setting("listen") == "8000"
+    assert nginx_setting("proxy_request_buffering") == "on"
+    assert Settings.from_env({}).http.trusted_proxies == 0
+    assert SERVICES["api"]["environment"]["TRUSTED_PROXIES"] == "1"
+    # One hop: the proxy's own view of the client, never what the client wrote.
+    assert nginx_setting("proxy_set_header X-Forwarded-For") == "$remote_addr"
+    for name in APP_SERVICES:
+        if name != "api":
+            assert "TRUSTED_PROXIES" not in SERVICES[name]["environment"], name
+
+
+def test_the_proxys_limits_agree_with_the_apis() -> None:
+    defaults = Settings.from_env({})
+    assert int(nginx_setting("client_max_body_size").rstrip("m")) * 2**20 == defaults.limits.max_body_bytes
+    assert f"larger than {defaults.limits.max_body_bytes} bytes" in NGINX_CONF
+    assert all("MAX_BODY_BYTES" not in SERVICES[name]["environment"] for name in APP_SERVICES)
+    # A long poll is answered before nginx gives up on it.
+    assert float(nginx_setting("proxy_read_timeout").rstrip("s")) > defaults.http.wait_cap_seconds
+    # nginx closes an idle upstream connection before gunicorn does, so no request meets a closing one.
+    command = SERVICES["api"]["command"]
+    upstream = re.search(r"upstream api \{(.*?)\}", NGINX_CONF, re.DOTALL)
+    assert upstream is not None
+    idle = re.search(r"keepalive_timeout (\d+)s;", upstream.group(1))
+    assert idle is not None and int(idle.group(1)) < int(command[command.index("--keep-alive") + 1])

@@ -52,6 +52,20 @@ def test_without_auth_the_limit_counts_by_address(make_app, toy):
     assert client.get("/api/v1/jobs", environ_base=there).status_code == 200
 
 
+@pytest.mark.parametrize("hops", [0, 1])
+def test_behind_a_trusted_proxy_the_address_is_the_one_it_forwards(make_app, toy, hops):
+    # The compose file's nginx overwrites X-Forwarded-For with its peer's address; without a
+    # trusted proxy the header is the client's own word and changes nothing.
+    client = make_app(RATE_LIMIT="3/hour", TRUSTED_PROXIES=hops).test_client()
+    proxy = {"REMOTE_ADDR": "10.0.0.2"}
+    def via(address: str):
+        return client.get("/api/v1/jobs", environ_base=proxy, headers={"X-Forwarded-For": address})
+    for _ in range(3):
+        assert via("192.0.2.1").status_code == 200
+    assert_too_many(via("192.0.2.1"))
+    assert via("192.0.2.2").status_code == (200 if hops else 429)
+
+
 def test_guessed_tokens_are_limited_by_address(make_app, toy):
     client = make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour").test_client()
     wrong = {"Authorization": "Bearer guess"}
