@@ -115,7 +115,7 @@ def test_another_clients_small_job_does_not_queue_behind_a_big_jobs_tasks(lanes_
 @pytest.fixture(scope="module")
 def open_stack(tmp_path_factory):
     """No tokens, a cheap lane capped at 1 s, and toy puzzles of up to 100 s estimated cheap: the
-    abuse of issue 33 (a Spokes search estimated at 0.81 s that runs to the time limit)."""
+    abuse of a Spokes search estimated at 0.81 s that runs to the time limit."""
     with fresh_postgres() as db_url, fresh_redis() as redis_url:
         migrate(db_url)
         env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="60",
@@ -163,7 +163,7 @@ def test_work_estimated_cheap_that_runs_long_moves_to_the_dear_lane_at_the_cap(o
     job = stack.wait(small, timeout=30)
     elapsed = time.monotonic() - start
     print(f"8-queens of another address behind three long cheap-lane puzzles: {elapsed:.2f} s")
-    # Before the cap: about 6 s, until a long puzzle ended (issue 33: 116.9 s behind a Spokes search).
+    # Without the cap it waits until a long puzzle ends.
     assert job["counts"]["solved"] == 1 and elapsed < 4.0, f"the 8-queens job took {elapsed:.2f} s"
     cheap_only = set(process_tree(stack.workers.procs[2].pid))
     for j in longs:

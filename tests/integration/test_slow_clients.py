@@ -1,6 +1,6 @@
-"""Slow clients (issue 33): 200 sockets that each send a POST's head, then one body byte a second.
+"""Slow clients: 200 sockets that each send a POST's head, then one body byte a second.
 Behind deploy/nginx.conf, gunicorn as docker-compose.yml runs it still answers GET /api/v1/kinds in
-well under 100 ms, and nginx cuts clients that stall; gunicorn alone, as it was once published,
+well under 100 ms, and nginx cuts clients that stall; gunicorn alone, published directly,
 gives every thread to the slow sockets and answers nothing."""
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ def test_the_api_logs_the_address_the_proxy_saw(proxy: int, api_folder: Path) ->
 @pytest.mark.parametrize("through", [
     "proxy",
     pytest.param("gunicorn", marks=pytest.mark.xfail(
-        strict=True, reason="issue 33: gthread gives each slow body a thread until all are taken")),
+        strict=True, reason="gunicorn's gthread workers give each slow body a thread until all are taken")),
 ])
 def test_200_slow_bodies_leave_the_api_answering_within_100_ms(through: str,
                                                                request: pytest.FixtureRequest) -> None:
