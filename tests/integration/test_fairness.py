@@ -6,9 +6,11 @@ lane at its cap, and without tokens each address is a client of its own."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
+from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import select
@@ -31,14 +33,12 @@ pytestmark = pytest.mark.integration
 TOKENS = {"big": "token-of-the-big-client", "small": "token-of-the-small-client"}
 
 
-@pytest.fixture(scope="module")
-def lanes_stack(tmp_path_factory):
+@contextlib.contextmanager
+def three_workers(tmp_path_factory, **settings: str) -> Iterator[Stack]:
+    """A stack on fresh databases: two workers of both lanes and one of the cheap lane alone."""
     with fresh_postgres() as db_url, fresh_redis() as redis_url:
         migrate(db_url)
-        # A part may run for an hour; each of the 4 parts of an n = 18 count (the largest count the
-        # service takes) runs for a minute or more.
-        env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="3600",
-                          SPLIT_PARTS="4", API_TOKENS=",".join(f"{k}:{v}" for k, v in TOKENS.items()))
+        env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", **settings)
         workers = Workers(env, tmp_path_factory.mktemp("workers"))
         try:
             workers.start()
@@ -47,6 +47,15 @@ def lanes_stack(tmp_path_factory):
             yield Stack(app_for(env), workers)
         finally:
             workers.stop()
+
+
+@pytest.fixture(scope="module")
+def lanes_stack(tmp_path_factory):
+    # A part may run for an hour; each of the 4 parts of an n = 18 count (the largest count the
+    # service takes) runs for a minute or more.
+    with three_workers(tmp_path_factory, PUZZLE_TIME_LIMIT="3600", SPLIT_PARTS="4",
+                       API_TOKENS=",".join(f"{k}:{v}" for k, v in TOKENS.items())) as stack:
+        yield stack
 
 
 def as_client(name: str) -> dict:
@@ -116,18 +125,9 @@ def test_another_clients_small_job_does_not_queue_behind_a_big_jobs_tasks(lanes_
 def open_stack(tmp_path_factory):
     """No tokens, a cheap lane capped at 1 s, and toy puzzles of up to 100 s estimated cheap: the
     abuse of a Spokes search estimated at 0.81 s that runs to the time limit."""
-    with fresh_postgres() as db_url, fresh_redis() as redis_url:
-        migrate(db_url)
-        env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", PUZZLE_TIME_LIMIT="60",
-                          CHEAP_LANE_SECONDS="1", DEAR_SECONDS="100", API_TOKENS="")
-        workers = Workers(env, tmp_path_factory.mktemp("workers"))
-        try:
-            workers.start()
-            workers.start()
-            workers.start(cheap_only=True)
-            yield Stack(app_for(env), workers)
-        finally:
-            workers.stop()
+    with three_workers(tmp_path_factory, PUZZLE_TIME_LIMIT="60", CHEAP_LANE_SECONDS="1", DEAR_SECONDS="100",
+                       API_TOKENS="") as stack:
+        yield stack
 
 
 def at(address: str) -> dict:
