@@ -130,23 +130,20 @@ def openapi_path(rule: str) -> str:
 
 
 class DocumentedSpecTree(SpecTree):
-    """spectree, with the generated document completed once by :func:`complete`, and served
-    as :func:`secured` for the current app. ``needs_token(endpoint)`` tells which endpoints
-    require a token in the current app (none when its tokens are off)."""
+    """spectree, its generated document completed by :func:`complete` with the kinds registered
+    when an app first serves it, and served as :func:`secured` for that app. ``needs_token(endpoint)``
+    tells which endpoints require a token in the current app (none when its tokens are off)."""
 
     def __init__(self, *args: Any, needs_token: Callable[[str], bool], **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.needs_token = needs_token
 
-    def _generate_spec(self) -> dict[str, Any]:
-        return complete(super()._generate_spec())
-
     @property
     def spec(self) -> dict[str, Any]:
-        document = super().spec
         if not has_app_context():
-            return document
+            return complete(copy.deepcopy(super().spec))
         if "openapi" not in current_app.extensions:
+            document = complete(copy.deepcopy(super().spec))
             protected = {(openapi_path(rule.rule), method.lower())
                          for rule in current_app.url_map.iter_rules() if self.needs_token(rule.endpoint)
                          for method in rule.methods or ()}

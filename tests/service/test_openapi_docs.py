@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import solvers
+from tests.toykind import TOY
 
 
 def test_each_kind_has_its_puzzle_and_options(client):
@@ -85,3 +86,11 @@ def test_health_answers_and_body_errors_are_documented(client):
     for key in (("/api/v1/jobs", "post"), ("/api/v1/validate", "post")):
         assert {"400", "413", "415", "422"} <= set(ops[key]["responses"]), key
     assert "415" not in ops[("/api/v1/jobs", "get")]["responses"]
+
+
+def test_each_app_documents_the_kinds_registered_when_it_first_serves_the_document(make_app, monkeypatch):
+    with monkeypatch.context() as patched:
+        patched.setitem(solvers.KINDS, "toy", TOY)
+        with_toy = make_app().test_client().get("/api/v1/openapi.json").json["components"]["schemas"]
+    without = make_app().test_client().get("/api/v1/openapi.json").json["components"]["schemas"]
+    assert "Item.toy" in with_toy and "Item.toy" not in without
