@@ -300,8 +300,8 @@ def retry_job(job_id: str):
     """Put the job's failed and cancelled puzzles (or those at `indexes`) back in the queue, each
     with its options merged with `options`; the job runs again.
 
-    An index the job does not have is 404; bad options are 422; a puzzle at `indexes` that is
-    not failed or cancelled is 409. Either way nothing changes.
+    An index the job does not have, or bad options, is 422; a puzzle at `indexes` that is not
+    failed or cancelled is 409. Either way nothing changes.
     """
     config = settings()
     retry = _retry_body()
@@ -324,7 +324,7 @@ def retry_job(job_id: str):
                                          queued_stale_seconds=config.recovery.queued_stale_seconds,
                                          max_pending=config.limits.max_pending_puzzles)
     except jobs.NoSuchPuzzle as exc:
-        raise Problem(404, "Not Found", f"job {job_id!r} has no puzzle {exc.index}", index=exc.index) from None
+        raise invalid([{"index": exc.index, "field": "indexes", "message": str(exc)}]) from None
     except jobs.NotRetryable as exc:
         raise Problem(409, "Conflict", str(exc), index=exc.index, puzzle_status=exc.status) from None
     except jobs.Backlogged as exc:

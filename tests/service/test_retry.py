@@ -119,7 +119,7 @@ def test_retry_of_chosen_indexes_and_what_is_refused(client, app):
     r = client.post(url, json={"indexes": [0, 1]})
     assert r.status_code == 409 and r.json["index"] == 0 and r.json["puzzle_status"] == "solved"
     r = client.post(url, json={"indexes": [1, 99]})
-    assert r.status_code == 404 and r.json["index"] == 99
+    assert r.status_code == 422 and r.json["errors"][0]["index"] == 99
     r = client.post(url, json={"indexes": [1], "options": {"sleep": "long"}})
     assert r.status_code == 422 and r.json["errors"][0]["index"] == 1
     r = client.post(url, json={"indexes": [1], "options": {"nope": 1}})
