@@ -34,7 +34,7 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
-from store import blocks, jobs, notices, submit
+from store import blocks, jobs, notices, retry, submit
 from store.db import one_statement, read_only
 from store.models import Puzzle
 from store.publish import job_rank, publish_in_lanes
@@ -173,7 +173,7 @@ def submit_job():
                 s, owner, batch, label=batch.label, key=key, body_hash=digest,
                 queued_stale_seconds=config.recovery.queued_stale_seconds,
                 max_pending=config.limits.max_pending_puzzles)
-    except submit.Backlogged as exc:  # nothing stored: the transaction rolled back
+    except jobs.Backlogged as exc:  # nothing stored: the transaction rolled back
         raise Problem(429, "Too Many Requests",
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
@@ -304,7 +304,7 @@ def retry_job(job_id: str):
     failed or cancelled is 409. Either way nothing changes.
     """
     config = settings()
-    retry = _retry_body()
+    body = _retry_body()
     limits = Limits.of(config.limits)
 
     def recheck(index: int, kind_name: str, wire: Any,
@@ -320,12 +320,12 @@ def retry_job(job_id: str):
     try:
         with sessions() as s, s.begin():
             job = job_or_404(s, job_id)
-            retried = jobs.retry_puzzles(s, job, retry.indexes, retry.options, recheck,
+            retried = retry.retry_puzzles(s, job, body.indexes, body.options, recheck,
                                          queued_stale_seconds=config.recovery.queued_stale_seconds,
                                          max_pending=config.limits.max_pending_puzzles)
-    except jobs.NoSuchPuzzle as exc:
+    except retry.NoSuchPuzzle as exc:
         raise invalid([{"index": exc.index, "field": "indexes", "message": str(exc)}]) from None
-    except jobs.NotRetryable as exc:
+    except retry.NotRetryable as exc:
         raise Problem(409, "Conflict", str(exc), index=exc.index, puzzle_status=exc.status) from None
     except jobs.Backlogged as exc:
         raise Problem(429, "Too Many Requests",

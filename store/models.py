@@ -116,7 +116,7 @@ class Puzzle(Base):
     block_id: Mapped[int | None] = mapped_column(RowId)
     error: Mapped[str | None] = mapped_column(Text)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
-    # The attempt number when the puzzle was last retried (store.jobs.retry_puzzles): the cap counts
+    # The attempt number when the puzzle was last retried (store.retry): the cap counts
     # the claims past it.
     attempts_base: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Wall time of the solve in the worker, for the /metrics histogram without reading JSON.
@@ -144,7 +144,9 @@ class Puzzle(Base):
     # reaper (which starts from the unfinished jobs) all go through (job_id, index).
     __table_args__ = (
         Index("uq_puzzles_job_index", "job_id", "index", unique=True),
-        {"postgresql_with": {"fillfactor": 40}},
+        # SQLite would give a deleted job's last ids to the next job's rows, where a late task
+        # holding the old ids could find rows as it left them.
+        {"postgresql_with": {"fillfactor": 40}, "sqlite_autoincrement": True},
     )
 
 
@@ -182,7 +184,8 @@ class Subtask(Base):
 
     __table_args__ = (
         Index("uq_subtasks_puzzle_index", "puzzle_id", "index", unique=True),
-        {"postgresql_with": {"fillfactor": 70}},
+        # As puzzles: a retried split puzzle's new subtasks must not take its old ones' ids.
+        {"postgresql_with": {"fillfactor": 70}, "sqlite_autoincrement": True},
     )
 
 

@@ -69,9 +69,6 @@ def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: floa
 _jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
 
 
-__all__ = ["Backlogged", "CheckedBatch", "CheckedItem", "chunks_of", "create_job", "request_hash"]
-
-
 def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
                body_hash: str | None, queued_stale_seconds: float,
                max_pending: int) -> tuple[JobState, list[int], int]:
