@@ -195,7 +195,7 @@ def test_sqlite_never_gives_a_deleted_rows_id_again(tmp_path):
     engine = make_engine(url)
     try:
         with engine.begin() as conn:
-            made = dict(conn.execute(text("SELECT name, sql FROM sqlite_master")).tuples().all())
+            made = {row.name: row.sql for row in conn.execute(text("SELECT name, sql FROM sqlite_master"))}
             conn.execute(text("INSERT INTO jobs (id, owner, status, total, pending, created_at) "
                               "VALUES ('j', 'o', 'queued', 1, 1, '2026-01-01')"))
             insert = text("INSERT INTO puzzles (job_id, \"index\", kind, input, options, status, attempts, "
