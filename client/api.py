@@ -178,6 +178,19 @@ class Client:
     def cancel(self, job: JobRef) -> Job:
         return dict(self._call("POST", f"/jobs/{job_id(job)}/cancel"))
 
+    def retry(self, job: JobRef, indexes: Sequence[int] | None = None,
+              options: dict[str, Any] | None = None) -> Job:
+        """Put the job's failed and cancelled puzzles (or those at ``indexes``) back in the queue,
+        their options merged with ``options``; returns the job, running again. Raises Conflict for
+        an index whose puzzle is not failed or cancelled, InvalidRequest for an unknown index or
+        bad options (nothing changes then)."""
+        body: dict[str, Any] = {}
+        if indexes is not None:
+            body["indexes"] = list(indexes)
+        if options:
+            body["options"] = dict(options)
+        return dict(self._call("POST", f"/jobs/{job_id(job)}/retry", json=body))
+
     def delete_job(self, job: JobRef, cancel: bool = False) -> None:
         """Delete a finished job with its results; with ``cancel``, an unfinished one is cancelled
         first (otherwise it raises Conflict). Raises NotFound for an unknown job."""
@@ -197,9 +210,11 @@ class Client:
                 return
             params["cursor"] = page["next_cursor"]
 
-    def puzzles(self, job: JobRef, limit: int = 100) -> Iterator[dict[str, Any]]:
-        """Every puzzle of the job with its input, status, result and stats, a page at a time."""
-        params: dict[str, Any] = {"limit": limit}
+    def puzzles(self, job: JobRef, limit: int = 100,
+                status: str | Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
+        """Every puzzle of the job with its input, status, result and stats, a page at a time;
+        with ``status`` (one or several), only the puzzles in those statuses."""
+        params: dict[str, Any] = {"limit": limit, **_statuses(status)}
         while True:
             page = self._call("GET", f"/jobs/{job_id(job)}/puzzles", params=params)
             yield from page["items"]
@@ -212,10 +227,12 @@ class Client:
 
     # -- results
 
-    def export(self, job: JobRef, format: str = "jsonl") -> Iterator[str]:
+    def export(self, job: JobRef, format: str = "jsonl",
+               status: str | Sequence[str] | None = None) -> Iterator[str]:
         """The job's results as the service streams them, line by line with their line ends
-        (CSV: the header first)."""
-        with self.http.stream("GET", f"/jobs/{job_id(job)}/results", params={"format": format}) as resp:
+        (CSV: the header first); with ``status``, only the puzzles in those statuses."""
+        params = {"format": format, **_statuses(status)}
+        with self.http.stream("GET", f"/jobs/{job_id(job)}/results", params=params) as resp:
             if resp.status_code >= 400:
                 resp.read()
                 raise _error(resp)
@@ -227,12 +244,20 @@ class Client:
             if rest:
                 yield rest
 
-    def results(self, job: JobRef) -> Iterator[dict[str, Any]]:
+    def results(self, job: JobRef, status: str | Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
         """Every result of the job in batch order: ``index``, ``kind``, ``status``, ``result``,
-        ``stats``, ``error``; streamed, so a large job never sits in memory whole."""
-        for line in self.export(job, "jsonl"):
+        ``stats``, ``error``; streamed, so a large job never sits in memory whole. With
+        ``status`` (``"failed"``, or several), only the puzzles in those statuses."""
+        for line in self.export(job, "jsonl", status):
             if line.strip():
                 yield json.loads(line)
+
+
+def _statuses(status: str | Sequence[str] | None) -> dict[str, list[str]]:
+    """The ``status`` query parameter, repeated once per status."""
+    if not status:
+        return {}
+    return {"status": [status] if isinstance(status, str) else list(status)}
 
 
 def _error(resp: httpx.Response) -> ApiError:

@@ -92,11 +92,13 @@ def _wait_and_write(client: Client, jobs: list[Job], out_path: Path | None, fmt:
     _write(client, jobs, out_path, fmt)
 
 
-def _write(client: Client, jobs: list[Job], out_path: Path | None, fmt: str) -> NoReturn:
+def _write(client: Client, jobs: list[Job], out_path: Path | None, fmt: str,
+           status: Sequence[str] = ()) -> NoReturn:
     with _output(out_path) as out:
-        write_results(client, jobs, fmt, out)
+        write_results(client, jobs, fmt, out, status or None)
     if out_path is not None:
-        _say(f"{sum(j['total'] for j in jobs):,} results written to {out_path}")
+        n = sum(j["counts"][s] for j in jobs for s in status) if status else sum(j["total"] for j in jobs)
+        _say(f"{n:,} results written to {out_path}")
     sys.exit(exit_status(jobs))
 
 
@@ -164,12 +166,18 @@ def wait(client: Client, output: Path | None, fmt: str, job_ids: tuple[str, ...]
     _wait_and_write(client, [client.job(j) for j in job_ids], output, fmt)
 
 
+PUZZLE_STATUSES = ["queued", "running", "solved", "no_solution", "failed", "cancelled"]
+
+
 @main.command()
+@click.option("--status", "statuses", multiple=True, type=click.Choice(PUZZLE_STATUSES),
+              help="only the puzzles in this status (repeatable)")
 @jobs_and_output
 @click.pass_obj
-def results(client: Client, output: Path | None, fmt: str, job_ids: tuple[str, ...]) -> None:
+def results(client: Client, statuses: tuple[str, ...], output: Path | None, fmt: str,
+            job_ids: tuple[str, ...]) -> None:
     """Write the results of the jobs now (unfinished puzzles show their status)."""
-    _write(client, [client.job(j) for j in job_ids], output, fmt)
+    _write(client, [client.job(j) for j in job_ids], output, fmt, statuses)
 
 
 @main.command()
@@ -190,6 +198,26 @@ def cancel(client: Client, as_json: bool, job_id: str) -> None:
     """Cancel the job's unfinished puzzles."""
     job = client.cancel(job_id)
     _emit(job, as_json, _print_job)
+
+
+@main.command()
+@click.option("--index", "indexes", multiple=True, type=click.IntRange(min=0),
+              help="retry the puzzle at this index (repeatable; default: every failed and cancelled one)")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="an option for the retried puzzles, merged with their own")
+@as_json
+@click.argument("job_id", metavar="JOB")
+@click.pass_obj
+def retry(client: Client, indexes: tuple[int, ...], options: tuple[str, ...], as_json: bool,
+          job_id: str) -> None:
+    """Put the job's failed and cancelled puzzles back in the queue; the job runs again."""
+    try:
+        opts = dict(parse_option(o) for o in options)
+    except ValueError as exc:
+        _fail(str(exc))
+    job = client.retry(job_id, list(indexes) or None, opts)
+    _emit(job, as_json, _print_job)
+    _say(f"follow with: puzzle-queue wait {job['id']}")
 
 
 @main.command()

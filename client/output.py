@@ -10,17 +10,19 @@ from typing import TextIO
 from client.api import Client, Job
 
 
-def write_results(client: Client, jobs: Sequence[Job], fmt: str, out: TextIO) -> None:
-    """JSON Lines or CSV as the service exports them; with several jobs, ``index`` counts from the
-    first puzzle of the first job, and the CSV columns are those of every job together."""
+def write_results(client: Client, jobs: Sequence[Job], fmt: str, out: TextIO,
+                  status: Sequence[str] | None = None) -> None:
+    """JSON Lines or CSV as the service exports them (only the puzzles in ``status`` if given);
+    with several jobs, ``index`` counts from the first puzzle of the first job, and the CSV
+    columns are those of every job together."""
     if len(jobs) == 1:
-        out.writelines(client.export(jobs[0], fmt))
+        out.writelines(client.export(jobs[0], fmt, status))
         return
     offsets = [sum(j["total"] for j in jobs[:i]) for i in range(len(jobs))]
     if fmt == "jsonl":
         for job, offset in zip(jobs, offsets, strict=True):
             out.writelines(json.dumps({**row, "index": row["index"] + offset}, separators=(",", ":")) + "\n"
-                           for row in client.results(job))
+                           for row in client.results(job, status))
         return
     columns: dict[str, None] = {}
     for job in jobs:
@@ -28,7 +30,7 @@ def write_results(client: Client, jobs: Sequence[Job], fmt: str, out: TextIO) ->
     writer = csv.DictWriter(out, list(columns), restval="", lineterminator="\n")
     writer.writeheader()
     for job, offset in zip(jobs, offsets, strict=True):
-        for row in csv.DictReader(client.export(job, "csv")):
+        for row in csv.DictReader(client.export(job, "csv", status)):
             writer.writerow({**row, "index": int(row["index"]) + offset})
 
 

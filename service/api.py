@@ -25,15 +25,16 @@ from service.schemas import (
     JobSubmit,
     KindList,
     Limits,
-    PageQuery,
     ProblemOut,
     PuzzleList,
     PuzzleOut,
+    PuzzlePageQuery,
+    RetryIn,
     SubmitHeaders,
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
-from store import blocks, jobs, notices, submit
+from store import blocks, jobs, notices, retry, submit
 from store.db import one_statement, read_only
 from store.models import Puzzle
 from store.publish import job_rank, publish_in_lanes
@@ -172,7 +173,7 @@ def submit_job():
                 s, owner, batch, label=batch.label, key=key, body_hash=digest,
                 queued_stale_seconds=config.recovery.queued_stale_seconds,
                 max_pending=config.limits.max_pending_puzzles)
-    except submit.Backlogged as exc:  # nothing stored: the transaction rolled back
+    except jobs.Backlogged as exc:  # nothing stored: the transaction rolled back
         raise Problem(429, "Too Many Requests",
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
@@ -248,17 +249,18 @@ def job_listener() -> notices.Listener | None:
 
 
 @bp.get("/jobs/<job_id>/puzzles")
-@spec.validate(query=PageQuery, resp=Response(HTTP_200=PuzzleList, **ERRORS), tags=["jobs"])
+@spec.validate(query=PuzzlePageQuery, resp=Response(HTTP_200=PuzzleList, **ERRORS), tags=["jobs"])
 def list_puzzles(job_id: str):
-    """A job's puzzles with results, in batch order, a page at a time."""
-    q: PageQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
+    """A job's puzzles with results, in batch order, a page at a time; with `?status=`, only those
+    in the given statuses."""
+    q: PuzzlePageQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
         job = job_or_404(s, job_id)
         try:
             start = cursors.puzzle_index(q.cursor)
         except ValueError as exc:
             raise Problem(400, "Bad Request", str(exc)) from None
-        rows, nxt = jobs.list_puzzles(s, job.id, q.limit, start)
+        rows, nxt = jobs.list_puzzles(s, job.id, q.limit, start, q.status)
         return PuzzleList(items=puzzles_out(s, rows), next_cursor=cursors.of_puzzle(nxt))
 
 
@@ -289,6 +291,67 @@ def cancel_job(job_id: str):
         jobs.cancel_job(s, job)
     with one_read() as s:
         return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
+
+
+@bp.post("/jobs/<job_id>/retry")
+@spec.validate(json=RetryIn, resp=Response(HTTP_202=JobOut, HTTP_409=ProblemOut, **BODY_ERRORS),
+               skip_validation=True, tags=["jobs"])
+def retry_job(job_id: str):
+    """Put the job's failed and cancelled puzzles (or those at `indexes`) back in the queue, each
+    with its options merged with `options`; the job runs again.
+
+    An index the job does not have, or bad options, is 422; a puzzle at `indexes` that is not
+    failed or cancelled is 409. Either way nothing changes.
+    """
+    config = settings()
+    body = _retry_body()
+    limits = Limits.of(config.limits)
+
+    def recheck(index: int, kind_name: str, wire: Any,
+                options: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        try:
+            item = {"kind": kind_name, "puzzle": wire, "options": options}
+            kind, puzzle, checked = solvers.prepare_item(item)
+            limits.check(kind.name, wire, checked)
+        except solvers.PuzzleError as exc:
+            raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
+        return checked, kind.cost(puzzle, checked)
+
+    try:
+        with sessions() as s, s.begin():
+            job = job_or_404(s, job_id)
+            retried = retry.retry_puzzles(s, job, body.indexes, body.options, recheck,
+                                         queued_stale_seconds=config.recovery.queued_stale_seconds,
+                                         max_pending=config.limits.max_pending_puzzles)
+    except retry.NoSuchPuzzle as exc:
+        raise invalid([{"index": exc.index, "field": "indexes", "message": str(exc)}]) from None
+    except retry.NotRetryable as exc:
+        raise Problem(409, "Conflict", str(exc), index=exc.index, puzzle_status=exc.status) from None
+    except jobs.Backlogged as exc:
+        raise Problem(429, "Too Many Requests",
+                      f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
+                      headers={"Retry-After": "10"}) from None
+    if retried.puzzles:
+        ids, costs = [i for i, _ in retried.puzzles], [c for _, c in retried.puzzles]
+        extensions = current_app.extensions
+        publish_in_lanes(extensions["publisher"], extensions["sessions"], config.lanes,
+                         submit.chunks_of(ids, costs, config.lanes),
+                         job_rank(retried.rank, sum(costs), config.lanes))
+    with one_read() as s:
+        return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
+
+
+def _retry_body() -> RetryIn:
+    """The retry's body: none (or empty) retries every failed and cancelled puzzle as it was."""
+    if not request.content_length and "Transfer-Encoding" not in request.headers:
+        return RetryIn()
+    body = read_json()
+    if not isinstance(body, dict):
+        raise Problem(400, "Bad Request", f"the body must be a JSON object, not a {type(body).__name__}")
+    try:
+        return RetryIn.model_validate(body)
+    except ValidationError as exc:
+        raise invalid(item_errors(exc.errors())) from None
 
 
 @bp.delete("/jobs/<job_id>")

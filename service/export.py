@@ -20,13 +20,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, cast
 
 from flask import Response, current_app, request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from spectree import Response as Documented
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import solvers
 from service.api import ERRORS, bp, job_or_404, snapshot, spec
+from service.schemas import PuzzleStatusFilter
 from store import blocks
 from store.models import FINAL, Puzzle
 
@@ -35,9 +36,7 @@ LEADING = ("index", "kind", "status", "answer", "error")
 MEDIA = {"jsonl": "application/jsonl", "csv": "text/csv"}
 
 
-class ResultsQuery(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ResultsQuery(PuzzleStatusFilter):
     format: Literal["jsonl", "csv"] = Field("jsonl", description="jsonl: one JSON object per puzzle; "
                                                                  "csv: one row per puzzle")
 
@@ -47,31 +46,36 @@ class ResultsQuery(BaseModel):
 def export_results(job_id: str) -> Response:
     """Every result of the job in batch order, streamed: JSON Lines (default) or CSV.
 
-    Unfinished puzzles appear with their status and no result. Same rules as the other job
-    endpoints: 401 without a valid token when tokens are on, 404 for another client's job.
+    Unfinished puzzles appear with their status and no result; with `?status=`, only the puzzles
+    in the given statuses. Same rules as the other job endpoints: 401 without a valid token when
+    tokens are on, 404 for another client's job.
     """
-    fmt = cast(ResultsQuery, request.context.query).format  # type: ignore[attr-defined]  # spectree's
+    q = cast(ResultsQuery, request.context.query)  # type: ignore[attr-defined]  # spectree's
+    fmt = q.format
     with snapshot() as s:
         job = job_or_404(s, job_id)
         kinds = s.scalars(select(Puzzle.kind).where(Puzzle.job_id == job.id).distinct()).all()
-    rows = puzzle_rows(current_app.extensions["sessions"], job.id)
+    rows = puzzle_rows(current_app.extensions["sessions"], job.id, q.status)
     body = as_jsonl(rows) if fmt == "jsonl" else as_csv(rows, kinds)
     return Response(body, mimetype=MEDIA[fmt],
                     headers={"Content-Disposition": f'attachment; filename="{job.id}.{fmt}"'})
 
 
-def puzzle_rows(sessions: Callable[[], Session], job_id: str) -> Iterator[dict[str, Any]]:
-    """The job's puzzles in batch order as export records, one page of rows read at a time, each
-    page's results from their blocks (store.blocks)."""
+def puzzle_rows(sessions: Callable[[], Session], job_id: str,
+                statuses: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
+    """The job's puzzles in batch order as export records (only those in ``statuses`` if given),
+    one page of rows read at a time, each page's results from their blocks (store.blocks)."""
     columns = [Puzzle.id, Puzzle.block_id, Puzzle.index, Puzzle.kind, Puzzle.status, Puzzle.result,
                Puzzle.stats, Puzzle.error]
     start = 0
     decoded: dict[int, dict[str, Any]] = {}  # the blocks of the last page: the next may start in one
     while True:
         with sessions() as s:
-            page: Sequence[Any] = s.execute(  # Rows: unpacked below, read by name in blocks
-                select(*columns).where(Puzzle.job_id == job_id, Puzzle.index >= start)
-                .order_by(Puzzle.index).limit(PAGE)).all()
+            q = select(*columns).where(Puzzle.job_id == job_id, Puzzle.index >= start)
+            if statuses:
+                q = q.where(Puzzle.status.in_(statuses))
+            # Rows: unpacked below, read by name in blocks
+            page: Sequence[Any] = s.execute(q.order_by(Puzzle.index).limit(PAGE)).all()
             decoded = {b: decoded[b] for b in {row.block_id for row in page} & set(decoded)}
             found = blocks.answers(s, page, decoded)
         for puzzle_id, _, index, kind, status, _, _, error in page:

@@ -87,6 +87,10 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
                 operation["responses"].pop("422", None)  # spectree's, for a request with nothing to check
             for status, response in operation.get("responses", {}).items():
                 _complete_response((path, method), int(status), response)
+    # A retry's body is optional: without one, every failed and cancelled puzzle runs again as it was.
+    retry = document["paths"].get("/api/v1/jobs/{job_id}/retry", {}).get("post", {})
+    if "requestBody" in retry:
+        retry["requestBody"]["required"] = False
     return document
 
 

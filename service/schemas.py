@@ -11,7 +11,15 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 import solvers
@@ -200,6 +208,48 @@ class PageQuery(BaseModel):
 
 class JobListQuery(PageQuery):
     status: JobStatus | None = None
+
+
+class PuzzleStatusFilter(BaseModel):
+    """``?status=``: puzzles in any of these statuses; repeated (``status=failed&status=cancelled``)
+    or comma-separated (``status=failed,cancelled``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: list[PuzzleStatus] | None = Field(
+        None, description="only puzzles in one of these statuses (repeat it, or separate them by commas)")
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            return value  # pydantic says what is wrong
+        out = [part.strip() for v in values for part in v.split(",") if part.strip()]
+        for one in out:
+            if one not in PUZZLE_STATUSES:
+                raise PydanticCustomError(
+                    "puzzle_status", "{message}",
+                    {"field": "status", "message": f"unknown puzzle status {_clipped(one)!r}; "
+                                                   f"one of {', '.join(PUZZLE_STATUSES)}"})
+        return list(dict.fromkeys(out)) or None
+
+
+class PuzzlePageQuery(PageQuery, PuzzleStatusFilter):
+    pass
+
+
+class RetryIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "example": {"indexes": [3, 7], "options": {"strategy": "sat"}}})
+
+    indexes: list[int] | None = Field(
+        None, min_length=1,
+        description="the failed or cancelled puzzles to retry (default: every one of the job's)")
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="options merged into each puzzle's before it runs again")
 
 
 class KindOut(BaseModel):

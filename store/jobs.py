@@ -1,4 +1,5 @@
-"""Jobs: read a job's state and its puzzles, cancel, delete (store.submit stores them).
+"""Jobs: read a job's state and its puzzles, cancel, delete (store.submit stores them, store.retry
+puts failed ones back).
 
 Everything here takes a Session and plain values and returns rows or plain values (``JobState``);
 the API turns them into its response models.
@@ -16,7 +17,16 @@ from sqlalchemy.orm import Session
 
 from store import notices, tallies
 from store.db import changed_rows
-from store.models import CANCELLED, COMPLETED, RUNNING, UNFINISHED, Job, Puzzle, lock_job, now
+from store.models import (
+    CANCELLED,
+    COMPLETED,
+    RUNNING,
+    UNFINISHED,
+    Job,
+    Puzzle,
+    lock_job,
+    now,
+)
 
 # What a row can hold: values outside these never reach SQL (PostgreSQL refuses a NUL or an
 # integer wider than the column with an error, SQLite an integer over 64 bits), they match nothing.
@@ -129,10 +139,14 @@ def get_puzzle(s: Session, job_id: str, index: int) -> Puzzle | None:
     return s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))
 
 
-def list_puzzles(s: Session, job_id: str, limit: int, start: int = 0) -> tuple[list[Puzzle], int | None]:
-    """A page of the job's puzzles from index ``start`` on, and the next page's first index."""
-    rows = list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index >= start)
-                          .order_by(Puzzle.index).limit(limit + 1)))
+def list_puzzles(s: Session, job_id: str, limit: int, start: int = 0,
+                 statuses: Sequence[str] | None = None) -> tuple[list[Puzzle], int | None]:
+    """A page of the job's puzzles from index ``start`` on, only those in ``statuses`` if given,
+    and the next page's first index (a filtered page's next one starts at its next match)."""
+    q = select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index >= start)
+    if statuses:
+        q = q.where(Puzzle.status.in_(statuses))
+    rows = list(s.scalars(q.order_by(Puzzle.index).limit(limit + 1)))
     return rows[:limit], (rows[limit].index if len(rows) > limit else None)
 
 
@@ -180,6 +194,15 @@ def cancel_job(s: Session, job: Job) -> int:
     notices.notify(s, [job.id])  # its waiters, in every API process, answer at the commit
     s.refresh(job)
     return moved
+
+
+class Backlogged(Exception):
+    """The owner's unfinished puzzles and the batch's together pass the limit (the job row stored
+    meanwhile is rolled back with the transaction this escapes)."""
+
+    def __init__(self, pending: int, limit: int):
+        super().__init__(f"{pending} puzzles unfinished; the limit is {limit}")
+        self.pending, self.limit = pending, limit
 
 
 def delete_job(s: Session, job: Job) -> str | None:

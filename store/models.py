@@ -8,7 +8,10 @@ Glossary
             brings it to zero completes the job (exactly one can).
   attempts  how many times a task has claimed a puzzle; a result is written only by
             the claim whose attempt number is still current, and past the cap the
-            puzzle fails instead of running again.
+            puzzle fails instead of running again. It only ever grows: a retried
+            puzzle keeps its number, and counts its attempts towards the cap from
+            ``attempts_base`` (the number when it was put back), so no earlier claim's
+            number comes back.
   deadline  when a claimed or queued puzzle is considered lost; the reaper looks here.
   worker    the worker process holding a claim (puzzles.worker, subtasks.worker) or an
             optimistic chunk (workers.holding); one ``workers`` row each, its heartbeat.
@@ -113,6 +116,9 @@ class Puzzle(Base):
     block_id: Mapped[int | None] = mapped_column(RowId)
     error: Mapped[str | None] = mapped_column(Text)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # The attempt number when the puzzle was last retried (store.retry): the cap counts
+    # the claims past it.
+    attempts_base: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Wall time of the solve in the worker, for the /metrics histogram without reading JSON.
     solve_ms: Mapped[float | None] = mapped_column(Float)
     worker: Mapped[str | None] = mapped_column(String(200))
@@ -138,7 +144,9 @@ class Puzzle(Base):
     # reaper (which starts from the unfinished jobs) all go through (job_id, index).
     __table_args__ = (
         Index("uq_puzzles_job_index", "job_id", "index", unique=True),
-        {"postgresql_with": {"fillfactor": 40}},
+        # SQLite would give a deleted job's last ids to the next job's rows, where a late task
+        # holding the old ids could find rows as it left them.
+        {"postgresql_with": {"fillfactor": 40}, "sqlite_autoincrement": True},
     )
 
 
@@ -176,7 +184,8 @@ class Subtask(Base):
 
     __table_args__ = (
         Index("uq_subtasks_puzzle_index", "puzzle_id", "index", unique=True),
-        {"postgresql_with": {"fillfactor": 70}},
+        # As puzzles: a retried split puzzle's new subtasks must not take its old ones' ids.
+        {"postgresql_with": {"fillfactor": 70}, "sqlite_autoincrement": True},
     )
 
 

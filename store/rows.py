@@ -46,7 +46,13 @@ class Assigned:
     input: Any
     options: dict[str, Any]
     attempts: int
+    base: int = 0  # the attempt number it was last retried at (``Puzzle.attempts_base``)
     optimistic: bool = False
+
+    @property
+    def tries(self) -> int:
+        """Attempts towards the cap: the claims since it was submitted or last retried."""
+        return self.attempts - self.base
 
 
 @dataclass(slots=True)
@@ -110,7 +116,7 @@ def read_unclaimed(s: Session, ids: Sequence[int]) -> list[Assigned] | None:
         return None
     inputs = fastjson.loads("[" + ",".join(wires) + "]")  # one decoder call for the whole chunk
     options = functools.cache(fastjson.loads)  # by text: a batch's puzzles mostly share theirs
-    return [Assigned(i, job_id, kind, wire, options(text), 1, True)
+    return [Assigned(i, job_id, kind, wire, options(text), 1, optimistic=True)
             for i, job_id, kind, wire, text in zip(puzzle_ids, job_ids, kinds, inputs, texts, strict=True)]
 
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from store import fastjson, tallies
 from store.db import is_postgresql
 from store.fastjson import canonical
-from store.jobs import JobState, job_state
+from store.jobs import Backlogged, JobState, job_state
 from store.models import QUEUED, UNFINISHED, Job, Puzzle, now
 from store.settings import Lanes
 
@@ -67,15 +67,6 @@ def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: floa
 
 
 _jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
-
-
-class Backlogged(Exception):
-    """The owner's unfinished puzzles and the batch's together pass the limit (the job row stored
-    meanwhile is rolled back with the transaction this escapes)."""
-
-    def __init__(self, pending: int, limit: int):
-        super().__init__(f"{pending} puzzles unfinished; the limit is {limit}")
-        self.pending, self.limit = pending, limit
 
 
 def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,

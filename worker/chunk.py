@@ -187,14 +187,14 @@ def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], recove
     cap, limit = recovery.max_attempts, budget.puzzle_time_limit
     with sessions() as s, s.begin():
         claimed = rows.claim(s, ids, worker, now() + budget.lease())
-        if len(claimed) > 1 and any(a.attempts > 1 for a in claimed):
+        if len(claimed) > 1 and any(a.tries > 1 for a in claimed):
             rows.release(s, claimed)
             return [], claimed
         # A claim one past the cap: the earlier ones all lost their worker.
         report.written += results.write(s, [
-            Result(a.id, a.job_id, a.attempts, FAILED, error=gave_up(a.attempts - 1, limit, "puzzle"))
-            for a in claimed if a.attempts > cap])
-    return [a for a in claimed if a.attempts <= cap], []
+            Result(a.id, a.job_id, a.attempts, FAILED, error=gave_up(a.tries - 1, limit, "puzzle"))
+            for a in claimed if a.tries > cap])
+    return [a for a in claimed if a.tries <= cap], []
 
 
 def _solve(batch: Batch) -> None:

@@ -98,9 +98,9 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
         plan_for_each_list(s)  # see statements.among's per_row
         lost = _survey(s, t, recovery, trust_silence, broker_empty=depth == 0)
         puzzles, subtasks = _lost_puzzles(s, t, lost), _lost_subtasks(s, t, lost)
-        dead = [row for row in puzzles if row.status == RUNNING and row.attempts >= cap]
+        dead = [row for row in puzzles if row.status == RUNNING and row.tries >= cap]
         write(s, [Result(row.id, row.job_id, row.attempts, FAILED,
-                         error=gave_up(row.attempts, limit, "puzzle")) for row in dead])
+                         error=gave_up(row.tries, limit, "puzzle")) for row in dead])
         dead_parts = [row for row in subtasks if row.status == RUNNING and row.attempts >= cap]
         for row in dead_parts:
             p = parts.lock_puzzle(s, row.puzzle_id)
@@ -142,7 +142,8 @@ def _publish_by_job(runtime: Runtime, rows: Sequence[Row[Any]]) -> None:
     by_job: dict[str, list[Assigned]] = {}
     for row in rows:
         by_job.setdefault(row.job_id, []).append(
-            Assigned(row.id, row.job_id, row.kind, row.input, row.options, row.attempts))
+            Assigned(row.id, row.job_id, row.kind, row.input, row.options, row.attempts,
+                     base=row.attempts - row.tries))
     for puzzles in by_job.values():
         publish_one_per_task(runtime, puzzles)
 
@@ -201,7 +202,8 @@ def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
     held_by_dead = and_(claimed, Puzzle.worker.in_(lost.silent))
     held_by_none = and_(Puzzle.status == QUEUED, among(s, Puzzle.id, lost.held_by_none, per_row=True))
     return list(s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind,
-                                 Puzzle.input, Puzzle.options)
+                                 Puzzle.input, Puzzle.options,
+                                 (Puzzle.attempts - Puzzle.attempts_base).label("tries"))
                           .join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED),
                                  or_(Puzzle.deadline < t, held_by_dead, held_by_none,

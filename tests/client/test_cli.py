@@ -177,3 +177,29 @@ def test_interrupt_stops_waiting_and_wait_resumes(service_url, tmp_path):
     r = cli(service_url, "wait", *resume[2:])
     assert r.returncode == 0, r.stderr
     assert [json.loads(line)["result"] for line in r.stdout.splitlines()] == [{"sum": 2}, {"sum": 4}]
+
+
+def test_failed_puzzles_found_and_retried_with_other_options(service_url, tmp_path):
+    items = [{"kind": "toy", "puzzle": str(n), "options": {"crash": n == 2}} for n in (1, 2, 3)]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("".join(json.dumps(item) + "\n" for item in items))
+    r = cli(service_url, "submit", "--wait", str(path))
+    assert r.returncode == 1
+    job_id = r.stderr.split("as job ")[1].split()[0]
+    r = cli(service_url, "results", "--status", "failed", job_id)
+    found = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(row["index"], row["status"]) for row in found] == [(1, "failed")]
+    with Client(service_url) as c:
+        assert [p["index"] for p in c.puzzles(job_id, status=["failed", "cancelled"])] == [1]
+        with pytest.raises(Conflict):
+            c.retry(job_id, indexes=[0])
+        with pytest.raises(InvalidRequest) as bad:
+            c.retry(job_id, options={"crash": "maybe"})
+        assert bad.value.errors[0]["index"] == 1
+    r = cli(service_url, "retry", "--option", "crash=false", "--json", job_id)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] in ("running", "completed")
+    r = cli(service_url, "wait", job_id)
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(row["status"], row["result"]["sum"]) for row in rows] == [("solved", n) for n in (1, 2, 3)]

@@ -184,3 +184,28 @@ def test_result_blocks_sqlite(tmp_path):
 def test_result_blocks_postgres():
     with fresh_postgres() as url:
         results_stay_readable_across_result_blocks(url)
+
+
+def test_sqlite_never_gives_a_deleted_rows_id_again(tmp_path):
+    # A late task holding a deleted job's puzzle ids must find no rows, not the next job's.
+    url = f"sqlite:///{tmp_path / 'ids.db'}"
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = url
+    command.upgrade(config, "head")
+    engine = make_engine(url)
+    try:
+        with engine.begin() as conn:
+            made = {row.name: row.sql for row in conn.execute(text("SELECT name, sql FROM sqlite_master"))}
+            conn.execute(text("INSERT INTO jobs (id, owner, status, total, pending, created_at) "
+                              "VALUES ('j', 'o', 'queued', 1, 1, '2026-01-01')"))
+            insert = text("INSERT INTO puzzles (job_id, \"index\", kind, input, options, status, attempts, "
+                          "created_at, parts_total, parts_done, stop_requested) "
+                          "VALUES ('j', :i, 'toy', '\"1\"', '{}', 'queued', 0, '2026-01-01', 0, 0, 0)")
+            conn.execute(insert, {"i": 0})
+            first = conn.scalar(text("SELECT max(id) FROM puzzles"))
+            conn.execute(text("DELETE FROM puzzles"))
+            conn.execute(insert, {"i": 0})
+            assert conn.scalar(text("SELECT max(id) FROM puzzles")) == first + 1
+    finally:
+        engine.dispose()
+    assert "AUTOINCREMENT" in made["puzzles"] and "AUTOINCREMENT" in made["subtasks"]

@@ -1,0 +1,113 @@
+"""Retry: a job's failed and cancelled puzzles put back in the queue with a new attempt budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import case, delete, func, select, update
+from sqlalchemy.orm import Session
+
+from store import tallies
+from store.fastjson import canonical
+from store.jobs import Backlogged, possible_index
+from store.models import CANCELLED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
+
+RETRYABLE = (FAILED, CANCELLED)
+
+
+@dataclass(frozen=True)
+class Retried:
+    """Puzzles put back in the queue: their ids in batch order, each with its estimated seconds,
+    and the owner's other unfinished jobs (the rank of their tasks, store.publish)."""
+
+    puzzles: list[tuple[int, float]]
+    rank: int
+
+
+class NoSuchPuzzle(Exception):
+    def __init__(self, index: int):
+        super().__init__(f"the job has no puzzle {index}")
+        self.index = index
+
+
+class NotRetryable(Exception):
+    def __init__(self, index: int, status: str):
+        super().__init__(f"puzzle {index} is {status}; only failed and cancelled puzzles are retried")
+        self.index, self.status = index, status
+
+
+# What a retried puzzle is given by ``recheck``: from its index, kind, input and options (the stored
+# ones merged with the new), the options checked with every default filled in, and its estimated
+# seconds.
+Recheck = Callable[[int, str, Any, dict[str, Any]], tuple[dict[str, Any], float]]
+
+
+def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: Mapping[str, Any],
+                  recheck: Recheck, queued_stale_seconds: float, max_pending: int) -> Retried:
+    """Put failed and cancelled puzzles back in the queue: all of the job's, or those at
+    ``indexes``, each of which must be one (NoSuchPuzzle, NotRetryable otherwise). Each keeps its
+    input, takes its options merged with ``options`` and checked again by ``recheck`` (whose
+    exception propagates: the caller's rollback leaves everything as it was), and starts a new
+    attempt budget: ``attempts_base`` moves to its attempt number plus one, and so does the number,
+    which only grows, so a late task of an earlier attempt finds the row changed and writes
+    nothing. Its result, error, parts and stop flag are cleared; the job's ``pending`` counter
+    grows by the puzzles put back and the job is unfinished again (``running``, or ``queued`` if no
+    puzzle of it ever started), a cancelled job included. Returns the puzzles' ids in batch order,
+    each with its estimated seconds, to publish once this transaction commits. The tallies count
+    each puzzle put back as newly queued; the final statuses keep counting every time a puzzle
+    reached them. Raises Backlogged if the owner would have more than ``max_pending`` puzzles
+    unfinished."""
+    lock_job(s, job.id)
+    s.refresh(job)  # its counter as of the lock
+    # "at": "index" would name the row's tuple method
+    q = select(Puzzle.id, Puzzle.index.label("at"), Puzzle.kind, Puzzle.input, Puzzle.options,
+               Puzzle.status).where(Puzzle.job_id == job.id)
+    wanted: list[int] = []
+    if indexes is None:
+        q = q.where(Puzzle.status.in_(RETRYABLE))
+    else:
+        wanted = sorted(set(indexes))
+        bad = next((i for i in wanted if not possible_index(i)), None)
+        if bad is not None:
+            raise NoSuchPuzzle(bad)
+        q = q.where(Puzzle.index.in_(wanted))
+    rows = s.execute(q.order_by(Puzzle.index).with_for_update()).all()
+    found = {row.at: row for row in rows}
+    for i in wanted:
+        if i not in found:
+            raise NoSuchPuzzle(i)
+        if found[i].status not in RETRYABLE:
+            raise NotRetryable(i, found[i].status)
+    checked = [(row, *recheck(row.at, row.kind, row.input, {**row.options, **options})) for row in rows]
+    others = (Job.owner == job.owner, Job.status.in_(UNFINISHED), Job.id != job.id)
+    pending, rank = s.execute(select(func.coalesce(func.sum(Job.pending), 0), func.count())
+                              .where(*others)).one()
+    if not checked:
+        return Retried([], int(rank))
+    if pending + job.pending + len(checked) > max_pending:
+        raise Backlogged(int(pending + job.pending), max_pending)
+    t = now()
+    ids = [row.id for row in rows]
+    s.execute(delete(Subtask).where(Subtask.puzzle_id.in_(ids)).execution_options(synchronize_session=False))
+    # One UPDATE per set of options (a batch's puzzles mostly share theirs).
+    by_options: dict[str, tuple[dict[str, Any], list[int]]] = {}
+    for row, new_options, _cost in checked:
+        by_options.setdefault(canonical(new_options), (new_options, []))[1].append(row.id)
+        tallies.moved(s, row.kind, None, QUEUED)
+    for new_options, group in by_options.values():
+        s.execute(update(Puzzle).where(Puzzle.id.in_(group), Puzzle.status.in_(RETRYABLE))
+                  .values(status=QUEUED, options=new_options, attempts=Puzzle.attempts + 1,
+                          attempts_base=Puzzle.attempts + 1, result=None, stats=None, block_id=None,
+                          error=None, solve_ms=None, worker=None, started_at=None, finished_at=None,
+                          deadline=t + timedelta(seconds=queued_stale_seconds), parts_total=0,
+                          parts_done=0, stop_requested=False, split_head=None)
+                  .execution_options(synchronize_session=False))
+    s.execute(update(Job).where(Job.id == job.id)
+              .values(pending=Job.pending + len(checked), finished_at=None,
+                      status=case((Job.started_at.is_(None), QUEUED), else_=RUNNING))
+              .execution_options(synchronize_session=False))
+    s.refresh(job)
+    return Retried([(row.id, cost) for row, _options, cost in checked], int(rank))
