@@ -29,6 +29,11 @@ def test_derived_defaults_follow_what_they_derive_from():
     assert settings.lanes.queues == ("q", "q.dear")
     assert settings.visibility_timeout == 2 * (10 * 3 + 1)
     assert Settings.from_env({"VISIBILITY_TIMEOUT": "99"}).visibility_timeout == 99
+    pooled = Settings.from_env({"DATABASE_URL": "postgresql+psycopg://u@pgbouncer:6432/d",
+                                "DATABASE_POOLING": "transaction"}).connections
+    assert pooled.direct_url == pooled.database_url and pooled.transaction_pooled
+    direct = Settings.from_env({"DIRECT_DATABASE_URL": "postgresql+psycopg://u@postgres/d"}).connections
+    assert direct.direct_url == "postgresql+psycopg://u@postgres/d" and not direct.transaction_pooled
 
 
 @pytest.mark.parametrize(("env", "named"), [
@@ -36,6 +41,7 @@ def test_derived_defaults_follow_what_they_derive_from():
     ({"CHUNK_MAX": "0"}, "CHUNK_MAX"),
     ({"MAX_PUZZLE_BYTES": "sudoku"}, "MAX_PUZZLE_BYTES"),
     ({"LOG_FORMAT": "xml"}, "LOG_FORMAT"),
+    ({"DATABASE_POOLING": "session"}, "DATABASE_POOLING"),
 ])
 def test_a_bad_value_stops_the_start_naming_its_variable(env, named):
     with pytest.raises(SettingError, match=named):
