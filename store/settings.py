@@ -253,7 +253,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """The settings of these environment variables (default: the process's), then
         ``overrides``: typed values by variable name (``PUZZLE_TIME_LIMIT=0.3``)."""
-        env = os.environ if env is None else env
+        env = _with_files(os.environ if env is None else env)
         read = {}
         for name, kind in groups().items():
             types = get_type_hints(kind)
@@ -278,6 +278,23 @@ class Settings:
         if given is not None:
             return given
         return 2 * (self.time.puzzle_time_limit * self.lanes.chunk_max + self.time.hard_time_grace)
+
+
+def _with_files(env: Mapping[str, str]) -> Mapping[str, str]:
+    """The variables, each ``NAME_FILE`` read as ``NAME`` where ``NAME`` itself is unset: secrets
+    (API_TOKENS, METRICS_TOKEN) come from files such as Docker's /run/secrets/, not the environment."""
+    names = {f.name.upper() for kind in groups().values() for f in dataclasses.fields(kind)}
+    files = {name: env[f"{name}_FILE"] for name in names if f"{name}_FILE" in env}
+    if not files:
+        return env
+    read = dict(env)
+    for name, path in files.items():
+        if name not in env:
+            try:
+                read[name] = Path(path).read_text().strip()
+            except OSError as exc:
+                raise SettingError(f"{name}_FILE={path!r}: {exc.strerror}") from None
+    return read
 
 
 def _values(group: Any) -> dict[str, Any]:

@@ -67,3 +67,12 @@ def test_the_time_budget_owns_the_lease_and_the_task_limits():
 def test_the_configuration_page_is_generated_from_the_settings():
     page = (ROOT / "docs" / "configuration.md").read_text()
     assert page == markdown(), "run: python -m store.configuration > docs/configuration.md"
+
+
+def test_a_secret_is_read_from_the_file_its_name_file_variable_names(tmp_path):
+    secret = tmp_path / "api_tokens"
+    secret.write_text("alice:s3cret\n")
+    assert Settings.from_env({"API_TOKENS_FILE": str(secret)}).access.api_tokens == "alice:s3cret"
+    assert Settings.from_env({"API_TOKENS_FILE": str(secret), "API_TOKENS": "bob:x"}).access.api_tokens == "bob:x"
+    with pytest.raises(SettingError, match="METRICS_TOKEN_FILE"):
+        Settings.from_env({"METRICS_TOKEN_FILE": str(tmp_path / "missing")})
