@@ -246,7 +246,8 @@ def test_transactions_go_through_pgbouncer_and_sessions_go_direct(services) -> N
         if name not in services:
             continue
         env = services[name]["environment"]
-        settings = Settings.from_env({k: str(v) for k, v in env.items() if not k.endswith("_FILE")}).connections
+        read = {k: str(v) for k, v in env.items() if not k.endswith("_FILE")}
+        settings = Settings.from_env(read).connections
         assert "@pgbouncer:6432/" in settings.database_url and settings.transaction_pooled, name
         # The API's LISTEN and the migrations: a session of their own, on PostgreSQL itself.
         assert "@postgres:5432/" in settings.direct_url, name
