@@ -21,6 +21,8 @@ if docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
         if [ -f "$SWARM_STATE/initialised-here" ]; then
             log "docker swarm leave --force"
             docker swarm leave --force >/dev/null
+            # The bridge the node made for its tasks' outside traffic when it joined.
+            docker network rm docker_gwbridge >/dev/null 2>&1 || true
             rm -f "$SWARM_STATE/initialised-here"
         fi
     fi

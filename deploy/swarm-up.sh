@@ -16,8 +16,7 @@ mkdir -p "$SWARM_STATE" "$STATE"
 "$ROOT/deploy/base-images.sh"
 
 log "building the images"
-(umask 077; cat "$(images_env)" > "$STATE/compose.env")
-docker compose --project-name "$COMPOSE_PROJECT" --env-file "$STATE/compose.env" \
+docker compose --project-name "$COMPOSE_PROJECT" --env-file "$(images_env)" \
     build --quiet migrate proxy pgbouncer
 built=$(now_ms)
 
