@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test
+.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test swarm-up swarm-down swarm-test
 
 # The venv installs exactly what requirements.lock pins (hashes checked), then the project
 # itself, editable and without dependencies. A lock older than pyproject.toml's dependencies
@@ -85,6 +85,20 @@ compose-down:
 # restarted mid-job, compose-down; prints the timings.
 compose-test:
 	deploy/compose-test.sh
+
+# deploy/stack.yml on a single-node swarm of the local engine (`docker swarm init` unless it is
+# in one): the images built as for compose, the tokens as Docker secrets, the API on API_PORT.
+# swarm-down removes the stack and leaves the swarm swarm-up made.
+swarm-up:
+	deploy/swarm-up.sh
+
+swarm-down:
+	deploy/swarm-down.sh
+
+# swarm-up, a mixed batch, the workers scaled 1 -> 4 -> 2 and updated under running jobs, 32 worker
+# processes through PgBouncer, swarm-down; prints the figures.
+swarm-test:
+	deploy/swarm-test.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

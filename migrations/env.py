@@ -1,4 +1,4 @@
-"""Alembic environment: the URL comes from the settings (DATABASE_URL)."""
+"""Alembic environment: the URL comes from the settings (DIRECT_DATABASE_URL, by default DATABASE_URL)."""
 
 from logging.config import fileConfig
 
@@ -9,7 +9,8 @@ from store.models import Base
 from store.settings import Settings
 
 config = context.config
-url = config.attributes.get("database_url") or Settings.from_env().connections.database_url
+# Migrations take locks and may SET for their session: the direct URL, never a transaction pooler.
+url = config.attributes.get("database_url") or Settings.from_env().connections.direct_url
 if config.config_file_name and "database_url" not in config.attributes:
     # The `alembic` command: say what it does (alembic.ini's loggers). Programs that migrate
     # (make run, the tests) pass the URL and keep their own logging.

@@ -39,8 +39,12 @@ def create_app(settings: Settings | None = None) -> Flask:
     auth.init_app(app, settings.access)
     ratelimit.init_app(app, settings)
     headers.init_app(app)
-    engine = make_engine(settings.connections.database_url)
+    connections = settings.connections
+    engine = make_engine(connections.database_url, connections.transaction_pooled)
     app.extensions["engine"] = engine
+    # The job notices' LISTEN holds a session of its own: never through a transaction pooler.
+    app.extensions["direct_engine"] = (engine if connections.direct_url == connections.database_url
+                                       else make_engine(connections.direct_url))
     app.extensions["sessions"] = make_sessionmaker(engine)
     broker.make_folders(settings)
     publishing = Celery("puzzle-queue", set_as_current=False)

@@ -243,7 +243,7 @@ def job_listener() -> notices.Listener | None:
     """This app's listener (made at the first wait), or None on a database that sends no notices."""
     extensions = current_app.extensions
     if "job_notices" not in extensions:
-        extensions.setdefault("job_notices", notices.listener(extensions["engine"]))
+        extensions.setdefault("job_notices", notices.listener(extensions["direct_engine"]))
     listener: notices.Listener | None = extensions["job_notices"]
     return listener
 

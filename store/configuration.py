@@ -14,7 +14,9 @@ def markdown() -> str:
     lines = ["# Configuration", "",
              "Every setting is an environment variable, read once when a process starts; a bad value",
              "stops the start with a message naming it. This page is generated from `store/settings.py`",
-             "(`python -m store.configuration > docs/configuration.md`).", ""]
+             "(`python -m store.configuration > docs/configuration.md`).", "",
+             "Any of them may instead be read from the file that `NAME_FILE` names (a secret such as",
+             "`API_TOKENS_FILE=/run/secrets/api_tokens`); `NAME` itself, when set, wins.", ""]
     for kind in groups().values():
         lines += [f"## {kind.__name__}", "", (kind.__doc__ or "").strip(), "",
                   "| variable | default | meaning |", "|---|---|---|"]

@@ -38,12 +38,17 @@ def changed_rows(s: Session, statement: Update) -> int:
     return cast("CursorResult[Any]", result).rowcount
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, transaction_pooled: bool = False) -> Engine:
+    """``transaction_pooled``: the URL reaches PostgreSQL through a pooler in transaction mode
+    (PgBouncer, DATABASE_POOLING), which hands each transaction whichever server connection is
+    free: psycopg then prepares no statements (a statement prepared on one server connection is
+    unknown to the next), and nothing may be set for the session (see relax_commits)."""
     parsed = make_url(url)
     # JSON columns are encoded and decoded for every puzzle stored or read.
     json = {"json_serializer": fastjson.dumps, "json_deserializer": fastjson.loads}
     if parsed.get_backend_name() != "sqlite":
-        engine = create_engine(url, **json)
+        connect_args = {"prepare_threshold": None} if transaction_pooled else {}
+        engine = create_engine(url, connect_args=connect_args, **json)
         _ping_when_idle(engine)
         return engine
     if parsed.database and parsed.database != ":memory:":
@@ -146,13 +151,23 @@ def _sqlite_write_locks(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
 
 
-def relax_commits(engine: Engine) -> None:
+def relax_commits(engine: Engine, transaction_pooled: bool = False) -> None:
     """PostgreSQL: the workers' commits return before their WAL reaches the disk (each fsync
     costs milliseconds here, two per subtask). Safe for what workers write: a commit lost in a
     database crash leaves its rows as they were (queued, or running under a lease), and the
     reaper publishes them again; counters move in the same transactions as the rows they count,
-    so they are lost together. The API's commits stay synchronous: an accepted job is durable."""
+    so they are lost together. The API's commits stay synchronous: an accepted job is durable.
+
+    Set once per connection when it is the session's own; through a pooler in transaction mode
+    (``transaction_pooled``) a session setting would stay on a server connection the API shares,
+    so each transaction sets it for itself (SET LOCAL: a round trip more per transaction)."""
     if not is_postgresql(engine):
+        return
+    if transaction_pooled:
+        @event.listens_for(engine, "begin")
+        def _begin(conn: Connection) -> None:
+            if not conn.connection.driver_connection.autocommit:  # type: ignore[union-attr]
+                conn.exec_driver_sql("SET LOCAL synchronous_commit TO off")
         return
 
     @event.listens_for(engine, "connect")

@@ -21,6 +21,7 @@ from store.environment import SettingError, parse
 ROOT = Path(__file__).resolve().parents[1]
 VAR = ROOT / "var"
 LOG_FORMATS = ("text", "json")
+POOLING_MODES = ("", "transaction")
 
 
 def setting(default: Any, doc: str, minimum: float | None = None) -> Any:
@@ -37,6 +38,13 @@ class Connections:
 
     database_url: str = setting(f"sqlite:///{VAR / 'puzzle-queue.db'}",
                                 "SQLAlchemy URL of the database: PostgreSQL, or a SQLite file (the default)")
+    direct_database_url: str = setting(
+        "", "SQLAlchemy URL of the same database reached directly, never through a pooler in transaction "
+            "mode: the sessions that must stay one (the API's LISTEN for job notices, migrations); "
+            "unset: DATABASE_URL")
+    database_pooling: str = setting(
+        "", "'transaction' when DATABASE_URL goes through a pooler in transaction mode (PgBouncer): no "
+            "prepared statements, session settings made per transaction; unset: a direct connection")
     redis_url: str | None = setting(None, "Redis URL of the broker; unset: the filesystem broker "
                                           "under BROKER_DIR")
     broker_dir: str = setting(str(VAR / "broker"), "folder of the filesystem broker (without REDIS_URL)")
@@ -45,6 +53,22 @@ class Connections:
     visibility_timeout: float | None = setting(
         None, "seconds before Redis hands an unacknowledged task to another worker; unset: twice the "
               "longest a task can run (PUZZLE_TIME_LIMIT x CHUNK_MAX + HARD_TIME_GRACE)", minimum=1)
+
+    def __post_init__(self) -> None:
+        if self.database_pooling not in POOLING_MODES:
+            raise SettingError(f"DATABASE_POOLING is {self.database_pooling!r}; it is unset or "
+                               f"{', '.join(m for m in POOLING_MODES if m)}")
+
+    @property
+    def direct_url(self) -> str:
+        """DIRECT_DATABASE_URL, or DATABASE_URL when unset (derived on use, so that an override of
+        DATABASE_URL carries it along)."""
+        return self.direct_database_url or self.database_url
+
+    @property
+    def transaction_pooled(self) -> bool:
+        """Whether DATABASE_URL's connections are shared between transactions by a pooler."""
+        return self.database_pooling == "transaction"
 
 
 @dataclass(frozen=True)
@@ -229,7 +253,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """The settings of these environment variables (default: the process's), then
         ``overrides``: typed values by variable name (``PUZZLE_TIME_LIMIT=0.3``)."""
-        env = os.environ if env is None else env
+        env = _with_files(os.environ if env is None else env)
         read = {}
         for name, kind in groups().items():
             types = get_type_hints(kind)
@@ -254,6 +278,23 @@ class Settings:
         if given is not None:
             return given
         return 2 * (self.time.puzzle_time_limit * self.lanes.chunk_max + self.time.hard_time_grace)
+
+
+def _with_files(env: Mapping[str, str]) -> Mapping[str, str]:
+    """The variables, each ``NAME_FILE`` read as ``NAME`` where ``NAME`` itself is unset: secrets
+    (API_TOKENS, METRICS_TOKEN) come from files such as Docker's /run/secrets/, not the environment."""
+    names = {f.name.upper() for kind in groups().values() for f in dataclasses.fields(kind)}
+    files = {name: env[f"{name}_FILE"] for name in names if f"{name}_FILE" in env}
+    if not files:
+        return env
+    read = dict(env)
+    for name, path in files.items():
+        if name not in env:
+            try:
+                read[name] = Path(path).read_text().strip()
+            except OSError as exc:
+                raise SettingError(f"{name}_FILE={path!r}: {exc.strerror}") from None
+    return read
 
 
 def _values(group: Any) -> dict[str, Any]:

@@ -17,7 +17,10 @@ COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 NGINX_CONF = (ROOT / "deploy" / "nginx.conf").read_text()
-APP_SERVICES = [name for name in SERVICES if name not in ("postgres", "redis", "proxy")]
+APP_SERVICES = [name for name in SERVICES if name not in ("postgres", "redis", "proxy", "pgbouncer")]
+STACK = yaml.safe_load((ROOT / "deploy" / "stack.yml").read_text())
+STACK_SERVICES = STACK["services"]
+PGBOUNCER_INI = (ROOT / "deploy" / "pgbouncer.ini").read_text()
 
 
 def test_compose_file_matches_the_compose_spec() -> None:
@@ -67,8 +70,9 @@ def test_every_long_running_service_has_a_healthcheck() -> None:
 
 def test_the_image_is_built_once_and_run_by_every_app_service() -> None:
     builders = [name for name, service in SERVICES.items() if "build" in service]
-    assert builders == ["migrate", "proxy"]
-    assert SERVICES["proxy"]["build"]["args"] == SERVICES["migrate"]["build"]["args"]  # the same base
+    assert builders == ["pgbouncer", "migrate", "proxy"]
+    for built in ("proxy", "pgbouncer"):  # the same base
+        assert SERVICES[built]["build"]["args"] == SERVICES["migrate"]["build"]["args"]
     images = {SERVICES[name]["image"] for name in APP_SERVICES}
     assert len(images) == 1, images
 
@@ -226,3 +230,78 @@ def test_the_proxys_limits_agree_with_the_apis() -> None:
     assert upstream is not None
     idle = re.search(r"keepalive_timeout (\d+)s;", upstream.group(1))
     assert idle is not None and int(idle.group(1)) < int(command[command.index("--keep-alive") + 1])
+
+
+def pgbouncer_setting(name: str) -> str:
+    found = re.search(rf"^{name}\s*=\s*(.*)$", PGBOUNCER_INI, re.MULTILINE)
+    assert found, name
+    return found.group(1).strip()
+
+
+@pytest.mark.parametrize("services", [SERVICES, STACK_SERVICES], ids=["compose", "stack"])
+def test_transactions_go_through_pgbouncer_and_sessions_go_direct(services) -> None:
+    assert pgbouncer_setting("pool_mode") == "transaction"
+    assert pgbouncer_setting("max_db_connections") == pgbouncer_setting("default_pool_size")
+    for name in APP_SERVICES:
+        if name not in services:
+            continue
+        env = services[name]["environment"]
+        read = {k: str(v) for k, v in env.items() if not k.endswith("_FILE")}
+        settings = Settings.from_env(read).connections
+        assert "@pgbouncer:6432/" in settings.database_url and settings.transaction_pooled, name
+        # The API's LISTEN and the migrations: a session of their own, on PostgreSQL itself.
+        assert "@postgres:5432/" in settings.direct_url, name
+    assert "pgbouncer" in services
+
+
+def test_the_stack_runs_the_compose_files_services_with_the_same_image_env_and_commands() -> None:
+    assert set(STACK_SERVICES) == set(SERVICES) - {"flower"}
+    for name, service in STACK_SERVICES.items():
+        compose = SERVICES[name]
+        # The proxy's alone: nginx reloaded when the api tasks change (it resolves `api` at a load).
+        assert service.get("command") == compose.get("command") or name == "proxy", name
+        assert service.get("image") == compose.get("image"), name
+        # The same environment, but tokens: secrets in the stack, never environment values.
+        env = {k: v for k, v in service.get("environment", {}).items() if not k.endswith("_FILE")}
+        compose_env = {k: v for k, v in compose.get("environment", {}).items()
+                       if k not in ("API_TOKENS", "METRICS_TOKEN")}
+        assert env == compose_env, name
+        assert service.get("healthcheck") == compose.get("healthcheck") or name == "migrate", name
+    # The lanes: the stack's workers take the queues the compose file's take.
+    lanes = Settings.from_env({}).lanes
+    worker = STACK_SERVICES["worker"]["command"]
+    assert worker[worker.index("-Q") + 1].split(",") == [lanes.task_queue, lanes.dear_queue]
+
+
+def test_the_stacks_tokens_are_docker_secrets() -> None:
+    for name in APP_SERVICES:
+        if name not in STACK_SERVICES:
+            continue
+        service = STACK_SERVICES[name]
+        assert set(service["secrets"]) == {"api_tokens", "metrics_token"}, name
+        env = service["environment"]
+        assert "API_TOKENS" not in env and "METRICS_TOKEN" not in env, name
+        assert env["API_TOKENS_FILE"] == "/run/secrets/api_tokens"
+        assert env["METRICS_TOKEN_FILE"] == "/run/secrets/metrics_token"
+    assert all(secret.get("external") for secret in STACK["secrets"].values())
+
+
+def test_the_stack_deploys_on_a_swarm_without_ipvs_and_updates_safely() -> None:
+    time = Settings.from_env({}).time
+    for name, service in STACK_SERVICES.items():
+        deploy = service["deploy"]
+        # No virtual IPs and no ingress mesh: both need IPVS (docs/deployment.md, Swarm).
+        assert deploy["endpoint_mode"] == "dnsrr", name
+        assert "restart_policy" in deploy, name
+        if name != "migrate":
+            assert deploy["resources"]["limits"]["memory"], name
+    assert all(port["mode"] == "host" for port in STACK_SERVICES["proxy"]["ports"])
+    api = STACK_SERVICES["api"]["deploy"]
+    assert api["replicas"] == 2 and api["update_config"]["order"] == "start-first"
+    # A worker stopped by an update or a scale-down finishes its task: the grace outlasts the
+    # hard limit of a one-puzzle task.
+    hard = time.task_limits(1)[1]
+    for name in ("worker", "worker-cheap"):
+        grace = float(STACK_SERVICES[name]["stop_grace_period"].rstrip("s"))
+        assert grace > hard, (name, grace, hard)
+    assert STACK_SERVICES["scheduler"]["deploy"]["replicas"] == 1

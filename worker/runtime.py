@@ -29,8 +29,9 @@ class Runtime:
     @classmethod
     def connect(cls, settings: Settings, celery_app: Any) -> Runtime:
         """The runtime of a worker process of ``celery_app`` (no connection is made until used)."""
-        engine = make_engine(settings.connections.database_url)
-        relax_commits(engine)
+        pooled = settings.connections.transaction_pooled
+        engine = make_engine(settings.connections.database_url, pooled)
+        relax_commits(engine, pooled)
         return cls(settings, engine, make_sessionmaker(engine),
                    CeleryPublisher(celery_app, settings.lanes, settings.time))
 

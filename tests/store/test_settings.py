@@ -29,6 +29,11 @@ def test_derived_defaults_follow_what_they_derive_from():
     assert settings.lanes.queues == ("q", "q.dear")
     assert settings.visibility_timeout == 2 * (10 * 3 + 1)
     assert Settings.from_env({"VISIBILITY_TIMEOUT": "99"}).visibility_timeout == 99
+    pooled = Settings.from_env({"DATABASE_URL": "postgresql+psycopg://u@pgbouncer:6432/d",
+                                "DATABASE_POOLING": "transaction"}).connections
+    assert pooled.direct_url == pooled.database_url and pooled.transaction_pooled
+    direct = Settings.from_env({"DIRECT_DATABASE_URL": "postgresql+psycopg://u@postgres/d"}).connections
+    assert direct.direct_url == "postgresql+psycopg://u@postgres/d" and not direct.transaction_pooled
 
 
 @pytest.mark.parametrize(("env", "named"), [
@@ -36,6 +41,7 @@ def test_derived_defaults_follow_what_they_derive_from():
     ({"CHUNK_MAX": "0"}, "CHUNK_MAX"),
     ({"MAX_PUZZLE_BYTES": "sudoku"}, "MAX_PUZZLE_BYTES"),
     ({"LOG_FORMAT": "xml"}, "LOG_FORMAT"),
+    ({"DATABASE_POOLING": "session"}, "DATABASE_POOLING"),
 ])
 def test_a_bad_value_stops_the_start_naming_its_variable(env, named):
     with pytest.raises(SettingError, match=named):
@@ -61,3 +67,13 @@ def test_the_time_budget_owns_the_lease_and_the_task_limits():
 def test_the_configuration_page_is_generated_from_the_settings():
     page = (ROOT / "docs" / "configuration.md").read_text()
     assert page == markdown(), "run: python -m store.configuration > docs/configuration.md"
+
+
+def test_a_secret_is_read_from_the_file_its_name_file_variable_names(tmp_path):
+    secret = tmp_path / "api_tokens"
+    secret.write_text("alice:s3cret\n")
+    assert Settings.from_env({"API_TOKENS_FILE": str(secret)}).access.api_tokens == "alice:s3cret"
+    given = Settings.from_env({"API_TOKENS_FILE": str(secret), "API_TOKENS": "bob:x"})
+    assert given.access.api_tokens == "bob:x"
+    with pytest.raises(SettingError, match="METRICS_TOKEN_FILE"):
+        Settings.from_env({"METRICS_TOKEN_FILE": str(tmp_path / "missing")})

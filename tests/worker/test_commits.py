@@ -25,3 +25,22 @@ def test_sqlite_is_left_alone(tmp_path):
     relax_commits(engine)
     with engine.connect() as conn:
         assert conn.scalar(text("select 1")) == 1
+
+
+@pytest.mark.integration
+def test_through_a_transaction_pooler_each_transaction_relaxes_only_itself(postgres_url):
+    worker = make_engine(postgres_url, transaction_pooled=True)
+    relax_commits(worker, transaction_pooled=True)
+    try:
+        with worker.begin() as conn:
+            assert conn.scalar(text("SHOW synchronous_commit")) == "off"
+        # The server connection goes back to the pooler as it came: the setting ended with the transaction.
+        with worker.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            assert conn.scalar(text("SHOW synchronous_commit")) == "on"
+        # No statement is ever prepared on the server: the next transaction may get another connection.
+        with worker.connect() as conn:
+            for _ in range(8):
+                conn.execute(text("SELECT 1"))
+            assert conn.scalar(text("SELECT count(*) FROM pg_prepared_statements")) == 0
+    finally:
+        worker.dispose()
