@@ -1,8 +1,11 @@
-"""Environment variables' text read as the typed values of settings (store.settings)."""
+"""Environment variables read as the typed, checked values of settings (store.settings), secrets
+from files included."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -37,3 +40,29 @@ def _pairs(text: str) -> dict[str, str]:
             raise ValueError(f"expected key=value, got {pair!r}")
         out[key.strip()] = value.strip()
     return out
+
+
+def checked(kind: type, values: dict[str, Any]) -> Any:
+    """The group made of these values, each number checked against its field's minimum."""
+    for f in dataclasses.fields(kind):
+        value, minimum = values.get(f.name), f.metadata.get("minimum")
+        if minimum is not None and isinstance(value, (int, float)) and value < minimum:
+            raise SettingError(f"{f.name.upper()} is {value}; it is at least {minimum:g}")
+    return kind(**values)
+
+
+def with_files(env: Mapping[str, str], names: set[str]) -> Mapping[str, str]:
+    """The variables, each ``NAME_FILE`` read as ``NAME`` where ``NAME``, one of
+    ``names``, is itself unset: secrets
+    (API_TOKENS, METRICS_TOKEN) come from files such as Docker's /run/secrets/, not the environment."""
+    files = {name: env[f"{name}_FILE"] for name in names if f"{name}_FILE" in env}
+    if not files:
+        return env
+    read = dict(env)
+    for name, path in files.items():
+        if name not in env:
+            try:
+                read[name] = Path(path).read_text().strip()
+            except OSError as exc:
+                raise SettingError(f"{name}_FILE={path!r}: {exc.strerror}") from None
+    return read

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, get_type_hints
 
-from store.environment import SettingError, parse
+from store.environment import SettingError, checked, parse, with_files
 
 ROOT = Path(__file__).resolve().parents[1]
 VAR = ROOT / "var"
@@ -253,13 +253,14 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """The settings of these environment variables (default: the process's), then
         ``overrides``: typed values by variable name (``PUZZLE_TIME_LIMIT=0.3``)."""
-        env = _with_files(os.environ if env is None else env)
+        env = with_files(os.environ if env is None else env,
+                         {f.name.upper() for kind in groups().values() for f in dataclasses.fields(kind)})
         read = {}
         for name, kind in groups().items():
             types = get_type_hints(kind)
             values = {f.name: parse(f.name.upper(), env[f.name.upper()], types[f.name])
                       for f in dataclasses.fields(kind) if f.name.upper() in env}
-            read[name] = _checked(kind, values)
+            read[name] = checked(kind, values)
         return cls(**read).replace(**overrides)
 
     def replace(self, **overrides: Any) -> Settings:
@@ -268,7 +269,7 @@ class Settings:
         for name, value in overrides.items():
             group = _group_of(name)
             changed = {**_values(current[group]), name.lower(): value}
-            current[group] = _checked(type(current[group]), changed)
+            current[group] = checked(type(current[group]), changed)
         return Settings(**current)
 
     @property
@@ -278,23 +279,6 @@ class Settings:
         if given is not None:
             return given
         return 2 * (self.time.puzzle_time_limit * self.lanes.chunk_max + self.time.hard_time_grace)
-
-
-def _with_files(env: Mapping[str, str]) -> Mapping[str, str]:
-    """The variables, each ``NAME_FILE`` read as ``NAME`` where ``NAME`` itself is unset: secrets
-    (API_TOKENS, METRICS_TOKEN) come from files such as Docker's /run/secrets/, not the environment."""
-    names = {f.name.upper() for kind in groups().values() for f in dataclasses.fields(kind)}
-    files = {name: env[f"{name}_FILE"] for name in names if f"{name}_FILE" in env}
-    if not files:
-        return env
-    read = dict(env)
-    for name, path in files.items():
-        if name not in env:
-            try:
-                read[name] = Path(path).read_text().strip()
-            except OSError as exc:
-                raise SettingError(f"{name}_FILE={path!r}: {exc.strerror}") from None
-    return read
 
 
 def _values(group: Any) -> dict[str, Any]:
@@ -312,12 +296,3 @@ def _group_of(name: str) -> str:
         if name.lower() in {f.name for f in dataclasses.fields(kind)}:
             return group
     raise SettingError(f"{name} is not a setting")
-
-
-def _checked(kind: type, values: dict[str, Any]) -> Any:
-    """The group made of these values, each number checked against its field's minimum."""
-    for f in dataclasses.fields(kind):
-        value, minimum = values.get(f.name), f.metadata.get("minimum")
-        if minimum is not None and isinstance(value, (int, float)) and value < minimum:
-            raise SettingError(f"{f.name.upper()} is {value}; it is at least {minimum:g}")
-    return kind(**values)
