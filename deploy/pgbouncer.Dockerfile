@@ -7,7 +7,7 @@ FROM ${PYTHON_IMAGE}
 RUN apt-get update \
     && apt-get install -y --no-install-recommends pgbouncer \
     && rm -rf /var/lib/apt/lists/* \
-    && (id pgbouncer >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin pgbouncer) \
+    && (id pgbouncer >/dev/null 2>&1 || useradd --system --uid 10002 --no-create-home --shell /usr/sbin/nologin pgbouncer) \
     && mkdir -p /etc/pgbouncer /var/run/pgbouncer \
     && chown -R pgbouncer /etc/pgbouncer /var/run/pgbouncer
 COPY pgbouncer.ini /etc/pgbouncer/pgbouncer.ini
