@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test swarm-up swarm-down swarm-test
+.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test swarm-up swarm-down swarm-test k8s-check
 
 # The venv installs exactly what requirements.lock pins (hashes checked), then the project
 # itself, editable and without dependencies. A lock older than pyproject.toml's dependencies
@@ -99,6 +99,11 @@ swarm-down:
 # processes through PgBouncer, swarm-down; prints the figures.
 swarm-test:
 	deploy/swarm-test.sh
+
+# deploy/k8s rendered (kubectl kustomize) and validated offline: Kubernetes' schemas
+# (kubernetes-validate), KEDA's (vendored), checkov (skips in deploy/k8s/checkov-skip.txt).
+k8s-check: venv
+	deploy/k8s-check.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
