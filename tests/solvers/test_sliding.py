@@ -592,7 +592,7 @@ def test_kernels_under_numba_debug_modes(flag, tmp_path):
 
 def test_the_pdb_command_runs_without_a_runpy_warning():
     root = Path(__file__).resolve().parents[2]
-    run = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-m", "solvers.sliding.pdb", "--help"],
-                         cwd=root, capture_output=True, text=True, timeout=120)
+    command = [sys.executable, "-W", "error::RuntimeWarning", "-m", "solvers.sliding.pdb", "--help"]
+    run = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "usage: python -m solvers.sliding.pdb" in run.stdout and "Warning" not in run.stderr
