@@ -9,6 +9,15 @@
   let cursors = [null];  // the cursor of each page seen; the last is the current one
   let nextCursor = null;
   let lastSeen = "";
+  let lastJob = null;
+  let timer = null;
+
+  // The API's puzzle cursor is the next batch index, encoded as the service encodes it
+  // (service/cursors.py): base64url of a JSON list, without padding.
+  const cursorAt = index => index ? btoa(JSON.stringify([index])).replace(/\+/g, "-").replace(/\//g, "_")
+    .replace(/=+$/, "") : null;
+  const filter = () => document.getElementById("status-filter").value;
+  const pageCount = () => Math.max(1, Math.ceil((lastJob ? lastJob.total : 0) / PAGE));
 
   function statsTable(p) {
     const rows = [];
@@ -34,22 +43,32 @@
     const drawn = Boards.draw(p);
     const fallback = drawn ? null : el("pre", {className: "result", text: JSON.stringify(p.result, null, 1)});
     return el("article", {className: "puzzle", "data-index": p.index, "data-status": p.status},
-      el("h3", {}, `#${p.index} ${p.kind} `, el("span", {className: `status ${p.status}`, text: p.status})),
+      el("h3", {}, `#${p.index} ${p.kind} `, el("span", {className: `status ${p.status}`, text: p.status}),
+         p.attempts > 1 ? el("span", {className: "attempts hint", text: ` · attempt ${p.attempts}`}) : null),
       el("div", {className: "puzzle-body"}, drawn || fallback,
          el("div", {}, statsTable(p), p.error ? el("p", {className: "error", text: p.error}) : null)));
   }
 
   async function loadPage() {
     const cursor = cursors[cursors.length - 1];
-    const query = `limit=${PAGE}` + (cursor ? `&cursor=${encodeURIComponent(cursor)}` : "");
+    const status = filter();
+    const query = `limit=${PAGE}` + (cursor ? `&cursor=${encodeURIComponent(cursor)}` : "") +
+      (status ? `&status=${status}` : "");
     const page = await PQ.get(`/api/v1/jobs/${jobId}/puzzles?${query}`);
+    if (status !== filter() || cursor !== cursors[cursors.length - 1]) return;  // a newer choice wins
     nextCursor = page.next_cursor;
     document.getElementById("puzzles").replaceChildren(...page.items.map(card));
-    const first = page.items.length ? page.items[0].index : 0;
+    const shown = page.items.length;
+    const number = status ? `page ${cursors.length}` : `page ${cursors.length} of ${pageCount()}`;
+    const range = shown ? `#${page.items[0].index}` + (shown > 1 ? `–#${page.items[shown - 1].index}` : "") : "";
     document.getElementById("page-info").textContent =
-      page.items.length ? `puzzles ${first + 1}–${first + page.items.length}` : "no puzzles";
+      shown ? `${number} · puzzles ${range}` : (status ? `no ${status.replace(",", " or ")} puzzles here` : "no puzzles");
     document.getElementById("prev-page").disabled = cursors.length === 1;
     document.getElementById("next-page").disabled = !nextCursor;
+    // A page number gives a cursor only over the whole list; under a filter the pages are stepped through.
+    document.getElementById("goto-page").disabled = Boolean(status);
+    document.getElementById("goto-button").disabled = Boolean(status);
+    document.getElementById("goto-hint").hidden = !status;
   }
 
   function showJob(job) {
@@ -69,6 +88,8 @@
     }
     document.getElementById("job-times").textContent = times.join(", ");
     document.getElementById("cancel-button").hidden = PQ.FINAL.includes(job.status);
+    document.getElementById("retry-button").hidden = !(job.counts.failed || job.counts.cancelled);
+    lastJob = job;
   }
 
   function showMissing(err) {
@@ -95,7 +116,8 @@
       if (err.status === 404) return;
     }
     if (!job || !PQ.FINAL.includes(job.status) || JSON.stringify(job.counts) !== lastSeen) {
-      setTimeout(poll, job ? 1000 : 3000);
+      clearTimeout(timer);  // one chain of polls, however often poll() is started
+      timer = setTimeout(poll, job ? 1000 : 3000);
     }
   }
 
@@ -105,10 +127,29 @@
   document.getElementById("prev-page").addEventListener("click", () => {
     if (cursors.length > 1) { cursors.pop(); loadPage(); }
   });
-  document.getElementById("cancel-button").addEventListener("click", async () => {
-    showJob(await PQ.post(`/api/v1/jobs/${jobId}/cancel`));
+  async function act(action) {
+    const error = document.getElementById("action-error");
+    error.hidden = true;
+    try {
+      showJob(await PQ.post(`/api/v1/jobs/${jobId}/${action}`));
+    } catch (err) {
+      error.hidden = false;
+      error.textContent = `Could not ${action} the job: ${err.message}`;
+    }
     lastSeen = "";
     poll();
+  }
+
+  document.getElementById("cancel-button").addEventListener("click", () => act("cancel"));
+  document.getElementById("retry-button").addEventListener("click", () => act("retry"));
+  document.getElementById("status-filter").addEventListener("change", () => { cursors = [null]; loadPage(); });
+  document.getElementById("goto-form").addEventListener("submit", event => {
+    event.preventDefault();
+    if (filter()) return;
+    const n = Math.min(Math.max(1, Math.floor(Number(document.getElementById("goto-page").value) || 1)), pageCount());
+    document.getElementById("goto-page").value = n;
+    cursors = Array.from({length: n}, (_, i) => cursorAt(i * PAGE));
+    loadPage();
   });
   for (const button of document.querySelectorAll(".download")) {
     button.addEventListener("click", () => PQ.download(`/api/v1/jobs/${jobId}/results?format=${button.dataset.format}`,

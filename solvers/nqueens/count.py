@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from solvers.base import NO_SOLUTION, SOLVED, Outcome, Part, Split, StopFlag, Stopwatch, check_stop, stop_flag
+from solvers.base import SOLVED, Outcome, Part, Split, StopFlag, Stopwatch, check_stop, stop_flag
 from solvers.nqueens import kernels
 from solvers.nqueens.checks import brute_force_count, is_placement, need
 from solvers.nqueens.outcome import N, QueensStats, result_of
@@ -89,7 +89,7 @@ def _outcome(n: N, nodes: int, solutions: int, half: int, quarter: int, elapsed_
               "half_turn_symmetric": half, "quarter_turn_symmetric": quarter}
     stats = QueensStats(nodes=nodes, checked_nodes=1 + n * (nodes - solutions), elapsed_ms=elapsed_ms,
                         subtasks=subtasks)
-    return Outcome(SOLVED if solutions else NO_SOLUTION, result, stats.as_dict())
+    return Outcome(SOLVED, result, stats.as_dict())  # a count of zero is an answer too
 
 
 def solve(n: N, clock: Stopwatch, stop: StopFlag | None = None) -> Outcome:
@@ -134,7 +134,7 @@ def _read_part(n: N, part: Part) -> tuple[list[list[int]], list[int]]:
 def solve_part(n: N, part: Part, stop: StopFlag | None = None) -> Outcome:
     clock = Stopwatch()
     nodes, solutions = count_prefixes(n, *_read_part(n, part), stop)
-    return Outcome(SOLVED if solutions else NO_SOLUTION, {"solutions": solutions},
+    return Outcome(SOLVED, {"solutions": solutions},
                    QueensStats(nodes=nodes, elapsed_ms=clock.ms()).as_dict())
 
 
@@ -153,7 +153,7 @@ def verify(n: N, outcome: Outcome) -> None:
     need(all(isinstance(result.get(f), int) and result[f] >= 0 for f in fields), "count fields missing")
     total, classes = result["solutions"], result["fundamental"]
     half, quarter = result["half_turn_symmetric"], result["quarter_turn_symmetric"]
-    need(outcome.status == (SOLVED if total else NO_SOLUTION), "status disagrees with the count")
+    need(outcome.status == SOLVED, "a count is solved, a count of zero included")
     need((total == 0) == (n in (2, 3)), f"n={n}: solutions exist exactly when n is not 2 or 3")
     need(quarter <= half <= total and (n == 1 or total % 2 == 0), "symmetric counts are inconsistent")
     need(8 * classes == total + half + 2 * quarter + 4 * (total if n == 1 else 0),

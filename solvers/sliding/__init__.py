@@ -4,7 +4,7 @@
   solve.py           which algorithm and heuristic run, under which budget; auto
   problem.py         the board as a search.Problem, heuristics in Python
   ida.py             the IDA* kernel, one search for every heuristic
-  pdb.py             the 15-puzzle's pattern databases: built, stored, loaded
+  pdb/               the 15-puzzle's pattern databases: built, stored, loaded
   reduce.py          the reduction: peel the board to a square, shorten the route
   kernels.py, pdb_kernels.py, reduce_kernels.py   the other numba kernels
 """

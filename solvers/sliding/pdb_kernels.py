@@ -1,4 +1,4 @@
-"""Numba kernels that build the pattern databases (pdb.py): one breadth-first layer of a
+"""Numba kernels that build the pattern databases (pdb/): one breadth-first layer of a
 pattern's abstract space at a time (``pattern_layer``), and a finished table spread out so that
 the search shifts its index instead of re-ranking (``spread_table``)."""
 

@@ -11,7 +11,7 @@ on the strongest heuristic under a node budget that fits the board, then, if the
 out, ``reduction`` (reduce.py: peel the board down to a square the kernel solves, then shorten
 the route), whose answer says ``optimal: false``. Option ``optimal: true`` keeps auto to the
 proof. The heuristics: misplaced tiles, Manhattan distance, Manhattan + linear conflict, or for
-the 15-puzzle an additive pattern database (pdb.py): ``pdb`` the 6-6-3 (built by default),
+the 15-puzzle an additive pattern database (pdb/): ``pdb`` the 6-6-3 (built by default),
 ``pdb78`` the 7-8 (built on request, memory-mapped), which ``auto`` prefers once it is built.
 """
 

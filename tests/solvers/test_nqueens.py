@@ -75,7 +75,7 @@ def check_count(n, counts, tree_nodes):
     assert (outcome.result["solutions"], outcome.result["fundamental"]) == counts[n]
     assert outcome.stats["nodes"] == tree_nodes[n]
     assert outcome.stats["checked_nodes"] == 1 + n * (tree_nodes[n] - counts[n][0])
-    assert outcome.status == (SOLVED if counts[n][0] else NO_SOLUTION)
+    assert outcome.status == SOLVED  # a count of zero is an answer too
 
 
 @pytest.mark.parametrize("n", range(1, 14))
@@ -157,6 +157,24 @@ def test_solve_two_and_three_have_no_solution(n):
     outcome = run({"n": n})
     assert outcome.status == NO_SOLUTION and outcome.result is None
     assert outcome.stats["nodes"] == {2: 3, 3: 6}[n]  # the exhausted tree
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_count_two_and_three_is_solved_with_zero_solutions(n):
+    n_, opts = KIND.prepare({"n": n}, {"mode": "count"})
+    outcome = KIND.solve(n_, opts)
+    assert outcome.status == SOLVED
+    assert outcome.result == {"solutions": 0, "fundamental": 0, "half_turn_symmetric": 0,
+                              "quarter_turn_symmetric": 0}
+    KIND.verify(n_, opts, outcome)
+    with pytest.raises(WrongAnswer, match="count"):
+        KIND.verify(n_, opts, Outcome(NO_SOLUTION, outcome.result, outcome.stats))
+
+
+def test_a_count_part_without_solutions_is_solved():
+    part = {"prefixes": [[0]], "weights": [1]}  # a queen in the corner of a 4x4 board: no way on
+    outcome = count.solve_part(4, part)
+    assert outcome.status == SOLVED and outcome.result == {"solutions": 0}
 
 
 def test_solve_a_million_queens():

@@ -588,3 +588,11 @@ def test_kernels_under_numba_debug_modes(flag, tmp_path):
                          check=False, cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert f"{len(cases) + 5} passed" in run.stdout  # the pattern tables' test is 6 cases
+
+
+def test_the_pdb_command_runs_without_a_runpy_warning():
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-W", "error::RuntimeWarning", "-m", "solvers.sliding.pdb", "--help"]
+    run = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "usage: python -m solvers.sliding.pdb" in run.stdout and "Warning" not in run.stderr

@@ -4,6 +4,7 @@ auto on hard and large grids, verify, generator, split."""
 import csv
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -375,3 +376,13 @@ def test_a_large_unique_grid_with_default_options():
     puzzle = generate(20, 20, seed=0, unique=True)
     outcome = default_solve(puzzle)
     assert outcome.result["unique"] is True and outcome.stats["strategy"] == "sat"
+
+
+
+def test_the_readmes_spokes_example_has_a_unique_solution():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    (wire,) = re.findall(r'\{"kind": "spokes",\s+"puzzle": ("[^"]*")\}', readme)
+    puzzle, options = KIND.prepare(json.loads(wire), {"max_solutions": 2})
+    outcome = KIND.solve(puzzle, options)
+    KIND.verify(puzzle, options, outcome)
+    assert outcome.status == SOLVED and outcome.result["unique"] is True

@@ -561,3 +561,17 @@ def test_a_task_of_the_dear_lane_runs_a_puzzle_to_its_time_limit(make_app, toy):
     job_id = post(app, toys("12", sleep=0.3))
     assert chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids_of(app, job_id), "w1").moved == []
     assert rows(app, job_id)[0].status == "solved"
+
+
+def test_an_nqueens_count_of_zero_is_solved_through_the_api(app):
+    app.extensions["publisher"] = EagerPublisher(app)
+    client = app.test_client()
+    items = [{"kind": "nqueens", "puzzle": {"n": 2}, "options": {"mode": "count"}},
+             {"kind": "nqueens", "puzzle": {"n": 3}, "options": {"mode": "count"}},
+             {"kind": "nqueens", "puzzle": {"n": 3}}]
+    job_id = client.post("/api/v1/jobs", json={"puzzles": items}).json["id"]
+    job = client.get(f"/api/v1/jobs/{job_id}").json
+    assert job["status"] == "completed" and job["counts"]["solved"] == 2 and job["counts"]["no_solution"] == 1
+    got = client.get(f"/api/v1/jobs/{job_id}/puzzles").json["items"]
+    assert [(p["status"], (p["result"] or {}).get("solutions")) for p in got] == [
+        ("solved", 0), ("solved", 0), ("no_solution", None)]  # one placement of 3 queens: none exists

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from dataclasses import dataclass
 from math import perm
@@ -240,6 +239,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.1f} s")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
