@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, insert, select, update
+from sqlalchemy import ColumnElement, Row, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from solvers.base import Split
@@ -107,7 +107,33 @@ def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> li
 def read_unclaimed(s: Session, ids: Sequence[int]) -> list[Assigned] | None:
     """The optimistic path: the chunk's unfinished puzzles, each counted as its first attempt
     without a claim, if all of them are queued and never tried; None otherwise (claim them)."""
-    rows = s.execute(statements_for(s).read, {"ids": ids_param(s, ids)}).all()
+    return _unclaimed(s.execute(statements_for(s).read, {"ids": ids_param(s, ids)}).all())
+
+
+def read_and_hold(s: Session, ids: Sequence[int], worker: str,
+                  holding: Sequence[int]) -> list[Assigned] | None:
+    """``read_unclaimed``, with the worker's record of what it holds (``holding``: the chunks its
+    tasks run, this one's among them; no puzzle row names the worker of an unclaimed chunk)
+    committed with the read: one statement outside a transaction on PostgreSQL (the session must
+    be fresh), one transaction on SQLite. The record of a chunk that turns out to need a claim
+    is harmless: the claim makes its rows running, under a lease."""
+    statements = statements_for(s)
+    held = {"worker": worker, "holding": list(holding), "t": now()}
+    if statements.read_held is not None:
+        s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        return _unclaimed(s.execute(statements.read_held, {"ids": ids_param(s, ids), **held}).all())
+    with s.begin():
+        rows = s.execute(statements.read, {"ids": ids_param(s, ids)}).all()
+        s.execute(statements.hold, held)
+    return _unclaimed(rows)
+
+
+def hold(s: Session, worker: str, holding: Sequence[int]) -> None:
+    """Record what the worker holds now (see ``read_and_hold``), its heartbeat row made if missing."""
+    s.execute(statements_for(s).hold, {"worker": worker, "holding": list(holding), "t": now()})
+
+
+def _unclaimed(rows: Sequence[Row[Any]]) -> list[Assigned] | None:
     if not rows:
         return []
     # By column: a chunk's thousand rows cost less to check and decode that way than row by row.

@@ -29,12 +29,14 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import InstrumentedAttribute, Session
-from sqlalchemy.sql.dml import ReturningUpdate, Update
+from sqlalchemy.sql.dml import Insert, ReturningUpdate, Update
 
 from store import notices
 from store.db import is_postgresql
-from store.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, ResultBlock
+from store.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, ResultBlock, WorkerBeat
 
 
 def among(s: Session, col: InstrumentedAttribute[int] | Column[int], ids: Sequence[int],
@@ -73,6 +75,10 @@ def _param(column: Column[Any], name: str | None = None) -> BindParameter[Any]:
 
 class _Built(NamedTuple):
     read: Select[Any]  # the chunk's claimable rows, input and options as text (read_unclaimed)
+    # A worker's hold on the chunks its tasks run (store.rows.read_and_hold), its heartbeat row
+    # made if missing; on PostgreSQL inside ``read_held``, by the same statement as the read.
+    hold: Insert
+    read_held: Select[Any] | None
     # One group of results written alike (store.results), rows still held by their task only.
     # PostgreSQL: the job locked, its block stored, the rows written, counted and the job moved, in
     # one statement: (job, kind, rows changed, notice sent or None). SQLite: the rows alone, each
@@ -90,14 +96,27 @@ def _built_for(postgresql: bool) -> _Built:
     else:
         mine = p.c.id.in_(bindparam("ids", expanding=True))
     read = select(*_AS_TEXT, p.c.status).where(mine, *CLAIMABLE).order_by(p.c.id)
+    hold = _hold(postgresql)
     if postgresql:
-        return _Built(read, _written_with_job(mine), None)
+        return _Built(read, hold, read.add_cte(hold.cte("hold")), _written_with_job(mine), None)
     # SQLite has no UPDATE inside WITH: the job's block and counter go apart
     j = _JOBS
     job_written = update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
         _job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t")))
     write = _rows_written(mine, _param(p.c.block_id)).returning(p.c.job_id, p.c.kind, literal(1))
-    return _Built(read, write, job_written)
+    return _Built(read, hold, None, write, job_written)
+
+
+def _hold(postgresql: bool) -> Insert:
+    """The worker's row with what it holds now (``holding``, at ``t``), made if missing."""
+    b = _BEATS
+    values = {"name": _param(b.c.name, "worker"), "started_at": _param(b.c.started_at, "t"),
+              "beat_at": _param(b.c.beat_at, "t"), "holding": _param(b.c.holding),
+              "held_at": _param(b.c.held_at, "t")}
+    insert_into: Any = pg_insert if postgresql else sqlite_insert
+    statement = insert_into(b).values(values)
+    kept = {name: statement.excluded[name] for name in ("beat_at", "holding", "held_at")}
+    return cast_type(Insert, statement.on_conflict_do_update(index_elements=["name"], set_=kept))
 
 
 def _rows_written(mine: ColumnElement[bool], block_id: ColumnElement[Any],
@@ -151,6 +170,7 @@ def ids_param(s: Session, ids: Sequence[int]) -> str | list[int]:
 
 
 _JOBS = cast_type(Table, Job.__table__)
+_BEATS = cast_type(Table, WorkerBeat.__table__)
 
 
 def _job_values(n: ColumnElement[Any], t: ColumnElement[Any]) -> dict[str, ColumnElement[Any]]:

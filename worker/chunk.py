@@ -158,13 +158,10 @@ def run_chunk(runtime: Runtime, ids: Sequence[int], worker: str, clock: Callable
 
 def _read_optimistically(sessions: sessionmaker[Session], ids: Sequence[int],
                          worker: str) -> list[Assigned] | None:
-    """The chunk's puzzles if it can run unclaimed (rows.read_unclaimed), this worker's hold on them
-    committed with the read; None if they must be claimed."""
-    with sessions() as s, s.begin():
-        unclaimed = rows.read_unclaimed(s, ids)
-        if unclaimed:  # no puzzle row names this worker: its heartbeat row does (worker.heartbeat)
-            heartbeat.hold(s, worker, [a.id for a in unclaimed])
-    return unclaimed
+    """The chunk's puzzles if it can run unclaimed, this worker's hold on them committed with the
+    read (rows.read_and_hold); None if they must be claimed."""
+    with sessions() as s:
+        return rows.read_and_hold(s, ids, worker, heartbeat.tasks.holding(ids))
 
 
 def publish_one_per_task(runtime: Runtime, puzzles: Sequence[Assigned]) -> list[int]:

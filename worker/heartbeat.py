@@ -36,11 +36,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, bindparam, delete, update
+from sqlalchemy import delete, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from store import rows
 from store.db import changed_rows
 from store.models import WorkerBeat, now
 from store.settings import Recovery
@@ -116,19 +116,7 @@ tasks = Tasks()
 def hold(s: Session, name: str, ids: Sequence[int], running: Tasks = tasks) -> None:
     """Record the optimistic chunk this worker now runs (its puzzles stay queued, unclaimed), beside
     those its other tasks run (``Tasks.holding``)."""
-    t = now()
-    held = running.holding(ids)
-    done = cast("CursorResult[Any]", s.execute(_HOLD, {"worker": name, "holding": held, "beat_at": t}))
-    if not done.rowcount:
-        s.add(WorkerBeat(name=name, started_at=t, beat_at=t, holding=held, held_at=t))
-
-
-# Built once: it runs before every optimistic chunk, and building it costs more than running it.
-_BEATS = cast(Table, WorkerBeat.__table__)
-_HOLD = (update(_BEATS).where(_BEATS.c.name == bindparam("worker"))
-         .values(holding=bindparam("holding", type_=_BEATS.c.holding.type),
-                 beat_at=bindparam("beat_at", type_=_BEATS.c.beat_at.type),
-                 held_at=bindparam("beat_at", type_=_BEATS.c.held_at.type)))
+    rows.hold(s, name, running.holding(ids))
 
 
 def leave(s: Session, name: str) -> None:
