@@ -405,14 +405,27 @@ def print_table(report: Report) -> None:
         print(f"| {what.ljust(width)} | {value} |")
 
 
-def start_up_rows(report: Report) -> None:
-    timings = STATE / "timings"
+def start_up_rows(report: Report, timings: Path, rows: list[tuple[str, str]]) -> None:
+    """The start-up's times as its script wrote them (``key=seconds`` lines), a row per (key, label)."""
     if timings.exists():
         values = dict(line.split("=") for line in timings.read_text().split())
-        report.row("make compose-up (engine, Compose, base images, build, stack healthy)",
-                   f"{values['compose_up_seconds']} s")
-        report.row("  of which the image build (cached layers)", f"{values['build_seconds']} s")
-        report.row("  of which `up --wait` until every service is healthy", f"{values['up_seconds']} s")
+        for key, label in rows:
+            report.row(label, f"{values[key]} s")
+
+
+def machine_row(report: Report) -> None:
+    report.row("machine: cores, load average (1 min) at the start of the checks",
+               f"{os.cpu_count()}, {os.getloadavg()[0]:.1f}")
+
+
+def finish(report: Report) -> int:
+    """The table, then the failed checks if any; the exit status."""
+    print_table(report)
+    if report.failures:
+        print(f"\n{len(report.failures)} check(s) failed:", *report.failures, sep="\n  ")
+        return 1
+    print("\nall checks passed")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -432,21 +445,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stack, report = Stack(args.api), Report()
     # Every time below is wall time on a machine that may be busy with other work.
-    report.row("machine: cores, load average (1 min) at the start of the checks",
-               f"{os.cpu_count()}, {os.getloadavg()[0]:.1f}")
-    start_up_rows(report)
+    machine_row(report)
+    start_up_rows(report, STATE / "timings", [
+        ("compose_up_seconds", "make compose-up (engine, Compose, base images, build, stack healthy)"),
+        ("build_seconds", "  of which the image build (cached layers)"),
+        ("up_seconds", "  of which `up --wait` until every service is healthy")])
     report.step(slow_clients, stack, report)
     report.step(mixed_batch, stack, report, args.korf)
     normal = report.step(split_count, stack, report, args.n)
     if normal is not None:
         report.step(killed_worker, stack, report, args.n, normal, args.max_lost)
     report.step(restarts, stack, report, args.n - 1, args.restart_limit)
-    print_table(report)
-    if report.failures:
-        print(f"\n{len(report.failures)} check(s) failed:", *report.failures, sep="\n  ")
-        return 1
-    print("\nall checks passed")
-    return 0
+    return finish(report)
 
 
 if __name__ == "__main__":

@@ -39,10 +39,12 @@ from compose_test import (  # run as a script: deploy/ is on the path
     Result,
     Stack,
     eight_puzzle_cases,
+    finish,
     korf_cases,
+    machine_row,
     nqueens_cases,
-    print_table,
     spokes_cases,
+    start_up_rows,
     sudoku_cases,
     timed_job,
 )
@@ -316,16 +318,6 @@ def many_processes(stack: SwarmStack, report: Report, count: int, processes: int
                  f"{processes} processes: PostgreSQL saw at most the pool ({most} <= {POOL})")
 
 
-def start_up_rows(report: Report) -> None:
-    timings = SWARM_STATE / "timings"
-    if timings.exists():
-        values = dict(line.split("=") for line in timings.read_text().split())
-        report.row("make swarm-up (engine, base images, build, swarm, stack converged)",
-                   f"{values['swarm_up_seconds']} s")
-        report.row("  of which the image builds (cached layers)", f"{values['build_seconds']} s")
-        report.row("  of which deploy until every task is healthy", f"{values['deploy_seconds']} s")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--api", default=f"http://127.0.0.1:{os.environ.get('API_PORT', '8000')}")
@@ -340,19 +332,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     token = (SWARM_STATE / "api_tokens").read_text().strip().partition(":")[2]
     stack, report = SwarmStack(args.api, token=token), Report()
-    report.row("machine: cores, load average (1 min) at the start of the checks",
-               f"{os.cpu_count()}, {os.getloadavg()[0]:.1f}")
-    start_up_rows(report)
+    machine_row(report)
+    start_up_rows(report, SWARM_STATE / "timings", [
+        ("swarm_up_seconds", "make swarm-up (engine, base images, build, swarm, stack converged)"),
+        ("build_seconds", "  of which the image builds (cached layers)"),
+        ("deploy_seconds", "  of which deploy until every task is healthy")])
     report.step(mixed_batch, stack, report, args.korf)
     report.step(scaled_job, stack, report, args.dear)
     report.step(rolling_update, stack, report, args.update)
     report.step(many_processes, stack, report, args.update, args.processes)
-    print_table(report)
-    if report.failures:
-        print(f"\n{len(report.failures)} check(s) failed:", *report.failures, sep="\n  ")
-        return 1
-    print("\nall checks passed")
-    return 0
+    return finish(report)
 
 
 if __name__ == "__main__":

@@ -19,10 +19,16 @@ from tests.services import fresh_postgres
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def upgrade_and_compare(url: str) -> None:
+def upgraded(url: str) -> Config:
+    """The database at ``url`` migrated to the newest revision; the configuration that did it."""
     config = Config(str(ROOT / "alembic.ini"))
     config.attributes["database_url"] = url
     command.upgrade(config, "head")
+    return config
+
+
+def upgrade_and_compare(url: str) -> None:
+    config = upgraded(url)
     engine = make_engine(url)
     try:
         with engine.connect() as conn:
@@ -189,9 +195,7 @@ def test_result_blocks_postgres():
 def test_sqlite_never_gives_a_deleted_rows_id_again(tmp_path):
     # A late task holding a deleted job's puzzle ids must find no rows, not the next job's.
     url = f"sqlite:///{tmp_path / 'ids.db'}"
-    config = Config(str(ROOT / "alembic.ini"))
-    config.attributes["database_url"] = url
-    command.upgrade(config, "head")
+    upgraded(url)
     engine = make_engine(url)
     try:
         with engine.begin() as conn:
