@@ -187,7 +187,7 @@ def test_an_owners_small_job_is_not_starved_behind_its_own_long_jobs(open_stack,
         unfinished = sum(stack.client.get(f"/api/v1/jobs/{j}").json["status"] != "completed" for j in longs)
         print(f"8-queens behind 20 long jobs of its own address: {elapsed:.2f} s, "
               f"{unfinished} still unfinished")
-        # Before: ranked behind all 20 (the broker's last level), it waited for every one to start.
+        # Ranked behind all 20 (the broker's last level), it would wait for every one to start.
         assert job["counts"]["solved"] == 1 and elapsed < 5.0, f"the 8-queens job took {elapsed:.2f} s"
         assert unfinished >= 10
     finally:

@@ -95,7 +95,7 @@ def test_what_gunicorn_refuses_itself_is_a_problem_document(api, raw, status):
         while chunk := sock.recv(65536):
             data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
-    # Before: gunicorn's text/html page.
+    # A problem document, not gunicorn's own text/html page.
     assert int(head.split(b" ", 2)[1]) == status, data[:300]
     assert b"Content-Type: application/problem+json" in head
     assert json.loads(body)["status"] == status

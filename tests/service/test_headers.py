@@ -1,5 +1,5 @@
 """Every answer carries a Content Security Policy for what it is, no framing, no type sniffing and no
-referrer (issue 33, item 4); the page and the documentation pages still work under it (the
+referrer; the page and the documentation pages still work under it (the
 browser tests, tests/web)."""
 
 from __future__ import annotations

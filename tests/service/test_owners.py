@@ -33,7 +33,7 @@ def test_without_tokens_each_address_has_its_own_quota_and_every_job_stays_reada
     first = post(client, small() * 2, "10.0.0.1")
     refused = post(client, small(), "10.0.0.1", expect=429)
     assert refused["detail"] == "2 of your puzzles are still unfinished; the limit is 2"
-    other = post(client, small(), "10.0.0.2")  # before: 429, every address was one client
+    other = post(client, small(), "10.0.0.2")  # its own quota: another address is another client
     with app.extensions["sessions"]() as s:
         assert sorted(s.scalars(select(Job.owner))) == ["anonymous:10.0.0.1", "anonymous:10.0.0.2"]
     # The service stays open: any address reads, lists and cancels any job by its id.
