@@ -91,16 +91,25 @@ class Stack:
         job: dict[str, Any] = self.http("POST", "/api/v1/jobs", {"label": label, "puzzles": puzzles})
         return str(job["id"])
 
+    def patient_get(self, path: str, patience: float = 60) -> Any:
+        """GET, waiting out a server that is restarting (no answer, or 503 while the database is
+        down or still starting)."""
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                return self.http("GET", path)
+            except (urllib.error.URLError, OSError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.25)
+
     def wait(self, job_id: str, timeout: float) -> dict[str, Any]:
         """Poll until the job completes; errors while a server restarts are waited out."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            try:
-                job: dict[str, Any] = self.http("GET", f"/api/v1/jobs/{job_id}")
-                if job["status"] in ("completed", "cancelled"):
-                    return job
-            except (urllib.error.URLError, OSError):
-                pass
+            job: dict[str, Any] = self.patient_get(f"/api/v1/jobs/{job_id}", deadline - time.monotonic())
+            if job["status"] in ("completed", "cancelled"):
+                return job
             time.sleep(0.25)
         raise TimeoutError(f"job {job_id} not complete after {timeout:.0f} s")
 
@@ -384,7 +393,7 @@ def restarts(stack: Stack, report: Report, n: int, limit: float) -> None:
     for service in ("postgres", "redis"):
         if service == "redis":  # the count's parts wait behind the batch on a busy machine
             stack.wait_for_running_part(jobs[1][0], timeout=limit)
-        unfinished = sum(stack.http("GET", f"/api/v1/jobs/{job_id}")["status"] != "completed"
+        unfinished = sum(stack.patient_get(f"/api/v1/jobs/{job_id}")["status"] != "completed"
                          for job_id, _ in jobs)
         stack.compose("restart", service)
         print(f"  restarted {service} at {time.monotonic() - started:.1f} s, {unfinished} job(s) unfinished",
