@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any, cast
@@ -14,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import solvers
-from service import auth, batches, cursors, settings
+from service import auth, batches, cursors, ratelimit, settings
 from service.bodies import read_json
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
@@ -235,8 +236,9 @@ def get_job(job_id: str):
     listener = job_listener() if seconds > 0 else None
     with listener.watch(job_id) if listener is not None else nullcontext() as wake:
         if wake is None:
-            return wait_for_job(describe, seconds, status=status)
-        return wait_for_job(describe, seconds, sleep=wake, status=status, schedule=NOTIFIED_SECONDS)
+            return wait_for_job(describe, seconds, sleep=ratelimit.paced(time.sleep), status=status)
+        return wait_for_job(describe, seconds, sleep=ratelimit.paced(wake), status=status,
+                            schedule=NOTIFIED_SECONDS)
 
 
 def job_listener() -> notices.Listener | None:

@@ -207,8 +207,10 @@ class Access:
     api_tokens: str = setting("", "clients and their tokens: 'name:token,...' or digests (service.auth); "
                                   "empty: no tokens, each address an anonymous client")
     metrics_token: str = setting("", "token that /metrics requires; empty: none")
-    rate_limit: str = setting("20/second;600/minute", "requests per client in the limits library's notation; "
-                                                      "empty: none")
+    rate_limit: str = setting("100/second;6000/minute", "writes (submissions and actions) per client in the "
+                                                         "limits library's notation; empty: none")
+    read_rate_limit: str = setting("100/second;6000/minute", "reads per client, long polls (?wait=) not "
+                                                              "counted; empty: none")
 
 
 @dataclass(frozen=True)

@@ -63,3 +63,20 @@ def test_run_local_solves_a_batch_with_no_servers(tmp_path):
         assert korf["stats"]["heuristic"] == "pdb", korf
     # Stopped with SIGINT, what Ctrl-C does: both children stop, and it exits cleanly.
     assert service.proc.returncode == 0, log.read_text()[-3000:]
+
+
+def test_a_loop_that_posts_each_job_and_waits_for_it_never_sees_a_429(tmp_path):
+    """The README's loop at the default limits: a job, its long poll, a read of its results, 250
+    times over (750 requests in well under a minute)."""
+    with embedded_service(tmp_path) as service:
+        codes = []
+        for i in range(1, 251):
+            status, job = call(f"{service.url}/api/v1/jobs", {"puzzles": [{"kind": "toy", "puzzle": str(i)}]})
+            codes.append(status)
+            status, job = call(f"{service.url}/api/v1/jobs/{job['id']}?wait=30")
+            codes.append(status)
+            assert job["status"] == "completed", job
+            status, page = call(f"{service.url}/api/v1/jobs/{job['id']}/puzzles")
+            codes.append(status)
+            assert page["items"][0]["result"]["sum"] == sum(map(int, str(i)))
+        assert codes.count(429) == 0 and set(codes) == {200, 202}, sorted(set(codes))

@@ -54,7 +54,7 @@ def make_app(tmp_path, database_url, made_apps):
     def make(**config):
         # No rate limit unless a test sets one: tests send requests faster than a client may.
         cfg = {"DATABASE_URL": database_url, "BROKER_DIR": str(tmp_path / "broker"), "REDIS_URL": None,
-               "RATE_LIMIT": "", **config}
+               "RATE_LIMIT": "", "READ_RATE_LIMIT": "", **config}
         app = create_app(Settings.from_env(**cfg))
         Base.metadata.drop_all(app.extensions["engine"])
         Base.metadata.create_all(app.extensions["engine"])
