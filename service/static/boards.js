@@ -1,7 +1,7 @@
 "use strict";
-// Each kind's board as an inline SVG (class "board"), drawn from a puzzle as the API returns
-// it: {kind, puzzle, options, status, result}. Presentation only, keyed by kind name; a kind
-// with no drawing here shows its result as text.
+// Each kind's board as an inline SVG (class "board"; n-Queens' figures past a drawable board are
+// text), drawn from a puzzle as the API returns it: {kind, puzzle, options, status, result}.
+// Presentation only, keyed by kind name; a kind with no drawing here shows its result as text.
 
 const Boards = (() => {
   const NS = "http://www.w3.org/2000/svg";
@@ -59,11 +59,9 @@ const Boards = (() => {
     return Number(puzzle);
   }
 
-  function figures(kind, lines, label) {
-    const root = board(kind, 300, 30 + 26 * lines.length, label);
-    root.append(svg("rect", {x: 0, y: 0, width: 300, height: 30 + 26 * lines.length, class: "paper"}));
-    lines.forEach((line, i) => root.append(svg("text", {x: 14, y: 30 + 26 * i, class: "figure"}, line)));
-    return root;
+  // Figures as lines of text (not a picture), so that a long line wraps inside its card.
+  function figures(kind, lines) {
+    return PQ.el("div", {className: "board figures", "data-kind": kind}, ...lines.map(line => PQ.el("p", {text: line})));
   }
 
   function nqueens(p) {
@@ -96,7 +94,7 @@ const Boards = (() => {
       lines.push(`${PQ.number(r.queens.length)} queens placed (too many to draw)`,
                  `first rows: ${r.queens.slice(0, 8).join(" ")} …`);
     }
-    return figures("nqueens", lines, `${n} queens, ${mode}`);
+    return figures("nqueens", lines);
   }
 
   // -- Sliding tiles: the start board, then step through the blank's moves

@@ -11,6 +11,7 @@
   let lastSeen = "";
   let lastJob = null;
   let timer = null;
+  let deleted = false;
 
   // The API's puzzle cursor is the next batch index, encoded as the service encodes it
   // (service/cursors.py): base64url of a JSON list, without padding.
@@ -19,34 +20,63 @@
   const filter = () => document.getElementById("status-filter").value;
   const pageCount = () => Math.max(1, Math.ceil((lastJob ? lastJob.total : 0) / PAGE));
 
+  const DRAWN = ["solution", "queens", "spokes"];  // result fields the board shows
+  const isObject = value => value !== null && typeof value === "object";
+  const isEmpty = value => value === null || value === undefined ||
+    (isObject(value) && !Object.keys(value).length);
+  const percentOf = (done, total) => (total ? (100 * done / total) : 100).toFixed(1);
+
+  // A value on one line: numbers with separators, a list's items by commas, an object as
+  // "name value" pairs (a nested list or object in brackets).
+  function inline(value) {
+    if (Array.isArray(value)) return value.map(inner).join(", ");
+    if (isObject(value)) return Object.entries(value).map(([k, v]) => `${k} ${inner(v)}`).join(" · ");
+    return PQ.number(value);
+  }
+  const inner = value => (isObject(value) ? `[${inline(value)}]` : inline(value));
+
+  // A table cell's content: a list of objects (stats.abandoned, say) one item a line.
+  function cell(value) {
+    if (Array.isArray(value) && value.some(isObject)) {
+      return el("ul", {className: "nested"}, ...value.map(v => el("li", {text: inline(v)})));
+    }
+    return inline(value);
+  }
+
   function statsTable(p) {
-    const rows = [];
-    const add = (name, value) => rows.push(el("tr", {}, el("th", {text: name}), el("td", {text: value})));
-    for (const [name, value] of Object.entries(p.result || {})) {
-      if (["solution", "queens", "spokes"].includes(name)) continue;  // drawn on the board
-      if (typeof value !== "object" || value === null) add(name, PQ.number(value));
-    }
-    for (const [name, value] of Object.entries(p.stats || {})) {
-      if (value === null || value === undefined) continue;
-      if (typeof value === "object") {
-        if (!Object.keys(value).length) continue;
-        add(name, Object.entries(value).map(([k, v]) => `${k} ${PQ.number(v)}`).join(", "));
-      } else {
-        add(name, PQ.number(value));
-      }
-    }
-    if (p.subtasks) add("parts done", `${p.subtasks.done} of ${p.subtasks.total}`);
+    const fields = [...Object.entries(p.result || {}).filter(([name]) => !DRAWN.includes(name)),
+                    ...Object.entries(p.stats || {})];
+    const rows = fields.filter(([, value]) => !isEmpty(value))
+      .map(([name, value]) => el("tr", {}, el("th", {text: name}), el("td", {}, cell(value))));
     return el("table", {className: "stats"}, ...rows);
+  }
+
+  // What a puzzle without a result shows instead, as text; null when its error says it all.
+  function pendingText(p) {
+    if (p.subtasks) {
+      const {done, total} = p.subtasks;
+      return `split into ${PQ.number(total)} parts: ${PQ.number(done)} done (${percentOf(done, total)}%)`;
+    }
+    const waiting = {queued: "queued: not started yet", running: "being solved",
+                     cancelled: "cancelled before it finished"};
+    return waiting[p.status] || null;
+  }
+
+  function pending(p) {
+    const text = p.result ? null : pendingText(p);
+    return text ? el("p", {className: p.subtasks ? "pending parts" : "pending", text}) : null;
   }
 
   function card(p) {
     const drawn = Boards.draw(p);
-    const fallback = drawn ? null : el("pre", {className: "result", text: JSON.stringify(p.result, null, 1)});
+    const fallback = drawn || !p.result ? null
+      : el("pre", {className: "result", text: JSON.stringify(p.result, null, 1)});
     return el("article", {className: "puzzle", "data-index": p.index, "data-status": p.status},
       el("h3", {}, `#${p.index} ${p.kind} `, el("span", {className: `status ${p.status}`, text: p.status}),
          p.attempts > 1 ? el("span", {className: "attempts hint", text: ` · attempt ${p.attempts}`}) : null),
       el("div", {className: "puzzle-body"}, drawn || fallback,
-         el("div", {}, statsTable(p), p.error ? el("p", {className: "error", text: p.error}) : null)));
+         el("div", {className: "puzzle-facts"}, pending(p), statsTable(p),
+            p.error ? el("p", {className: "error", text: p.error}) : null)));
   }
 
   async function loadPage() {
@@ -71,54 +101,111 @@
     document.getElementById("goto-hint").hidden = !status;
   }
 
-  function showJob(job) {
-    const percent = (100 * job.progress).toFixed(1);
-    document.getElementById("job-label").textContent = job.label ? `· ${job.label}` : "";
-    const status = document.getElementById("job-status");
-    status.textContent = job.status;
-    status.className = `status ${job.status}`;
-    document.getElementById("job").dataset.status = job.status;
+  const show = (id, visible) => { document.getElementById(id).hidden = !visible; };
+
+  function showProgress(job) {
+    const percent = (100 * PQ.doneShare(job)).toFixed(1);
     document.getElementById("job-bar").style.width = `${percent}%`;
-    document.getElementById("job-progress").textContent = `${percent}% of ${PQ.number(job.total)} puzzles`;
-    document.getElementById("job-counts").textContent = PQ.counts(job);
+    document.getElementById("job-progress").textContent = `${percent}% of ${PQ.number(job.total)} puzzles` +
+      (job.status === "cancelled" ? " done before the cancel" : "");
+  }
+
+  function showTimes(job) {
     const times = [`created ${new Date(job.created_at).toLocaleString()}`];
     if (job.finished_at) {
       times.push(`finished ${new Date(job.finished_at).toLocaleString()} ` +
                  `(${((new Date(job.finished_at) - new Date(job.created_at)) / 1000).toFixed(1)} s)`);
     }
     document.getElementById("job-times").textContent = times.join(", ");
-    document.getElementById("cancel-button").hidden = PQ.FINAL.includes(job.status);
-    document.getElementById("retry-button").hidden = !(job.counts.failed || job.counts.cancelled);
+  }
+
+  function showJob(job) {
+    if (deleted) return;  // an answer that was on its way when the job was deleted
+    document.getElementById("job-label").textContent = job.label ? `· ${job.label}` : "";
+    const status = document.getElementById("job-status");
+    status.textContent = job.status;
+    status.className = `status ${job.status}`;
+    document.getElementById("job").dataset.status = job.status;
+    showProgress(job);
+    document.getElementById("job-counts").textContent = PQ.counts(job);
+    showTimes(job);
+    const final = PQ.FINAL.includes(job.status);
+    show("cancel-button", !final);
+    show("retry-button", job.counts.failed || job.counts.cancelled);
+    show("delete-button", final && document.getElementById("delete-confirm").hidden);
+    show("job-details", true);
+    show("puzzle-panel", true);
     lastJob = job;
+  }
+
+  // No job to show (unknown, another token's, or deleted): the message and the way back, no actions.
+  function hideJob() {
+    clearTimeout(timer);
+    show("job-details", false);
+    show("puzzle-panel", false);
+    show("back-link", true);
   }
 
   function showMissing(err) {
     const missing = document.getElementById("job-missing");
     missing.hidden = false;
-    missing.textContent = err.status === 404 ? `No job ${jobId} here (or it belongs to another token).`
-      : `Could not read the job (${err.message}); trying again.`;
+    if (err.status !== 404) {
+      missing.textContent = `Could not read the job (${err.message}); trying again.`;
+      return;
+    }
+    missing.textContent = `Job ${jobId} not found (or it belongs to another token).`;
+    document.getElementById("job").dataset.status = "missing";
+    hideJob();
   }
+
+  // What the page has seen of the job: the puzzles shown are drawn again when it changes, progress
+  // included, so that a split puzzle's parts on its card move with the job's bar.
+  const seenKey = job => JSON.stringify([job.counts, job.progress]);
 
   // Every second until the job is final; a failed look (the service restarting, say) is retried.
   async function poll() {
     let job = null;
     try {
       job = await PQ.get(`/api/v1/jobs/${jobId}`);
-      document.getElementById("job-missing").hidden = true;
+      if (deleted) return;
+      show("job-missing", false);
       showJob(job);
-      const seen = JSON.stringify(job.counts);
-      if (seen !== lastSeen) {  // something finished: redraw the puzzles shown
+      if (seenKey(job) !== lastSeen) {
         await loadPage();
-        lastSeen = seen;
+        lastSeen = seenKey(job);
       }
     } catch (err) {
+      if (deleted) return;
       showMissing(err);
       if (err.status === 404) return;
     }
-    if (!job || !PQ.FINAL.includes(job.status) || JSON.stringify(job.counts) !== lastSeen) {
+    if (!job || !PQ.FINAL.includes(job.status) || seenKey(job) !== lastSeen) {
       clearTimeout(timer);  // one chain of polls, however often poll() is started
       timer = setTimeout(poll, job ? 1000 : 3000);
     }
+  }
+
+  function askDelete(asking) {
+    show("delete-confirm", asking);
+    show("delete-button", !asking);
+    if (asking) document.getElementById("delete-no").focus();
+  }
+
+  async function deleteJob() {
+    show("action-error", false);
+    try {
+      await PQ.del(`/api/v1/jobs/${jobId}`);
+    } catch (err) {
+      askDelete(false);
+      show("action-error", true);
+      document.getElementById("action-error").textContent = `Could not delete the job: ${err.message}`;
+      return;
+    }
+    deleted = true;
+    document.getElementById("job").dataset.status = "deleted";
+    document.getElementById("job-deleted").textContent = `Job ${jobId} is deleted, with its puzzles and results.`;
+    show("job-deleted", true);
+    hideJob();
   }
 
   document.getElementById("next-page").addEventListener("click", () => {
@@ -142,6 +229,9 @@
 
   document.getElementById("cancel-button").addEventListener("click", () => act("cancel"));
   document.getElementById("retry-button").addEventListener("click", () => act("retry"));
+  document.getElementById("delete-button").addEventListener("click", () => askDelete(true));
+  document.getElementById("delete-no").addEventListener("click", () => askDelete(false));
+  document.getElementById("delete-yes").addEventListener("click", deleteJob);
   document.getElementById("status-filter").addEventListener("change", () => { cursors = [null]; loadPage(); });
   document.getElementById("goto-form").addEventListener("submit", event => {
     event.preventDefault();

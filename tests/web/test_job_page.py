@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -17,7 +18,7 @@ PAGE = 12  # puzzles per page on the job page (service/static/job.js)
 
 def test_filter_jump_and_retry_failed(web_url, offline):
     # 14 puzzles: two pages; the last one crashes, after a sleep that keeps it visibly running.
-    items = [{"kind": "toy", "puzzle": str(i % 9 + 1)} for i in range(13)]
+    items: list[dict[str, Any]] = [{"kind": "toy", "puzzle": str(i % 9 + 1)} for i in range(13)]
     items.append({"kind": "toy", "puzzle": "77", "options": {"crash": True, "sleep": 3}})
     with Client(web_url) as c:
         job = c.wait(c.submit(items, label="one crashes"), poll=1)
