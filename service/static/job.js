@@ -43,11 +43,14 @@
     return inline(value);
   }
 
+  // A field's name, which may break after its underscores only (estimated_tree_nodes).
+  const fieldName = name => el("th", {}, ...name.split(/(?<=_)/).flatMap(part => [part, el("wbr")]).slice(0, -1));
+
   function statsTable(p) {
     const fields = [...Object.entries(p.result || {}).filter(([name]) => !DRAWN.includes(name)),
                     ...Object.entries(p.stats || {})];
     const rows = fields.filter(([, value]) => !isEmpty(value))
-      .map(([name, value]) => el("tr", {}, el("th", {text: name}), el("td", {}, cell(value))));
+      .map(([name, value]) => el("tr", {}, fieldName(name), el("td", {}, cell(value))));
     return el("table", {className: "stats"}, ...rows);
   }
 
