@@ -59,9 +59,11 @@ spec = DocumentedSpecTree(
     validation_error_status=422,
     security_schemes=[SecurityScheme(name="bearer",
                                      data=SecuritySchemeData(type=SecureType.HTTP, scheme="bearer"))],
-    # authenticate() below: with tokens on, every endpoint of this blueprint but the @auth.public views.
-    needs_token=lambda endpoint: (auth.auth_enabled() and endpoint.startswith("api.")
-                                  and not auth.public.marks(current_app.view_functions.get(endpoint))),
+    # authenticate() below: with tokens on, every endpoint of this blueprint but the @auth.public views;
+    # and the fleet view's, for operators, whenever any token is set (service.fleet).
+    needs_token=lambda endpoint: ((auth.auth_enabled() and endpoint.startswith("api.")
+                                   and not auth.public.marks(current_app.view_functions.get(endpoint)))
+                                  or (auth.fleet_guarded() and endpoint.startswith("fleet."))),
 )
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")

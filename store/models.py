@@ -217,6 +217,8 @@ class WorkerBeat(Base):
     # The start of the oldest task the process runs, or the end of its last one, as of beat_at:
     # its claims made before this are held by no task (worker.heartbeat, "since").
     since: Mapped[datetime | None]
+    # The broker queues (lanes) it takes tasks from, comma-separated; None until its first beat.
+    queues: Mapped[str | None] = mapped_column(String(200))
 
 
 class ReaperRun(Base):

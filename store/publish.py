@@ -7,6 +7,7 @@ broker refuses marks its rows due, and the reaper publishes them again (docs/arc
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -25,6 +26,9 @@ SMALL_JOB_RANK = 1
 SOLVE_CHUNK = "puzzle_queue.solve_chunk"
 SOLVE_PARTS = "puzzle_queue.solve_parts"
 REAP = "puzzle_queue.reap"
+# A message header: when the task was sent (Unix seconds), which tells the age of the oldest
+# message waiting in a queue (store.depth).
+PUBLISHED_AT = "published_at"
 
 
 class Publisher(Protocol):
@@ -77,7 +81,8 @@ class CeleryPublisher:
             for ids, priority in zip(groups, levels, strict=True):
                 soft, hard = self.time.task_limits(len(ids))
                 self.celery.send_task(task, args=[list(ids)], queue=queue, priority=priority,
-                                      soft_time_limit=soft, time_limit=hard, producer=producer)
+                                      soft_time_limit=soft, time_limit=hard, producer=producer,
+                                      headers={PUBLISHED_AT: time.time()})
 
 
 def queue_depth(publisher: Publisher) -> int | None:

@@ -207,6 +207,8 @@ class Access:
     api_tokens: str = setting("", "clients and their tokens: 'name:token,...' or digests (service.auth); "
                                   "empty: no tokens, each address an anonymous client")
     metrics_token: str = setting("", "token that /metrics requires; empty: none")
+    admin_tokens: str = setting("", "operators' tokens for the fleet view ('token,...' or digests): /ops, "
+                                    "/api/v1/workers, /api/v1/queues; empty: open only while API_TOKENS is")
     rate_limit: str = setting("20/second;600/minute", "requests per client in the limits library's notation; "
                                                       "empty: none")
 
