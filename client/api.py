@@ -225,6 +225,16 @@ class Client:
     def kinds(self) -> list[dict[str, Any]]:
         return list(self._call("GET", "/kinds")["items"])
 
+    # -- the fleet, for operators (a token of ADMIN_TOKENS when the service sets tokens)
+
+    def workers(self) -> dict[str, Any]:
+        """Every worker process: lane, heartbeat age, what it holds, puzzles done in the last minute."""
+        return dict(self._call("GET", "/workers"))
+
+    def queues(self) -> dict[str, Any]:
+        """Each lane's queue (depth, oldest message's age, live workers), and puzzles in and out."""
+        return dict(self._call("GET", "/queues"))
+
     # -- results
 
     def export(self, job: JobRef, format: str = "jsonl",

@@ -18,6 +18,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 import httpx
 
+from client import fleet
 from client.api import DEFAULT_URL, Client, Job
 from client.errors import ApiError, InvalidRequest
 from client.inputs import BadLine, Line, parse_option, read_files
@@ -260,6 +261,28 @@ def kinds(client: Client, as_json: bool) -> None:
     """The puzzle kinds the service solves, their input forms and options."""
     found = client.kinds()
     _emit(found, as_json, _print_kind)
+
+
+def _show(body: dict[str, Any], as_json_flag: bool, as_table: Callable[[dict[str, Any]], str]) -> None:
+    click.echo(json.dumps(body, indent=2) if as_json_flag else as_table(body))
+
+
+@main.command()
+@as_json
+@click.pass_obj
+def workers(client: Client, as_json: bool) -> None:
+    """The service's worker processes: lane, heartbeat age, puzzles done in the last minute, what
+    each holds now (needs an operator's token, ADMIN_TOKENS, when the service sets tokens)."""
+    _show(client.workers(), as_json, fleet.workers_table)
+
+
+@main.command()
+@as_json
+@click.pass_obj
+def queues(client: Client, as_json: bool) -> None:
+    """Each lane's broker queue: tasks waiting, the oldest one's age, live workers; and the puzzles in
+    and out over the last minute (needs an operator's token when the service sets tokens)."""
+    _show(client.queues(), as_json, fleet.queues_table)
 
 
 def run(argv: Sequence[str] | None = None) -> None:
