@@ -1,6 +1,7 @@
 """The fleet view's API (service.fleet, store.fleet, store.depth): only operators may look (401
 without a valid token, 403 with a client's), workers as their heartbeat rows show them with what
-they hold and what they finished, and each lane's queue as the filesystem broker holds it."""
+they hold and what they finished, and each lane's queue as the filesystem broker holds it; on
+SQLite and on PostgreSQL (-m integration)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from store import rows as puzzle_rows
 from store.models import WorkerBeat, now
 from store.publish import CeleryPublisher
 from tests.service.conftest import claim_part, settings_of
+from tests.services import database_url, postgres_url  # noqa: F401  the statements run on both databases
 from tests.worker.test_chunk import ids_of, post, toys
 from tests.worker.test_parts import fan_out, toy_item
 from worker import chunk, heartbeat
