@@ -8,8 +8,9 @@ Glossary
             and the optimistic chunk its heartbeat row records (``holding``: still ``queued``,
             and recorded since its oldest task started, worker.heartbeat "since").
   recent    the jobs unfinished, or finished within the window: every puzzle held now or finished
-            within the window is one of theirs. The queries start from them (jobs.status and
-            jobs.finished_at are indexed, puzzles by (job_id, index)), never from all puzzles.
+            within the window is one of theirs. The queries read their ids first (jobs.status and
+            jobs.finished_at are indexed), then only their puzzles (by the (job_id, index) index),
+            never every puzzle: no index covers puzzles.worker or finished_at (store.models).
   window    the last WINDOW seconds: ``done`` per worker, and ``came_in`` / ``went_out`` of the
             whole service (a puzzle's lane is chosen at each publish and not stored, so these are
             not split by lane).
@@ -21,9 +22,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
-from sqlalchemy import ColumnElement, Select, func, or_, select
+from sqlalchemy import ColumnElement, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from store.models import (
@@ -88,12 +88,14 @@ def split_name(name: str) -> tuple[str, int | None, str]:
     return name, None, ""
 
 
-def _recent(cutoff: datetime) -> Select[Any]:
-    return select(Job.id).where(or_(Job.status.in_(UNFINISHED), Job.finished_at >= cutoff))
+def _recent(cutoff: datetime) -> ColumnElement[bool]:
+    return or_(Job.status.in_(UNFINISHED), Job.finished_at >= cutoff)
 
 
-def _unfinished() -> Select[Any]:
-    return select(Job.id).where(Job.status.in_(UNFINISHED))
+def recent_jobs(s: Session, cutoff: datetime) -> list[str]:
+    """The recent jobs' ids, read first: given as a list, PostgreSQL reads their puzzles through
+    the (job_id, index) index, where a subquery lets it scan the whole table."""
+    return list(s.scalars(select(Job.id).where(_recent(cutoff))))
 
 
 def workers(s: Session, at: datetime) -> list[Worker]:
@@ -106,19 +108,22 @@ def workers(s: Session, at: datetime) -> list[Worker]:
                                  aware(row.beat_at))
     if not found:
         return []
+    jobs = recent_jobs(s, at - WINDOW)
+    if not jobs:
+        return list(found.values())
     held: dict[str | None, dict[str, Held]] = defaultdict(dict)
-    for name, job_id, n in _claimed(s):
-        held[name].setdefault(job_id, Held(job_id)).puzzles += n
-    for name, job_id, n in _parts(s):
+    for name, job_id, claimed, done in _claimed_and_done(s, jobs, at - WINDOW):
+        if claimed:
+            held[name].setdefault(job_id, Held(job_id)).puzzles += claimed
+        if name in found:
+            found[name].done += done
+    for name, job_id, n in _parts(s, jobs):
         held[name].setdefault(job_id, Held(job_id)).parts += n
     for name, job_id, n in _chunks(s, beats):
         held[name].setdefault(job_id, Held(job_id)).puzzles += n
-    for name, n in _done(s, at - WINDOW):
+    for name, by_job in held.items():
         if name in found:
-            found[name].done = n
-    for name, jobs in held.items():
-        if name in found:
-            found[name].held = sorted(jobs.values(), key=lambda h: h.job_id)
+            found[name].held = sorted(by_job.values(), key=lambda h: h.job_id)
     return list(found.values())
 
 
@@ -132,21 +137,25 @@ def living_queues(s: Session, silent_before: datetime) -> list[list[str]]:
     return [_queues(q) for q in s.scalars(living)]
 
 
-def _claimed(s: Session) -> Sequence[tuple[str | None, str, int]]:
-    """(worker, job, puzzles) claimed and not fanned out (a split puzzle's parts are the work)."""
+def _claimed_and_done(s: Session, jobs: Sequence[str],
+                      cutoff: datetime) -> Sequence[tuple[str | None, str, int, int]]:
+    """(worker, job, puzzles claimed and not fanned out, puzzles finished since ``cutoff``) in one
+    pass over the recent jobs' puzzles (a split puzzle's parts are the work, not the puzzle)."""
+    claimed = (Puzzle.status == RUNNING) & (Puzzle.parts_total == 0)
+    done = Puzzle.status.in_(SOLVED_BY_WORKER) & (Puzzle.finished_at >= cutoff)
     return s.execute(
-        select(Puzzle.worker, Puzzle.job_id, func.count())
-        .where(Puzzle.job_id.in_(_unfinished()), Puzzle.status == RUNNING, Puzzle.parts_total == 0,
-               Puzzle.worker.is_not(None))
+        select(Puzzle.worker, Puzzle.job_id, func.sum(case((claimed, 1), else_=0)),
+               func.sum(case((done, 1), else_=0)))
+        .where(Puzzle.job_id.in_(jobs), Puzzle.worker.is_not(None), or_(claimed, done))
         .group_by(Puzzle.worker, Puzzle.job_id)).all()
 
 
-def _parts(s: Session) -> Sequence[tuple[str | None, str, int]]:
+def _parts(s: Session, jobs: Sequence[str]) -> Sequence[tuple[str | None, str, int]]:
     """(worker, job, parts) of split puzzles claimed."""
     return s.execute(
         select(Subtask.worker, Puzzle.job_id, func.count())
         .join(Puzzle, Puzzle.id == Subtask.puzzle_id)
-        .where(Puzzle.job_id.in_(_unfinished()), Puzzle.parts_total > 0, Subtask.status == RUNNING,
+        .where(Puzzle.job_id.in_(jobs), Puzzle.parts_total > 0, Subtask.status == RUNNING,
                Subtask.worker.is_not(None))
         .group_by(Subtask.worker, Puzzle.job_id)).all()
 
@@ -166,24 +175,13 @@ def _chunks(s: Session, beats: Sequence[WorkerBeat]) -> Sequence[tuple[str | Non
     return [(name, job_id, n) for (name, job_id), n in counts.items()]
 
 
-def _done(s: Session, cutoff: datetime) -> Sequence[tuple[str | None, int]]:
-    """(worker, puzzles) it finished since ``cutoff``."""
-    return s.execute(
-        select(Puzzle.worker, func.count())
-        .where(Puzzle.job_id.in_(_recent(cutoff)), _finished_since(cutoff, SOLVED_BY_WORKER),
-               Puzzle.worker.is_not(None))
-        .group_by(Puzzle.worker)).all()
-
-
-def _finished_since(cutoff: datetime, statuses: Sequence[str]) -> ColumnElement[bool]:
-    return Puzzle.status.in_(statuses) & (Puzzle.finished_at >= cutoff)
-
-
 def flow(s: Session, at: datetime) -> Flow:
     """Puzzles in and out within the window before ``at`` (a job's puzzles are made with it)."""
     cutoff = at - WINDOW
     came_in = s.scalar(select(func.coalesce(func.sum(Job.total), 0))
-                       .where(Job.id.in_(_recent(cutoff)), Job.created_at >= cutoff))
+                       .where(_recent(cutoff), Job.created_at >= cutoff))
+    jobs = recent_jobs(s, cutoff)
     went_out = s.scalar(select(func.count()).select_from(Puzzle)
-                        .where(Puzzle.job_id.in_(_recent(cutoff)), _finished_since(cutoff, FINAL)))
+                        .where(Puzzle.job_id.in_(jobs), Puzzle.status.in_(FINAL),
+                               Puzzle.finished_at >= cutoff)) if jobs else 0
     return Flow(int(came_in or 0), int(went_out or 0))
