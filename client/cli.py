@@ -272,7 +272,7 @@ def _show(body: dict[str, Any], as_json_flag: bool, as_table: Callable[[dict[str
 @click.pass_obj
 def workers(client: Client, as_json: bool) -> None:
     """The service's worker processes: lane, heartbeat age, puzzles done in the last minute, what
-    each holds now (needs an operator's token, ADMIN_TOKENS, when the service sets tokens)."""
+    each holds (needs an operator's token, ADMIN_TOKENS, when the service sets tokens)."""
     _show(client.workers(), as_json, fleet.workers_table)
 
 

@@ -48,7 +48,7 @@ class WorkerOut(BaseModel):
     started_at: datetime
     heartbeat_age_seconds: float = Field(description="seconds since its last heartbeat")
     alive: bool = Field(description="its heartbeat is younger than WORKER_SILENT_SECONDS")
-    holding: list[HeldOut] = Field(description="what it works on now, by job")
+    holding: list[HeldOut] = Field(description="what it works on at the moment, by job")
     done_last_minute: int = Field(description="puzzles it finished (solved, no_solution, failed) "
                                               "in the last 60 seconds")
 
@@ -107,7 +107,7 @@ def _workers(at: datetime) -> list[WorkerOut]:
 @spec.validate(resp=Response(HTTP_200=WorkerList, **ERRORS), tags=["operations"])
 def list_workers():
     """Each worker process by its heartbeat row (silent ones too, until the reaper removes them):
-    its lane, heartbeat age, what it holds now and what it finished in the last minute. Operators
+    its lane, heartbeat age, what it holds and what it finished in the last minute. Operators
     only (ADMIN_TOKENS)."""
     recovery = settings().recovery
     return WorkerList(items=_workers(now()), heartbeat_seconds=recovery.heartbeat_seconds,

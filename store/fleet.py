@@ -1,13 +1,13 @@
 """The fleet as SQL sees it, for the operators' view (service.fleet): each worker process by its
-heartbeat row, what it holds now and what it finished in the last minute; and the puzzles that
+heartbeat row, what it holds and what it finished in the last minute; and the puzzles that
 came in and went out in the last minute.
 
 Glossary
-  held      what a worker process works on now: the puzzles it claimed (``running`` under its
+  held      what a worker process works on at the moment: the puzzles it claimed (``running`` under its
             name, not fanned out), the parts it claimed (subtasks ``running`` under its name),
             and the optimistic chunk its heartbeat row records (``holding``: still ``queued``,
             and recorded since its oldest task started, worker.heartbeat "since").
-  recent    the jobs unfinished, or finished within the window: every puzzle held now or finished
+  recent    the jobs unfinished, or finished within the window: every puzzle held or finished
             within the window is one of theirs. The queries read their ids first (jobs.status and
             jobs.finished_at are indexed), then only their puzzles (by the (job_id, index) index),
             never every puzzle: no index covers puzzles.worker or finished_at (store.models).
@@ -43,7 +43,7 @@ from store.models import (
 from store.statements import among
 
 WINDOW = timedelta(seconds=60)
-SOLVED_BY_WORKER = (SOLVED, NO_SOLUTION, FAILED)  # a cancelled puzzle was finished by the API
+SOLVED_BY_WORKER = (SOLVED, NO_SOLUTION, FAILED)  # a cancelled puzzle is finished by the API
 
 
 @dataclass

@@ -205,7 +205,7 @@ def test_puzzles_out_counts_every_final_status_within_the_minute(app):
     assert app.test_client().post(f"/api/v1/jobs/{job}/cancel").status_code == 202
     body = app.test_client().get("/api/v1/queues").json
     assert (body["puzzles_in"], body["puzzles_out"]) == (3, 3)
-    assert by_name(app)["h1:1:aaaa"]["done_last_minute"] == 2  # the cancelled one was not its
+    assert by_name(app)["h1:1:aaaa"]["done_last_minute"] == 2  # the cancelled one is not its
 
 
 def test_an_unreachable_broker_is_a_503(make_app, toy, tmp_path):
