@@ -53,7 +53,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["publisher"] = CeleryPublisher(publishing, settings.lanes, settings.time)
 
     # blueprints import the app's helpers above; checking and export add routes to the api blueprint
-    from service import api, checking, export, ops, web  # noqa: F401
+    from service import api, bulk, checking, export, ops, web  # noqa: F401
 
     app.register_blueprint(ops.bp)
     app.register_blueprint(api.bp)

@@ -210,7 +210,7 @@ def list_jobs():
             start = cursors.job_position(q.cursor)
         except ValueError as exc:
             raise Problem(400, "Bad Request", str(exc)) from None
-        states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start)
+        states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start, q.label)
     return JobList(items=[JobOut.of(j) for j in states], next_cursor=cursors.of_job(nxt))
 
 
@@ -305,8 +305,16 @@ def retry_job(job_id: str):
     An index the job does not have, or bad options, is 422; a puzzle at `indexes` that is not
     failed or cancelled is 409. Either way nothing changes.
     """
-    config = settings()
     body = _retry_body()
+    retry_job_puzzles(job_id, body)
+    with one_read() as s:
+        return _describe_or_404(s, job_id), 202, _poll_headers(job_id)
+
+
+def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
+    """The retry of one job (its puzzles back in the queue, published); how many. Problems as
+    ``retry_job`` answers them."""
+    config = settings()
     limits = Limits.of(config.limits)
 
     def recheck(index: int, kind_name: str, wire: Any,
@@ -339,8 +347,7 @@ def retry_job(job_id: str):
         publish_in_lanes(extensions["publisher"], extensions["sessions"], config.lanes,
                          submit.chunks_of(ids, costs, config.lanes),
                          job_rank(retried.rank, sum(costs), config.lanes))
-    with one_read() as s:
-        return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
+    return len(retried.puzzles)
 
 
 def _retry_body() -> RetryIn:

@@ -208,6 +208,8 @@ class PageQuery(BaseModel):
 
 class JobListQuery(PageQuery):
     status: JobStatus | None = None
+    label: str | None = Field(None, min_length=1, max_length=200,
+                              description="only jobs whose label holds this text (any case)")
 
 
 class PuzzleStatusFilter(BaseModel):
@@ -250,6 +252,31 @@ class RetryIn(BaseModel):
         description="the failed or cancelled puzzles to retry (default: every one of the job's)")
     options: dict[str, Any] = Field(
         default_factory=dict, description="options merged into each puzzle's before it runs again")
+
+
+class BulkIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "example": {"action": "retry", "status": "completed", "label": "nightly"}})
+
+    action: Literal["cancel", "retry", "delete"] = Field(
+        description="cancel unfinished jobs; retry the failed and cancelled puzzles of jobs; delete "
+                    "finished jobs")
+    status: JobStatus | None = Field(None, description="only jobs in this status")
+    label: str | None = Field(None, min_length=1, max_length=200,
+                              description="only jobs whose label holds this text (any case)")
+    limit: int = Field(100, ge=1, le=1000, description="at most this many jobs, oldest first")
+
+
+class BulkSkipped(BaseModel):
+    id: str
+    reason: str
+
+
+class BulkOut(BaseModel):
+    action: str
+    done: list[str] = Field(description="the jobs the action was applied to")
+    skipped: list[BulkSkipped] = Field(description="jobs that matched but the action left, and why")
+    more: bool = Field(description="more jobs match than the limit took: send the request again")
 
 
 class KindOut(BaseModel):

@@ -153,14 +153,24 @@ def list_puzzles(s: Session, job_id: str, limit: int, start: int = 0,
 JobPosition = tuple[datetime, str]  # (created_at, id): a stable place in the newest-first order
 
 
-def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
-              start: JobPosition | None = None) -> tuple[list[JobState], JobPosition | None]:
-    """A page of jobs, newest first, from ``start`` on, and the next page's first position."""
-    q = select(Job)
+def _matching(q: Any, owner: str | None, status: str | None, label: str | None) -> Any:
+    """``q`` narrowed to the owner's jobs (None: every owner's) in ``status``, whose label holds
+    ``label`` (any case; ``%`` and ``_`` are plain characters)."""
     if owner is not None:
         q = q.where(Job.owner == owner)
     if status is not None:
         q = q.where(Job.status == status)
+    if label:
+        escaped = label.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        q = q.where(Job.label.ilike(f"%{escaped}%", escape="\\"))
+    return q
+
+
+def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
+              start: JobPosition | None = None, label: str | None = None,
+              ) -> tuple[list[JobState], JobPosition | None]:
+    """A page of jobs, newest first, from ``start`` on, and the next page's first position."""
+    q = _matching(select(Job), owner, status, label)
     if start is not None:
         created, job_id = start
         q = q.where((Job.created_at < created) | ((Job.created_at == created) & (Job.id <= job_id)))
@@ -170,6 +180,14 @@ def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
     ids = [j.id for j in jobs]
     counts, partial = counts_for(s, ids), partial_for(s, ids)
     return [job_state(j, counts[j.id], partial[j.id]) for j in jobs], nxt
+
+
+def matching_jobs(s: Session, owner: str | None, statuses: Sequence[str], label: str | None,
+                  limit: int) -> list[Job]:
+    """At most ``limit`` of the owner's jobs in one of ``statuses`` whose label holds ``label``,
+    oldest first."""
+    q = _matching(select(Job), owner, None, label).where(Job.status.in_(statuses))
+    return list(s.scalars(q.order_by(Job.created_at, Job.id).limit(limit)))
 
 
 def cancel_job(s: Session, job: Job) -> int:
