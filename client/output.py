@@ -43,14 +43,11 @@ def write_results(client: Client, jobs: Sequence[Job], fmt: str, out: TextIO,
 
 class Columns:
     """The table's columns as the results show them: each kind's answer field, then the other
-    result fields and the stats fields met, ordered as the kinds declare them (``GET /kinds``)."""
+    result fields and the stats fields met, ordered as the kinds met declare them (``GET /kinds``)."""
 
     def __init__(self, kinds: list[dict[str, Any]]) -> None:
         self.declared = {k["kind"]: (list(k.get("result") or {}), list(k.get("stats") or {})) for k in kinds}
-        order = [f for fields, _ in self.declared.values() for f in fields]
-        self.rank = {f: i for i, f in enumerate(dict.fromkeys(order))}
-        stats_order = [f for _, fields in self.declared.values() for f in fields]
-        self.stats_rank = {f: i for i, f in enumerate(dict.fromkeys(stats_order))}
+        self.kinds: dict[str, None] = {}
         self.result: dict[str, None] = {}
         self.stats: dict[str, None] = {}
 
@@ -59,18 +56,22 @@ class Columns:
         return next((f for f in fields if f in result), next(iter(result)))
 
     def see(self, row: dict[str, Any]) -> None:
+        self.kinds[row["kind"]] = None
         result = row.get("result") or {}
         if result:
             main = self.answer_field(row["kind"], result)
             self.result.update(dict.fromkeys(f for f in result if f != main))
         self.stats.update(dict.fromkeys(row.get("stats") or {}))
 
+    def _ordered(self, met: dict[str, None], which: int) -> list[str]:
+        """The fields met in the order the kinds met declare them; fields none declares last."""
+        declared = [f for kind in self.kinds for f in self.declared.get(kind, ([], []))[which]]
+        rank = {f: i for i, f in enumerate(dict.fromkeys(declared))}
+        return sorted(met, key=lambda f: rank.get(f, len(rank)))
+
     def names(self) -> tuple[list[str], list[str]]:
-        """The result and the stats columns in declared order (fields no kind declares last)."""
-        last = len(self.rank) + len(self.stats_rank)
-        result = sorted(self.result, key=lambda f: self.rank.get(f, last))
-        stats = sorted(self.stats, key=lambda f: self.stats_rank.get(f, last))
-        return result, stats
+        """The result and the stats columns."""
+        return self._ordered(self.result, 0), self._ordered(self.stats, 1)
 
 
 def _cell(value: Any) -> str:
