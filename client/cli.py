@@ -63,18 +63,18 @@ class Command(click.Group):
 
 
 def _unreachable(ctx: click.Context, exc: httpx.TransportError) -> str:
-    """``cannot reach the service at URL (why)``, with where that address came from and how to
-    give another."""
+    """``cannot reach the service at URL (the default): why``, and how to give another address;
+    or, once connected, ``no answer from the service at URL: why``."""
     url = ctx.params.get("url", DEFAULT_URL)
     source = ctx.get_parameter_source("url")
     whence = {click.core.ParameterSource.ENVIRONMENT: " (from $PUZZLE_QUEUE_URL)",
               click.core.ParameterSource.DEFAULT: " (the default)"}.get(source, "") if source else ""
     why = str(exc) or type(exc).__name__
-    text = f"cannot reach the service at {url}{whence}: {why}"
-    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
-        text += "\nIs it running there? Give its address with --url URL (before the subcommand) " \
-                "or $PUZZLE_QUEUE_URL."
-    return text
+    if not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        return f"no answer from the service at {url}{whence}: {why}"
+    return (f"cannot reach the service at {url}{whence}: {why}\n"
+            "Is it running there? Give its address with --url URL (before the subcommand) or "
+            "$PUZZLE_QUEUE_URL.")
 
 
 @click.group(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
@@ -114,12 +114,11 @@ def _output(path: Path | None) -> Any:
     if path is None:
         yield sys.stdout
         return
-    try:
-        out = path.open("w", encoding="utf-8", newline="")
+    try:  # a disk that fills up half-way is told as plainly as a folder that is missing
+        with path.open("w", encoding="utf-8", newline="") as out:
+            yield out
     except OSError as exc:
         _fail(f"cannot write the results to {path}: {exc.strerror or exc}")
-    with out:
-        yield out
 
 
 def _say(text: str) -> None:

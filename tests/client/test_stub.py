@@ -144,3 +144,22 @@ def test_the_hint_repeats_the_command_as_started():
         r = subprocess.run([sys.executable, "-c", code, started], cwd=ROOT, capture_output=True, text=True,
                            check=True, env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": path})
         assert r.stdout.strip() == expected
+
+
+def test_a_service_that_stops_answering_or_a_full_disk_is_said_plainly(run_cli):
+    finished = {**job("job-1", total=1), "status": "completed", "progress": 1.0,
+                "counts": {**job("job-1")["counts"], "queued": 0, "solved": 1}}
+
+    def silent(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("timed out", request=request)
+
+    status, _, err = run_cli(silent, "--url", "http://stub.test:9", "status", "job-1")
+    assert status == 2 and err.startswith("puzzle-queue: no answer from the service at http://stub.test:9: ")
+
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/results"):
+            return httpx.Response(200, text='{"index":0,"kind":"toy","status":"solved","result":{"sum":3}}\n')
+        return httpx.Response(200, json=finished)
+
+    status, _, err = run_cli(service, "results", "-o", "/dev/full", "job-1")
+    assert status == 2 and "cannot write the results to /dev/full: No space left on device" in err
