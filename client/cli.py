@@ -88,8 +88,8 @@ def main(ctx: click.Context, url: str, token: str | None) -> None:
 
 
 def _again(client: Client, *args: str) -> str:
-    """The command line that does ``args`` on the same service, as this command was started
-    (the token is never shown: it comes from $PUZZLE_QUEUE_TOKEN or --token as before)."""
+    """The command line that does ``args`` on the same service, as this command was started (a
+    token is never shown: the user gives it again, by --token or $PUZZLE_QUEUE_TOKEN)."""
     where = [] if client.url == DEFAULT_URL.rstrip("/") else ["--url", client.url]
     return " ".join([invocation(), *map(shlex.quote, [*where, *args])])
 

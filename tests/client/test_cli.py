@@ -12,32 +12,14 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from client import Client, Conflict, InvalidRequest, NotFound
+from tests.client.commands import cli, my_job_ids, toy_file
 from tests.embedded import ROOT, embedded_service
 
 pytestmark = pytest.mark.integration
-
-
-def cli(url: str, *args: str, stdin: str | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "client", "--url", url, *args], check=False, cwd=ROOT,
-                          input=stdin,
-                          capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-
-
-def toy_file(tmp_path: Path, lines: list[str], name: str = "toy.txt") -> Path:
-    path = tmp_path / name
-    path.write_text("# digits; each puzzle's answer is their sum\n" + "\n".join(lines) + "\n")
-    return path
-
-
-def my_job_ids(url: str) -> set[str]:
-    with Client(url) as c:
-        return {j["id"] for j in c.jobs()}
 
 
 def test_python_api_submit_wait_results(service_url):

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.client.test_cli import cli
+from tests.client.commands import cli
 
 pytestmark = pytest.mark.integration
 

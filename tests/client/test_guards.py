@@ -15,7 +15,7 @@ import pytest
 from client import Client, NotFound
 from client.api import DEFAULT_URL
 from deploy.run_local import client_line
-from tests.client.test_cli import cli, my_job_ids, toy_file
+from tests.client.commands import cli, my_job_ids, toy_file
 from tests.embedded import ROOT
 
 pytestmark = pytest.mark.integration
