@@ -13,10 +13,12 @@ from tests.embedded import ROOT
 
 
 def cli(url: str, *args: str, stdin: str | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+    """The command as a script runs it: standard input is ``stdin`` or empty, never a terminal
+    (so cancel and delete ask nothing, even when the tests run in one)."""
+    given: dict = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run([sys.executable, "-m", "client", "--url", url, *args], check=False, cwd=ROOT,
-                          input=stdin,
                           capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, **given)
 
 
 def toy_file(tmp_path: Path, lines: list[str], name: str = "toy.txt") -> Path:
