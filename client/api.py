@@ -107,19 +107,25 @@ class Client:
         """Check a batch as submit would, storing nothing; raises InvalidRequest or TooLarge."""
         self._call("POST", "/validate", json={"puzzles": list(items)})
 
-    def submit_all(self, items: Sequence[dict[str, Any]], label: str | None = None) -> list[Job]:
-        """All the items, as one job or, past the service's batch limit, as several in order.
+    def submit_all(self, items: Sequence[dict[str, Any]], label: str | None = None,
+                   on_job: Callable[[Job], None] | None = None) -> list[Job]:
+        """All the items, as one job or, past the service's batch limit, as several in order;
+        ``on_job`` sees each job as soon as it is stored (so a caller stopped half-way knows them).
 
         Several jobs are stored only once every part has passed the service's checks, so a
         refused submission stores nothing; the errors' indices count from the first item."""
         size = len(items)
         while True:
             try:
-                if size >= len(items):
-                    return [self.submit(items, label)]
                 parts = [items[i:i + size] for i in range(0, len(items), size)]
-                self._check_parts(parts)
-                return [self.submit(part, label) for part in parts]
+                if len(parts) > 1:
+                    self._check_parts(parts)
+                jobs = []
+                for part in parts:
+                    jobs.append(self.submit(part, label))
+                    if on_job is not None:
+                        on_job(jobs[-1])
+                return jobs
             except TooLarge as exc:
                 limit = exc.problem.get("max_batch")
                 size = int(limit) if isinstance(limit, int) and limit < size else size // 2
