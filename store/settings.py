@@ -258,12 +258,14 @@ class Settings:
         return cls(**read).replace(**overrides)
 
     def replace(self, **overrides: Any) -> Settings:
-        """A copy with these fields, by environment variable name, set to these typed values."""
+        """A copy with these fields, by environment variable name, set to these typed values (each
+        group checked once with all of its own, which may depend on each other)."""
         current = {group.name: getattr(self, group.name) for group in dataclasses.fields(self)}
+        changed: dict[str, dict[str, Any]] = {}
         for name, value in overrides.items():
-            group = _group_of(name)
-            changed = {**_values(current[group]), name.lower(): value}
-            current[group] = checked(type(current[group]), changed)
+            changed.setdefault(_group_of(name), {})[name.lower()] = value
+        for group, values in changed.items():
+            current[group] = checked(type(current[group]), {**_values(current[group]), **values})
         return Settings(**current)
 
     @property

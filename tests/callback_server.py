@@ -26,7 +26,7 @@ class CallbackServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802  http.server's name
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 server.received.append(Received(self.path, dict(self.headers.items()), body))
                 time.sleep(server.delay)
