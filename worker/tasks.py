@@ -47,7 +47,9 @@ def reap() -> int:
     return 0 if reaped is None else len(reaped.puzzles) + len(reaped.parts)
 
 
-@app.task(name=DELIVER, **RETRIED)
+# Killed past its lease (a name lookup hanging longer than WEBHOOK_TIMEOUT, say): the delivery stays
+# due, and the sweep publishes it again.
+@app.task(name=DELIVER, time_limit=webhooks.lease(runtime.settings.webhooks), **RETRIED)
 def deliver_callback(delivery_id: int, attempts: int) -> int | None:
     """One attempt of a callback delivery; the HTTP status that came back (None: none, or the attempt
     was another copy's)."""
