@@ -26,6 +26,7 @@ from store.jobs import describe_job
 from store.models import CANCELLED, COMPLETED, Delivery, DeliveryAttempt, Job
 
 DUE, DELIVERED, FAILED = "due", "delivered", "failed"
+ENDED = (COMPLETED, CANCELLED)
 BATCH = 1000  # jobs armed, or deliveries published, per sweep; the next sweep takes the rest
 
 
@@ -44,16 +45,17 @@ class Outcome:
 
 def arm(s: Session, t: datetime, retry_seconds: float) -> int:
     """Make the deliveries of the jobs with a callback that ended within ``retry_seconds`` and have
-    none for that ending; returns how many. The caller holds the reaper's turn (one sweep at a time)."""
+    none for that ending; returns how many. Of two sweeps at once, the second's flush fails on the
+    unique (job, ending) and its transaction makes nothing."""
     owed = ~exists().where(Delivery.job_id == Job.id, Delivery.ended_at == Job.finished_at)
     rows = s.execute(select(Job.id, Job.callback_url, Job.finished_at)
                      .where(Job.callback_url.is_not(None),
                             Job.finished_at >= t - timedelta(seconds=retry_seconds),
-                            Job.status.in_((COMPLETED, CANCELLED)), owed)
+                            Job.status.in_(ENDED), owed)
                      .order_by(Job.finished_at).limit(BATCH)).all()
     for job_id, url, ended_at in rows:
         state = describe_job(s, None, job_id)
-        if state is None:
+        if state is None or state.status not in ENDED:  # deleted or retried since the first read
             continue
         body = json.dumps(state.summary(), separators=(",", ":"))
         s.add(Delivery(job_id=job_id, ended_at=ended_at, url=url, body=body, state=DUE, attempts=0,

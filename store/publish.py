@@ -68,11 +68,12 @@ class CeleryPublisher:
         self._send(SOLVE_PARTS, groups, self.lanes.dear_queue, 0)
 
     def publish_deliveries(self, due: Sequence[tuple[int, int]]) -> None:
-        """In the cheap lane: an attempt takes at most WEBHOOK_TIMEOUT."""
+        """In the cheap lane at the first priority level: an attempt is short (WEBHOOK_TIMEOUT), and
+        waiting behind other jobs' work would only delay news of a job that has ended."""
         with self.celery.producer_or_acquire() as producer:
             for delivery_id, attempts in due:
                 self.celery.send_task(DELIVER, args=[delivery_id, attempts], queue=self.lanes.task_queue,
-                                      producer=producer)
+                                      priority=0, producer=producer)
 
     def queue_depth(self) -> int:
         """Messages waiting in both lanes of the broker (not those a worker has taken)."""
