@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import time
 import uuid
@@ -28,6 +30,13 @@ JobRef = Job | str
 
 def job_id(job: JobRef) -> str:
     return job if isinstance(job, str) else str(job["id"])
+
+
+def valid_signature(secret: str, body: bytes, header: str | None) -> bool:
+    """Whether a callback's ``X-Signature`` header is the service's signature of ``body`` (the
+    exact bytes received) under this client's secret (:meth:`Client.webhook_secret`)."""
+    expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return header is not None and hmac.compare_digest(expected, header)
 
 
 class PatientTransport(httpx.BaseTransport):
@@ -85,13 +94,17 @@ class Client:
 
     # -- jobs
 
-    def submit(self, items: Sequence[dict[str, Any]], label: str | None = None) -> Job:
+    def submit(self, items: Sequence[dict[str, Any]], label: str | None = None,
+               callback_url: str | None = None) -> Job:
         """One job of these items ``{"kind", "puzzle", "options"}``; raises InvalidRequest naming
         every bad item (nothing is stored). A fresh Idempotency-Key makes the retry of a request
-        whose answer was lost safe: it returns the same job."""
+        whose answer was lost safe: it returns the same job. ``callback_url``: where the service
+        POSTs the job, signed, when it ends (see :func:`valid_signature`)."""
         body: dict[str, Any] = {"puzzles": list(items)}
         if label is not None:
             body["label"] = label
+        if callback_url is not None:
+            body["callback_url"] = callback_url
         key = uuid.uuid4().hex
         attempt = 1
         while True:
@@ -108,6 +121,7 @@ class Client:
         self._call("POST", "/validate", json={"puzzles": list(items)})
 
     def submit_all(self, items: Sequence[dict[str, Any]], label: str | None = None,
+                   callback_url: str | None = None,
                    on_job: Callable[[Job], None] | None = None) -> list[Job]:
         """All the items, as one job or, past the service's batch limit, as several in order;
         ``on_job`` sees each job as soon as it is stored (so a caller stopped half-way knows them).
@@ -122,7 +136,7 @@ class Client:
                     self._check_parts(parts)
                 jobs = []
                 for part in parts:
-                    jobs.append(self.submit(part, label))
+                    jobs.append(self.submit(part, label, callback_url))
                     if on_job is not None:
                         on_job(jobs[-1])
                 return jobs
@@ -180,6 +194,14 @@ class Client:
             current[waiting[0]] = self.job(current[waiting[0]], wait=min(left, 60.0))
             for i in waiting[1:]:
                 current[i] = self.job(current[i])
+
+    def deliveries(self, job: JobRef) -> list[dict[str, Any]]:
+        """The deliveries of the job's callback, one per time it ended, each with its attempts."""
+        return list(self._call("GET", f"/jobs/{job_id(job)}/deliveries")["items"])
+
+    def webhook_secret(self) -> str:
+        """The key this client's callbacks are signed with (raises NotFound when callbacks are off)."""
+        return str(self._call("GET", "/webhook-secret")["secret"])
 
     def cancel(self, job: JobRef) -> Job:
         return dict(self._call("POST", f"/jobs/{job_id(job)}/cancel"))

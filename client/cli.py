@@ -227,13 +227,15 @@ def _sending_stopped(client: Client, created: list[Job], total: int) -> NoReturn
                              "(without it: JSON Lines of {kind, puzzle, options})")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="an option for every puzzle")
 @click.option("--label", help="the job's label (default: the file names)")
+@click.option("--callback-url", help="where the service POSTs the job, signed, when it ends")
 @click.option("--wait", "wait_", is_flag=True, help="show progress until done, then write the results")
 @results_options
 @as_json
 @click.argument("files", nargs=-1, required=True)
 @click.pass_obj
-def submit(client: Client, kind: str | None, options: tuple[str, ...], label: str | None, wait_: bool,
-           output: Path | None, fmt: str, as_json: bool, files: tuple[str, ...]) -> None:
+def submit(client: Client, kind: str | None, options: tuple[str, ...], label: str | None,
+           callback_url: str | None, wait_: bool, output: Path | None, fmt: str, as_json: bool,
+           files: tuple[str, ...]) -> None:
     """Submit the puzzles of FILE... ('-' = standard input; UTF-8) as one job (several past the
     service's batch limit; the results still come back in file order)."""
     try:
@@ -249,7 +251,8 @@ def submit(client: Client, kind: str | None, options: tuple[str, ...], label: st
         _writable(output)
     created: list[Job] = []
     try:
-        jobs = client.submit_all(items, label if label is not None else " ".join(files), created.append)
+        jobs = client.submit_all(items, label if label is not None else " ".join(files), callback_url,
+                                 created.append)
     except InvalidRequest as exc:
         _refused(exc, lines)
     except KeyboardInterrupt:

@@ -35,7 +35,7 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
-from store import blocks, jobs, notices, retry, submit
+from store import blocks, jobs, notices, retry, submit, webhooks
 from store.db import one_statement, read_only
 from store.models import Puzzle
 from store.publish import job_rank, publish_in_lanes
@@ -167,6 +167,7 @@ def submit_job():
             found = jobs.find_by_key(s, owner, key)
             if found is not None:
                 return _replay(s, found, digest)
+    _check_callback(body.get("callback_url"))
     batch = checked(body)
     try:
         with sessions() as s, s.begin():
@@ -192,6 +193,16 @@ def submit_job():
     # The job as stored, with no read after publishing: a read would see at most a worker's first
     # steps, and it costs a round trip while that worker starts on the same cores.
     return JobOut.of(job), 202, _poll_headers(job.id)
+
+
+def _check_callback(url: Any) -> None:
+    """422 naming ``callback_url`` unless it is an http(s) URL on an allowed host (store.webhooks);
+    a value that is not a string is left to the schema's check."""
+    if not isinstance(url, str):
+        return
+    problem = webhooks.url_problem(url, settings().webhooks.webhook_allowed_hosts)
+    if problem is not None:
+        raise invalid([{"index": None, "field": "callback_url", "message": problem}])
 
 
 def _replay(s, job, digest: str | None):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import Row, Table, bindparam, case, delete, func, select, update
@@ -20,10 +20,12 @@ from store.db import changed_rows
 from store.models import (
     CANCELLED,
     COMPLETED,
+    PUZZLE_STATUSES,
     RUNNING,
     UNFINISHED,
     Job,
     Puzzle,
+    aware,
     lock_job,
     now,
 )
@@ -47,6 +49,21 @@ class JobState:
     total: int
     counts: Mapping[str, int] = field(default_factory=dict)
     progress: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """The job as GET /api/v1/jobs/{id} shows it (service.schemas.JobOut), as plain JSON values."""
+        return {"id": self.id, "status": self.status, "label": self.label,
+                "created_at": iso_time(self.created_at), "started_at": iso_time(self.started_at),
+                "finished_at": iso_time(self.finished_at), "total": self.total,
+                "counts": {status: self.counts.get(status, 0) for status in PUZZLE_STATUSES},
+                "progress": self.progress}
+
+
+def iso_time(value: datetime | None) -> str | None:
+    """A stored time as the API writes it: ISO 8601 in UTC, ``Z`` for the zone."""
+    if value is None:
+        return None
+    return aware(value).astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def possible_job_id(job_id: str) -> bool:
