@@ -228,9 +228,19 @@ class Client:
         if resp.status_code >= 400:
             raise _error(resp)
 
-    def jobs(self, status: str | None = None, limit: int = 100) -> Iterator[Job]:
-        """The client's jobs, newest first, every page."""
-        params: dict[str, Any] = {"limit": limit, **({"status": status} if status else {})}
+    def bulk(self, action: str, status: str | None = None, label: str | None = None,
+             limit: int = 100) -> dict[str, Any]:
+        """``action`` (cancel, retry or delete) on the client's jobs in ``status`` whose label holds
+        ``label``, at most ``limit``, oldest first: ``{"done": [ids], "skipped": [{"id", "reason"}],
+        "more": bool}``."""
+        body = {"action": action, "limit": limit, **({"status": status} if status else {}),
+                **({"label": label} if label else {})}
+        return dict(self._call("POST", "/bulk", json=body))
+
+    def jobs(self, status: str | None = None, limit: int = 100, label: str | None = None) -> Iterator[Job]:
+        """The client's jobs, newest first, every page; with ``label``, those whose label holds it."""
+        params: dict[str, Any] = {"limit": limit, **({"status": status} if status else {}),
+                                  **({"label": label} if label else {})}
         while True:
             page = self._call("GET", "/jobs", params=params)
             yield from page["items"]

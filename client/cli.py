@@ -375,8 +375,45 @@ def _since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> d
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+JOB_STATUSES = ("queued", "running", "completed", "cancelled")
+PAST = {"cancel": "cancelled", "retry": "retried", "delete": "deleted"}
+
+
 @main.command()
-@click.option("--status", type=click.Choice(["queued", "running", "completed", "cancelled"]))
+@click.argument("action", type=click.Choice(["cancel", "retry", "delete"]))
+@click.option("--status", type=click.Choice(JOB_STATUSES), help="only jobs in this status")
+@click.option("--label", help="only jobs whose label holds this text (any case)")
+@confirm_option
+@as_json
+@click.pass_obj
+def bulk(client: Client, action: str, status: str | None, label: str | None, yes: bool,
+         as_json: bool) -> None:
+    """ACTION (cancel, retry or delete) on every one of your jobs that matches --status and
+    --label; each job as its own command would, the ones it cannot change listed with why."""
+    which = " ".join(filter(None, [status and f"in status {status}", label and f"labelled *{label}*"]))
+    _confirmed(yes, f"{action} every job of yours{' ' + which if which else ''}?")
+    done: list[str] = []
+    skipped: dict[str, str] = {}
+    while True:  # the service takes at most 1000 jobs a request; a repeat takes the next ones
+        page = client.bulk(action, status, label, limit=1000)
+        done += page["done"]
+        skipped.update((item["id"], item["reason"]) for item in page["skipped"])
+        if not page["more"] or not page["done"]:
+            break
+    if as_json:
+        left = [{"id": job_id, "reason": reason} for job_id, reason in skipped.items()]
+        click.echo(json.dumps({"action": action, "done": done, "skipped": left}, indent=2))
+        return
+    for job_id in done:
+        click.echo(f"{job_id}  {PAST[action]}")
+    for job_id, reason in skipped.items():
+        click.echo(f"{job_id}  left: {reason}")
+    _say(f"{count(len(done), 'job')} {PAST[action]}, {count(len(skipped), 'job')} left")
+
+
+@main.command()
+@click.option("--status", type=click.Choice(JOB_STATUSES))
+@click.option("--label", help="only jobs whose label holds this text (any case)")
 @click.option("--limit", type=click.IntRange(min=1),
               help=f"at most this many, newest first (default {JOBS_SHOWN})")
 @click.option("--all", "every", is_flag=True, help="every job, page after page")
@@ -384,15 +421,15 @@ def _since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> d
               help="the jobs made since WHEN: a date, a UTC time (2026-12-01T08:00) or an age (12h, 7d)")
 @as_json
 @click.pass_obj
-def jobs(client: Client, status: str | None, limit: int | None, every: bool, since: datetime | None,
-         as_json: bool) -> None:
+def jobs(client: Client, status: str | None, label: str | None, limit: int | None, every: bool,
+         since: datetime | None, as_json: bool) -> None:
     """Your jobs, newest first, with the time each was made (UTC)."""
     if every and limit is not None:
         raise click.UsageError("--all and --limit contradict each other")
     cap = limit if limit is not None else None if every or since else JOBS_SHOWN
     found: list[Job] = []
     more = False
-    for job in client.jobs(status, limit=min(cap + 1, 1000) if cap else 1000):
+    for job in client.jobs(status, limit=min(cap + 1, 1000) if cap else 1000, label=label):
         if since is not None and datetime.fromisoformat(job["created_at"]) < since:
             break
         if cap is not None and len(found) == cap:

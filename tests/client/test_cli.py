@@ -188,3 +188,22 @@ def test_failed_puzzles_found_and_retried_with_other_options(service_url, tmp_pa
     assert r.returncode == 0, r.stderr
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     assert [(row["status"], row["result"]["sum"]) for row in rows] == [("solved", n) for n in (1, 2, 3)]
+
+
+def test_bulk_cancels_and_deletes_the_jobs_a_label_search_finds(service_url, tmp_path):
+    tag = f"bulk-{os.getpid()}-{time.monotonic_ns()}"
+    with Client(service_url) as c:
+        slow = [c.submit([{"kind": "toy", "puzzle": "3", "options": {"sleep": 20}}], label=f"{tag} {i}")
+                for i in range(2)]
+        other = c.submit([{"kind": "toy", "puzzle": "4", "options": {"sleep": 20}}], label="another")
+        listed = cli(service_url, "jobs", "--label", tag.upper(), "--json")
+        assert {j["id"] for j in json.loads(listed.stdout)} == {j["id"] for j in slow}
+        r = cli(service_url, "bulk", "cancel", "--label", tag)
+        assert r.returncode == 0, r.stderr
+        assert all(f"{j['id']}  cancelled" in r.stdout for j in slow)
+        assert "2 jobs cancelled, 0 jobs left" in r.stderr
+        assert c.job(other)["status"] in ("queued", "running")
+        r = cli(service_url, "bulk", "delete", "--label", tag, "--json")
+        assert sorted(json.loads(r.stdout)["done"]) == sorted(j["id"] for j in slow)
+        assert not {j["id"] for j in slow} & my_job_ids(service_url)
+        c.cancel(other)
