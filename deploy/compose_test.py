@@ -127,7 +127,7 @@ class Stack:
         while time.monotonic() < deadline:
             if self.http("GET", f"/api/v1/jobs/{job_id}")["progress"] > 0:
                 return
-            time.sleep(0.25)  # like any client: well under the default RATE_LIMIT (600/minute)
+            time.sleep(0.25)  # like any client: well under the default READ_RATE_LIMIT
         raise TimeoutError(f"job {job_id} made no progress within {timeout:.0f} s")
 
     def wait_for_running_part(self, job_id: str, timeout: float = 60, newest: bool = False) -> str:

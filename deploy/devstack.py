@@ -183,7 +183,8 @@ class Stack:
 def service_env(database_url: str, redis_url: str | None, queue: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     # No rate limit unless asked: the tests and benchmarks poll faster than a client may.
-    env.update(DATABASE_URL=database_url, TASK_QUEUE=queue, PYTHONPATH=str(ROOT), RATE_LIMIT="", **extra)
+    env.update(DATABASE_URL=database_url, TASK_QUEUE=queue, PYTHONPATH=str(ROOT), RATE_LIMIT="",
+               READ_RATE_LIMIT="", **extra)
     if redis_url:
         env["REDIS_URL"] = redis_url
     return env

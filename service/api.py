@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any, cast
@@ -14,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import solvers
-from service import auth, batches, cursors, settings
+from service import auth, batches, cursors, ratelimit, settings
 from service.bodies import read_json
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
@@ -34,7 +35,7 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
-from store import blocks, jobs, notices, retry, submit
+from store import blocks, jobs, notices, retry, submit, webhooks
 from store.db import one_statement, read_only
 from store.models import Puzzle
 from store.publish import job_rank, publish_in_lanes
@@ -168,6 +169,7 @@ def submit_job():
             found = jobs.find_by_key(s, owner, key)
             if found is not None:
                 return _replay(s, found, digest)
+    _check_callback(body.get("callback_url"))
     batch = checked(body)
     try:
         with sessions() as s, s.begin():
@@ -195,6 +197,16 @@ def submit_job():
     return JobOut.of(job), 202, _poll_headers(job.id)
 
 
+def _check_callback(url: Any) -> None:
+    """422 naming ``callback_url`` unless it is an http(s) URL on an allowed host (store.webhooks);
+    a value that is not a string is left to the schema's check."""
+    if not isinstance(url, str):
+        return
+    problem = webhooks.url_problem(url, settings().webhooks.webhook_allowed_hosts)
+    if problem is not None:
+        raise invalid([{"index": None, "field": "callback_url", "message": problem}])
+
+
 def _replay(s, job, digest: str | None):
     if job.request_hash != digest:
         raise Problem(409, "Conflict", "this Idempotency-Key was used with a different body")
@@ -211,7 +223,7 @@ def list_jobs():
             start = cursors.job_position(q.cursor)
         except ValueError as exc:
             raise Problem(400, "Bad Request", str(exc)) from None
-        states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start)
+        states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start, q.label)
     return JobList(items=[JobOut.of(j) for j in states], next_cursor=cursors.of_job(nxt))
 
 
@@ -237,8 +249,9 @@ def get_job(job_id: str):
     listener = job_listener() if seconds > 0 else None
     with listener.watch(job_id) if listener is not None else nullcontext() as wake:
         if wake is None:
-            return wait_for_job(describe, seconds, status=status)
-        return wait_for_job(describe, seconds, sleep=wake, status=status, schedule=NOTIFIED_SECONDS)
+            return wait_for_job(describe, seconds, sleep=ratelimit.paced(time.sleep), status=status)
+        return wait_for_job(describe, seconds, sleep=ratelimit.paced(wake), status=status,
+                            schedule=NOTIFIED_SECONDS)
 
 
 def job_listener() -> notices.Listener | None:
@@ -305,8 +318,16 @@ def retry_job(job_id: str):
     An index the job does not have, or bad options, is 422; a puzzle at `indexes` that is not
     failed or cancelled is 409. Either way nothing changes.
     """
-    config = settings()
     body = _retry_body()
+    retry_job_puzzles(job_id, body)
+    with one_read() as s:
+        return _describe_or_404(s, job_id), 202, _poll_headers(job_id)
+
+
+def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
+    """The retry of one job (its puzzles back in the queue, published); how many. Problems as
+    ``retry_job`` answers them."""
+    config = settings()
     limits = Limits.of(config.limits)
 
     def recheck(index: int, kind_name: str, wire: Any,
@@ -339,8 +360,7 @@ def retry_job(job_id: str):
         publish_in_lanes(extensions["publisher"], extensions["sessions"], config.lanes,
                          submit.chunks_of(ids, costs, config.lanes),
                          job_rank(retried.rank, sum(costs), config.lanes))
-    with one_read() as s:
-        return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
+    return len(retried.puzzles)
 
 
 def _retry_body() -> RetryIn:

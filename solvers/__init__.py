@@ -71,8 +71,15 @@ def warm_up(kinds: Iterable[Kind] | None = None) -> None:
             kind.solve_batch(kind.prepare_batch([example.puzzle], options), options)
 
 
+def provision() -> None:
+    """Build what each kind's fast paths read and this machine lacks (see ``Kind.provision``)."""
+    for kind in KINDS.values():
+        if kind.provision is not None:
+            kind.provision()
+
+
 __all__ = [
     "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "InvalidItem", "InvalidOption",
     "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped", "UnknownKind",
-    "WrongAnswer", "get", "prepare_item", "warm_up",
+    "WrongAnswer", "get", "prepare_item", "provision", "warm_up",
 ]

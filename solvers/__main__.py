@@ -3,6 +3,7 @@
     python -m solvers solve --kind sudoku [--option max_solutions=1] [FILE|-]
     python -m solvers solve --jsonl items.jsonl      # each line {"kind", "puzzle", "options"}
     python -m solvers kinds                          # what /api/v1/kinds describes
+    python -m solvers provision                      # build what the kinds read (once per machine)
 
 One JSON object per input line on stdout; an invalid line prints
 ``{"status": "invalid", "error": ...}`` and the run goes on (exit status 1).
@@ -83,7 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     solve.add_argument("--jsonl", action="store_true", help="each line is an API item")
     solve.add_argument("file", nargs="?", default="-", help="input file, '-' for stdin")
     sub.add_parser("kinds", help="describe every kind as JSON")
+    sub.add_parser("provision", help="build the files the kinds' fast paths read, where missing")
     args = parser.parse_args(argv)
+
+    if args.command == "provision":
+        solvers.provision()
+        return 0
 
     if args.command == "kinds":
         json.dump([k.describe() for k in solvers.KINDS.values()], sys.stdout, indent=2)

@@ -350,6 +350,10 @@ class Kind:
     split: Cut | None = None
     solve_part: SolvePart | None = None
     merge: Merge | None = None
+    # Builds, once per machine, the files the kind's fast paths read and a fresh checkout lacks
+    # (``solvers.provision`` calls it; a worker starts that in a process of its own). Safe from
+    # many processes at once: returns at once when the files are there or being built elsewhere.
+    provision: Callable[[], object] | None = None
 
     # (wire puzzles of this kind, options already read, shared by all) -> per puzzle what
     # ``prepare_with`` makes of it, or the PuzzleError it raises; the API checks a batch with it

@@ -2,13 +2,17 @@
 
 Settings come from the environment (store.settings). The `celery worker` main process warms up
 the solvers before its pool forks, so every pool process has the compiled kernels from its first
-moment, and each process that runs tasks starts its heartbeat (worker.heartbeat), whose thread
+moment, and starts the build of what the kinds read and this machine lacks (``python -m solvers
+provision``); and each process that runs tasks starts its heartbeat (worker.heartbeat), whose thread
 also takes its turn at the reaper. A worker that takes dear work runs at a lower CPU priority.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import threading
 import time
 from typing import Any
 
@@ -92,6 +96,7 @@ def _warm_up_before_forking(sender=None, **_kwargs) -> None:
     # Celery sets up logging only after this signal: the warm-up's lines need it now.
     _logging(getattr(sender, "loglevel", None))
     broker.make_folders(settings)
+    _provision_in_background()
     _timed_warm_up()
     collect_for_chunks()
     # The thread pool runs tasks in this process, which gets no worker_process_init (solo does).
@@ -103,6 +108,14 @@ def _warm_up_before_forking(sender=None, **_kwargs) -> None:
 @worker_shutdown.connect
 def _leave(**_kwargs: object) -> None:
     stop_here()
+
+
+def _provision_in_background() -> None:
+    # A process of its own: a thread here would still be building when the pool forks, and a fork
+    # taken while it holds numba's compiler lock would leave the children with that lock held.
+    build = subprocess.Popen(["nice", "-n", "10", sys.executable, "-m", "solvers", "provision"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+    threading.Thread(target=build.wait, name="provision", daemon=True).start()  # reaps it when done
 
 
 def _timed_warm_up() -> None:

@@ -137,7 +137,8 @@ const Boards = (() => {
         root.append(svg("rect", {x: x + 2, y: y + 2, width: s - 4, height: s - 4, rx: 6, class: "tile"}));
         root.append(svg("text", {x: x + s / 2, y: y + s / 2, class: "tile-number"}, String(t)));
       });
-      info.textContent = moves ? `move ${step} of ${moves.length}` + (step ? ` (${moves[step - 1]})` : "") : "";
+      info.textContent = moves ? `move ${step} of ${moves.length}` + (step ? ` (${moves[step - 1]})` : "") +
+        (p.result.optimal === false ? ", not proved the fewest" : "") : "";
     }
     if (moves) {
       const button = (label, title, go) => {

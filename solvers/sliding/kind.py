@@ -19,6 +19,7 @@ from solvers.base import (
     ParseError,
     WrongAnswer,
 )
+from solvers.sliding import pdb
 from solvers.sliding.board import STEP, Puzzle, blank_step, goal_of, inversion_parity_solvable, parse
 from solvers.sliding.solve import (
     DATABASE_OF,
@@ -143,6 +144,7 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     cost=cost,
+    provision=pdb.ensure,
     examples=(
         Example("8 6 7 2 5 4 3 0 1", {"algorithm": "astar"}),
         Example("1 2 3 4 5 6 8 7 0", {}, NO_SOLUTION),

@@ -90,8 +90,8 @@ def _heuristic(k: int, goal: Board, algorithm: str, chosen: str) -> tuple[str | 
         chosen = "pdb"
         note = "7-8 pattern database not built (python -m solvers.sliding.pdb build --pdb 78); used pdb"
     if pdb.load("663") is None:
-        return "linear_conflict", ("pattern database not built (python -m solvers.sliding.pdb build); "
-                                   "used linear_conflict")
+        return "linear_conflict", ("pattern database not built yet (a worker's first start builds it, "
+                                   "as does python -m solvers.sliding.pdb build); used linear_conflict")
     return chosen, note
 
 

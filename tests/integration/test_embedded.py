@@ -24,8 +24,13 @@ def call(url: str, body: dict | None = None) -> tuple[int, dict]:
         return err.code, json.loads(err.read())
 
 
+KORF_1 = {"kind": "sliding", "puzzle": "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3",  # 57 moves at the fewest
+          "options": {"goal": " ".join(map(str, range(16)))}}
+
+
 def test_run_local_solves_a_batch_with_no_servers(tmp_path):
-    with embedded_service(tmp_path) as service:
+    cache = tmp_path / "cache"  # a machine without the 15-puzzle's pattern database
+    with embedded_service(tmp_path, PUZZLE_CACHE_DIR=str(cache)) as service:
         base, log = service.url, service.log
         assert f"running at {base}" in log.read_text()
         status, job = call(f"{base}/api/v1/jobs", {"puzzles": [{"kind": "toy", "puzzle": str(i)}
@@ -43,5 +48,35 @@ def test_run_local_solves_a_batch_with_no_servers(tmp_path):
         while "workers ready: 2 processes" not in log.read_text():
             assert time.monotonic() < deadline, log.read_text()[-3000:]
             time.sleep(0.1)
+        # The workers' first start builds the database in the background; then auto is optimal.
+        while not (cache / "sliding_pdb_663.npz").exists():
+            assert time.monotonic() < deadline, log.read_text()[-3000:]
+            time.sleep(0.5)
+        status, job = call(f"{base}/api/v1/jobs", {"puzzles": [KORF_1]})
+        assert status == 202
+        while job["status"] != "completed":
+            assert time.monotonic() < deadline + 60, log.read_text()[-3000:]
+            time.sleep(0.2)
+            job = call(f"{base}/api/v1/jobs/{job['id']}")[1]
+        [korf] = call(f"{base}/api/v1/jobs/{job['id']}/puzzles")[1]["items"]
+        assert korf["result"]["length"] == 57 and korf["result"]["optimal"], korf
+        assert korf["stats"]["heuristic"] == "pdb", korf
     # Stopped with SIGINT, what Ctrl-C does: both children stop, and it exits cleanly.
     assert service.proc.returncode == 0, log.read_text()[-3000:]
+
+
+def test_a_loop_that_posts_each_job_and_waits_for_it_never_sees_a_429(tmp_path):
+    """The README's loop at the default limits: a job, its long poll, a read of its results, 250
+    times over (750 requests in well under a minute)."""
+    with embedded_service(tmp_path) as service:
+        codes = []
+        for i in range(1, 251):
+            status, job = call(f"{service.url}/api/v1/jobs", {"puzzles": [{"kind": "toy", "puzzle": str(i)}]})
+            codes.append(status)
+            status, job = call(f"{service.url}/api/v1/jobs/{job['id']}?wait=30")
+            codes.append(status)
+            assert job["status"] == "completed", job
+            status, page = call(f"{service.url}/api/v1/jobs/{job['id']}/puzzles")
+            codes.append(status)
+            assert page["items"][0]["result"]["sum"] == sum(map(int, str(i)))
+        assert codes.count(429) == 0 and set(codes) == {200, 202}, sorted(set(codes))

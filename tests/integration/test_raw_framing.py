@@ -31,7 +31,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     migrate(url)
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "BROKER_DIR": str(folder / "broker"), "RATE_LIMIT": "",
-           "PYTHONPATH": str(ROOT)}
+           "READ_RATE_LIMIT": "", "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
     gunicorn = Path(sys.executable).parent / "gunicorn"
     proc = subprocess.Popen([str(gunicorn), "--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", "4",

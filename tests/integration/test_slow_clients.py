@@ -84,7 +84,8 @@ def gunicorn(api_folder: Path) -> Iterator[int]:
     command[0] = str(Path(sys.executable).parent / "gunicorn")
     command[command.index("--bind") + 1] = f"127.0.0.1:{port}"
     env = {**os.environ, "DATABASE_URL": url, "BROKER_DIR": str(folder / "broker"), "RATE_LIMIT": "",
-           "PYTHONPATH": str(ROOT), "TRUSTED_PROXIES": str(API["environment"]["TRUSTED_PROXIES"])}
+           "READ_RATE_LIMIT": "", "PYTHONPATH": str(ROOT),
+           "TRUSTED_PROXIES": str(API["environment"]["TRUSTED_PROXIES"])}
     env.pop("REDIS_URL", None)
     log = folder / "gunicorn.log"
     with open(log, "wb") as out:

@@ -42,7 +42,8 @@ def test_the_longest_name_is_stored_on_postgresql(tmp_path, toy):
     # SQLite lets a VARCHAR(64) hold more; PostgreSQL refuses, which made every POST a 500.
     with fresh_postgres() as url:
         app = create_app(Settings.from_env(DATABASE_URL=url, BROKER_DIR=str(tmp_path / "broker"),
-                                           REDIS_URL=None, RATE_LIMIT="", API_TOKENS=f"{'n' * 64}:{TOKEN}"))
+                                           REDIS_URL=None, RATE_LIMIT="", READ_RATE_LIMIT="",
+                                           API_TOKENS=f"{'n' * 64}:{TOKEN}"))
         try:
             Base.metadata.create_all(app.extensions["engine"])
             app.extensions["publisher"] = RecordingPublisher()

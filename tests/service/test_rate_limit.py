@@ -1,5 +1,6 @@
-"""Request-rate limits (service.ratelimit): per client, 429 problem+json with Retry-After, health
-checks exempt, and a Redis that goes away costs no request an error (issue 12, failure 13)."""
+"""Request-rate limits (service.ratelimit): per client, writes and reads counted apart, long polls
+not counted, 429 problem+json with Retry-After, health checks exempt, and a Redis that goes away
+costs no request an error."""
 
 from __future__ import annotations
 
@@ -26,25 +27,40 @@ def assert_too_many(r) -> int:
 
 
 def test_a_client_over_its_limit_gets_429_and_nothing_is_stored(make_app, toy):
-    app = make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour")
+    app = make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour", READ_RATE_LIMIT="5/hour")
     client = app.test_client()
     assert [submit(client, headers=ALICE).status_code for _ in range(3)] == [202] * 3
     assert_too_many(submit(client, headers=ALICE))
+    assert_too_many(client.delete("/api/v1/jobs/00000000-0000-0000-0000-000000000000", headers=ALICE))
     assert row_counts(app)[0] == 3
-    # Every endpoint counts towards the one limit.
-    assert_too_many(client.get("/api/v1/jobs", headers=ALICE))
-    # Bob has his own count.
+    # Reads have their own count: the writes spent none of it.
+    assert [client.get("/api/v1/jobs", headers=ALICE).status_code for _ in range(5)] == [200] * 5
+    assert client.get("/api/v1/jobs", headers=ALICE).status_code == 429
+    # Bob has his own counts.
     assert client.get("/api/v1/jobs", headers=BOB).status_code == 200
+    assert submit(client, headers=BOB).status_code == 202
+
+
+def test_a_long_poll_that_waits_is_not_counted_as_a_read(make_app, toy):
+    client = make_app(READ_RATE_LIMIT="3/hour").test_client()
+    job = submit(client).json["id"]  # no worker here: the job stays queued
+    polls = [client.get(f"/api/v1/jobs/{job}?wait=0.05").status_code for _ in range(6)]
+    assert polls == [200] * 6
+    assert client.get(f"/api/v1/jobs/{job}?wait=0").status_code == 200  # no wait: a read
+    assert client.post(f"/api/v1/jobs/{job}/cancel").status_code == 202  # final: nothing to wait for
+    assert client.get(f"/api/v1/jobs/{job}?wait=5").status_code == 200  # answered at once: a read
+    assert client.get(f"/api/v1/jobs/{job}").status_code == 200  # the third read
+    assert_too_many(client.get(f"/api/v1/jobs/{job}?wait=5"))
 
 
 def test_the_tightest_of_several_limits_answers(make_app, toy):
-    client = make_app(RATE_LIMIT="100/hour;3/hour").test_client()
+    client = make_app(READ_RATE_LIMIT="100/hour;3/hour").test_client()
     assert [client.get("/api/v1/kinds").status_code for _ in range(3)] == [200] * 3
     assert_too_many(client.get("/api/v1/kinds"))
 
 
 def test_without_auth_the_limit_counts_by_address(make_app, toy):
-    client = make_app(RATE_LIMIT="3/hour").test_client()
+    client = make_app(READ_RATE_LIMIT="3/hour").test_client()
     here, there = {"REMOTE_ADDR": "192.0.2.1"}, {"REMOTE_ADDR": "192.0.2.2"}
     for _ in range(3):
         assert client.get("/api/v1/jobs", environ_base=here).status_code == 200
@@ -56,7 +72,7 @@ def test_without_auth_the_limit_counts_by_address(make_app, toy):
 def test_behind_a_trusted_proxy_the_address_is_the_one_it_forwards(make_app, toy, hops):
     # The compose file's nginx overwrites X-Forwarded-For with its peer's address; without a
     # trusted proxy the header is the client's own word and changes nothing.
-    client = make_app(RATE_LIMIT="3/hour", TRUSTED_PROXIES=hops).test_client()
+    client = make_app(READ_RATE_LIMIT="3/hour", TRUSTED_PROXIES=hops).test_client()
     proxy = {"REMOTE_ADDR": "10.0.0.2"}
     def via(address: str):
         return client.get("/api/v1/jobs", environ_base=proxy, headers={"X-Forwarded-For": address})
@@ -67,7 +83,7 @@ def test_behind_a_trusted_proxy_the_address_is_the_one_it_forwards(make_app, toy
 
 
 def test_guessed_tokens_are_limited_by_address(make_app, toy):
-    client = make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour").test_client()
+    client = make_app(API_TOKENS=TOKENS, READ_RATE_LIMIT="3/hour").test_client()
     wrong = {"Authorization": "Bearer guess"}
     assert [client.get("/api/v1/jobs", headers=wrong).status_code for _ in range(3)] == [401] * 3
     assert_too_many(client.get("/api/v1/jobs", headers=wrong))
@@ -75,7 +91,7 @@ def test_guessed_tokens_are_limited_by_address(make_app, toy):
 
 
 def test_health_and_readiness_are_never_limited(make_app, toy):
-    client = make_app(RATE_LIMIT="3/hour").test_client()
+    client = make_app(READ_RATE_LIMIT="3/hour").test_client()
     for _ in range(3):
         client.get("/api/v1/kinds")
     assert_too_many(client.get("/metrics"))
@@ -83,22 +99,25 @@ def test_health_and_readiness_are_never_limited(make_app, toy):
     assert all(client.get("/readyz").status_code == 200 for _ in range(5))
 
 
-def test_an_empty_setting_disables_the_limits(make_app, toy):
-    client = make_app(RATE_LIMIT="").test_client()
+def test_empty_settings_disable_the_limits(make_app, toy):
+    client = make_app(RATE_LIMIT="", READ_RATE_LIMIT="").test_client()
     assert all(client.get("/api/v1/kinds").status_code == 200 for _ in range(30))
     assert "rate_limiter" not in client.application.extensions
 
 
 def test_limits_are_on_by_default(make_app, toy):
-    default = Settings.from_env({}).access.rate_limit
-    assert [str(item) for item in parse_many(default)] == ["20 per 1 second", "600 per 1 minute"]
-    assert "rate_limiter" in make_app(RATE_LIMIT=default).extensions
+    access = Settings.from_env({}).access
+    for default in (access.rate_limit, access.read_rate_limit):
+        assert [str(item) for item in parse_many(default)] == ["100 per 1 second", "6000 per 1 minute"]
+    assert "rate_limiter" in make_app(RATE_LIMIT=access.rate_limit).extensions
+    assert "rate_limiter" in make_app(READ_RATE_LIMIT=access.read_rate_limit).extensions
 
 
+@pytest.mark.parametrize("name", ["RATE_LIMIT", "READ_RATE_LIMIT"])
 @pytest.mark.parametrize("text", ["20/fortnight", "lots", "20 per"])
-def test_a_malformed_setting_stops_the_service_at_start(make_app, text):
-    with pytest.raises(ValueError, match="RATE_LIMIT"):
-        make_app(RATE_LIMIT=text)
+def test_a_malformed_setting_stops_the_service_at_start(make_app, name, text):
+    with pytest.raises(ValueError, match=f"^{name} "):
+        make_app(**{name: text})
 
 
 def test_an_unreachable_redis_costs_no_request_an_error(make_app, toy):
@@ -113,20 +132,20 @@ def test_an_unreachable_redis_costs_no_request_an_error(make_app, toy):
 @pytest.mark.integration
 def test_api_processes_share_the_counts_in_redis(make_app, toy):
     with fresh_redis() as url:
-        first, second = (make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour", REDIS_URL=url).test_client()
+        first, second = (make_app(API_TOKENS=TOKENS, READ_RATE_LIMIT="3/hour", REDIS_URL=url).test_client()
                          for _ in range(2))
         assert first.get("/api/v1/jobs", headers=ALICE).status_code == 200
         assert second.get("/api/v1/jobs", headers=ALICE).status_code == 200
         assert first.get("/api/v1/jobs", headers=ALICE).status_code == 200
         assert_too_many(second.get("/api/v1/jobs", headers=ALICE))
         keys = [k.decode() for k in redis.Redis.from_url(url).keys("LIMITS:*")]
-        assert keys == ["LIMITS:LIMITER/puzzle-queue/client:alice/global/3/1/hour"]
+        assert keys == ["LIMITS:LIMITER/puzzle-queue/client:alice/reads/3/1/hour"]
 
 
 @pytest.mark.integration
 def test_a_redis_outage_mid_run_falls_back_to_memory(make_app, toy, tmp_path):
     with private_redis(tmp_path) as server:
-        client = make_app(API_TOKENS=TOKENS, RATE_LIMIT="3/hour", REDIS_URL=server.url).test_client()
+        client = make_app(API_TOKENS=TOKENS, READ_RATE_LIMIT="3/hour", REDIS_URL=server.url).test_client()
         name = {"Authorization": "Bearer secret-b"}
         assert client.get("/api/v1/jobs", headers=name).status_code == 200
         assert redis.Redis.from_url(server.url).keys("*client:bob*")  # counted in Redis

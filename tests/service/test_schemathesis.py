@@ -49,7 +49,7 @@ def run_schemathesis(tmp_path: Path, database_url: str, tokens: bool) -> None:
                       BROKER_DIR=str(tmp_path / "broker"), WAIT_CAP_SECONDS=0.1,
                       API_TOKENS=f"client:{TOKEN}" if tokens else "",
                       # schemathesis asks far faster than a client may; a 429 would cut its cases short
-                      RATE_LIMIT=""))
+                      RATE_LIMIT="", READ_RATE_LIMIT=""))
     Base.metadata.create_all(app.extensions["engine"])
     auth = ["--header", f"Authorization: Bearer {TOKEN}"] if tokens else []
     with serving(app) as url:

@@ -596,3 +596,39 @@ def test_the_pdb_command_runs_without_a_runpy_warning():
     run = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "usage: python -m solvers.sliding.pdb" in run.stdout and "Warning" not in run.stderr
+
+
+def test_the_cache_folder_defaults_to_var_cache_in_the_checkout(monkeypatch):
+    monkeypatch.delenv("PUZZLE_CACHE_DIR", raising=False)
+    assert pdb.cache_dir() == Path(__file__).resolve().parents[2] / "var" / "cache"
+
+
+def test_ensure_builds_a_missing_database_once_and_leaves_a_build_under_way_to_its_process(
+        no_pdb, monkeypatch):
+    import fcntl
+
+    built = []
+
+    def fake_build(directory, quiet, name):
+        built.append(name)
+        path = directory / pdb.DATABASES[name].file_name
+        path.write_bytes(b"tables")
+        return path
+
+    monkeypatch.setattr(pdb, "build", fake_build)
+    path = pdb.cache_dir() / pdb.DATABASES["663"].file_name
+    with open(path.with_suffix(".lock"), "w") as held:  # another process building it
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert pdb.ensure() is None and not path.exists()
+    assert pdb.ensure() == path and built == ["663"]
+    assert pdb.ensure() == path and built == ["663"]
+
+
+@pytest.mark.slow
+def test_provision_builds_the_database_that_auto_then_answers_optimally_with(no_pdb):
+    korf_1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf's first: 57 moves at the fewest
+    subprocess.run([sys.executable, "-m", "solvers", "provision"], check=True, timeout=300)
+    assert (pdb.cache_dir() / pdb.DATABASES["663"].file_name).exists()
+    outcome = solve(korf_1, goal=KORF_GOAL)
+    assert outcome.stats["heuristic"] == "pdb" and outcome.result["optimal"]
+    assert outcome.result["length"] == 57

@@ -20,13 +20,16 @@
                   spread out when loaded) or ``78`` (577 MB, memory-mapped and probed
                   by rank, so every process on a machine shares the page cache's one copy).
 
-The tables are built once, on request, stored in the cache folder (``PUZZLE_CACHE_DIR``,
-default ``var/cache`` in the checkout) and loaded lazily, once per process.
+The tables are built once per machine, stored in the cache folder (``PUZZLE_CACHE_DIR``,
+default ``var/cache`` in the checkout) and loaded lazily, once per process. The 6-6-3 is built by
+``ensure`` (a worker's first start runs it in the background; the image has it built in); the 7-8
+only on request.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import time
 from dataclasses import dataclass
@@ -56,7 +59,7 @@ DATABASES = {
                    mapped=True),
 }
 DEFAULT = "663"
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # the checkout: solvers/sliding/pdb/__init__.py
 
 
 # -- frames: any goal with the blank in a corner, seen as the canonical goal
@@ -196,6 +199,21 @@ def build(directory: Path | None = None, quiet: bool = False, name: str = DEFAUL
         np.savez(partial, *tables)
     os.replace(partial, path)  # workers never see half a file
     return path
+
+
+def ensure(name: str = DEFAULT) -> Path | None:
+    """The database's file, built first if the cache folder lacks it; None while another process
+    builds it (a lock file beside it says so), so that many workers starting at once build it once."""
+    path = cache_dir() / DATABASES[name].file_name
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
+        return path if path.exists() else build(path.parent, quiet=True, name=name)
 
 
 # -- loading (lazily, once per process and folder)

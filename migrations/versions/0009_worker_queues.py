@@ -2,14 +2,14 @@
 with each heartbeat, for the fleet view
 
 Revision ID: worker_queues
-Revises: puzzle_attempts_base
+Revises: webhook_deliveries
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "worker_queues"
-down_revision = "puzzle_attempts_base"
+down_revision = "webhook_deliveries"
 branch_labels = None
 depends_on = None
 
