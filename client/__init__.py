@@ -3,8 +3,17 @@
 It speaks HTTP only and imports nothing of the service, the worker or the solvers (a test checks).
 """
 
-from client.api import DEFAULT_URL, Client
-from client.errors import ApiError, Busy, Conflict, InvalidRequest, NotFound, TooLarge, Unauthorized
+from client.api import DEFAULT_URL, Client, valid_signature
+from client.errors import (
+    ApiError,
+    Busy,
+    Conflict,
+    Forbidden,
+    InvalidRequest,
+    NotFound,
+    TooLarge,
+    Unauthorized,
+)
 
-__all__ = ["DEFAULT_URL", "ApiError", "Busy", "Client", "Conflict", "InvalidRequest", "NotFound", "TooLarge",
-           "Unauthorized"]
+__all__ = ["DEFAULT_URL", "ApiError", "Busy", "Client", "Conflict", "Forbidden", "InvalidRequest", "NotFound",
+           "TooLarge", "Unauthorized", "valid_signature"]

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import time
 import uuid
@@ -28,6 +30,13 @@ JobRef = Job | str
 
 def job_id(job: JobRef) -> str:
     return job if isinstance(job, str) else str(job["id"])
+
+
+def valid_signature(secret: str, body: bytes, header: str | None) -> bool:
+    """Whether a callback's ``X-Signature`` header is the service's signature of ``body`` (the
+    exact bytes received) under this client's secret (:meth:`Client.webhook_secret`)."""
+    expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return header is not None and hmac.compare_digest(expected, header)
 
 
 class PatientTransport(httpx.BaseTransport):
@@ -85,13 +94,17 @@ class Client:
 
     # -- jobs
 
-    def submit(self, items: Sequence[dict[str, Any]], label: str | None = None) -> Job:
+    def submit(self, items: Sequence[dict[str, Any]], label: str | None = None,
+               callback_url: str | None = None) -> Job:
         """One job of these items ``{"kind", "puzzle", "options"}``; raises InvalidRequest naming
         every bad item (nothing is stored). A fresh Idempotency-Key makes the retry of a request
-        whose answer was lost safe: it returns the same job."""
+        whose answer was lost safe: it returns the same job. ``callback_url``: where the service
+        POSTs the job, signed, when it ends (see :func:`valid_signature`)."""
         body: dict[str, Any] = {"puzzles": list(items)}
         if label is not None:
             body["label"] = label
+        if callback_url is not None:
+            body["callback_url"] = callback_url
         key = uuid.uuid4().hex
         attempt = 1
         while True:
@@ -107,19 +120,26 @@ class Client:
         """Check a batch as submit would, storing nothing; raises InvalidRequest or TooLarge."""
         self._call("POST", "/validate", json={"puzzles": list(items)})
 
-    def submit_all(self, items: Sequence[dict[str, Any]], label: str | None = None) -> list[Job]:
-        """All the items, as one job or, past the service's batch limit, as several in order.
+    def submit_all(self, items: Sequence[dict[str, Any]], label: str | None = None,
+                   callback_url: str | None = None,
+                   on_job: Callable[[Job], None] | None = None) -> list[Job]:
+        """All the items, as one job or, past the service's batch limit, as several in order;
+        ``on_job`` sees each job as soon as it is stored (so a caller stopped half-way knows them).
 
         Several jobs are stored only once every part has passed the service's checks, so a
         refused submission stores nothing; the errors' indices count from the first item."""
         size = len(items)
         while True:
             try:
-                if size >= len(items):
-                    return [self.submit(items, label)]
                 parts = [items[i:i + size] for i in range(0, len(items), size)]
-                self._check_parts(parts)
-                return [self.submit(part, label) for part in parts]
+                if len(parts) > 1:
+                    self._check_parts(parts)
+                jobs = []
+                for part in parts:
+                    jobs.append(self.submit(part, label, callback_url))
+                    if on_job is not None:
+                        on_job(jobs[-1])
+                return jobs
             except TooLarge as exc:
                 limit = exc.problem.get("max_batch")
                 size = int(limit) if isinstance(limit, int) and limit < size else size // 2
@@ -175,6 +195,14 @@ class Client:
             for i in waiting[1:]:
                 current[i] = self.job(current[i])
 
+    def deliveries(self, job: JobRef) -> list[dict[str, Any]]:
+        """The deliveries of the job's callback, one per time it ended, each with its attempts."""
+        return list(self._call("GET", f"/jobs/{job_id(job)}/deliveries")["items"])
+
+    def webhook_secret(self) -> str:
+        """The key this client's callbacks are signed with (raises NotFound when callbacks are off)."""
+        return str(self._call("GET", "/webhook-secret")["secret"])
+
     def cancel(self, job: JobRef) -> Job:
         return dict(self._call("POST", f"/jobs/{job_id(job)}/cancel"))
 
@@ -200,9 +228,19 @@ class Client:
         if resp.status_code >= 400:
             raise _error(resp)
 
-    def jobs(self, status: str | None = None, limit: int = 100) -> Iterator[Job]:
-        """The client's jobs, newest first, every page."""
-        params: dict[str, Any] = {"limit": limit, **({"status": status} if status else {})}
+    def bulk(self, action: str, status: str | None = None, label: str | None = None,
+             limit: int = 100) -> dict[str, Any]:
+        """``action`` (cancel, retry or delete) on the client's jobs in ``status`` whose label holds
+        ``label``, at most ``limit``, oldest first: ``{"done": [ids], "skipped": [{"id", "reason"}],
+        "more": bool}``."""
+        body = {"action": action, "limit": limit, **({"status": status} if status else {}),
+                **({"label": label} if label else {})}
+        return dict(self._call("POST", "/bulk", json=body))
+
+    def jobs(self, status: str | None = None, limit: int = 100, label: str | None = None) -> Iterator[Job]:
+        """The client's jobs, newest first, every page; with ``label``, those whose label holds it."""
+        params: dict[str, Any] = {"limit": limit, **({"status": status} if status else {}),
+                                  **({"label": label} if label else {})}
         while True:
             page = self._call("GET", "/jobs", params=params)
             yield from page["items"]
@@ -224,6 +262,16 @@ class Client:
 
     def kinds(self) -> list[dict[str, Any]]:
         return list(self._call("GET", "/kinds")["items"])
+
+    # -- the fleet, for operators (a token of ADMIN_TOKENS when the service sets tokens)
+
+    def workers(self) -> dict[str, Any]:
+        """Every worker process: lane, heartbeat age, what it holds, puzzles done in the last minute."""
+        return dict(self._call("GET", "/workers"))
+
+    def queues(self) -> dict[str, Any]:
+        """Each lane's queue (depth, oldest message's age, live workers), and puzzles in and out."""
+        return dict(self._call("GET", "/queues"))
 
     # -- results
 

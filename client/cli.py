@@ -1,31 +1,37 @@
 """The `puzzle-queue` command: submit puzzle files, watch them, get every answer in one file.
 
 Exit status: 0 every puzzle solved or proved to have no solution; 1 some failed or were
-cancelled; 2 the request was refused (bad input, named by file and line; nothing is
-stored) or could not be made; 130 interrupted while waiting (the jobs keep running).
+cancelled, or a cancel or delete was not confirmed; 2 the request was refused (bad input, named
+by file and line; nothing is stored) or could not be made; 130 interrupted while sending or
+waiting (the jobs already made keep running, and the message names them).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 import httpx
 
+from client import fleet
 from client.api import DEFAULT_URL, Client, Job
 from client.errors import ApiError, InvalidRequest
-from client.inputs import BadLine, Line, parse_option, read_files
+from client.inputs import BadLines, Line, parse_option, read_files
+from client.messages import count, grouped, invocation
 from client.output import exit_status, write_results
 from client.progress import ProgressBar
 
 F = TypeVar("F", bound=Callable[..., Any])
-REFUSED, INTERRUPTED = 2, 130
+DECLINED, REFUSED, INTERRUPTED = 1, 2, 130
+JOBS_SHOWN = 50  # `jobs` without --limit, --all or --since
 
 
 def as_json(fn: F) -> F:
@@ -39,7 +45,40 @@ def results_options(fn: F) -> F:
                         help="write the results here (default: standard output)")(fn)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def confirm_option(fn: F) -> F:
+    return click.option("--yes", "-y", is_flag=True,
+                        help="no question asked (none is asked when standard input is not a terminal)")(fn)
+
+
+class Command(click.Group):
+    """The command group; a service that cannot be reached or answers with an error ends the
+    command with a message (naming the address tried) and exit status 2, not a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except httpx.TransportError as exc:
+            _fail(_unreachable(ctx, exc))
+        except ApiError as exc:
+            _fail(str(exc))
+
+
+def _unreachable(ctx: click.Context, exc: httpx.TransportError) -> str:
+    """``cannot reach the service at URL (the default): why``, and how to give another address;
+    or, once connected, ``no answer from the service at URL: why``."""
+    url = ctx.params.get("url", DEFAULT_URL)
+    source = ctx.get_parameter_source("url")
+    whence = {click.core.ParameterSource.ENVIRONMENT: " (from $PUZZLE_QUEUE_URL)",
+              click.core.ParameterSource.DEFAULT: " (the default)"}.get(source, "") if source else ""
+    why = str(exc) or type(exc).__name__
+    if not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        return f"no answer from the service at {url}{whence}: {why}"
+    return (f"cannot reach the service at {url}{whence}: {why}\n"
+            "Is it running there? Give its address with --url URL (before the subcommand) or "
+            "$PUZZLE_QUEUE_URL.")
+
+
+@click.group(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--url", envvar="PUZZLE_QUEUE_URL", default=DEFAULT_URL, show_default=True,
               help="the service (default $PUZZLE_QUEUE_URL)")
 @click.option("--token", envvar="PUZZLE_QUEUE_TOKEN", help="bearer token (default $PUZZLE_QUEUE_TOKEN)")
@@ -49,13 +88,38 @@ def main(ctx: click.Context, url: str, token: str | None) -> None:
     ctx.obj = ctx.with_resource(Client(url, token))
 
 
+def _again(client: Client, *args: str) -> str:
+    """The command line that does ``args`` on the same service, as this command was started (a
+    token is never shown: the user gives it again, by --token or $PUZZLE_QUEUE_TOKEN)."""
+    where = [] if client.url == DEFAULT_URL.rstrip("/") else ["--url", client.url]
+    return " ".join([invocation(), *map(shlex.quote, [*where, *args])])
+
+
+def _writable(path: Path | None) -> None:
+    """Refuse an output file that cannot be written, before anything is sent or fetched. The file
+    is opened to append (nothing in it changes); one made by this look is removed again."""
+    if path is None:
+        return
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        _fail(f"cannot write the results to {path}: {exc.strerror or exc}")
+    if not existed:
+        path.unlink()
+
+
 @contextmanager
 def _output(path: Path | None) -> Any:
     if path is None:
         yield sys.stdout
         return
-    with path.open("w", encoding="utf-8", newline="") as out:
-        yield out
+    try:  # a disk that fills up half-way is told as plainly as a folder that is missing
+        with path.open("w", encoding="utf-8", newline="") as out:
+            yield out
+    except OSError as exc:
+        _fail(f"cannot write the results to {path}: {exc.strerror or exc}")
 
 
 def _say(text: str) -> None:
@@ -67,14 +131,30 @@ def _fail(message: str) -> NoReturn:
     sys.exit(REFUSED)
 
 
+def _bad_lines(exc: BadLines) -> NoReturn:
+    files = ", ".join(dict.fromkeys(b.where.file for b in exc.bad))
+    _say(f"puzzle-queue: {count(len(exc.bad), 'bad line')} in {files}; nothing was sent")
+    for text in grouped((b.where, b.message) for b in exc.bad):
+        _say(text)
+    sys.exit(REFUSED)
+
+
 def _refused(exc: InvalidRequest, lines: Sequence[Line]) -> NoReturn:
-    """Every bad item by file and line: ``puzzles.txt:3: puzzle: a sudoku string has ...``."""
+    """Every bad item by file and line: ``puzzles.txt:3: puzzle: a sudoku string has ...``; a fault
+    repeated on many lines (a bad --option, an unknown --kind) once, with the count of lines."""
     _say(f"puzzle-queue: the service refused the puzzles: {exc.problem.get('detail', '')}")
+    faults = []
     for err in exc.errors:
         index = err.get("index")
-        where = f"{lines[index]}: " if isinstance(index, int) and 0 <= index < len(lines) else ""
-        _say(f"{where}{err.get('field', '')}: {err.get('message', '')}")
+        where = lines[index] if isinstance(index, int) and 0 <= index < len(lines) else None
+        faults.append((where, f"{err.get('field', '')}: {err.get('message', '')}"))
+    for text in grouped(faults):
+        _say(text)
     sys.exit(REFUSED)
+
+
+def _jobs_word(jobs: Sequence[Job]) -> str:
+    return f"job{'s' if len(jobs) != 1 else ''} {' '.join(j['id'] for j in jobs)}"
 
 
 def _wait_and_write(client: Client, jobs: list[Job], out_path: Path | None, fmt: str) -> NoReturn:
@@ -83,11 +163,11 @@ def _wait_and_write(client: Client, jobs: list[Job], out_path: Path | None, fmt:
         jobs = client.wait_all(jobs, bar, poll=1.0 if bar.tty else bar.every)
     except KeyboardInterrupt:
         bar.interrupted()
-        ids = " ".join(j["id"] for j in jobs)
-        extra = (f" --output {shlex.quote(str(out_path))}" if out_path else "") + \
-                (f" --format {fmt}" if fmt != "jsonl" else "")
-        _say(f"stopped waiting; the job{'s' if len(jobs) > 1 else ''} keep running. "
-             f"Resume with:\n  puzzle-queue wait {ids}{extra}")
+        extra = ["--output", str(out_path)] if out_path else []
+        extra += ["--format", fmt] if fmt != "jsonl" else []
+        _say(f"stopped waiting; {'the job keeps' if len(jobs) == 1 else 'the jobs keep'} running. "
+             f"Resume with:\n"
+             f"  {_again(client, 'wait', *(j['id'] for j in jobs), *extra)}")
         sys.exit(INTERRUPTED)
     _write(client, jobs, out_path, fmt)
 
@@ -98,15 +178,21 @@ def _write(client: Client, jobs: list[Job], out_path: Path | None, fmt: str,
         write_results(client, jobs, fmt, out, status or None)
     if out_path is not None:
         n = sum(j["counts"][s] for j in jobs for s in status) if status else sum(j["total"] for j in jobs)
-        _say(f"{n:,} results written to {out_path}")
+        _say(f"{count(n, 'result')} written to {out_path}")
     sys.exit(exit_status(jobs))
+
+
+def _created(job: Job) -> str:
+    """``2026-12-05 22:10:03`` (UTC) from the job's RFC 3339 ``created_at``."""
+    text = str(job.get("created_at") or "")
+    return text[:19].replace("T", " ") if text else "-"
 
 
 def _print_job(job: Job) -> None:
     counts = "  ".join(f"{k} {v:,}" for k, v in job["counts"].items() if v)
     label = f"  label: {job['label']}" if job.get("label") else ""
-    click.echo(f"{job['id']}  {job['status']:<9}  {100 * job['progress']:5.1f}%  "
-               f"{job['total']:,} puzzle{'s' if job['total'] != 1 else ''}  {counts}{label}")
+    click.echo(f"{job['id']}  {_created(job)}  {job['status']:<9}  {100 * job['progress']:5.1f}%  "
+               f"{count(job['total'], 'puzzle')}  {counts}{label}")
 
 
 def _emit(obj: Any, as_json_flag: bool, show: Callable[[Any], None], empty: str = "") -> None:
@@ -120,38 +206,63 @@ def _emit(obj: Any, as_json_flag: bool, show: Callable[[Any], None], empty: str 
         click.echo(empty)
 
 
+def _sending_stopped(client: Client, created: list[Job], total: int) -> NoReturn:
+    """Ctrl-C while a file goes as several jobs: the jobs already stored run; say which."""
+    if not created:
+        _say("stopped before the service confirmed a job. A job whose request had arrived may "
+             f"still have been stored: see {_again(client, 'jobs')}")
+        sys.exit(INTERRUPTED)
+    ids = [j["id"] for j in created]
+    sent = sum(j["total"] for j in created)
+    _say(f"stopped sending: {count(sent, 'puzzle')} of {total:,} went as {_jobs_word(created)}, "
+         f"which {'runs' if len(created) == 1 else 'run'}; the other {count(total - sent, 'puzzle')} "
+         f"were not stored as a job (one whose request had arrived may have been: see "
+         f"{_again(client, 'jobs')}).\n"
+         f"  follow:  {_again(client, 'wait', *ids)}\n"
+         f"  cancel:  {_again(client, 'cancel', '--yes', *ids)}")
+    sys.exit(INTERRUPTED)
+
+
 @main.command()
 @click.option("--kind", help="each line is one puzzle of this kind in its text form "
                              "(without it: JSON Lines of {kind, puzzle, options})")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="an option for every puzzle")
 @click.option("--label", help="the job's label (default: the file names)")
+@click.option("--callback-url", help="where the service POSTs the job, signed, when it ends")
 @click.option("--wait", "wait_", is_flag=True, help="show progress until done, then write the results")
 @results_options
 @as_json
 @click.argument("files", nargs=-1, required=True)
 @click.pass_obj
-def submit(client: Client, kind: str | None, options: tuple[str, ...], label: str | None, wait_: bool,
-           output: Path | None, fmt: str, as_json: bool, files: tuple[str, ...]) -> None:
-    """Submit the puzzles of FILE... ('-' = standard input) as one job (several past the service's
-    batch limit; the results still come back in file order)."""
+def submit(client: Client, kind: str | None, options: tuple[str, ...], label: str | None,
+           callback_url: str | None, wait_: bool, output: Path | None, fmt: str, as_json: bool,
+           files: tuple[str, ...]) -> None:
+    """Submit the puzzles of FILE... ('-' = standard input; UTF-8) as one job (several past the
+    service's batch limit; the results still come back in file order)."""
     try:
         opts = dict(parse_option(o) for o in options)
         lines, items = read_files(files, kind, opts)
-    except (BadLine, ValueError, OSError) as exc:
+    except BadLines as exc:
+        _bad_lines(exc)
+    except (ValueError, OSError) as exc:
         _fail(str(exc))
     if not items:
         _fail("no puzzles in " + ", ".join(files))
+    if wait_:
+        _writable(output)
+    created: list[Job] = []
     try:
-        jobs = client.submit_all(items, label if label is not None else " ".join(files))
+        jobs = client.submit_all(items, label if label is not None else " ".join(files), callback_url,
+                                 created.append)
     except InvalidRequest as exc:
         _refused(exc, lines)
-    total = sum(j["total"] for j in jobs)
-    ids = " ".join(j["id"] for j in jobs)
+    except KeyboardInterrupt:
+        _sending_stopped(client, created, len(items))
     if wait_:
-        _say(f"submitted {total:,} puzzles as job{'s' if len(jobs) > 1 else ''} {ids}")
+        _say(f"submitted {count(len(items), 'puzzle')} as {_jobs_word(jobs)}")
         _wait_and_write(client, jobs, output, fmt)
     _emit(jobs, as_json, _print_job)
-    _say(f"follow with: puzzle-queue wait {ids}")
+    _say(f"follow with: {_again(client, 'wait', *(j['id'] for j in jobs))}")
 
 
 def jobs_and_output(fn: F) -> F:
@@ -163,6 +274,7 @@ def jobs_and_output(fn: F) -> F:
 @click.pass_obj
 def wait(client: Client, output: Path | None, fmt: str, job_ids: tuple[str, ...]) -> None:
     """Show progress until the jobs are done, then write their results (in order)."""
+    _writable(output)
     _wait_and_write(client, [client.job(j) for j in job_ids], output, fmt)
 
 
@@ -177,6 +289,7 @@ PUZZLE_STATUSES = ["queued", "running", "solved", "no_solution", "failed", "canc
 def results(client: Client, statuses: tuple[str, ...], output: Path | None, fmt: str,
             job_ids: tuple[str, ...]) -> None:
     """Write the results of the jobs now (unfinished puzzles show their status)."""
+    _writable(output)
     _write(client, [client.job(j) for j in job_ids], output, fmt, statuses)
 
 
@@ -190,14 +303,26 @@ def status(client: Client, as_json: bool, job_ids: tuple[str, ...]) -> None:
     _emit(found if len(found) > 1 else found[0], as_json, _print_job)
 
 
+def _confirmed(yes: bool, question: str) -> None:
+    """Ask on a terminal, unless --yes; a script (standard input not a terminal) is not asked.
+    A no ends the command with exit status 1, nothing changed."""
+    if yes or not sys.stdin.isatty():
+        return
+    if not click.confirm(question, default=False, err=True):
+        _say("nothing changed")
+        sys.exit(DECLINED)
+
+
 @main.command()
+@confirm_option
 @as_json
-@click.argument("job_id", metavar="JOB")
+@click.argument("job_ids", nargs=-1, required=True, metavar="JOB...")
 @click.pass_obj
-def cancel(client: Client, as_json: bool, job_id: str) -> None:
-    """Cancel the job's unfinished puzzles."""
-    job = client.cancel(job_id)
-    _emit(job, as_json, _print_job)
+def cancel(client: Client, yes: bool, as_json: bool, job_ids: tuple[str, ...]) -> None:
+    """Cancel the jobs' unfinished puzzles (one JOB: a JSON object with --json, several: a list)."""
+    _confirmed(yes, f"cancel the unfinished puzzles of {_jobs_word([{'id': j} for j in job_ids])}?")
+    done = [client.cancel(j) for j in job_ids]
+    _emit(done if len(done) > 1 else done[0], as_json, _print_job)
 
 
 @main.command()
@@ -217,33 +342,104 @@ def retry(client: Client, indexes: tuple[int, ...], options: tuple[str, ...], as
         _fail(str(exc))
     job = client.retry(job_id, list(indexes) or None, opts)
     _emit(job, as_json, _print_job)
-    _say(f"follow with: puzzle-queue wait {job['id']}")
+    _say(f"follow with: {_again(client, 'wait', job['id'])}")
 
 
 @main.command()
 @click.option("--cancel", "cancel_first", is_flag=True, help="cancel an unfinished job first (else refused)")
+@confirm_option
 @click.argument("job_ids", nargs=-1, required=True, metavar="JOB...")
 @click.pass_obj
-def delete(client: Client, cancel_first: bool, job_ids: tuple[str, ...]) -> None:
+def delete(client: Client, cancel_first: bool, yes: bool, job_ids: tuple[str, ...]) -> None:
     """Delete finished jobs with their results (the service refuses an unfinished one: --cancel)."""
+    first = "cancel and delete" if cancel_first else "delete"
+    _confirmed(yes, f"{first} {_jobs_word([{'id': j} for j in job_ids])} with their results?")
     for job_id in job_ids:
         client.delete_job(job_id, cancel=cancel_first)
         click.echo(f"{job_id}  deleted")
 
 
+def _since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime | None:
+    """``2026-12-01``, ``2026-12-01T08:00`` (UTC unless an offset is given), or an age: ``90m``,
+    ``12h``, ``7d``, ``2w``."""
+    if value is None:
+        return None
+    age = re.fullmatch(r"(\d+)([mhdw])", value.strip())
+    if age:
+        unit = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[age[2]]
+        return datetime.now(UTC) - timedelta(**{unit: int(age[1])})
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise click.BadParameter("a date (2026-12-01), a time (2026-12-01T08:00) or an age "
+                                 "(90m, 12h, 7d, 2w)") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+JOB_STATUSES = ("queued", "running", "completed", "cancelled")
+PAST = {"cancel": "cancelled", "retry": "retried", "delete": "deleted"}
+
+
 @main.command()
-@click.option("--status", type=click.Choice(["queued", "running", "completed", "cancelled"]))
-@click.option("--limit", type=int, default=50, show_default=True, help="at most this many, newest first")
+@click.argument("action", type=click.Choice(["cancel", "retry", "delete"]))
+@click.option("--status", type=click.Choice(JOB_STATUSES), help="only jobs in this status")
+@click.option("--label", help="only jobs whose label holds this text (any case)")
+@confirm_option
 @as_json
 @click.pass_obj
-def jobs(client: Client, status: str | None, limit: int, as_json: bool) -> None:
-    """Your jobs, newest first."""
+def bulk(client: Client, action: str, status: str | None, label: str | None, yes: bool,
+         as_json: bool) -> None:
+    """ACTION (cancel, retry or delete) on every one of your jobs that matches --status and
+    --label; each job as its own command would, the ones it cannot change listed with why."""
+    which = " ".join(filter(None, [status and f"in status {status}", label and f"labelled *{label}*"]))
+    _confirmed(yes, f"{action} every job of yours{' ' + which if which else ''}?")
+    done: list[str] = []
+    skipped: dict[str, str] = {}
+    while True:  # the service takes at most 1000 jobs a request; a repeat takes the next ones
+        page = client.bulk(action, status, label, limit=1000)
+        done += page["done"]
+        skipped.update((item["id"], item["reason"]) for item in page["skipped"])
+        if not page["more"] or not page["done"]:
+            break
+    if as_json:
+        left = [{"id": job_id, "reason": reason} for job_id, reason in skipped.items()]
+        click.echo(json.dumps({"action": action, "done": done, "skipped": left}, indent=2))
+        return
+    for job_id in done:
+        click.echo(f"{job_id}  {PAST[action]}")
+    for job_id, reason in skipped.items():
+        click.echo(f"{job_id}  left: {reason}")
+    _say(f"{count(len(done), 'job')} {PAST[action]}, {count(len(skipped), 'job')} left")
+
+
+@main.command()
+@click.option("--status", type=click.Choice(JOB_STATUSES))
+@click.option("--label", help="only jobs whose label holds this text (any case)")
+@click.option("--limit", type=click.IntRange(min=1),
+              help=f"at most this many, newest first (default {JOBS_SHOWN})")
+@click.option("--all", "every", is_flag=True, help="every job, page after page")
+@click.option("--since", callback=_since, metavar="WHEN",
+              help="the jobs made since WHEN: a date, a UTC time (2026-12-01T08:00) or an age (12h, 7d)")
+@as_json
+@click.pass_obj
+def jobs(client: Client, status: str | None, label: str | None, limit: int | None, every: bool,
+         since: datetime | None, as_json: bool) -> None:
+    """Your jobs, newest first, with the time each was made (UTC)."""
+    if every and limit is not None:
+        raise click.UsageError("--all and --limit contradict each other")
+    cap = limit if limit is not None else None if every or since else JOBS_SHOWN
     found: list[Job] = []
-    for job in client.jobs(status, limit=min(limit, 1000)):
-        if len(found) == limit:
+    more = False
+    for job in client.jobs(status, limit=min(cap + 1, 1000) if cap else 1000, label=label):
+        if since is not None and datetime.fromisoformat(job["created_at"]) < since:
+            break
+        if cap is not None and len(found) == cap:
+            more = True
             break
         found.append(job)
     _emit(found, as_json, _print_job, empty="no jobs")
+    if more and not as_json:
+        _say(f"the newest {count(cap or 0, 'job')} shown; more with --all, --since WHEN or --limit N")
 
 
 def _print_kind(kind: dict[str, Any]) -> None:
@@ -262,12 +458,28 @@ def kinds(client: Client, as_json: bool) -> None:
     _emit(found, as_json, _print_kind)
 
 
+def _show(body: dict[str, Any], as_json_flag: bool, as_table: Callable[[dict[str, Any]], str]) -> None:
+    click.echo(json.dumps(body, indent=2) if as_json_flag else as_table(body))
+
+
+@main.command()
+@as_json
+@click.pass_obj
+def workers(client: Client, as_json: bool) -> None:
+    """The service's worker processes: lane, heartbeat age, puzzles done in the last minute, what
+    each holds (needs an operator's token, ADMIN_TOKENS, when the service sets tokens)."""
+    _show(client.workers(), as_json, fleet.workers_table)
+
+
+@main.command()
+@as_json
+@click.pass_obj
+def queues(client: Client, as_json: bool) -> None:
+    """Each lane's broker queue: tasks waiting, the oldest one's age, live workers; and the puzzles in
+    and out over the last minute (needs an operator's token when the service sets tokens)."""
+    _show(client.queues(), as_json, fleet.queues_table)
+
+
 def run(argv: Sequence[str] | None = None) -> None:
-    """The entry point: service errors become a message and exit status 2, not a traceback."""
-    try:
-        main.main(args=list(argv) if argv is not None else None, prog_name="puzzle-queue",
-                  standalone_mode=True)
-    except ApiError as exc:
-        _fail(str(exc))
-    except httpx.TransportError as exc:
-        _fail(f"cannot reach the service: {exc}")
+    """The entry point (``puzzle-queue``, ``python -m client``)."""
+    main.main(args=list(argv) if argv is not None else None, prog_name="puzzle-queue", standalone_mode=True)

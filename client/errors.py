@@ -28,6 +28,10 @@ class Unauthorized(ApiError):
     """401: the service wants a token (``--token`` or ``$PUZZLE_QUEUE_TOKEN``)."""
 
 
+class Forbidden(ApiError):
+    """403: the token is valid, but not for this: the fleet view wants an operator's token."""
+
+
 class NotFound(ApiError):
     """404: no such job for this client."""
 
@@ -45,8 +49,8 @@ class Busy(ApiError):
     """429 or 503: try again later (``retry_after`` seconds, when the service said)."""
 
 
-BY_STATUS: dict[int, type[ApiError]] = {401: Unauthorized, 404: NotFound, 409: Conflict, 413: TooLarge,
-                                        422: InvalidRequest, 429: Busy, 503: Busy}
+BY_STATUS: dict[int, type[ApiError]] = {401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict,
+                                        413: TooLarge, 422: InvalidRequest, 429: Busy, 503: Busy}
 
 
 def error_for(status: int, problem: dict[str, Any], retry_after: float | None = None) -> ApiError:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,15 @@ class BadLine(ValueError):
     def __init__(self, where: Line, message: str) -> None:
         super().__init__(f"{where}: {message}")
         self.where = where
+        self.message = message
+
+
+class BadLines(ValueError):
+    """Every bad line of the files, in order (a file is read to its end, not to its first fault)."""
+
+    def __init__(self, bad: list[BadLine]) -> None:
+        super().__init__("\n".join(map(str, bad)))
+        self.bad = bad
 
 
 def _spokes_rows(text: str) -> str:
@@ -60,27 +69,50 @@ def parse_option(pair: str) -> tuple[str, Any]:
         return name, value
 
 
-def _open(name: str) -> TextIO:
-    return sys.stdin if name == "-" else Path(name).open(encoding="utf-8")
+def _open(name: str) -> BinaryIO:
+    return sys.stdin.buffer if name == "-" else Path(name).open("rb")
 
 
-def read_lines(stream: Iterable[str], file: str, kind: str | None,
-               options: dict[str, Any]) -> Iterator[tuple[Line, dict[str, Any]]]:
-    for number, raw in enumerate(stream, 1):
-        text = raw.strip()
+def _decoded(raw: Iterable[bytes], file: str) -> Iterator[tuple[Line, str | BadLine]]:
+    """Each line as text, UTF-8 with or without a byte order mark; a line that is not UTF-8 is
+    a BadLine naming its line and column, and the lines after it are still read."""
+    for number, data in enumerate(raw, 1):
+        where = Line(file, number)
+        try:
+            yield where, data.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            yield where, BadLine(where, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column "
+                                        f"{exc.start + 1}); save the file as UTF-8")
+
+
+def _item(where: Line, text: str, kind: str | None) -> dict[str, Any]:
+    """The API item of one line: the kind's text form with ``kind``, else a JSON item."""
+    if kind is not None:
+        return {"kind": kind, "puzzle": LINE_FORMS.get(kind, str)(text)}
+    try:
+        item = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadLine(where, f"not a JSON item ({exc.msg}); use --kind for one puzzle per line") from None
+    if not isinstance(item, dict):
+        raise BadLine(where, 'a JSON item is an object {"kind", "puzzle", "options"}')
+    return item
+
+
+def read_lines(raw: Iterable[bytes], file: str, kind: str | None,
+               options: dict[str, Any]) -> Iterator[tuple[Line, dict[str, Any] | BadLine]]:
+    """Each puzzle line's item, or the BadLine that says why it is none."""
+    for where, text in _decoded(raw, file):
+        if isinstance(text, BadLine):
+            yield where, text
+            continue
+        text = text.strip()
         if not text or text.startswith("#"):
             continue
-        where = Line(file, number)
-        if kind is not None:
-            item: dict[str, Any] = {"kind": kind, "puzzle": LINE_FORMS.get(kind, str)(text)}
-        else:
-            try:
-                item = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise BadLine(where, f"not a JSON item ({exc.msg}); use --kind for one puzzle per line") \
-                    from None
-            if not isinstance(item, dict):
-                raise BadLine(where, 'a JSON item is an object {"kind", "puzzle", "options"}')
+        try:
+            item = _item(where, text, kind)
+        except BadLine as bad:
+            yield where, bad
+            continue
         if options:
             item["options"] = {**options, **(item.get("options") or {})}
         yield where, item
@@ -88,16 +120,23 @@ def read_lines(stream: Iterable[str], file: str, kind: str | None,
 
 def read_files(names: Iterable[str], kind: str | None,
                options: dict[str, Any]) -> tuple[list[Line], list[dict[str, Any]]]:
-    """Every item of every file in order, with where each came from. Raises BadLine."""
+    """Every item of every file in order, with where each came from. Raises BadLines naming
+    every bad line."""
     lines: list[Line] = []
     items: list[dict[str, Any]] = []
+    bad: list[BadLine] = []
     for name in names:
         stream = _open(name)
         try:
             for where, item in read_lines(stream, "<stdin>" if name == "-" else name, kind, options):
-                lines.append(where)
-                items.append(item)
+                if isinstance(item, BadLine):
+                    bad.append(item)
+                else:
+                    lines.append(where)
+                    items.append(item)
         finally:
-            if stream is not sys.stdin:
+            if stream is not sys.stdin.buffer:
                 stream.close()
+    if bad:
+        raise BadLines(bad)
     return lines, items

@@ -20,9 +20,19 @@ from pathlib import Path
 
 from sqlalchemy import Engine, select
 
+from client.api import DEFAULT_URL
 from store.db import make_engine, migrate
 from store.models import WorkerBeat, aware, now
 from store.settings import ROOT, VAR, Settings
+
+
+def client_line(port: int, host: str) -> str:
+    """The command that sends the example Sudokus here: with ``--url`` unless this is the address
+    the client goes to by default (a wildcard host is reached on the loopback address)."""
+    near = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    url = f"http://[{near}]:{port}" if ":" in near else f"http://{near}:{port}"
+    where = "" if url == DEFAULT_URL else f" --url {url}"
+    return f".venv/bin/puzzle-queue{where} submit --kind sudoku --wait examples/sudoku.txt"
 
 
 def banner(port: int, host: str) -> str:
@@ -31,7 +41,7 @@ def banner(port: int, host: str) -> str:
               '"53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"}]}')
     return (f"\npuzzle-queue is running at {url}  (Ctrl-C stops it)\n"
             f"  web page:  {url}/\n"
-            f"  client:    .venv/bin/puzzle-queue submit --kind sudoku --wait examples/sudoku.txt\n"
+            f"  client:    {client_line(port, host)}\n"
             f"  API docs:  {url}/api/v1/docs/swagger/\n"
             f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json' \\\n"
             f"               -d '{sample}'\n"

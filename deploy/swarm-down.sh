@@ -17,7 +17,7 @@ if docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
             [ -z "$(docker ps -aq --filter "label=com.docker.stack.namespace=$STACK")" ] && break
             sleep 1
         done
-        docker secret rm puzzle_api_tokens puzzle_metrics_token >/dev/null 2>&1 || true
+        docker secret rm puzzle_api_tokens puzzle_metrics_token puzzle_admin_tokens >/dev/null 2>&1 || true
         if [ -f "$SWARM_STATE/initialised-here" ]; then
             log "docker swarm leave --force"
             docker swarm leave --force >/dev/null

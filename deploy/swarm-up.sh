@@ -26,7 +26,7 @@ if [ "$(docker info --format '{{.Swarm.LocalNodeState}}')" != active ]; then
     touch "$SWARM_STATE/initialised-here"
 fi
 
-# The tokens: a client `swarm` and the token of /metrics, made once and kept.
+# The tokens: a client `swarm`, the token of /metrics and an operator's (the fleet view), made once and kept.
 secret() {  # name file content-command
     [ -s "$SWARM_STATE/$2" ] || (umask 077; eval "$3" > "$SWARM_STATE/$2")
     docker secret inspect "$1" >/dev/null 2>&1 || docker secret create "$1" "$SWARM_STATE/$2" >/dev/null
@@ -34,6 +34,7 @@ secret() {  # name file content-command
 token() { head -c 24 /dev/urandom | base64 | tr '+/' '-_'; }
 secret puzzle_api_tokens api_tokens 'echo "swarm:$(token)"'
 secret puzzle_metrics_token metrics_token 'token'
+secret puzzle_admin_tokens admin_tokens 'token'
 
 log "docker stack deploy $STACK"
 set -a; source "$(images_env)"; set +a

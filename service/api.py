@@ -35,7 +35,7 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
-from store import blocks, jobs, notices, retry, submit
+from store import blocks, jobs, notices, retry, submit, webhooks
 from store.db import one_statement, read_only
 from store.models import Puzzle
 from store.publish import job_rank, publish_in_lanes
@@ -60,9 +60,11 @@ spec = DocumentedSpecTree(
     validation_error_status=422,
     security_schemes=[SecurityScheme(name="bearer",
                                      data=SecuritySchemeData(type=SecureType.HTTP, scheme="bearer"))],
-    # authenticate() below: with tokens on, every endpoint of this blueprint but the @auth.public views.
-    needs_token=lambda endpoint: (auth.auth_enabled() and endpoint.startswith("api.")
-                                  and not auth.public.marks(current_app.view_functions.get(endpoint))),
+    # authenticate() below: with tokens on, every endpoint of this blueprint but the @auth.public views;
+    # and the fleet view's, for operators, whenever any token is set (service.fleet).
+    needs_token=lambda endpoint: ((auth.auth_enabled() and endpoint.startswith("api.")
+                                   and not auth.public.marks(current_app.view_functions.get(endpoint)))
+                                  or (auth.fleet_guarded() and endpoint.startswith("fleet."))),
 )
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -167,6 +169,7 @@ def submit_job():
             found = jobs.find_by_key(s, owner, key)
             if found is not None:
                 return _replay(s, found, digest)
+    _check_callback(body.get("callback_url"))
     batch = checked(body)
     try:
         with sessions() as s, s.begin():
@@ -194,6 +197,16 @@ def submit_job():
     return JobOut.of(job), 202, _poll_headers(job.id)
 
 
+def _check_callback(url: Any) -> None:
+    """422 naming ``callback_url`` unless it is an http(s) URL on an allowed host (store.webhooks);
+    a value that is not a string is left to the schema's check."""
+    if not isinstance(url, str):
+        return
+    problem = webhooks.url_problem(url, settings().webhooks.webhook_allowed_hosts)
+    if problem is not None:
+        raise invalid([{"index": None, "field": "callback_url", "message": problem}])
+
+
 def _replay(s, job, digest: str | None):
     if job.request_hash != digest:
         raise Problem(409, "Conflict", "this Idempotency-Key was used with a different body")
@@ -210,7 +223,7 @@ def list_jobs():
             start = cursors.job_position(q.cursor)
         except ValueError as exc:
             raise Problem(400, "Bad Request", str(exc)) from None
-        states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start)
+        states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start, q.label)
     return JobList(items=[JobOut.of(j) for j in states], next_cursor=cursors.of_job(nxt))
 
 
@@ -305,8 +318,16 @@ def retry_job(job_id: str):
     An index the job does not have, or bad options, is 422; a puzzle at `indexes` that is not
     failed or cancelled is 409. Either way nothing changes.
     """
-    config = settings()
     body = _retry_body()
+    retry_job_puzzles(job_id, body)
+    with one_read() as s:
+        return _describe_or_404(s, job_id), 202, _poll_headers(job_id)
+
+
+def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
+    """The retry of one job (its puzzles back in the queue, published); how many. Problems as
+    ``retry_job`` answers them."""
+    config = settings()
     limits = Limits.of(config.limits)
 
     def recheck(index: int, kind_name: str, wire: Any,
@@ -339,8 +360,7 @@ def retry_job(job_id: str):
         publish_in_lanes(extensions["publisher"], extensions["sessions"], config.lanes,
                          submit.chunks_of(ids, costs, config.lanes),
                          job_rank(retried.rank, sum(costs), config.lanes))
-    with one_read() as s:
-        return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
+    return len(retried.puzzles)
 
 
 def _retry_body() -> RetryIn:

@@ -1,11 +1,15 @@
-"""Who may call the API: clients and their tokens, the token of /metrics, and the public views.
+"""Who may call the API: clients and their tokens, the token of /metrics, the operators of the
+fleet view, and the public views.
 
 Glossary
   client  a name holding one or more tokens: what ``jobs.owner`` stores and rate limits count by.
           A token is never stored, logged or quoted in an error.
   digest  a token's SHA-256; only digests are kept (and the settings may hold them instead).
 
-The forms of API_TOKENS and METRICS_TOKEN, and ``python -m service.tokens``, are in
+  operator  a holder of one of ADMIN_TOKENS: the fleet view (/ops, /api/v1/workers, /api/v1/queues)
+          shows every client's work, so a client's token is not enough for it.
+
+The forms of API_TOKENS, METRICS_TOKEN and ADMIN_TOKENS, and ``python -m service.tokens``, are in
 docs/operations.md; a bad entry stops the start, named by its position, never its text.
 """
 
@@ -36,7 +40,7 @@ HEX_DIGEST = re.compile(r"[0-9a-fA-F]{64}")
 ANONYMOUS = "anonymous"  # the owner of a job posted with auth off, before its address
 
 class TokenSettingError(ValueError):
-    """API_TOKENS or METRICS_TOKEN cannot be used as written (the message quotes no token)."""
+    """API_TOKENS, METRICS_TOKEN or ADMIN_TOKENS cannot be used as written (the message quotes no token)."""
 
 
 def digest(token: str) -> bytes:
@@ -104,6 +108,12 @@ def parse_clients(text: str) -> Clients:
     return Clients(tuple(entries))
 
 
+def parse_operators(text: str) -> tuple[bytes, ...]:
+    """The digests of ADMIN_TOKENS: tokens, or their ``sha256:<hex>`` forms, comma-separated."""
+    entries = [e.strip() for e in text.split(",")]
+    return tuple(_secret(e, f"ADMIN_TOKENS entry {n}") for n, e in enumerate(filter(None, entries), 1))
+
+
 def parse_metrics_token(text: str) -> bytes | None:
     text = text.strip()
     return _secret(text, "METRICS_TOKEN") if text else None
@@ -113,22 +123,48 @@ def parse_metrics_token(text: str) -> bytes | None:
 class Auth:
     clients: Clients
     metrics: bytes | None  # METRICS_TOKEN's digest
+    operators: tuple[bytes, ...] = ()  # ADMIN_TOKENS's digests
 
     @property
     def metrics_closed(self) -> bool:
         return self.metrics is None and self.clients.enabled
 
+    @property
+    def fleet_guarded(self) -> bool:
+        """Whether the fleet view needs an operator token: whenever any client or operator token is
+        set (with none at all the service is an open one, for development)."""
+        return bool(self.operators) or self.clients.enabled
+
+    def is_operator(self, token: str) -> bool:
+        """Constant time over every entry, as ``Clients.identify``."""
+        given = digest(token)
+        found = False
+        for entry in self.operators:
+            found |= hmac.compare_digest(given, entry)
+        return found
+
 
 def init_app(app: Flask, access: Access) -> None:
     """Check the settings (a bad one stops the app here, at start) and keep only digests."""
-    auth = Auth(parse_clients(access.api_tokens), parse_metrics_token(access.metrics_token))
+    auth = Auth(parse_clients(access.api_tokens), parse_metrics_token(access.metrics_token),
+                parse_operators(access.admin_tokens))
     if auth.metrics_closed:
         log.warning("API_TOKENS is set and METRICS_TOKEN is not: /metrics answers 401 to everyone")
+    if auth.fleet_guarded and not auth.operators:
+        log.warning("API_TOKENS is set and ADMIN_TOKENS is not: the fleet view (/ops) is closed to everyone")
     app.extensions["auth"] = auth
 
 
+def _auth() -> Auth:
+    return cast(Auth, current_app.extensions["auth"])
+
+
 def auth_enabled() -> bool:
-    return cast(Auth, current_app.extensions["auth"]).clients.enabled
+    return _auth().clients.enabled
+
+
+def fleet_guarded() -> bool:
+    return _auth().fleet_guarded
 
 
 # Views that need no token, even when auth is on.
@@ -190,3 +226,21 @@ def require_metrics_token() -> None:
     token = _bearer()
     if token is None or not hmac.compare_digest(digest(token), auth.metrics):
         raise _unauthorized("/metrics needs the metrics token as a bearer token")
+
+
+def require_operator() -> None:
+    """Nothing with no token set at all (an open service); otherwise 401 without a valid token, 403
+    with a client's token that is not one of ADMIN_TOKENS."""
+    auth = _auth()
+    if not auth.fleet_guarded:
+        return
+    token = _bearer()
+    if token is None:
+        raise _unauthorized("the fleet view needs an operator token (ADMIN_TOKENS) as a bearer token")
+    if auth.is_operator(token):
+        return
+    if client_name() is None:
+        raise _unauthorized("the bearer token is not valid")
+    raise Problem(403, "Forbidden", "the fleet view needs an operator token (ADMIN_TOKENS); a client's "
+                                    "token is not one" + ("" if auth.operators else ", and this service "
+                                                          "sets no ADMIN_TOKENS"))

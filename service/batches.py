@@ -36,7 +36,7 @@ def check(body: dict[str, Any], limits: Limits) -> CheckedBatch:
         return checked
     submit = JobSubmit.model_validate(body, context={"limits": limits})
     return CheckedBatch(submit.label, [CheckedItem(p.kind, p.puzzle, p.checked_options, p.cost)
-                                       for p in submit.puzzles])
+                                       for p in submit.puzzles], submit.callback_url)
 
 
 def check_in_bulk(body: dict[str, Any], limits: Limits) -> CheckedBatch | None:
@@ -58,7 +58,7 @@ def check_in_bulk(body: dict[str, Any], limits: Limits) -> CheckedBatch | None:
         opts, costs = checked
         for i, cost in zip(indices, costs, strict=True):
             items[i] = CheckedItem(name, envelope.puzzles[i]["puzzle"], opts, cost)
-    return CheckedBatch(envelope.label, items)  # type: ignore[arg-type]  # every slot is filled
+    return CheckedBatch(envelope.label, items, envelope.callback_url)  # type: ignore[arg-type]  # all filled
 
 
 def _groups(items: list[Any]) -> dict[tuple[str, str | None], list[int]] | None:

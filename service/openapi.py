@@ -5,9 +5,10 @@ puzzle and options (read from the registry, so a new kind is documented by regis
 the errors as ``application/problem+json``, the ``Location``, ``Retry-After`` and
 ``WWW-Authenticate`` headers, and the media types of the export.
 
-Each app serves the document of its own configuration: with API_TOKENS set, the bearer scheme
-and a 401 answer on exactly the operations that require a token; without, neither, since the
-service then asks nobody for one.
+Each app serves the document of its own configuration: with tokens set (API_TOKENS for the job
+endpoints, either API_TOKENS or ADMIN_TOKENS for the fleet view's), the bearer scheme and a 401
+answer on exactly the operations that require a token; without, neither, since the service then
+asks nobody for one.
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import (
@@ -23,8 +22,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 import solvers
-from store.jobs import JobState
-from store.models import JOB_STATUSES, PUZZLE_STATUSES, RUNNING, Puzzle, aware
+from store.jobs import JobState, iso_time
+from store.models import JOB_STATUSES, PUZZLE_STATUSES, RUNNING, Puzzle
 from store.settings import Limits as LimitSettings
 
 JobStatus = Literal[JOB_STATUSES]  # type: ignore[valid-type]
@@ -113,6 +112,9 @@ class Envelope(BaseModel):
 
     label: str | None = Field(None, max_length=500, pattern=r"^[^\x00]*$",
                               description="free text, up to 500 characters")
+    callback_url: str | None = Field(
+        None, description="an http or https URL on a host this service allows (WEBHOOK_ALLOWED_HOSTS): "
+                          "the job's summary is POSTed there, signed, when the job ends")
     puzzles: list[Any] = Field(min_length=1)
 
 
@@ -140,12 +142,6 @@ class Counts(BaseModel):
     cancelled: int = 0
 
 
-def iso_time(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    return aware(value).astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
 class JobOut(BaseModel):
     id: str
     status: JobStatus
@@ -159,9 +155,7 @@ class JobOut(BaseModel):
 
     @classmethod
     def of(cls, job: JobState) -> JobOut:
-        return cls(id=job.id, status=job.status, label=job.label, created_at=iso_time(job.created_at),
-                   started_at=iso_time(job.started_at), finished_at=iso_time(job.finished_at),
-                   total=job.total, counts=Counts(**job.counts), progress=job.progress)
+        return cls(**job.summary())
 
 
 class JobList(BaseModel):
@@ -208,6 +202,8 @@ class PageQuery(BaseModel):
 
 class JobListQuery(PageQuery):
     status: JobStatus | None = None
+    label: str | None = Field(None, min_length=1, max_length=200,
+                              description="only jobs whose label holds this text (any case)")
 
 
 class PuzzleStatusFilter(BaseModel):
@@ -250,6 +246,62 @@ class RetryIn(BaseModel):
         description="the failed or cancelled puzzles to retry (default: every one of the job's)")
     options: dict[str, Any] = Field(
         default_factory=dict, description="options merged into each puzzle's before it runs again")
+
+
+class BulkIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "example": {"action": "retry", "status": "completed", "label": "nightly"}})
+
+    action: Literal["cancel", "retry", "delete"] = Field(
+        description="cancel unfinished jobs; retry the failed and cancelled puzzles of jobs; delete "
+                    "finished jobs")
+    status: JobStatus | None = Field(None, description="only jobs in this status")
+    label: str | None = Field(None, min_length=1, max_length=200,
+                              description="only jobs whose label holds this text (any case)")
+    limit: int = Field(100, ge=1, le=1000, description="at most this many jobs, oldest first")
+
+
+class BulkSkipped(BaseModel):
+    id: str
+    reason: str
+
+
+class BulkOut(BaseModel):
+    action: str
+    done: list[str] = Field(description="the jobs the action was applied to")
+    skipped: list[BulkSkipped] = Field(description="jobs that matched but the action left, and why")
+    more: bool = Field(description="more jobs match than the limit took: send the request again")
+
+
+class AttemptOut(BaseModel):
+    number: int
+    at: str
+    status: int | None = Field(description="the HTTP status the callback answered; null: none came")
+    error: str | None = Field(description="why no answer came, or what the answer was")
+    ms: float = Field(description="milliseconds the attempt took")
+
+
+class DeliveryOut(BaseModel):
+    id: int
+    url: str
+    state: Literal["due", "delivered", "failed"] = Field(
+        description="due: an attempt is owed at next_attempt_at; delivered: a 2xx came back; "
+                    "failed: given up, WEBHOOK_RETRY_SECONDS after the job ended")
+    ended_at: str = Field(description="the job's finished_at this delivery reports")
+    attempts: list[AttemptOut]
+    next_attempt_at: str | None
+    delivered_at: str | None
+
+
+class DeliveryList(BaseModel):
+    items: list[DeliveryOut]
+
+
+class WebhookSecretOut(BaseModel):
+    secret: str = Field(description="the client's key: X-Signature is sha256=<hex HMAC-SHA256 of the exact "
+                                    "body under this key>")
+    header: str = "X-Signature"
+    algorithm: str = "HMAC-SHA256"
 
 
 class KindOut(BaseModel):

@@ -1,4 +1,4 @@
-"""Making the entries of API_TOKENS and METRICS_TOKEN (service.auth reads them):
+"""Making the entries of API_TOKENS, METRICS_TOKEN and ADMIN_TOKENS (service.auth reads them):
 
     python -m service.tokens new alice     # a fresh token for alice, and her API_TOKENS entry
     python -m service.tokens hash < file   # the sha256:<hex> form of a token (first line)

@@ -1,21 +1,23 @@
-"""The web page: the client's jobs with live progress, a submit form, each job's puzzles drawn.
+"""The web pages: the client's jobs with live progress, a submit form, each job's puzzles drawn;
+and the operators' fleet view (/ops).
 
-Server-side only two pages of HTML; the data comes from the JSON API itself, fetched by a
+Server-side only three pages of HTML; the data comes from the JSON API itself, fetched by a
 little plain JavaScript (service/static), which also carries the token when API_TOKENS is
-set. No build step and no CDN: everything the page loads is served from here.
+set (on /ops an operator's, ADMIN_TOKENS, kept apart). No build step and no CDN: everything
+the page loads is served from here.
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from service.auth import auth_enabled
+from service.auth import auth_enabled, fleet_guarded
 
 bp = Blueprint("web", __name__)
 
 
 def _page(template: str, **context: object) -> str:
-    return render_template(template, tokens_required=auth_enabled(), **context)
+    return render_template(template, **{"tokens_required": auth_enabled(), **context})
 
 
 @bp.get("/")
@@ -26,3 +28,9 @@ def index() -> str:
 @bp.get("/jobs/<job_id>")
 def job(job_id: str) -> str:
     return _page("job.html", job_id=job_id)
+
+
+@bp.get("/ops")
+def ops() -> str:
+    """The fleet view: workers and queues, refreshed every few seconds (service.fleet's data)."""
+    return _page("ops.html", tokens_required=fleet_guarded())

@@ -26,7 +26,7 @@ def markdown() -> str:
             if isinstance(default, Mapping):
                 default = ",".join(f"{k}={v}" for k, v in default.items())
             # Paths under the checkout, as they read in any clone.
-            shown = "(unset)" if default in (None, "") else f"`{str(default).replace(str(VAR), 'var')}`"
+            shown = "(unset)" if default in (None, "", ()) else f"`{str(default).replace(str(VAR), 'var')}`"
             lines.append(f"| `{f.name.upper()}` | {shown} | {f.metadata['doc']} |")
         lines.append("")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -12,6 +13,14 @@ from typing import Any
 
 class SettingError(ValueError):
     """A setting's value cannot be used; the message names its environment variable."""
+
+
+def setting(default: Any, doc: str, minimum: float | None = None) -> Any:
+    """A field with its default, what it means (for docs/configuration.md) and its least value."""
+    if isinstance(default, dict):
+        frozen = MappingProxyType(default)
+        return field(default_factory=lambda: frozen, metadata={"doc": doc, "minimum": minimum})
+    return field(default=default, metadata={"doc": doc, "minimum": minimum})
 
 
 def parse(name: str, text: str, kind: Any) -> Any:
@@ -23,6 +32,8 @@ def parse(name: str, text: str, kind: Any) -> Any:
             return float(text) if text.strip() else None
         if kind == str | None:
             return text or None
+        if kind == tuple[str, ...]:
+            return tuple(part.strip() for part in text.split(",") if part.strip())
         if kind == Mapping[str, int] or kind == Mapping[str, float]:
             number = int if kind == Mapping[str, int] else float
             return MappingProxyType({k: number(v) for k, v in _pairs(text).items()})

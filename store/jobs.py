@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import Row, Table, bindparam, case, delete, func, select, update
@@ -20,10 +20,12 @@ from store.db import changed_rows
 from store.models import (
     CANCELLED,
     COMPLETED,
+    PUZZLE_STATUSES,
     RUNNING,
     UNFINISHED,
     Job,
     Puzzle,
+    aware,
     lock_job,
     now,
 )
@@ -47,6 +49,21 @@ class JobState:
     total: int
     counts: Mapping[str, int] = field(default_factory=dict)
     progress: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """The job as GET /api/v1/jobs/{id} shows it (service.schemas.JobOut), as plain JSON values."""
+        return {"id": self.id, "status": self.status, "label": self.label,
+                "created_at": iso_time(self.created_at), "started_at": iso_time(self.started_at),
+                "finished_at": iso_time(self.finished_at), "total": self.total,
+                "counts": {status: self.counts.get(status, 0) for status in PUZZLE_STATUSES},
+                "progress": self.progress}
+
+
+def iso_time(value: datetime | None) -> str | None:
+    """A stored time as the API writes it: ISO 8601 in UTC, ``Z`` for the zone."""
+    if value is None:
+        return None
+    return aware(value).astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def possible_job_id(job_id: str) -> bool:
@@ -153,14 +170,24 @@ def list_puzzles(s: Session, job_id: str, limit: int, start: int = 0,
 JobPosition = tuple[datetime, str]  # (created_at, id): a stable place in the newest-first order
 
 
-def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
-              start: JobPosition | None = None) -> tuple[list[JobState], JobPosition | None]:
-    """A page of jobs, newest first, from ``start`` on, and the next page's first position."""
-    q = select(Job)
+def _matching(q: Any, owner: str | None, status: str | None, label: str | None) -> Any:
+    """``q`` narrowed to the owner's jobs (None: every owner's) in ``status``, whose label holds
+    ``label`` (any case; ``%`` and ``_`` are plain characters)."""
     if owner is not None:
         q = q.where(Job.owner == owner)
     if status is not None:
         q = q.where(Job.status == status)
+    if label:
+        escaped = label.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        q = q.where(Job.label.ilike(f"%{escaped}%", escape="\\"))
+    return q
+
+
+def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
+              start: JobPosition | None = None, label: str | None = None,
+              ) -> tuple[list[JobState], JobPosition | None]:
+    """A page of jobs, newest first, from ``start`` on, and the next page's first position."""
+    q = _matching(select(Job), owner, status, label)
     if start is not None:
         created, job_id = start
         q = q.where((Job.created_at < created) | ((Job.created_at == created) & (Job.id <= job_id)))
@@ -170,6 +197,14 @@ def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
     ids = [j.id for j in jobs]
     counts, partial = counts_for(s, ids), partial_for(s, ids)
     return [job_state(j, counts[j.id], partial[j.id]) for j in jobs], nxt
+
+
+def matching_jobs(s: Session, owner: str | None, statuses: Sequence[str], label: str | None,
+                  limit: int) -> list[Job]:
+    """At most ``limit`` of the owner's jobs in one of ``statuses`` whose label holds ``label``,
+    oldest first."""
+    q = _matching(select(Job), owner, None, label).where(Job.status.in_(statuses))
+    return list(s.scalars(q.order_by(Job.created_at, Job.id).limit(limit)))
 
 
 def cancel_job(s: Session, job: Job) -> int:

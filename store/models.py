@@ -39,6 +39,7 @@ from sqlalchemy import (
     Text,
     bindparam,
     select,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -86,6 +87,8 @@ class Job(Base):
     created_at: Mapped[datetime] = mapped_column(default=now)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    # Where the job's summary is POSTed when it ends (store.deliveries); None: nowhere.
+    callback_url: Mapped[str | None] = mapped_column(Text)
 
     __table_args__ = (
         # Listing a client's jobs newest first, optionally by status.
@@ -96,6 +99,9 @@ class Job(Base):
         Index("ix_jobs_status", "status"),
         # The retention purge takes the jobs finished longest ago (worker.retention).
         Index("ix_jobs_finished_at", "finished_at"),
+        # The callback sweep takes the jobs with a callback that ended lately (store.deliveries).
+        Index("ix_jobs_callback_finished", "finished_at", postgresql_where=text("callback_url IS NOT NULL"),
+              sqlite_where=text("callback_url IS NOT NULL")),
     )
 
 
@@ -217,6 +223,8 @@ class WorkerBeat(Base):
     # The start of the oldest task the process runs, or the end of its last one, as of beat_at:
     # its claims made before this are held by no task (worker.heartbeat, "since").
     since: Mapped[datetime | None]
+    # The broker queues (lanes) it takes tasks from, comma-separated; None until its first beat.
+    queues: Mapped[str | None] = mapped_column(String(200))
 
 
 class ReaperRun(Base):
@@ -244,3 +252,46 @@ class Tally(Base):
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
     shard: Mapped[int] = mapped_column(Integer, primary_key=True)
     value: Mapped[float] = mapped_column(Float)
+
+
+class Delivery(Base):
+    """One ending of a job with a callback: its summary, frozen when the sweep found the job ended
+    (``body``, the exact bytes signed), sent until accepted or given up (store.deliveries).
+    ``state``: due (an attempt is owed at ``next_attempt_at``), delivered, or failed (given up)."""
+
+    __tablename__ = "webhook_deliveries"
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    # The job's finished_at: a retried job that ends again owes another delivery.
+    ended_at: Mapped[datetime]
+    url: Mapped[str] = mapped_column(Text)
+    body: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(16))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime | None]
+    last_status: Mapped[int | None] = mapped_column(Integer)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=now)
+    delivered_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        Index("uq_webhook_deliveries_job_end", "job_id", "ended_at", unique=True),
+        Index("ix_webhook_deliveries_due", "state", "next_attempt_at"),
+    )
+
+
+class DeliveryAttempt(Base):
+    """One attempt at a delivery: when, the HTTP status that came back or the error, how long."""
+
+    __tablename__ = "webhook_attempts"
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
+    delivery_id: Mapped[int] = mapped_column(ForeignKey("webhook_deliveries.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    at: Mapped[datetime]
+    status: Mapped[int | None] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)
+    ms: Mapped[float] = mapped_column(Float)
+
+    __table_args__ = (Index("uq_webhook_attempts_delivery_number", "delivery_id", "number", unique=True),)

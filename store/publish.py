@@ -7,6 +7,7 @@ broker refuses marks its rows due, and the reaper publishes them again (docs/arc
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -25,6 +26,10 @@ SMALL_JOB_RANK = 1
 SOLVE_CHUNK = "puzzle_queue.solve_chunk"
 SOLVE_PARTS = "puzzle_queue.solve_parts"
 REAP = "puzzle_queue.reap"
+# A message header: when the task was sent (Unix seconds), which tells the age of the oldest
+# message waiting in a queue (store.depth).
+PUBLISHED_AT = "published_at"
+DELIVER = "puzzle_queue.deliver_callback"
 
 
 class Publisher(Protocol):
@@ -33,6 +38,9 @@ class Publisher(Protocol):
 
     # Groups of subtask ids (the parts of split puzzles, always dear), see worker.parts.
     def publish_parts(self, groups: Sequence[Sequence[int]]) -> None: ...
+
+    # Due callback deliveries as (id, attempts so far), one task each (worker.webhooks).
+    def publish_deliveries(self, due: Sequence[tuple[int, int]]) -> None: ...
 
 
 def priorities(n: int, rank: int, share: int) -> list[int]:
@@ -63,6 +71,14 @@ class CeleryPublisher:
     def publish_parts(self, groups: Sequence[Sequence[int]]) -> None:
         self._send(SOLVE_PARTS, groups, self.lanes.dear_queue, 0)
 
+    def publish_deliveries(self, due: Sequence[tuple[int, int]]) -> None:
+        """In the cheap lane at the first priority level: an attempt is short (WEBHOOK_TIMEOUT), and
+        waiting behind other jobs' work would only delay news of a job that has ended."""
+        with self.celery.producer_or_acquire() as producer:
+            for delivery_id, attempts in due:
+                self.celery.send_task(DELIVER, args=[delivery_id, attempts], queue=self.lanes.task_queue,
+                                      priority=0, producer=producer)
+
     def queue_depth(self) -> int:
         """Messages waiting in both lanes of the broker (not those a worker has taken)."""
         with self.celery.connection_for_read() as conn:
@@ -77,7 +93,8 @@ class CeleryPublisher:
             for ids, priority in zip(groups, levels, strict=True):
                 soft, hard = self.time.task_limits(len(ids))
                 self.celery.send_task(task, args=[list(ids)], queue=queue, priority=priority,
-                                      soft_time_limit=soft, time_limit=hard, producer=producer)
+                                      soft_time_limit=soft, time_limit=hard, producer=producer,
+                                      headers={PUBLISHED_AT: time.time()})
 
 
 def queue_depth(publisher: Publisher) -> int | None:

@@ -16,20 +16,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, get_type_hints
 
-from store.environment import SettingError, checked, parse, with_files
+from store.environment import SettingError, checked, parse, setting, with_files
+from store.webhook_settings import Webhooks
 
 ROOT = Path(__file__).resolve().parents[1]
 VAR = ROOT / "var"
 LOG_FORMATS = ("text", "json")
 POOLING_MODES = ("", "transaction")
-
-
-def setting(default: Any, doc: str, minimum: float | None = None) -> Any:
-    """A field with its default, what it means (for docs/configuration.md) and its least value."""
-    if isinstance(default, dict):
-        frozen = MappingProxyType(default)
-        return field(default_factory=lambda: frozen, metadata={"doc": doc, "minimum": minimum})
-    return field(default=default, metadata={"doc": doc, "minimum": minimum})
 
 
 @dataclass(frozen=True)
@@ -207,6 +200,8 @@ class Access:
     api_tokens: str = setting("", "clients and their tokens: 'name:token,...' or digests (service.auth); "
                                   "empty: no tokens, each address an anonymous client")
     metrics_token: str = setting("", "token that /metrics requires; empty: none")
+    admin_tokens: str = setting("", "operators' tokens for the fleet view ('token,...' or digests): /ops, "
+                                    "/api/v1/workers, /api/v1/queues; empty: open only while API_TOKENS is")
     rate_limit: str = setting("100/second;6000/minute", "writes (submissions and actions) per client in the "
                                                          "limits library's notation; empty: none")
     read_rate_limit: str = setting("100/second;6000/minute", "reads per client, long polls (?wait=) not "
@@ -250,6 +245,7 @@ class Settings:
     access: Access = field(default_factory=Access)
     http: Http = field(default_factory=Http)
     logging: Logging = field(default_factory=Logging)
+    webhooks: Webhooks = field(default_factory=Webhooks)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -266,12 +262,14 @@ class Settings:
         return cls(**read).replace(**overrides)
 
     def replace(self, **overrides: Any) -> Settings:
-        """A copy with these fields, by environment variable name, set to these typed values."""
+        """A copy with these fields, by environment variable name, set to these typed values (each
+        group checked once with all of its own, which may depend on each other)."""
         current = {group.name: getattr(self, group.name) for group in dataclasses.fields(self)}
+        changed: dict[str, dict[str, Any]] = {}
         for name, value in overrides.items():
-            group = _group_of(name)
-            changed = {**_values(current[group]), name.lower(): value}
-            current[group] = checked(type(current[group]), changed)
+            changed.setdefault(_group_of(name), {})[name.lower()] = value
+        for group, values in changed.items():
+            current[group] = checked(type(current[group]), {**_values(current[group]), **values})
         return Settings(**current)
 
     @property

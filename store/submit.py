@@ -38,6 +38,7 @@ class CheckedItem:
 class CheckedBatch:
     label: str | None
     items: list[CheckedItem]
+    callback_url: str | None = None
 
 
 def request_hash(body: Any) -> str:
@@ -83,10 +84,10 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     tallies.submitted(s)
     for item in items:
         tallies.moved(s, item.kind, None, QUEUED)
-    params = {"id": job_id, "owner": owner, "label": label, "status": QUEUED, "total": len(items),
-              "pending": len(items), "idempotency_key": key, "request_hash": body_hash,
-              "created_at": created, "deadline": created + timedelta(seconds=queued_stale_seconds),
-              "max_pending": max_pending,
+    params = {"id": job_id, "owner": owner, "label": label, "callback_url": submit.callback_url,
+              "status": QUEUED, "total": len(items), "pending": len(items), "idempotency_key": key,
+              "request_hash": body_hash, "created_at": created,
+              "deadline": created + timedelta(seconds=queued_stale_seconds), "max_pending": max_pending,
               # One JSON text for every row: one encoder call, one parameter, one SQL text whatever
               # the batch's size.
               "puzzles": fastjson.dumps([[item.kind, item.puzzle, item.options] for item in items])}
@@ -128,8 +129,10 @@ WITH backlog AS (
     SELECT coalesce(sum(pending), 0) AS pending, count(*) AS jobs FROM jobs
     WHERE owner = :owner AND status IN ({_UNFINISHED})),
 job AS (
-    INSERT INTO jobs (id, owner, label, status, total, pending, idempotency_key, request_hash, created_at)
-    SELECT :id, :owner, :label, :status, :total, :pending, :idempotency_key, :request_hash, :created_at
+    INSERT INTO jobs (id, owner, label, callback_url, status, total, pending, idempotency_key, request_hash,
+                      created_at)
+    SELECT :id, :owner, :label, :callback_url, :status, :total, :pending, :idempotency_key, :request_hash,
+           :created_at
     FROM backlog WHERE backlog.pending + :total <= :max_pending
     RETURNING id),
 stored AS (

@@ -264,7 +264,7 @@ def test_the_stack_runs_the_compose_files_services_with_the_same_image_env_and_c
         # The same environment, but tokens: secrets in the stack, never environment values.
         env = {k: v for k, v in service.get("environment", {}).items() if not k.endswith("_FILE")}
         compose_env = {k: v for k, v in compose.get("environment", {}).items()
-                       if k not in ("API_TOKENS", "METRICS_TOKEN")}
+                       if k not in ("API_TOKENS", "METRICS_TOKEN", "ADMIN_TOKENS")}
         assert env == compose_env, name
         assert service.get("healthcheck") == compose.get("healthcheck") or name == "migrate", name
     # The lanes: the stack's workers take the queues the compose file's take.
@@ -278,11 +278,12 @@ def test_the_stacks_tokens_are_docker_secrets() -> None:
         if name not in STACK_SERVICES:
             continue
         service = STACK_SERVICES[name]
-        assert set(service["secrets"]) == {"api_tokens", "metrics_token"}, name
+        assert set(service["secrets"]) == {"api_tokens", "metrics_token", "admin_tokens"}, name
         env = service["environment"]
-        assert "API_TOKENS" not in env and "METRICS_TOKEN" not in env, name
+        assert not {"API_TOKENS", "METRICS_TOKEN", "ADMIN_TOKENS"} & set(env), name
         assert env["API_TOKENS_FILE"] == "/run/secrets/api_tokens"
         assert env["METRICS_TOKEN_FILE"] == "/run/secrets/metrics_token"
+        assert env["ADMIN_TOKENS_FILE"] == "/run/secrets/admin_tokens"
     assert all(secret.get("external") for secret in STACK["secrets"].values())
 
 

@@ -12,7 +12,7 @@ from store.settings import Settings
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
-SECRET_ENV = ("API_TOKENS", "METRICS_TOKEN", "DATABASE_URL", "DIRECT_DATABASE_URL")
+SECRET_ENV = ("API_TOKENS", "METRICS_TOKEN", "ADMIN_TOKENS", "DATABASE_URL", "DIRECT_DATABASE_URL")
 
 
 @pytest.fixture(scope="module")

@@ -56,6 +56,13 @@ def _yield_to_cheap_work(instance: Any, **_kwargs: object) -> None:
         log.info("takes dear work: runs at nice %d", os.getpriority(os.PRIO_PROCESS, 0))
 
 
+@celeryd_after_setup.connect
+def _record_queues(instance: Any, **_kwargs: object) -> None:
+    """The queues this worker takes tasks from, which its heartbeat rows show (the fleet view): set
+    before the pool forks, so that its processes have them too."""
+    heartbeat.consuming[:] = sorted(instance.app.amqp.queues.consume_from)
+
+
 @setup_logging.connect
 def _logging(loglevel: int | None = None, **_kwargs: object) -> None:
     # Connected, so celery leaves logging to store.logs: LOG_FORMAT holds for workers too.

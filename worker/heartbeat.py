@@ -20,6 +20,9 @@ Glossary
             of this worker claimed before ``since`` is held by no task (its task failed, or its
             retry was lost with the broker's connection) and the reaper hands it on at once; so
             is ``holding`` recorded (``held_at``) before ``since``.
+  queues    the broker queues (lanes) the `celery worker` takes tasks from, written with each beat
+            for the fleet view (store.fleet); known once the worker is set up (worker.app), before
+            its pool forks.
   steady    this process has reached the database without a gap for WORKER_SILENT_SECONDS: only
             then may it judge others silent (after a database outage every row is old, and the
             first process back must not take the living workers' work).
@@ -62,11 +65,16 @@ def node_of(name: str) -> str:
     return name.rsplit(":", 1)[-1]
 
 
-def beat(s: Session, name: str, since: datetime | None = None) -> None:
-    """Renew (or create) this worker's row, with what its tasks hold (``since``)."""
+# This worker's queues, once worker.app knows them (see ``queues`` above).
+consuming: list[str] = []
+
+
+def beat(s: Session, name: str, since: datetime | None = None, queues: Sequence[str] = ()) -> None:
+    """Renew (or create) this worker's row, with what its tasks hold (``since``) and its ``queues``."""
     t = now()
-    if not changed_rows(s, update(WorkerBeat).where(WorkerBeat.name == name).values(beat_at=t, since=since)):
-        s.add(WorkerBeat(name=name, started_at=t, beat_at=t, since=since))
+    values = {"beat_at": t, "since": since, "queues": ",".join(queues) or None}
+    if not changed_rows(s, update(WorkerBeat).where(WorkerBeat.name == name).values(**values)):
+        s.add(WorkerBeat(name=name, started_at=t, **values))
 
 
 class Tasks:
@@ -143,7 +151,7 @@ class Heartbeat:
         """One beat; the first after a gap starts the quiet stretch again."""
         try:
             with self.sessions() as s, s.begin():
-                beat(s, worker_name(), tasks.since())
+                beat(s, worker_name(), tasks.since(), consuming)
         except Exception:
             self.connected_since = None
             log.warning("heartbeat: the database is not reachable", exc_info=True)

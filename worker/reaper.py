@@ -38,7 +38,7 @@ from store.results import write
 from store.rows import Assigned, Result
 from store.settings import Recovery
 from store.statements import among
-from worker import parts, retention
+from worker import parts, retention, webhooks
 from worker.chunk import publish_one_per_task
 from worker.heartbeat import node_of
 from worker.outcome import gave_up
@@ -73,13 +73,14 @@ class Lost:
 
 def reap_if_due(runtime: Runtime, trust_silence: bool) -> Reaped | None:
     """Run the reaper if no process has run it for REAP_INTERVAL (the heartbeat threads call this),
-    and then the retention purge if that is due too."""
+    then the retention purge if that is due too, and the callbacks' sweep (worker.webhooks)."""
     t = now()
     with runtime.sessions() as s, s.begin():
         if not _take_turn(s, t, timedelta(seconds=runtime.settings.recovery.reap_interval * 0.9)):
             return None
     reaped = reap(runtime, trust_silence=trust_silence)
     retention.purge_if_due(runtime.sessions, runtime.settings.retention)
+    webhooks.sweep(runtime)
     return reaped
 
 

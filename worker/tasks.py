@@ -1,4 +1,5 @@
-"""Celery tasks: thin wrappers that hand ids to worker.chunk, worker.parts and worker.reaper.
+"""Celery tasks: thin wrappers that hand ids to worker.chunk, worker.parts, worker.reaper and
+worker.webhooks.
 
 A database outage is waited out in the task's own process for DB_WAIT_SECONDS, then retried by
 Celery (claims are idempotent); anything else a task cannot handle leaves its puzzles to the
@@ -11,8 +12,8 @@ from celery import Task
 from sqlalchemy.exc import OperationalError
 
 from store.db import through_outages
-from store.publish import REAP, SOLVE_CHUNK, SOLVE_PARTS
-from worker import chunk, parts, reaper
+from store.publish import DELIVER, REAP, SOLVE_CHUNK, SOLVE_PARTS
+from worker import chunk, parts, reaper, webhooks
 from worker.app import app, runtime
 from worker.heartbeat import steady_here, worker_name
 
@@ -44,3 +45,14 @@ def solve_parts(ids: list[int]) -> dict[str, int]:
 def reap() -> int:
     reaped = reaper.reap_if_due(runtime, trust_silence=steady_here())
     return 0 if reaped is None else len(reaped.puzzles) + len(reaped.parts)
+
+
+# Killed past its lease (a name lookup hanging longer than WEBHOOK_TIMEOUT, say): the delivery stays
+# due, and the sweep publishes it again.
+@app.task(name=DELIVER, time_limit=webhooks.lease(runtime.settings.webhooks), **RETRIED)
+def deliver_callback(delivery_id: int, attempts: int) -> int | None:
+    """One attempt of a callback delivery; the HTTP status that came back (None: none, or the attempt
+    was another copy's)."""
+    outcome = through_outages(lambda: webhooks.deliver(runtime, delivery_id, attempts),
+                              runtime.settings.recovery.db_wait_seconds, "callback")
+    return None if outcome is None else outcome.status

@@ -4,7 +4,8 @@
 // small helpers to build DOM nodes. No framework, no build step.
 
 const PQ = (() => {
-  const KEY = "puzzle-queue-token";
+  // The fleet view (/ops) keeps an operator's token apart from a client's (base.html).
+  const KEY = document.body.dataset.tokenKey || "puzzle-queue-token";
   const tokensRequired = document.body.dataset.tokensRequired === "true";
   let asking = null;
 

@@ -5,13 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.embedded import embedded_service
+from tests.embedded import Embedded, embedded_service
 
 
 @pytest.fixture(scope="session")
-def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with embedded_service(tmp_path_factory.mktemp("embedded")) as service:
-        yield service.url
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
+    with embedded_service(tmp_path_factory.mktemp("embedded")) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def service_url(service: Embedded) -> str:
+    return service.url
 
 
 @pytest.fixture(scope="session")

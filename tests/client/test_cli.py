@@ -7,36 +7,19 @@ import csv
 import io
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from client import Client, Conflict, InvalidRequest, NotFound
+from tests.client.commands import cli, my_job_ids, toy_file
 from tests.embedded import ROOT, embedded_service
 
 pytestmark = pytest.mark.integration
-
-
-def cli(url: str, *args: str, stdin: str | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "client", "--url", url, *args], check=False, cwd=ROOT,
-                          input=stdin,
-                          capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-
-
-def toy_file(tmp_path: Path, lines: list[str], name: str = "toy.txt") -> Path:
-    path = tmp_path / name
-    path.write_text("# digits; each puzzle's answer is their sum\n" + "\n".join(lines) + "\n")
-    return path
-
-
-def my_job_ids(url: str) -> set[str]:
-    with Client(url) as c:
-        return {j["id"] for j in c.jobs()}
 
 
 def test_python_api_submit_wait_results(service_url):
@@ -96,7 +79,7 @@ def test_json_lines_from_standard_input_with_options(service_url):
     r = cli(service_url, "submit", "--option", "lie=false", "--json", "-", stdin=items.rsplit("{", 1)[0])
     assert r.returncode == 0, r.stderr
     job = json.loads(r.stdout)[0]
-    assert job["total"] == 2 and "puzzle-queue wait " + job["id"] in r.stderr
+    assert job["total"] == 2 and f"-m client --url {service_url} wait {job['id']}" in r.stderr
     with Client(service_url) as c:
         assert [p["options"]["lie"] for p in c.puzzles(job)] == [False, False]
 
@@ -130,7 +113,8 @@ def test_cancel_then_results_exit_1(service_url, tmp_path):
     assert r.returncode == 1
     assert {json.loads(line)["status"] for line in r.stdout.splitlines()} <= {"cancelled", "solved"}
     listed = cli(service_url, "jobs", "--status", "cancelled")
-    assert job_id in listed.stdout
+    made = json.loads(status.stdout)["created_at"]  # RFC 3339 UTC, shown to the second
+    assert f"{job_id}  {made[:10]} {made[11:19]}  cancelled" in listed.stdout
 
 
 def test_delete_a_finished_job_and_an_unfinished_one_after_cancelling(service_url, tmp_path):
@@ -171,10 +155,11 @@ def test_interrupt_stops_waiting_and_wait_resumes(service_url, tmp_path):
     out, _ = proc.communicate(timeout=60)
     err = log.read_text()
     assert proc.returncode == 130, err
-    assert "keep running" in err and out == ""
-    resume = err.split("Resume with:")[1].split()
-    assert resume[:2] == ["puzzle-queue", "wait"]
-    r = cli(service_url, "wait", *resume[2:])
+    assert "the job keeps running" in err and out == ""
+    resume = shlex.split(err.split("Resume with:")[1].strip().splitlines()[0])
+    assert resume[:3] == [sys.executable, "-m", "client"] and resume[3:6] == ["--url", service_url, "wait"]
+    r = subprocess.run(resume, cwd=ROOT, capture_output=True, text=True, timeout=180, check=False,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})  # the hint, as printed
     assert r.returncode == 0, r.stderr
     assert [json.loads(line)["result"] for line in r.stdout.splitlines()] == [{"sum": 2}, {"sum": 4}]
 
@@ -203,3 +188,22 @@ def test_failed_puzzles_found_and_retried_with_other_options(service_url, tmp_pa
     assert r.returncode == 0, r.stderr
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     assert [(row["status"], row["result"]["sum"]) for row in rows] == [("solved", n) for n in (1, 2, 3)]
+
+
+def test_bulk_cancels_and_deletes_the_jobs_a_label_search_finds(service_url, tmp_path):
+    tag = f"bulk-{os.getpid()}-{time.monotonic_ns()}"
+    with Client(service_url) as c:
+        slow = [c.submit([{"kind": "toy", "puzzle": "3", "options": {"sleep": 20}}], label=f"{tag} {i}")
+                for i in range(2)]
+        other = c.submit([{"kind": "toy", "puzzle": "4", "options": {"sleep": 20}}], label="another")
+        listed = cli(service_url, "jobs", "--label", tag.upper(), "--json")
+        assert {j["id"] for j in json.loads(listed.stdout)} == {j["id"] for j in slow}
+        r = cli(service_url, "bulk", "cancel", "--label", tag)
+        assert r.returncode == 0, r.stderr
+        assert all(f"{j['id']}  cancelled" in r.stdout for j in slow)
+        assert "2 jobs cancelled, 0 jobs left" in r.stderr
+        assert c.job(other)["status"] in ("queued", "running")
+        r = cli(service_url, "bulk", "delete", "--label", tag, "--json")
+        assert sorted(json.loads(r.stdout)["done"]) == sorted(j["id"] for j in slow)
+        assert not {j["id"] for j in slow} & my_job_ids(service_url)
+        c.cancel(other)

@@ -21,6 +21,7 @@ class RecordingPublisher:
         self.parts: list[list[int]] = []
         self.dear: list[list[int]] = []  # the chunks published to the dear lane
         self.ranks: list[int] = []  # of each publish call
+        self.deliveries: list[tuple[int, int]] = []  # callback deliveries: (id, attempts so far)
 
     def publish(self, chunks, dear=False, rank=0):
         self.chunks.extend([list(c) for c in chunks])
@@ -30,6 +31,9 @@ class RecordingPublisher:
 
     def publish_parts(self, groups):
         self.parts.extend([list(g) for g in groups])
+
+    def publish_deliveries(self, due):
+        self.deliveries.extend(due)
 
 
 @pytest.fixture

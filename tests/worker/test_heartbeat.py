@@ -350,6 +350,19 @@ def test_a_heartbeat_renews_its_row_and_is_steady_only_after_a_quiet_stretch(app
     assert workers(app) == {}
 
 
+def test_each_beat_writes_the_queues_the_worker_takes_from(app, monkeypatch):
+    # Known only once the `celery worker` is set up (worker.app): the beats before say nothing.
+    hb = heartbeat.Heartbeat(app.extensions["sessions"], settings_of(app).recovery, lambda _steady: None)
+    monkeypatch.setattr(heartbeat, "consuming", [])
+    hb.tick()
+    with app.extensions["sessions"]() as s:
+        assert s.get(WorkerBeat, heartbeat.worker_name()).queues is None
+    monkeypatch.setattr(heartbeat, "consuming", ["puzzles", "puzzles.dear"])
+    hb.tick()
+    with app.extensions["sessions"]() as s:
+        assert s.get(WorkerBeat, heartbeat.worker_name()).queues == "puzzles,puzzles.dear"
+
+
 def test_a_heartbeat_cut_off_from_the_database_starts_its_quiet_stretch_again(app, monkeypatch):
     clock, calls = Clock(), []
     hb = heartbeat.Heartbeat(app.extensions["sessions"], settings_of(app).recovery, calls.append, clock=clock)

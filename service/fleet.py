@@ -1,0 +1,144 @@
+"""The fleet view for operators: GET /api/v1/workers and /api/v1/queues (the page /ops shows both).
+
+Workers come from their heartbeat rows in SQL (store.fleet), never from Celery's control API: a
+request asks no worker anything, so a busy or dead worker cannot slow it down. Queue depths come
+from the broker (store.depth), the puzzles in and out from SQL. Only operators may look: see
+service.auth (ADMIN_TOKENS).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Literal
+
+from flask import Blueprint, current_app
+from pydantic import BaseModel, Field
+from spectree import Response
+
+from service import auth, settings
+from service.api import snapshot, spec
+from service.problems import Problem
+from service.schemas import ProblemOut
+from store import depth, fleet
+from store.models import now
+from store.settings import Lanes
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("fleet", __name__, url_prefix="/api/v1")
+
+Lane = Literal["cheap", "dear", "both"]
+ERRORS = {f"HTTP_{code}": ProblemOut for code in (401, 403, 429, 503)}
+
+
+class HeldOut(BaseModel):
+    job_id: str
+    puzzles: int = Field(description="puzzles of the job the worker claimed or runs in its chunk")
+    parts: int = Field(description="parts of the job's split puzzles the worker claimed")
+
+
+class WorkerOut(BaseModel):
+    name: str = Field(description="host:pid:node, as claims name it")
+    host: str
+    pid: int | None
+    node: str = Field(description="the `celery worker` the process belongs to (its pool shares it)")
+    queues: list[str] = Field(description="the broker queues it takes tasks from (empty until known)")
+    lane: Lane | None = Field(description="cheap, dear or both, by its queues; null: not known yet")
+    started_at: datetime
+    heartbeat_age_seconds: float = Field(description="seconds since its last heartbeat")
+    alive: bool = Field(description="its heartbeat is younger than WORKER_SILENT_SECONDS")
+    holding: list[HeldOut] = Field(description="what it works on at the moment, by job")
+    done_last_minute: int = Field(description="puzzles it finished (solved, no_solution, failed) "
+                                              "in the last 60 seconds")
+
+
+class WorkerList(BaseModel):
+    items: list[WorkerOut]
+    heartbeat_seconds: float = Field(description="HEARTBEAT_SECONDS: how often a worker beats")
+    silent_seconds: float = Field(description="WORKER_SILENT_SECONDS: a worker silent this long is dead")
+
+
+class QueueOut(BaseModel):
+    name: str
+    lane: Literal["cheap", "dear"]
+    depth: int = Field(description="messages (tasks) waiting in the broker, none taken by a worker")
+    oldest_age_seconds: float | None = Field(description="age of the oldest waiting message; null: none "
+                                                         "waits, or its age is not known")
+    workers: int = Field(description="living worker processes that take tasks from this queue")
+
+
+class QueueList(BaseModel):
+    items: list[QueueOut]
+    window_seconds: float = Field(description="the window of the two rates")
+    puzzles_in: int = Field(description="puzzles submitted in the window, over every lane")
+    puzzles_out: int = Field(description="puzzles that reached a final status in the window, over "
+                                         "every lane")
+
+
+@bp.before_request
+def operators_only() -> None:
+    auth.require_operator()
+
+
+def lane_of(queues: list[str], lanes: Lanes) -> Lane | None:
+    cheap, dear = lanes.task_queue in queues, lanes.dear_queue in queues
+    return "both" if cheap and dear else "cheap" if cheap else "dear" if dear else None
+
+
+def _workers(at: datetime) -> list[WorkerOut]:
+    config = settings()
+    with snapshot() as s:
+        found = fleet.workers(s, at)
+    out = []
+    for w in found:
+        age = max(0.0, (at - w.beat_at).total_seconds())
+        out.append(WorkerOut(
+            name=w.name, host=w.host, pid=w.pid, node=w.node, queues=w.queues,
+            lane=lane_of(w.queues, config.lanes), started_at=w.started_at,
+            heartbeat_age_seconds=round(age, 3),
+            alive=age < config.recovery.worker_silent_seconds,
+            holding=[HeldOut(job_id=h.job_id, puzzles=h.puzzles, parts=h.parts) for h in w.held],
+            done_last_minute=w.done))
+    return out
+
+
+@bp.get("/workers")
+@spec.validate(resp=Response(HTTP_200=WorkerList, **ERRORS), tags=["operations"])
+def list_workers():
+    """Each worker process by its heartbeat row (silent ones too, until the reaper removes them):
+    its lane, heartbeat age, what it holds and what it finished in the last minute. Operators
+    only (ADMIN_TOKENS)."""
+    recovery = settings().recovery
+    return WorkerList(items=_workers(now()), heartbeat_seconds=recovery.heartbeat_seconds,
+                      silent_seconds=recovery.worker_silent_seconds)
+
+
+@bp.get("/queues")
+@spec.validate(resp=Response(HTTP_200=QueueList, **ERRORS), tags=["operations"])
+def list_queues():
+    """Each lane's broker queue: its depth, the age of its oldest message and the living workers
+    that take from it; and the puzzles in and out over the last minute. Operators only
+    (ADMIN_TOKENS); 503 when the broker cannot be reached."""
+    config = settings()
+    try:
+        backlogs = depth.backlogs(current_app.extensions["celery"], config)
+    except Exception as exc:  # whatever the broker's client raises: the answer is "not reachable"
+        log.warning("queues: the broker is not reachable: %s: %s", type(exc).__name__, exc)
+        raise Problem(503, "Service Unavailable", "the broker is not reachable",
+                      headers={"Retry-After": "5"}) from None
+    at = now()
+    with snapshot() as s:
+        living = fleet.living_queues(s, at - timedelta(seconds=config.recovery.worker_silent_seconds))
+        flow = fleet.flow(s, at)
+    lanes = config.lanes
+    items = [QueueOut(name=name, lane=lane, depth=backlogs[name].depth,
+                      oldest_age_seconds=_rounded(backlogs[name].oldest_seconds),
+                      workers=sum(name in queues for queues in living))
+             for name, lane in ((lanes.task_queue, "cheap"), (lanes.dear_queue, "dear"))]
+    return QueueList(items=items, window_seconds=fleet.WINDOW.total_seconds(),
+                     puzzles_in=flow.came_in, puzzles_out=flow.went_out)
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 3)

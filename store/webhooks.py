@@ -1,0 +1,100 @@
+"""Job callbacks without I/O: each client's signing secret, the signature of a body, the hosts a
+callback may reach and the wait before each retry.
+
+Glossary
+  client secret  HMAC-SHA256 of the client's name (the job's owner) under WEBHOOK_SECRET, as hex: what
+                 GET /api/v1/webhook-secret tells the client, and the key its deliveries are signed with.
+  signature      ``sha256=`` and the hex HMAC-SHA256 of the exact body under the client secret, sent
+                 as the X-Signature header.
+  allowed        a host named in WEBHOOK_ALLOWED_HOSTS, or an address inside an address or network
+                 named there; a name is allowed as itself (never by what it resolves to), an address
+                 only by the addresses and networks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+SIGNATURE_HEADER = "X-Signature"
+URL_MAX = 2000
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def client_secret(server_secret: str, owner: str) -> str:
+    """The client's own signing secret (see the glossary)."""
+    return hmac.new(server_secret.encode(), owner.encode(), hashlib.sha256).hexdigest()
+
+
+def signature(secret: str, body: bytes) -> str:
+    """The X-Signature header's value for ``body`` signed with a client secret."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def parse_allowed(entries: Iterable[str]) -> tuple[frozenset[str], tuple[Network, ...]]:
+    """WEBHOOK_ALLOWED_HOSTS as the names and the networks it allows; ValueError naming a bad entry."""
+    names: set[str] = set()
+    networks: list[Network] = []
+    for entry in entries:
+        if _is_address_like(entry):
+            try:
+                networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
+            except ValueError:
+                raise ValueError(f"{entry!r} is neither a host name nor an address or network") from None
+        else:
+            names.add(entry.lower().rstrip("."))
+    return frozenset(names), tuple(networks)
+
+
+def _is_address_like(entry: str) -> bool:
+    return ":" in entry or "/" in entry or entry.replace(".", "").isdigit()
+
+
+def host_allowed(host: str, entries: Iterable[str]) -> bool:
+    """Whether ``host`` (a URL's host: a name or an address) is allowed (see the glossary)."""
+    names, networks = parse_allowed(entries)
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return host.lower().rstrip(".") in names
+    return any(address in network for network in networks)
+
+
+def address_allowed(host: str, address: str, entries: Iterable[str]) -> bool:
+    """Whether a connection to ``address``, which ``host`` resolved to, is allowed: a named host's
+    addresses are its own, an address host's must be inside an allowed network."""
+    names, _ = parse_allowed(entries)
+    if host.lower().rstrip(".") in names:
+        return True
+    return host_allowed(address, entries)
+
+
+def url_problem(url: str, entries: Iterable[str]) -> str | None:
+    """Why ``url`` cannot be a callback here (None: it can)."""
+    allowed = tuple(entries)
+    if not allowed:
+        return "callbacks are off on this service (WEBHOOK_ALLOWED_HOSTS is empty)"
+    if len(url) > URL_MAX:
+        return f"a callback_url has at most {URL_MAX} characters"
+    try:
+        parts = urlsplit(url)
+        if parts.port == 0:  # reading the port also refuses one out of range
+            return "a callback_url's port is 1 to 65535"
+    except ValueError as exc:
+        return f"not a URL: {exc}"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "a callback_url is an http or https URL with a host"
+    if parts.username is not None or parts.password is not None:
+        return "a callback_url carries no user name or password"
+    if not host_allowed(parts.hostname, allowed):
+        return f"host {parts.hostname!r} is not among this service's allowed callback hosts"
+    return None
+
+
+def retry_delay(attempts: int, first: float, most: float) -> float:
+    """Seconds to wait after ``attempts`` failed attempts: ``first``, then twice as long each time,
+    at most ``most``."""
+    return min(most, first * 2.0 ** min(max(attempts - 1, 0), 60))

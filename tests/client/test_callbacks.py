@@ -1,0 +1,56 @@
+"""Callbacks through the client (client.api): a job's callback_url, the signature checked with
+valid_signature, the deliveries read back; on the embedded service (SQLite, filesystem broker, a
+worker process), with callbacks on for 127.0.0.1 and with them off."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from client import Client, InvalidRequest, NotFound, valid_signature
+from tests.callback_server import CallbackServer
+from tests.embedded import embedded_service
+
+pytestmark = pytest.mark.integration
+
+ITEMS = [{"kind": "toy", "puzzle": "12"}]
+
+
+@pytest.fixture(scope="module")
+def callbacks_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with embedded_service(tmp_path_factory.mktemp("callbacks"), WEBHOOK_ALLOWED_HOSTS="127.0.0.1",
+                          WEBHOOK_SECRET="embedded-secret", REAP_INTERVAL="0.3") as service:
+        yield service.url
+
+
+def test_valid_signature_accepts_only_the_exact_body_under_the_right_secret():
+    header = "sha256=" + "0" * 64
+    assert not valid_signature("k", b"{}", header) and not valid_signature("k", b"{}", None)
+    good = "sha256=" + hmac.new(b"k", b"{}", hashlib.sha256).hexdigest()
+    assert valid_signature("k", b"{}", good)
+    assert not valid_signature("k", b"{} ", good) and not valid_signature("other", b"{}", good)
+
+
+def test_a_job_posts_itself_signed_when_it_ends(callbacks_url):
+    with CallbackServer() as server, Client(callbacks_url) as c:
+        job = c.wait(c.submit(ITEMS, label="hooked", callback_url=server.url()), poll=1.0)
+        deadline = time.monotonic() + 30
+        while not (shown := c.deliveries(job)) or shown[0]["state"] == "due":
+            assert time.monotonic() < deadline, shown
+            time.sleep(0.2)
+        [got] = server.received
+        assert valid_signature(c.webhook_secret(), got.body, got.headers.get("X-Signature"))
+    assert shown[0]["state"] == "delivered" and job["status"] == "completed"
+
+
+def test_with_callbacks_off_a_callback_url_is_refused_naming_it(service_url):
+    with Client(service_url) as c:
+        with pytest.raises(InvalidRequest) as refused:
+            c.submit(ITEMS, callback_url="http://127.0.0.1:9/x")
+        assert [e["field"] for e in refused.value.errors] == ["callback_url"]
+        with pytest.raises(NotFound):
+            c.webhook_secret()
