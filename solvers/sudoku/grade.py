@@ -1,0 +1,441 @@
+"""A 9x9 Sudoku grader that solves as a person does: one step at a time, always the easiest
+technique that makes progress, rated on Sudoku Explainer's (SE) scale.
+
+The techniques, in order of ease, with their SE ratings (``TECHNIQUES``):
+
+  full house 1.0, hidden single in a box 1.2, in a row or column 1.5, naked single 2.3
+  (gradek.py's kernel places these), pointing 2.6, claiming 2.8, naked pair 3.0, X-wing 3.2,
+  hidden pair 3.4, naked triple 3.6, swordfish 3.8, hidden triple 4.0, XY-wing 4.2,
+  XYZ-wing 4.4, naked quad 5.0, jellyfish 5.2, hidden quad 5.4, X-chain 6.6 and XY-chain 6.6
+  (the shortest chain first; a chain's rating grows by SE's length rule, ``chain_rating``).
+
+When they all stall the grader guesses (``GUESS``): it places the solution's value in an open
+cell with the fewest candidates and records how much trial and error the position needed, the
+guesses of the bit-parallel solver (singles and locked candidates, fast.py) proving the
+position's solution from its placed values. Its rating is 7.5 (SE's Nishio) plus 0.5 per
+doubling of (1 + guesses), at most 11.9 (``guess_rating``).
+
+The puzzle's ``rating`` is the highest rating of its steps; the bands (``BANDS``) split the
+scale: easy < 2.0 (full houses and hidden singles), medium < 3.0 (naked singles and locked
+candidates), hard < 4.5 (pairs, triples, X-wing, swordfish, the wings), expert < 7.5 (quads,
+jellyfish, chains), extreme from 7.5 (trial and error).
+
+Placing a value removes it from the candidates of its 20 peers without listing those removals;
+a step's ``eliminations`` are the technique's own. Every placement and elimination is checked
+against the solution found by the fast solver, which must be unique (``grade`` raises
+ValueError otherwise, WrongAnswer when a technique contradicts the solution).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from solvers.base import WrongAnswer
+from solvers.sudoku import fast, gradek
+from solvers.sudoku.grid import parse_text
+
+UNITS: list[list[int]] = gradek.UNITS.tolist()
+ROWS, COLS, BOXES = UNITS[:9], UNITS[9:18], UNITS[18:]
+CELL_UNITS = [[u for u in range(27) if cell in UNITS[u]] for cell in range(81)]  # row, column, box
+PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
+DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
+POP = [len(ds) for ds in DIGITS]
+
+GUESS = "guess"
+SINGLES = (("full house", 1.0), ("hidden single (box)", 1.2), ("hidden single (line)", 1.5),
+           ("naked single", 2.3))  # by gradek's codes
+BANDS = {"easy": (1.0, 2.0), "medium": (2.0, 3.0), "hard": (3.0, 4.5), "expert": (4.5, 7.5),
+         "extreme": (7.5, 12.0)}  # [low, high) of the rating
+GUESS_BASE, GUESS_MAX = 7.5, 11.9
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: the technique and its rating, the cells that make the pattern, the values
+    placed and the candidates removed (cells 0..80 as r*9 + c, values 1..9)."""
+    technique: str
+    rating: float
+    cells: list[int]
+    placements: list[tuple[int, int]] = field(default_factory=list)
+    eliminations: list[tuple[int, int]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"technique": self.technique, "rating": self.rating, "cells": self.cells,
+                "placements": [list(p) for p in self.placements],
+                "eliminations": [list(e) for e in self.eliminations]}
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The grading of a puzzle: its rating (the hardest step's), that step's technique, the
+    number of steps and the steps themselves as JSON-able dicts (``Step.as_json``)."""
+    rating: float
+    hardest: str
+    steps: int
+    moves: list[dict[str, Any]]
+
+    @property
+    def band(self) -> str:
+        return band_of(self.rating)
+
+
+def band_of(rating: float) -> str:
+    """The name of the band holding ``rating``."""
+    return next((name for name, (low, high) in BANDS.items() if low <= rating < high), "extreme")
+
+
+class Board:
+    """The grader's position: values (0 blank) and candidate masks, checked against the solution."""
+
+    def __init__(self, givens: np.ndarray, solution: np.ndarray) -> None:
+        self.values = givens.astype(np.int64)
+        self.cands = gradek.initial_cands(self.values)
+        self.solution = solution.astype(np.int64).tolist()
+
+    def apply(self, step: Step) -> None:
+        """Apply ``step`` after checking it against the solution."""
+        cands = self.cands
+        for cell, value in step.placements:
+            if self.solution[cell] != value or not cands[cell] >> (value - 1) & 1:
+                raise WrongAnswer(f"{step.technique} places {value} at cell {cell}, against the solution")
+            gradek.place(self.values, cands, cell, value)
+        for cell, value in step.eliminations:
+            if self.solution[cell] == value:
+                raise WrongAnswer(f"{step.technique} removes the solution's {value} from cell {cell}")
+            cands[cell] &= ~(1 << (value - 1))
+
+
+def chain_rating(base: float, links: int) -> float:
+    """SE's length rule: 0.1 more for each step of the ceilings 4, 6, 8, 12, 16, 24, ... that the
+    chain's length (its links beyond the first two) passes."""
+    extra, ceiling, odd = 0.0, 4, False
+    length = links - 2
+    while length > ceiling:
+        extra += 0.1
+        ceiling = ceiling * 3 // 2 if not odd else ceiling * 4 // 3
+        odd = not odd
+    return round(base + extra, 1)
+
+
+def guess_rating(guesses: int) -> float:
+    """The fallback's rating for a position whose proof took ``guesses`` guesses (module doc)."""
+    return round(min(GUESS_BASE + 0.5 * math.log2(1 + guesses), GUESS_MAX), 1)
+
+
+# -- techniques: each takes the candidates and values (lists) and returns a Step or None
+
+
+def _elims(cells: Iterator[int] | list[int], mask: int, cands: list[int]) -> list[tuple[int, int]]:
+    """(cell, value) for each digit of ``mask`` still possible in each of ``cells``."""
+    return [(c, d + 1) for c in cells for d in DIGITS[cands[c] & mask]]
+
+
+def _positions(unit: list[int], d: int, cands: list[int]) -> list[int]:
+    return [c for c in unit if cands[c] >> d & 1]
+
+
+def pointing(cands: list[int], values: list[int]) -> Step | None:
+    """A digit confined in a box to one row or column leaves the rest of that line."""
+    for box in BOXES:
+        for d in range(9):
+            cells = _positions(box, d, cands)
+            if len(cells) < 2:
+                continue
+            for k in (0, 1):  # the row, the column
+                lines = {CELL_UNITS[c][k] for c in cells}
+                if len(lines) == 1:
+                    out = _elims((c for c in UNITS[lines.pop()] if c not in box), 1 << d, cands)
+                    if out:
+                        return Step("pointing", 2.6, cells, eliminations=out)
+    return None
+
+
+def claiming(cands: list[int], values: list[int]) -> Step | None:
+    """A digit confined in a row or column to one box leaves the rest of that box."""
+    for line in ROWS + COLS:
+        for d in range(9):
+            cells = _positions(line, d, cands)
+            boxes = {CELL_UNITS[c][2] for c in cells}
+            if len(cells) >= 2 and len(boxes) == 1:
+                out = _elims((c for c in UNITS[boxes.pop()] if c not in line), 1 << d, cands)
+                if out:
+                    return Step("claiming", 2.8, cells, eliminations=out)
+    return None
+
+
+def naked_subset(k: int, name: str, rating: float) -> Callable[[list[int], list[int]], Step | None]:
+    """k cells of a unit holding only k digits between them: the rest of the unit loses them."""
+    def find(cands: list[int], values: list[int]) -> Step | None:
+        for unit in UNITS:
+            open_cells = [c for c in unit if 2 <= POP[cands[c]] <= k]
+            for cells in combinations(open_cells, k):
+                mask = 0
+                for c in cells:
+                    mask |= cands[c]
+                if POP[mask] == k:
+                    out = _elims((c for c in unit if c not in cells), mask, cands)
+                    if out:
+                        return Step(name, rating, list(cells), eliminations=out)
+        return None
+    return find
+
+
+def hidden_subset(k: int, name: str, rating: float) -> Callable[[list[int], list[int]], Step | None]:
+    """k digits of a unit confined to k cells: those cells lose every other digit."""
+    def find(cands: list[int], values: list[int]) -> Step | None:
+        for unit in UNITS:
+            where = {d: _positions(unit, d, cands) for d in range(9)}
+            digits = [d for d in range(9) if 2 <= len(where[d]) <= k]
+            for chosen in combinations(digits, k):
+                cells = sorted({c for d in chosen for c in where[d]})
+                if len(cells) == k:
+                    keep = sum(1 << d for d in chosen)
+                    out = _elims(cells, 511 & ~keep, cands)
+                    if out:
+                        return Step(name, rating, cells, eliminations=out)
+        return None
+    return find
+
+
+def fish(k: int, name: str, rating: float) -> Callable[[list[int], list[int]], Step | None]:
+    """A digit whose places in k rows (columns) lie in k columns (rows): those columns (rows)
+    lose it elsewhere."""
+    def find(cands: list[int], values: list[int]) -> Step | None:
+        for d in range(9):
+            for base, cover in ((ROWS, COLS), (COLS, ROWS)):
+                lines = []
+                for i, line in enumerate(base):
+                    mask = sum(1 << j for j, c in enumerate(line) if cands[c] >> d & 1)
+                    if 2 <= POP[mask] <= k:
+                        lines.append((i, mask))
+                for chosen in combinations(lines, k):
+                    mask = 0
+                    for _, m in chosen:
+                        mask |= m
+                    if POP[mask] != k:
+                        continue
+                    rows = {i for i, _ in chosen}
+                    out = _elims((c for j in DIGITS[mask] for i, c in enumerate(cover[j]) if i not in rows),
+                                 1 << d, cands)
+                    if out:
+                        cells = [base[i][j] for i, m in chosen for j in DIGITS[m]]
+                        return Step(name, rating, cells, eliminations=out)
+        return None
+    return find
+
+
+def xy_wing(cands: list[int], values: list[int]) -> Step | None:
+    """A pivot {x,y} seeing pincers {x,z} and {y,z}: z leaves every cell seeing both pincers."""
+    pairs = [c for c in range(81) if POP[cands[c]] == 2]
+    for pivot in pairs:
+        wings = [q for q in pairs if q in PEERS[pivot] and POP[cands[q] & cands[pivot]] == 1]
+        for a, b in combinations(wings, 2):
+            z = cands[a] & ~cands[pivot]
+            if cands[a] & cands[b] & cands[pivot] == 0 and cands[b] & ~cands[pivot] == z:
+                out = _elims(sorted(PEERS[a] & PEERS[b] - {pivot}), z, cands)
+                if out:
+                    return Step("XY-wing", 4.2, [pivot, a, b], eliminations=out)
+    return None
+
+
+def xyz_wing(cands: list[int], values: list[int]) -> Step | None:
+    """A pivot {x,y,z} seeing pincers {x,z} and {y,z}: z leaves every cell seeing all three."""
+    for pivot in range(81):
+        if POP[cands[pivot]] != 3:
+            continue
+        wings = [q for q in PEERS[pivot] if POP[cands[q]] == 2 and cands[q] & ~cands[pivot] == 0]
+        for a, b in combinations(sorted(wings), 2):
+            z = cands[a] & cands[b]
+            if cands[a] != cands[b] and POP[z] == 1:
+                out = _elims(sorted(PEERS[a] & PEERS[b] & PEERS[pivot]), z, cands)
+                if out:
+                    return Step("XYZ-wing", 4.4, [pivot, a, b], eliminations=out)
+    return None
+
+
+def _strong_links(cands: list[int], d: int) -> dict[int, set[int]]:
+    """The conjugate pairs of digit d: the two places left for d in some unit."""
+    links: dict[int, set[int]] = {}
+    for unit in UNITS:
+        cells = _positions(unit, d, cands)
+        if len(cells) == 2:
+            a, b = cells
+            links.setdefault(a, set()).add(b)
+            links.setdefault(b, set()).add(a)
+    return links
+
+
+Chain = tuple[list[Any], list[tuple[int, int]]]  # (the path of nodes, the eliminations)
+
+
+def _shortest(starts: list[Any], follow: Callable[[Any], list[Any]],
+              ends: Callable[[Any, Any], list[tuple[int, int]]]) -> Chain | None:
+    """The shortest path (breadth first from each start) to a node where ``ends(start, node)``
+    gives eliminations: (path, eliminations), or None."""
+    best: Chain | None = None
+    for start in starts:
+        parent = {start: start}
+        queue = deque([start])
+        while queue:
+            node = queue.popleft()
+            path = _path(parent, node)
+            if best is not None and len(path) >= len(best[0]):
+                break
+            out = ends(start, node) if node != start else []
+            if out:
+                best = (path, out)
+                break
+            for nxt in follow(node):
+                if nxt not in parent:
+                    parent[nxt] = node
+                    queue.append(nxt)
+    return best
+
+
+def _path(parent: dict[Any, Any], node: Any) -> list[Any]:
+    path = [node]
+    while parent[path[-1]] != path[-1]:
+        path.append(parent[path[-1]])
+    return path[::-1]
+
+
+def x_chain(cands: list[int], values: list[int]) -> Step | None:
+    """One digit's alternating chain from a cell x (if x is not d, the strong link's other end is)
+    through weak and strong links to a cell y that must be d when x is not: d leaves every cell
+    seeing both x and y. Nodes are (cell, on); simple colouring's chains are among them."""
+    best: tuple[int, list[Any], list[tuple[int, int]]] | None = None
+    for d in range(9):
+        strong = _strong_links(cands, d)
+        bit = 1 << d
+
+        def follow(node: tuple[int, bool], strong: dict[int, set[int]] = strong, bit: int = bit) -> list[Any]:
+            cell, on = node
+            if on:  # d here: not d in any peer
+                return [(p, False) for p in sorted(PEERS[cell]) if cands[p] & bit]
+            return [(p, True) for p in sorted(strong.get(cell, ()))]
+
+        def ends(start: Any, node: Any, bit: int = bit) -> list[tuple[int, int]]:
+            cell, on = node
+            if not on or cell == start[0]:
+                return []
+            return _elims(sorted(PEERS[cell] & PEERS[start[0]]), bit, cands)
+
+        found = _shortest([(c, False) for c in sorted(strong)], follow, ends)
+        if found and (best is None or len(found[0]) < len(best[1])):
+            best = (d, *found)
+    if best is None:
+        return None
+    _, path, out = best
+    return Step("X-chain", chain_rating(6.6, len(path) - 1), [c for c, _ in path], eliminations=out)
+
+
+def xy_chain(cands: list[int], values: list[int]) -> Step | None:
+    """A chain of two-candidate cells, each sharing a digit with the next: if the first cell is
+    not x the last one is, so x leaves every cell seeing both ends. Nodes are (cell, digit on)."""
+    pairs = [c for c in range(81) if POP[cands[c]] == 2]
+
+    def follow(node: tuple[int, int]) -> list[Any]:
+        cell, d = node
+        return [(q, DIGITS[cands[q] & ~(1 << d)][0]) for q in pairs
+                if q in PEERS[cell] and cands[q] >> d & 1]
+
+    def ends(start: Any, node: Any) -> list[tuple[int, int]]:
+        cell, d = node
+        x = DIGITS[cands[start[0]] & ~(1 << start[1])][0]  # the start's digit assumed false
+        if d != x or cell == start[0]:
+            return []
+        return _elims(sorted(PEERS[cell] & PEERS[start[0]]), 1 << x, cands)
+
+    found = _shortest([(c, d) for c in pairs for d in DIGITS[cands[c]]], follow, ends)
+    if found is None:
+        return None
+    path, out = found
+    return Step("XY-chain", chain_rating(6.6, 2 * len(path) - 1), [c for c, _ in path], eliminations=out)
+
+
+# (the lowest rating a technique's step can have, its finder), in order of ease
+TECHNIQUES: list[tuple[float, Callable[[list[int], list[int]], Step | None]]] = [
+    (2.6, pointing), (2.8, claiming), (3.0, naked_subset(2, "naked pair", 3.0)),
+    (3.2, fish(2, "X-wing", 3.2)),
+    (3.4, hidden_subset(2, "hidden pair", 3.4)), (3.6, naked_subset(3, "naked triple", 3.6)),
+    (3.8, fish(3, "swordfish", 3.8)), (4.0, hidden_subset(3, "hidden triple", 4.0)), (4.2, xy_wing),
+    (4.4, xyz_wing), (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
+    (5.4, hidden_subset(4, "hidden quad", 5.4)), (6.6, x_chain), (6.6, xy_chain),
+]
+
+
+def solve_unique(givens: np.ndarray) -> np.ndarray:
+    """The solution of ``givens`` (uint8[81]); ValueError unless it has exactly one."""
+    solution = np.zeros((1, 81), np.uint8)
+    found = fast.solve_one(givens.reshape(1, 81), 2, True, solution, np.zeros(fast.COUNTERS, np.int64))
+    if found != 1:
+        has = "none" if not found else "2+"
+        raise ValueError(f"a graded puzzle needs exactly one solution; this one has {has}")
+    out: np.ndarray = solution[0]
+    return out
+
+
+def _guess(board: Board) -> Step:
+    """The fallback: the solution's value in an open cell with the fewest candidates, rated by
+    the guesses the fast solver needs to prove the position's solution from its placed values."""
+    counters = np.zeros(fast.COUNTERS, np.int64)
+    out = np.zeros((1, 81), np.uint8)
+    fast.solve_one(board.values.astype(np.uint8).reshape(1, 81), 2, True, out, counters)
+    cands = board.cands
+    cell = min((c for c in range(81) if cands[c]), key=lambda c: POP[int(cands[c])])
+    return Step(GUESS, guess_rating(int(counters[fast.GUESSES])), [cell],
+                placements=[(cell, board.solution[cell])])
+
+
+def _singles(board: Board, moves: list[Step], buffer: np.ndarray, ceiling: float) -> bool:
+    """The kernel's singles as steps (placing them checks each against the solution); False
+    when one is rated at or above ``ceiling``."""
+    values, cands = board.values.copy(), board.cands.copy()
+    n = gradek.singles(values, cands, buffer)
+    for code, cell, value in buffer[:n].tolist():
+        step = Step(SINGLES[code][0], SINGLES[code][1], [cell], placements=[(cell, value)])
+        if step.rating >= ceiling:
+            return False
+        board.apply(step)
+        moves.append(step)
+    return True
+
+
+def grade(puzzle: str | np.ndarray) -> Grade:
+    """Grade a 9x9 puzzle (81 symbols, or uint8[81] givens) with exactly one solution."""
+    graded = grade_below(puzzle, math.inf)
+    assert graded is not None  # without a ceiling the guess always makes progress
+    return graded
+
+
+def grade_below(puzzle: str | np.ndarray, ceiling: float) -> Grade | None:
+    """``grade``, or None as soon as a step rated ``ceiling`` or more is needed (techniques that
+    cannot rate below it are not tried): the generator's early rejection."""
+    givens = parse_text(puzzle).givens if isinstance(puzzle, str) else np.asarray(puzzle, np.uint8)
+    if givens.shape != (81,):
+        raise ValueError("the grader takes 9x9 puzzles")
+    board = Board(givens, solve_unique(givens))
+    moves: list[Step] = []
+    buffer = np.empty((81, 3), np.int64)
+    finders = [find for least, find in TECHNIQUES if least < ceiling]
+    while _singles(board, moves, buffer, ceiling) and not board.values.all():
+        cands, values = board.cands.tolist(), board.values.tolist()
+        step = next((s for find in finders if (s := find(cands, values)) is not None), None)
+        if step is None and ceiling <= GUESS_BASE:
+            return None
+        step = step or _guess(board)
+        if step.rating >= ceiling:
+            return None
+        board.apply(step)
+        moves.append(step)
+    if not board.values.all():
+        return None
+    hardest = max(moves, key=lambda s: s.rating, default=Step(SINGLES[0][0], 1.0, []))
+    return Grade(hardest.rating, hardest.technique, len(moves), [s.as_json() for s in moves])
