@@ -127,7 +127,10 @@ def generator_rows(quick: bool) -> None:
               f"{statistics.mean(m.rating for m in made):.2f} |")
     for symmetry in ("rotational", "mirror"):
         n = 40 if quick else 200
-        rate = cpu_rate(lambda s=symmetry, n=n: len(generate(Options(seed=1, symmetry=s), 0, n)), 1)
+
+        def symmetric(symmetry: str = symmetry, n: int = n) -> int:
+            return len(generate(Options(seed=1, symmetry=symmetry), 0, n))
+        rate = cpu_rate(symmetric, 1)
         print(f"| any rating, {symmetry}, minimal | {n} | {rate:.0f} | 1.0 | |")
     for level in QQWING_LEVELS:
         measured = [qqwing(level, 100 if quick else 500) for _ in range(1 if quick else REPEATS)]
