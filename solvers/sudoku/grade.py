@@ -129,7 +129,12 @@ def guess_rating(guesses: int) -> float:
     return round(min(GUESS_BASE + 0.5 * math.log2(1 + guesses), GUESS_MAX), 1)
 
 
-# -- techniques: each takes the candidates and values (lists) and returns a Step or None
+# -- techniques: each takes the candidates (a list of masks) and the places of each digit in
+# each unit (``gradek.places``) and returns a Step or None
+
+Finder = Callable[[list[int], list[list[int]]], "Step | None"]
+SEGMENTS = (0b111, 0b111 << 3, 0b111 << 6)  # a box's row k, or a line's cells in its k-th box
+BOX_COLUMNS = (0b001001001, 0b010010010, 0b100100100)  # a box's column k
 
 
 def _elims(cells: Iterator[int] | list[int], mask: int, cands: list[int]) -> list[tuple[int, int]]:
@@ -137,42 +142,49 @@ def _elims(cells: Iterator[int] | list[int], mask: int, cands: list[int]) -> lis
     return [(c, d + 1) for c in cells for d in DIGITS[cands[c] & mask]]
 
 
-def _positions(unit: list[int], d: int, cands: list[int]) -> list[int]:
-    return [c for c in unit if cands[c] >> d & 1]
+def _cells(u: int, mask: int) -> list[int]:
+    """The cells of unit ``u`` at the positions (0..8) set in ``mask``."""
+    return [UNITS[u][i] for i in DIGITS[mask]]
 
 
-def pointing(cands: list[int], values: list[int]) -> Step | None:
+def pointing(cands: list[int], places: list[list[int]]) -> Step | None:
     """A digit confined in a box to one row or column leaves the rest of that line."""
-    for box in BOXES:
+    for u in range(18, 27):
+        box = UNITS[u]
         for d in range(9):
-            cells = _positions(box, d, cands)
-            if len(cells) < 2:
+            m = places[u][d]
+            if POP[m] < 2:
                 continue
-            for k in (0, 1):  # the row, the column
-                lines = {CELL_UNITS[c][k] for c in cells}
-                if len(lines) == 1:
-                    out = _elims((c for c in UNITS[lines.pop()] if c not in box), 1 << d, cands)
+            for k in range(3):
+                line = (CELL_UNITS[box[3 * k]][0] if m & ~SEGMENTS[k] == 0
+                        else CELL_UNITS[box[k]][1] if m & ~BOX_COLUMNS[k] == 0 else -1)
+                if line >= 0:
+                    out = _elims((c for c in UNITS[line] if c not in box), 1 << d, cands)
                     if out:
-                        return Step("pointing", 2.6, cells, eliminations=out)
+                        return Step("pointing", 2.6, _cells(u, m), eliminations=out)
     return None
 
 
-def claiming(cands: list[int], values: list[int]) -> Step | None:
+def claiming(cands: list[int], places: list[list[int]]) -> Step | None:
     """A digit confined in a row or column to one box leaves the rest of that box."""
-    for line in ROWS + COLS:
+    for u in range(18):
         for d in range(9):
-            cells = _positions(line, d, cands)
-            boxes = {CELL_UNITS[c][2] for c in cells}
-            if len(cells) >= 2 and len(boxes) == 1:
-                out = _elims((c for c in UNITS[boxes.pop()] if c not in line), 1 << d, cands)
-                if out:
-                    return Step("claiming", 2.8, cells, eliminations=out)
+            m = places[u][d]
+            if POP[m] < 2:
+                continue
+            for k in range(3):
+                if m & ~SEGMENTS[k] == 0:
+                    line = UNITS[u]
+                    box = UNITS[CELL_UNITS[line[3 * k]][2]]
+                    out = _elims((c for c in box if c not in line), 1 << d, cands)
+                    if out:
+                        return Step("claiming", 2.8, _cells(u, m), eliminations=out)
     return None
 
 
-def naked_subset(k: int, name: str, rating: float) -> Callable[[list[int], list[int]], Step | None]:
+def naked_subset(k: int, name: str, rating: float) -> Finder:
     """k cells of a unit holding only k digits between them: the rest of the unit loses them."""
-    def find(cands: list[int], values: list[int]) -> Step | None:
+    def find(cands: list[int], places: list[list[int]]) -> Step | None:
         for unit in UNITS:
             open_cells = [c for c in unit if 2 <= POP[cands[c]] <= k]
             for cells in combinations(open_cells, k):
@@ -187,16 +199,19 @@ def naked_subset(k: int, name: str, rating: float) -> Callable[[list[int], list[
     return find
 
 
-def hidden_subset(k: int, name: str, rating: float) -> Callable[[list[int], list[int]], Step | None]:
+def hidden_subset(k: int, name: str, rating: float) -> Finder:
     """k digits of a unit confined to k cells: those cells lose every other digit."""
-    def find(cands: list[int], values: list[int]) -> Step | None:
-        for unit in UNITS:
-            where = {d: _positions(unit, d, cands) for d in range(9)}
-            digits = [d for d in range(9) if 2 <= len(where[d]) <= k]
+    def find(cands: list[int], places: list[list[int]]) -> Step | None:
+        for u in range(27):
+            where = places[u]
+            digits = [d for d in range(9) if 2 <= POP[where[d]] <= k]
             for chosen in combinations(digits, k):
-                cells = sorted({c for d in chosen for c in where[d]})
-                if len(cells) == k:
+                mask = 0
+                for d in chosen:
+                    mask |= where[d]
+                if POP[mask] == k:
                     keep = sum(1 << d for d in chosen)
+                    cells = _cells(u, mask)
                     out = _elims(cells, 511 & ~keep, cands)
                     if out:
                         return Step(name, rating, cells, eliminations=out)
@@ -204,17 +219,13 @@ def hidden_subset(k: int, name: str, rating: float) -> Callable[[list[int], list
     return find
 
 
-def fish(k: int, name: str, rating: float) -> Callable[[list[int], list[int]], Step | None]:
+def fish(k: int, name: str, rating: float) -> Finder:
     """A digit whose places in k rows (columns) lie in k columns (rows): those columns (rows)
-    lose it elsewhere."""
-    def find(cands: list[int], values: list[int]) -> Step | None:
+    lose it elsewhere. Cell i of column j is row i's cell j, so one loop serves both."""
+    def find(cands: list[int], places: list[list[int]]) -> Step | None:
         for d in range(9):
-            for base, cover in ((ROWS, COLS), (COLS, ROWS)):
-                lines = []
-                for i, line in enumerate(base):
-                    mask = sum(1 << j for j, c in enumerate(line) if cands[c] >> d & 1)
-                    if 2 <= POP[mask] <= k:
-                        lines.append((i, mask))
+            for base, cover in ((0, 9), (9, 0)):  # rows and columns, columns and rows
+                lines = [(i, places[base + i][d]) for i in range(9) if 2 <= POP[places[base + i][d]] <= k]
                 for chosen in combinations(lines, k):
                     mask = 0
                     for _, m in chosen:
@@ -222,16 +233,16 @@ def fish(k: int, name: str, rating: float) -> Callable[[list[int], list[int]], S
                     if POP[mask] != k:
                         continue
                     rows = {i for i, _ in chosen}
-                    out = _elims((c for j in DIGITS[mask] for i, c in enumerate(cover[j]) if i not in rows),
-                                 1 << d, cands)
+                    out = _elims((c for j in DIGITS[mask] for i, c in enumerate(UNITS[cover + j])
+                                  if i not in rows), 1 << d, cands)
                     if out:
-                        cells = [base[i][j] for i, m in chosen for j in DIGITS[m]]
+                        cells = [c for i, m in chosen for c in _cells(base + i, m)]
                         return Step(name, rating, cells, eliminations=out)
         return None
     return find
 
 
-def xy_wing(cands: list[int], values: list[int]) -> Step | None:
+def xy_wing(cands: list[int], places: list[list[int]]) -> Step | None:
     """A pivot {x,y} seeing pincers {x,z} and {y,z}: z leaves every cell seeing both pincers."""
     pairs = [c for c in range(81) if POP[cands[c]] == 2]
     for pivot in pairs:
@@ -245,7 +256,7 @@ def xy_wing(cands: list[int], values: list[int]) -> Step | None:
     return None
 
 
-def xyz_wing(cands: list[int], values: list[int]) -> Step | None:
+def xyz_wing(cands: list[int], places: list[list[int]]) -> Step | None:
     """A pivot {x,y,z} seeing pincers {x,z} and {y,z}: z leaves every cell seeing all three."""
     for pivot in range(81):
         if POP[cands[pivot]] != 3:
@@ -260,13 +271,12 @@ def xyz_wing(cands: list[int], values: list[int]) -> Step | None:
     return None
 
 
-def _strong_links(cands: list[int], d: int) -> dict[int, set[int]]:
+def _strong_links(places: list[list[int]], d: int) -> dict[int, set[int]]:
     """The conjugate pairs of digit d: the two places left for d in some unit."""
     links: dict[int, set[int]] = {}
-    for unit in UNITS:
-        cells = _positions(unit, d, cands)
-        if len(cells) == 2:
-            a, b = cells
+    for u in range(27):
+        if POP[places[u][d]] == 2:
+            a, b = _cells(u, places[u][d])
             links.setdefault(a, set()).add(b)
             links.setdefault(b, set()).add(a)
     return links
@@ -276,43 +286,45 @@ Chain = tuple[list[Any], list[tuple[int, int]]]  # (the path of nodes, the elimi
 
 
 def _shortest(starts: list[Any], follow: Callable[[Any], list[Any]],
-              ends: Callable[[Any, Any], list[tuple[int, int]]]) -> Chain | None:
-    """The shortest path (breadth first from each start) to a node where ``ends(start, node)``
-    gives eliminations: (path, eliminations), or None."""
+              ends: Callable[[Any, Any], list[tuple[int, int]]], limit: float = math.inf) -> Chain | None:
+    """The shortest path (breadth first from each start), of fewer than ``limit`` nodes, to a
+    node where ``ends(start, node)`` gives eliminations: (path, eliminations), or None."""
     best: Chain | None = None
     for start in starts:
         parent = {start: start}
+        depth = {start: 1}
         queue = deque([start])
         while queue:
             node = queue.popleft()
-            path = _path(parent, node)
-            if best is not None and len(path) >= len(best[0]):
+            if depth[node] >= (len(best[0]) if best else limit):
                 break
             out = ends(start, node) if node != start else []
             if out:
-                best = (path, out)
+                best = (_path(parent, node), out)
                 break
             for nxt in follow(node):
                 if nxt not in parent:
                     parent[nxt] = node
+                    depth[nxt] = depth[node] + 1
                     queue.append(nxt)
     return best
 
 
 def _path(parent: dict[Any, Any], node: Any) -> list[Any]:
+    """The nodes from the start (its own parent) to ``node``."""
     path = [node]
     while parent[path[-1]] != path[-1]:
         path.append(parent[path[-1]])
     return path[::-1]
 
 
-def x_chain(cands: list[int], values: list[int]) -> Step | None:
+def x_chain(cands: list[int], places: list[list[int]]) -> Step | None:
     """One digit's alternating chain from a cell x (if x is not d, the strong link's other end is)
     through weak and strong links to a cell y that must be d when x is not: d leaves every cell
     seeing both x and y. Nodes are (cell, on); simple colouring's chains are among them."""
     best: tuple[int, list[Any], list[tuple[int, int]]] | None = None
     for d in range(9):
-        strong = _strong_links(cands, d)
+        strong = _strong_links(places, d)
         bit = 1 << d
 
         def follow(node: tuple[int, bool], strong: dict[int, set[int]] = strong, bit: int = bit) -> list[Any]:
@@ -327,8 +339,9 @@ def x_chain(cands: list[int], values: list[int]) -> Step | None:
                 return []
             return _elims(sorted(PEERS[cell] & PEERS[start[0]]), bit, cands)
 
-        found = _shortest([(c, False) for c in sorted(strong)], follow, ends)
-        if found and (best is None or len(found[0]) < len(best[1])):
+        found = _shortest([(c, False) for c in sorted(strong)], follow, ends,
+                          len(best[1]) if best else math.inf)
+        if found:
             best = (d, *found)
     if best is None:
         return None
@@ -336,7 +349,7 @@ def x_chain(cands: list[int], values: list[int]) -> Step | None:
     return Step("X-chain", chain_rating(6.6, len(path) - 1), [c for c, _ in path], eliminations=out)
 
 
-def xy_chain(cands: list[int], values: list[int]) -> Step | None:
+def xy_chain(cands: list[int], places: list[list[int]]) -> Step | None:
     """A chain of two-candidate cells, each sharing a digit with the next: if the first cell is
     not x the last one is, so x leaves every cell seeing both ends. Nodes are (cell, digit on)."""
     pairs = [c for c in range(81) if POP[cands[c]] == 2]
@@ -361,7 +374,7 @@ def xy_chain(cands: list[int], values: list[int]) -> Step | None:
 
 
 # (the lowest rating a technique's step can have, its finder), in order of ease
-TECHNIQUES: list[tuple[float, Callable[[list[int], list[int]], Step | None]]] = [
+TECHNIQUES: list[tuple[float, Finder]] = [
     (2.6, pointing), (2.8, claiming), (3.0, naked_subset(2, "naked pair", 3.0)),
     (3.2, fish(2, "X-wing", 3.2)),
     (3.4, hidden_subset(2, "hidden pair", 3.4)), (3.6, naked_subset(3, "naked triple", 3.6)),
@@ -426,8 +439,8 @@ def grade_below(puzzle: str | np.ndarray, ceiling: float) -> Grade | None:
     buffer = np.empty((81, 3), np.int64)
     finders = [find for least, find in TECHNIQUES if least < ceiling]
     while _singles(board, moves, buffer, ceiling) and not board.values.all():
-        cands, values = board.cands.tolist(), board.values.tolist()
-        step = next((s for find in finders if (s := find(cands, values)) is not None), None)
+        cands, places = board.cands.tolist(), gradek.places(board.cands).tolist()
+        step = next((s for find in finders if (s := find(cands, places)) is not None), None)
         if step is None and ceiling <= GUESS_BASE:
             return None
         step = step or _guess(board)

@@ -178,3 +178,18 @@ def singles_level(givens: np.ndarray) -> int:
         if moves[i, 0] == NAKED:
             return 1
     return 0
+
+
+@njit(cache=True)
+def places(cands: np.ndarray) -> np.ndarray:
+    """int64[27, 9]: for each unit and digit, the positions (0..8 in the unit) where the digit
+    is still possible, as a mask."""
+    out = np.zeros((27, 9), np.int64)
+    for u in range(27):
+        for k in range(9):
+            m = cands[UNITS[u, k]]
+            while m:
+                d = _lowest(m)
+                m &= m - 1
+                out[u, d] |= 1 << k
+    return out
