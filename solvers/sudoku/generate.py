@@ -5,9 +5,11 @@ Puzzle i of a request comes from a random generator seeded with (seed, i) only, 
 seed gives the same puzzles however the request is split into ranges (``generate(options,
 start, stop)``). One attempt: three random diagonal boxes (independent of each other) completed
 by the fast solver (fast.py) into a solution grid; then the orbits of cells under the symmetry
-(``SYMMETRIES``), in a random order, each emptied unless a second solution appears (solutions
-counted up to two by the fast solver, genk.py). One pass leaves the puzzle minimal: no orbit,
-and with symmetry ``none`` no single given, can go without losing uniqueness. With
+(``SYMMETRIES``), in a random order, each emptied unless a second solution appears (searched
+by the fast solver: a second one exists exactly when a removed cell can hold another value,
+genk.py). One pass leaves the puzzle minimal: no orbit, and with symmetry ``none`` no single
+given, can go without losing uniqueness; the fast solver's count stopped at two then proves
+the puzzle unique. With
 ``minimal=False`` one to four of the removed orbits are given back.
 
 Following Simon Tatham's generator, an attempt is rejected before the grader runs when the
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solvers.base import WrongAnswer
 from solvers.sudoku import genk, grade, gradek
 from solvers.sudoku.grid import render
 
@@ -110,7 +113,16 @@ def _attempt(rng: np.random.Generator, symmetry: str, minimal: bool) -> tuple[np
         for k in rng.permutation(len(removed))[:rng.integers(1, 5)]:
             cells = removed[k][removed[k] >= 0]
             puzzle[0, cells] = solution[0, cells]
+    _prove_unique(puzzle, solution)
     return puzzle, solution
+
+
+def _prove_unique(puzzle: np.ndarray, solution: np.ndarray) -> None:
+    """The fast solver's count, stopped at two, must find ``solution`` and no other: a check
+    of the removals' reasoning, which a bug would make wrong."""
+    found = np.zeros((1, 81), np.uint8)
+    if genk.count_solutions(puzzle, found) != 1 or not np.array_equal(found, solution):
+        raise WrongAnswer(f"the generator made {render(puzzle[0])}, which does not have exactly one solution")
 
 
 def _make(options: Options, index: int, low: float, high: float) -> Generated:
