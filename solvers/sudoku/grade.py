@@ -149,36 +149,39 @@ def _cells(u: int, mask: int) -> list[int]:
 
 def pointing(cands: list[int], places: list[list[int]]) -> Step | None:
     """A digit confined in a box to one row or column leaves the rest of that line."""
-    for u in range(18, 27):
-        box = UNITS[u]
+    for b in range(9):
+        u, top, left = 18 + b, 3 * (b // 3), 3 * (b % 3)
         for d in range(9):
             m = places[u][d]
             if POP[m] < 2:
                 continue
             for k in range(3):
-                line = (CELL_UNITS[box[3 * k]][0] if m & ~SEGMENTS[k] == 0
-                        else CELL_UNITS[box[k]][1] if m & ~BOX_COLUMNS[k] == 0 else -1)
-                if line >= 0:
-                    out = _elims((c for c in UNITS[line] if c not in box), 1 << d, cands)
-                    if out:
-                        return Step("pointing", 2.6, _cells(u, m), eliminations=out)
+                # the box's row k is row top + k, its cells there the line's segment b % 3
+                if m & ~SEGMENTS[k] == 0 and places[top + k][d] & ~SEGMENTS[b % 3]:
+                    line = top + k
+                elif m & ~BOX_COLUMNS[k] == 0 and places[9 + left + k][d] & ~SEGMENTS[b // 3]:
+                    line = 9 + left + k
+                else:
+                    continue
+                out = _elims((c for c in UNITS[line] if c not in UNITS[u]), 1 << d, cands)
+                return Step("pointing", 2.6, _cells(u, m), eliminations=out)
     return None
 
 
 def claiming(cands: list[int], places: list[list[int]]) -> Step | None:
     """A digit confined in a row or column to one box leaves the rest of that box."""
     for u in range(18):
+        i = u % 9  # the row or column's number; inside its boxes, row or column i % 3
+        inside = SEGMENTS[i % 3] if u < 9 else BOX_COLUMNS[i % 3]
         for d in range(9):
             m = places[u][d]
             if POP[m] < 2:
                 continue
             for k in range(3):
-                if m & ~SEGMENTS[k] == 0:
-                    line = UNITS[u]
-                    box = UNITS[CELL_UNITS[line[3 * k]][2]]
-                    out = _elims((c for c in box if c not in line), 1 << d, cands)
-                    if out:
-                        return Step("claiming", 2.8, _cells(u, m), eliminations=out)
+                box = 3 * (i // 3) + k if u < 9 else 3 * k + i // 3
+                if m & ~SEGMENTS[k] == 0 and places[18 + box][d] & ~inside:
+                    out = _elims((c for c in UNITS[18 + box] if c not in UNITS[u]), 1 << d, cands)
+                    return Step("claiming", 2.8, _cells(u, m), eliminations=out)
     return None
 
 
