@@ -45,6 +45,7 @@ UNITS: list[list[int]] = gradek.UNITS.tolist()
 ROWS, COLS, BOXES = UNITS[:9], UNITS[9:18], UNITS[18:]
 CELL_UNITS = [[u for u in range(27) if cell in UNITS[u]] for cell in range(81)]  # row, column, box
 PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
+PEER_BITS = [sum(1 << p for p in peers) for peers in PEERS]  # as 81-bit sets
 DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
 POP = [len(ds) for ds in DIGITS]
 
@@ -321,26 +322,48 @@ def _path(parent: dict[Any, Any], node: Any) -> list[Any]:
     return path[::-1]
 
 
+def _holders(cands: list[int]) -> list[int]:
+    """Per digit, the cells where it is possible as an 81-bit set."""
+    out = [0] * 9
+    for cell, m in enumerate(cands):
+        for d in DIGITS[m]:
+            out[d] |= 1 << cell
+    return out
+
+
+def _members(bits: int) -> list[int]:
+    """The cells of an 81-bit set, in order."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
 def x_chain(cands: list[int], places: list[list[int]]) -> Step | None:
     """One digit's alternating chain from a cell x (if x is not d, the strong link's other end is)
     through weak and strong links to a cell y that must be d when x is not: d leaves every cell
     seeing both x and y. Nodes are (cell, on); simple colouring's chains are among them."""
     best: tuple[int, list[Any], list[tuple[int, int]]] | None = None
+    holders = _holders(cands)
     for d in range(9):
         strong = _strong_links(places, d)
-        bit = 1 << d
+        bit, held = 1 << d, holders[d]
 
-        def follow(node: tuple[int, bool], strong: dict[int, set[int]] = strong, bit: int = bit) -> list[Any]:
+        def follow(node: tuple[int, bool], strong: dict[int, set[int]] = strong,
+                   held: int = held) -> list[Any]:
             cell, on = node
             if on:  # d here: not d in any peer
-                return [(p, False) for p in sorted(PEERS[cell]) if cands[p] & bit]
+                return [(p, False) for p in _members(PEER_BITS[cell] & held)]
             return [(p, True) for p in sorted(strong.get(cell, ()))]
 
-        def ends(start: Any, node: Any, bit: int = bit) -> list[tuple[int, int]]:
+        def ends(start: Any, node: Any, bit: int = bit, held: int = held) -> list[tuple[int, int]]:
             cell, on = node
             if not on or cell == start[0]:
                 return []
-            return _elims(sorted(PEERS[cell] & PEERS[start[0]]), bit, cands)
+            seen = PEER_BITS[cell] & PEER_BITS[start[0]] & held
+            return _elims(_members(seen), bit, cands) if seen else []
 
         found = _shortest([(c, False) for c in sorted(strong)], follow, ends,
                           len(best[1]) if best else math.inf)
@@ -356,18 +379,21 @@ def xy_chain(cands: list[int], places: list[list[int]]) -> Step | None:
     """A chain of two-candidate cells, each sharing a digit with the next: if the first cell is
     not x the last one is, so x leaves every cell seeing both ends. Nodes are (cell, digit on)."""
     pairs = [c for c in range(81) if POP[cands[c]] == 2]
+    pair_bits = sum(1 << c for c in pairs)
+    linked = {c: _members(PEER_BITS[c] & pair_bits) for c in pairs}
+    holders = _holders(cands)
 
     def follow(node: tuple[int, int]) -> list[Any]:
         cell, d = node
-        return [(q, DIGITS[cands[q] & ~(1 << d)][0]) for q in pairs
-                if q in PEERS[cell] and cands[q] >> d & 1]
+        return [(q, DIGITS[cands[q] & ~(1 << d)][0]) for q in linked[cell] if cands[q] >> d & 1]
 
     def ends(start: Any, node: Any) -> list[tuple[int, int]]:
         cell, d = node
         x = DIGITS[cands[start[0]] & ~(1 << start[1])][0]  # the start's digit assumed false
         if d != x or cell == start[0]:
             return []
-        return _elims(sorted(PEERS[cell] & PEERS[start[0]]), 1 << x, cands)
+        seen = PEER_BITS[cell] & PEER_BITS[start[0]] & holders[x]
+        return _elims(_members(seen), 1 << x, cands) if seen else []
 
     found = _shortest([(c, d) for c in pairs for d in DIGITS[cands[c]]], follow, ends)
     if found is None:
