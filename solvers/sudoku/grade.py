@@ -42,8 +42,6 @@ from solvers.sudoku import fast, gradek
 from solvers.sudoku.grid import parse_text
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
-ROWS, COLS, BOXES = UNITS[:9], UNITS[9:18], UNITS[18:]
-CELL_UNITS = [[u for u in range(27) if cell in UNITS[u]] for cell in range(81)]  # row, column, box
 PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
 PEER_BITS = [sum(1 << p for p in peers) for peers in PEERS]  # as 81-bit sets
 DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
@@ -130,12 +128,27 @@ def guess_rating(guesses: int) -> float:
     return round(min(GUESS_BASE + 0.5 * math.log2(1 + guesses), GUESS_MAX), 1)
 
 
-# -- techniques: each takes the candidates (a list of masks) and the places of each digit in
-# each unit (``gradek.places``) and returns a Step or None
+# -- techniques: each takes the Position and returns a Step or None
 
-Finder = Callable[[list[int], list[list[int]]], "Step | None"]
-SEGMENTS = (0b111, 0b111 << 3, 0b111 << 6)  # a box's row k, or a line's cells in its k-th box
-BOX_COLUMNS = (0b001001001, 0b010010010, 0b100100100)  # a box's column k
+
+@dataclass
+class Position:
+    """The candidates (``cands``, int64[81]) and the places of each digit in each unit
+    (``places``, int64[27, 9], gradek.places) as arrays for the kernels, and as lists."""
+    cands_array: np.ndarray
+    places_array: np.ndarray
+    cands: list[int]
+    places: list[list[int]]
+
+    @classmethod
+    def of(cls, cands: np.ndarray) -> Position:
+        places = gradek.places(cands)
+        return cls(cands, places, cands.tolist(), places.tolist())
+
+
+Finder = Callable[[Position], "Step | None"]
+CELLS_BUFFER = np.empty(16, np.int64)  # the kernels' outputs (gradek's bounds), read at once
+ELIMS_BUFFER = np.empty((81, 2), np.int64)
 
 
 def _elims(cells: Iterator[int] | list[int], mask: int, cands: list[int]) -> list[tuple[int, int]]:
@@ -148,105 +161,43 @@ def _cells(u: int, mask: int) -> list[int]:
     return [UNITS[u][i] for i in DIGITS[mask]]
 
 
-def pointing(cands: list[int], places: list[list[int]]) -> Step | None:
-    """A digit confined in a box to one row or column leaves the rest of that line."""
-    for b in range(9):
-        u, top, left = 18 + b, 3 * (b // 3), 3 * (b % 3)
-        for d in range(9):
-            m = places[u][d]
-            if POP[m] < 2:
-                continue
-            for k in range(3):
-                # the box's row k is row top + k, its cells there the line's segment b % 3
-                if m & ~SEGMENTS[k] == 0 and places[top + k][d] & ~SEGMENTS[b % 3]:
-                    line = top + k
-                elif m & ~BOX_COLUMNS[k] == 0 and places[9 + left + k][d] & ~SEGMENTS[b // 3]:
-                    line = 9 + left + k
-                else:
-                    continue
-                out = _elims((c for c in UNITS[line] if c not in UNITS[u]), 1 << d, cands)
-                return Step("pointing", 2.6, _cells(u, m), eliminations=out)
-    return None
+def _kernel(name: str, rating: float, call: Callable[[Position], tuple[int, int]]) -> Finder:
+    """A finder from a gradek kernel that writes the buffers and returns their counts."""
+    def find(pos: Position) -> Step | None:
+        n_cells, n_elims = call(pos)
+        if not n_elims:
+            return None
+        return Step(name, rating, CELLS_BUFFER[:n_cells].tolist(),
+                    eliminations=[(c, v) for c, v in ELIMS_BUFFER[:n_elims].tolist()])
+    return find
 
 
-def claiming(cands: list[int], places: list[list[int]]) -> Step | None:
-    """A digit confined in a row or column to one box leaves the rest of that box."""
-    for u in range(18):
-        i = u % 9  # the row or column's number; inside its boxes, row or column i % 3
-        inside = SEGMENTS[i % 3] if u < 9 else BOX_COLUMNS[i % 3]
-        for d in range(9):
-            m = places[u][d]
-            if POP[m] < 2:
-                continue
-            for k in range(3):
-                box = 3 * (i // 3) + k if u < 9 else 3 * k + i // 3
-                if m & ~SEGMENTS[k] == 0 and places[18 + box][d] & ~inside:
-                    out = _elims((c for c in UNITS[18 + box] if c not in UNITS[u]), 1 << d, cands)
-                    return Step("claiming", 2.8, _cells(u, m), eliminations=out)
-    return None
+def locked(kind: int, name: str, rating: float) -> Finder:
+    """Pointing or claiming (gradek.locked)."""
+    return _kernel(name, rating, lambda p: gradek.locked(kind, p.cands_array, p.places_array,
+                                                         CELLS_BUFFER, ELIMS_BUFFER))
 
 
 def naked_subset(k: int, name: str, rating: float) -> Finder:
     """k cells of a unit holding only k digits between them: the rest of the unit loses them."""
-    def find(cands: list[int], places: list[list[int]]) -> Step | None:
-        for unit in UNITS:
-            open_cells = [c for c in unit if 2 <= POP[cands[c]] <= k]
-            for cells in combinations(open_cells, k):
-                mask = 0
-                for c in cells:
-                    mask |= cands[c]
-                if POP[mask] == k:
-                    out = _elims((c for c in unit if c not in cells), mask, cands)
-                    if out:
-                        return Step(name, rating, list(cells), eliminations=out)
-        return None
-    return find
+    return _kernel(name, rating, lambda p: gradek.naked_subset(k, p.cands_array, CELLS_BUFFER, ELIMS_BUFFER))
 
 
 def hidden_subset(k: int, name: str, rating: float) -> Finder:
     """k digits of a unit confined to k cells: those cells lose every other digit."""
-    def find(cands: list[int], places: list[list[int]]) -> Step | None:
-        for u in range(27):
-            where = places[u]
-            digits = [d for d in range(9) if 2 <= POP[where[d]] <= k]
-            for chosen in combinations(digits, k):
-                mask = 0
-                for d in chosen:
-                    mask |= where[d]
-                if POP[mask] == k:
-                    keep = sum(1 << d for d in chosen)
-                    cells = _cells(u, mask)
-                    out = _elims(cells, 511 & ~keep, cands)
-                    if out:
-                        return Step(name, rating, cells, eliminations=out)
-        return None
-    return find
+    return _kernel(name, rating, lambda p: gradek.hidden_subset(k, p.cands_array, p.places_array,
+                                                                CELLS_BUFFER, ELIMS_BUFFER))
 
 
 def fish(k: int, name: str, rating: float) -> Finder:
     """A digit whose places in k rows (columns) lie in k columns (rows): those columns (rows)
-    lose it elsewhere. Cell i of column j is row i's cell j, so one loop serves both."""
-    def find(cands: list[int], places: list[list[int]]) -> Step | None:
-        for d in range(9):
-            for base, cover in ((0, 9), (9, 0)):  # rows and columns, columns and rows
-                lines = [(i, places[base + i][d]) for i in range(9) if 2 <= POP[places[base + i][d]] <= k]
-                for chosen in combinations(lines, k):
-                    mask = 0
-                    for _, m in chosen:
-                        mask |= m
-                    if POP[mask] != k:
-                        continue
-                    rows = {i for i, _ in chosen}
-                    out = _elims((c for j in DIGITS[mask] for i, c in enumerate(UNITS[cover + j])
-                                  if i not in rows), 1 << d, cands)
-                    if out:
-                        cells = [c for i, m in chosen for c in _cells(base + i, m)]
-                        return Step(name, rating, cells, eliminations=out)
-        return None
-    return find
+    lose it elsewhere."""
+    return _kernel(name, rating, lambda p: gradek.fish(k, p.cands_array, p.places_array,
+                                                       CELLS_BUFFER, ELIMS_BUFFER))
 
 
-def xy_wing(cands: list[int], places: list[list[int]]) -> Step | None:
+def xy_wing(pos: Position) -> Step | None:
+    cands = pos.cands
     """A pivot {x,y} seeing pincers {x,z} and {y,z}: z leaves every cell seeing both pincers."""
     pairs = [c for c in range(81) if POP[cands[c]] == 2]
     for pivot in pairs:
@@ -260,7 +211,8 @@ def xy_wing(cands: list[int], places: list[list[int]]) -> Step | None:
     return None
 
 
-def xyz_wing(cands: list[int], places: list[list[int]]) -> Step | None:
+def xyz_wing(pos: Position) -> Step | None:
+    cands = pos.cands
     """A pivot {x,y,z} seeing pincers {x,z} and {y,z}: z leaves every cell seeing all three."""
     for pivot in range(81):
         if POP[cands[pivot]] != 3:
@@ -341,14 +293,15 @@ def _members(bits: int) -> list[int]:
     return out
 
 
-def x_chain(cands: list[int], places: list[list[int]]) -> Step | None:
+def x_chain(pos: Position) -> Step | None:
     """One digit's alternating chain from a cell x (if x is not d, the strong link's other end is)
     through weak and strong links to a cell y that must be d when x is not: d leaves every cell
     seeing both x and y. Nodes are (cell, on); simple colouring's chains are among them."""
+    cands = pos.cands
     best: tuple[int, list[Any], list[tuple[int, int]]] | None = None
     holders = _holders(cands)
     for d in range(9):
-        strong = _strong_links(places, d)
+        strong = _strong_links(pos.places, d)
         bit, held = 1 << d, holders[d]
 
         def follow(node: tuple[int, bool], strong: dict[int, set[int]] = strong,
@@ -375,9 +328,10 @@ def x_chain(cands: list[int], places: list[list[int]]) -> Step | None:
     return Step("X-chain", chain_rating(6.6, len(path) - 1), [c for c, _ in path], eliminations=out)
 
 
-def xy_chain(cands: list[int], places: list[list[int]]) -> Step | None:
+def xy_chain(pos: Position) -> Step | None:
     """A chain of two-candidate cells, each sharing a digit with the next: if the first cell is
     not x the last one is, so x leaves every cell seeing both ends. Nodes are (cell, digit on)."""
+    cands = pos.cands
     pairs = [c for c in range(81) if POP[cands[c]] == 2]
     pair_bits = sum(1 << c for c in pairs)
     linked = {c: _members(PEER_BITS[c] & pair_bits) for c in pairs}
@@ -404,8 +358,8 @@ def xy_chain(cands: list[int], places: list[list[int]]) -> Step | None:
 
 # (the lowest rating a technique's step can have, its finder), in order of ease
 TECHNIQUES: list[tuple[float, Finder]] = [
-    (2.6, pointing), (2.8, claiming), (3.0, naked_subset(2, "naked pair", 3.0)),
-    (3.2, fish(2, "X-wing", 3.2)),
+    (2.6, locked(gradek.POINTING, "pointing", 2.6)), (2.8, locked(gradek.CLAIMING, "claiming", 2.8)),
+    (3.0, naked_subset(2, "naked pair", 3.0)), (3.2, fish(2, "X-wing", 3.2)),
     (3.4, hidden_subset(2, "hidden pair", 3.4)), (3.6, naked_subset(3, "naked triple", 3.6)),
     (3.8, fish(3, "swordfish", 3.8)), (4.0, hidden_subset(3, "hidden triple", 4.0)), (4.2, xy_wing),
     (4.4, xyz_wing), (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
@@ -468,8 +422,8 @@ def grade_below(puzzle: str | np.ndarray, ceiling: float) -> Grade | None:
     buffer = np.empty((81, 3), np.int64)
     finders = [find for least, find in TECHNIQUES if least < ceiling]
     while _singles(board, moves, buffer, ceiling) and not board.values.all():
-        cands, places = board.cands.tolist(), gradek.places(board.cands).tolist()
-        step = next((s for find in finders if (s := find(cands, places)) is not None), None)
+        pos = Position.of(board.cands)
+        step = next((s for find in finders if (s := find(pos)) is not None), None)
         if step is None and ceiling <= GUESS_BASE:
             return None
         step = step or _guess(board)

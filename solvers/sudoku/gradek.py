@@ -44,6 +44,7 @@ def _peers(units: np.ndarray) -> np.ndarray:
 
 UNITS = _units()
 PEERS = _peers(UNITS)
+CELL_UNITS = np.array([[r, 9 + c, 18 + 3 * (r // 3) + c // 3] for r in range(9) for c in range(9)], np.int64)
 # the units searched for each kind of single, in the grader's order: boxes before lines
 BOX_UNITS = np.arange(18, 27, dtype=np.int64)
 LINE_UNITS = np.arange(0, 18, dtype=np.int64)
@@ -193,3 +194,187 @@ def places(cands: np.ndarray) -> np.ndarray:
                 m &= m - 1
                 out[u, d] |= 1 << k
     return out
+
+
+# -- the basic patterns past the singles: one kernel per family, the first match in the
+# grader's order. Each writes the pattern's cells to ``cells`` (int64[16]: at most four lines
+# of four cells) and its eliminations as (cell, value) rows to ``elims`` (int64[81, 2]: at most
+# 36, nine cells losing four digits or four cells losing eight) and returns both counts.
+
+POINTING = 0
+CLAIMING = 1
+SEGMENT = 0b111  # a box's row, or a line's cells in one box, shifted by 3 per step
+BOX_COLUMN = 0b001001001  # a box's column, shifted by 1 per step
+
+
+@njit(cache=True)
+def _popcount(m: int) -> int:
+    k = 0
+    while m:
+        m &= m - 1
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _eliminate(cell: int, mask: int, cands: np.ndarray, elims: np.ndarray, n: int) -> int:
+    """Append (cell, value) to ``elims`` for each digit of ``mask`` possible in ``cell``; the new count."""
+    m = cands[cell] & mask
+    while m:
+        d = _lowest(m)
+        m &= m - 1
+        elims[n, 0] = cell
+        elims[n, 1] = d + 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _in_unit(cell: int, u: int) -> bool:
+    """Whether ``cell`` is in unit ``u``: its row, column or box (by u // 9) is u."""
+    return bool(CELL_UNITS[cell, u // 9] == u)
+
+
+@njit(cache=True)
+def _pattern(u: int, mask: int, cells: np.ndarray, n: int) -> int:
+    """Append the cells of unit ``u`` at the positions of ``mask`` to ``cells``; the new count."""
+    for k in range(9):
+        if mask >> k & 1:
+            cells[n] = UNITS[u, k]
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def locked(kind: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarray,
+           elims: np.ndarray) -> tuple[int, int]:
+    """The first pointing (a digit confined in a box to one line leaves the rest of the line)
+    or claiming (confined in a line to one box, leaves the rest of the box) with eliminations:
+    (cells of the pattern, eliminations) written to ``cells`` and ``elims``, or (0, 0)."""
+    first, last = (18, 27) if kind == POINTING else (0, 18)
+    for u in range(first, last):
+        for d in range(9):
+            m = places[u, d]
+            if _popcount(m) < 2:
+                continue
+            for k in range(3):
+                target = -1
+                if kind == POINTING:
+                    b = u - 18
+                    if m & ~(SEGMENT << 3 * k) == 0:
+                        target = 3 * (b // 3) + k
+                    elif m & ~(BOX_COLUMN << k) == 0:
+                        target = 9 + 3 * (b % 3) + k
+                elif m & ~(SEGMENT << 3 * k) == 0:
+                    target = 18 + (3 * (u // 3) + k if u < 9 else 3 * k + (u - 9) // 3)
+                if target < 0:
+                    continue
+                n = 0
+                for j in range(9):
+                    cell = UNITS[target, j]
+                    if not _in_unit(cell, u):
+                        n = _eliminate(cell, 1 << d, cands, elims, n)
+                if n:
+                    return _pattern(u, m, cells, 0), n
+    return 0, 0
+
+
+@njit(cache=True)
+def naked_subset(k: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray) -> tuple[int, int]:
+    """The first k cells of a unit holding only k digits between them whose other cells lose
+    some of those digits, as ``locked`` reports it."""
+    for u in range(27):
+        items = 0  # positions of the cells with 2..k candidates
+        for j in range(9):
+            p = _popcount(cands[UNITS[u, j]])
+            if 2 <= p <= k:
+                items |= 1 << j
+        if _popcount(items) < k:
+            continue
+        for sel in range(512):
+            if sel & ~items or _popcount(sel) != k:
+                continue
+            mask = 0
+            for j in range(9):
+                if sel >> j & 1:
+                    mask |= cands[UNITS[u, j]]
+            if _popcount(mask) != k:
+                continue
+            n = 0
+            for j in range(9):
+                if not sel >> j & 1:
+                    n = _eliminate(UNITS[u, j], mask, cands, elims, n)
+            if n:
+                return _pattern(u, sel, cells, 0), n
+    return 0, 0
+
+
+@njit(cache=True)
+def hidden_subset(k: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarray,
+                  elims: np.ndarray) -> tuple[int, int]:
+    """The first k digits of a unit confined to k cells that hold other digits too, which they
+    lose; as ``locked`` reports it."""
+    for u in range(27):
+        items = 0  # the digits with 2..k places
+        for d in range(9):
+            p = _popcount(places[u, d])
+            if 2 <= p <= k:
+                items |= 1 << d
+        if _popcount(items) < k:
+            continue
+        for sel in range(512):
+            if sel & ~items or _popcount(sel) != k:
+                continue
+            where = 0
+            for d in range(9):
+                if sel >> d & 1:
+                    where |= places[u, d]
+            if _popcount(where) != k:
+                continue
+            n = 0
+            for j in range(9):
+                if where >> j & 1:
+                    n = _eliminate(UNITS[u, j], 511 & ~sel, cands, elims, n)
+            if n:
+                return _pattern(u, where, cells, 0), n
+    return 0, 0
+
+
+@njit(cache=True)
+def fish(k: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarray,
+         elims: np.ndarray) -> tuple[int, int]:
+    """The first digit whose places in k rows (columns) lie in k columns (rows) that hold it
+    elsewhere, where it goes; as ``locked`` reports it. Cell i of column j is row i's cell j,
+    so one loop serves both."""
+    for d in range(9):
+        for base in (0, 9):
+            cover = 9 - base
+            items = 0  # the base lines with 2..k places of the digit
+            for i in range(9):
+                p = _popcount(places[base + i, d])
+                if 2 <= p <= k:
+                    items |= 1 << i
+            if _popcount(items) < k:
+                continue
+            for sel in range(512):
+                if sel & ~items or _popcount(sel) != k:
+                    continue
+                mask = 0
+                for i in range(9):
+                    if sel >> i & 1:
+                        mask |= places[base + i, d]
+                if _popcount(mask) != k:
+                    continue
+                n = 0
+                for j in range(9):
+                    if mask >> j & 1:
+                        for i in range(9):
+                            if not sel >> i & 1:
+                                n = _eliminate(UNITS[cover + j, i], 1 << d, cands, elims, n)
+                if n:
+                    c = 0
+                    for i in range(9):
+                        if sel >> i & 1:
+                            c = _pattern(base + i, places[base + i, d], cells, c)
+                    return c, n
+    return 0, 0

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from solvers.sudoku import grade as grader
-from solvers.sudoku import gradek
 from solvers.sudoku.grade import BANDS, Step, band_of, chain_rating, grade, grade_below, guess_rating
 from solvers.sudoku.kind import KIND
 from tests.solvers.test_sudoku import HARD, MULTI, sudoku_file
@@ -91,7 +90,7 @@ def test_an_x_wing_on_a_hand_built_board():
     for r, columns in ((0, (1, 7)), (4, (1, 7)), (2, (1, 3, 5, 7)), (6, (1, 3, 5, 7))):
         for c in columns:
             cands[r * 9 + c] = five
-    step = grader.fish(2, "X-wing", 3.2)(cands, gradek.places(np.array(cands)).tolist())
+    step = grader.fish(2, "X-wing", 3.2)(grader.Position.of(np.array(cands, np.int64)))
     assert step is not None and step.technique == "X-wing"
     assert sorted(step.cells) == [1, 7, 37, 43]
     assert sorted(step.eliminations) == [(19, 5), (25, 5), (55, 5), (61, 5)]
