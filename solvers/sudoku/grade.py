@@ -96,7 +96,8 @@ class Board:
     def __init__(self, givens: np.ndarray, solution: np.ndarray) -> None:
         self.values = givens.astype(np.int64)
         self.cands = gradek.initial_cands(self.values)
-        self.solution = solution.astype(np.int64).tolist()
+        self.solution_array = solution.astype(np.int64)
+        self.solution = self.solution_array.tolist()
 
     def apply(self, step: Step) -> None:
         """Apply ``step`` after checking it against the solution."""
@@ -391,16 +392,18 @@ def _guess(board: Board) -> Step:
 
 
 def _singles(board: Board, moves: list[Step], buffer: np.ndarray, ceiling: float) -> bool:
-    """The kernel's singles as steps (placing them checks each against the solution); False
-    when one is rated at or above ``ceiling``."""
-    values, cands = board.values.copy(), board.cands.copy()
-    n = gradek.singles(values, cands, buffer)
-    for code, cell, value in buffer[:n].tolist():
-        step = Step(SINGLES[code][0], SINGLES[code][1], [cell], placements=[(cell, value)])
-        if step.rating >= ceiling:
+    """The kernel's singles placed on the board, checked against the solution, and listed as
+    steps; False when one is rated at or above ``ceiling`` (the board is then past it)."""
+    n = gradek.singles(board.values, board.cands, buffer)
+    placed = buffer[:n]
+    wrong = np.flatnonzero(board.solution_array[placed[:, 1]] != placed[:, 2])
+    if wrong.size:
+        _, cell, value = placed[wrong[0]].tolist()
+        raise WrongAnswer(f"a single places {value} at cell {cell}, against the solution")
+    for code, cell, value in placed.tolist():
+        if SINGLES[code][1] >= ceiling:
             return False
-        board.apply(step)
-        moves.append(step)
+        moves.append(Step(SINGLES[code][0], SINGLES[code][1], [cell], placements=[(cell, value)]))
     return True
 
 

@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from solvers.base import WrongAnswer
 from solvers.sudoku import grade as grader
 from solvers.sudoku.grade import BANDS, Step, band_of, chain_rating, grade, grade_below, guess_rating
 from solvers.sudoku.kind import KIND
@@ -123,3 +124,18 @@ def test_scales():
         "easy", "easy", "medium", "hard", "hard", "expert", "expert", "extreme", "extreme"]
     assert Step("naked single", 2.3, [3], [(3, 4)]).as_json() == {
         "technique": "naked single", "rating": 2.3, "cells": [3], "placements": [[3, 4]], "eliminations": []}
+
+
+def test_a_step_against_the_solution_is_refused(monkeypatch):
+    # the grader checks every step against the solution: with two digits swapped in the
+    # solution it believes, the first single that disagrees raises
+    true_solution = grader.solve_unique
+
+    def swapped(givens):
+        solution = true_solution(givens).copy()
+        ones, twos = solution == 1, solution == 2
+        solution[ones], solution[twos] = 2, 1
+        return solution
+    monkeypatch.setattr(grader, "solve_unique", swapped)
+    with pytest.raises(WrongAnswer, match="against the solution"):
+        grade(EXAMPLES["X-wing"])
