@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.sudoku import fast
+from solvers.sudoku import fast, gradek
 
 
 @njit(cache=True)
@@ -28,7 +28,15 @@ def count_solutions(givens: np.ndarray, solution: np.ndarray) -> int:
 def has_other(puzzle: np.ndarray, cell: int, value: int, stack: np.ndarray, solution: np.ndarray,
               counters: np.ndarray) -> bool:
     """Whether ``puzzle`` (uint8[1, 81], ``cell`` blank) has a solution without ``value`` in
-    ``cell``: the search starts with that candidate removed, as fast.search's sibling does."""
+    ``cell``: no when the peers' givens hold every other value, else a search that starts with
+    that candidate removed, as fast.search's sibling does."""
+    seen = 0
+    for k in range(gradek.PEERS.shape[1]):
+        v = int(puzzle[0, gradek.PEERS[cell, k]])
+        if v:
+            seen |= 1 << (v - 1)
+    if seen | 1 << (value - 1) == 511:  # the peers' givens leave the cell this value alone
+        return False
     todo = fast.initial_state(puzzle, 0, stack[0])
     if todo < 0:
         return False
