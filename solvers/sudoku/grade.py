@@ -66,6 +66,7 @@ class Step:
     eliminations: list[tuple[int, int]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
+        """The step as plain JSON data (tuples as lists)."""
         return {"technique": self.technique, "rating": self.rating, "cells": self.cells,
                 "placements": [list(p) for p in self.placements],
                 "eliminations": [list(e) for e in self.eliminations]}
@@ -82,6 +83,7 @@ class Grade:
 
     @property
     def band(self) -> str:
+        """The band (``BANDS``) of the rating."""
         return band_of(self.rating)
 
 
@@ -135,21 +137,23 @@ def guess_rating(guesses: int) -> float:
 @dataclass
 class Position:
     """The candidates (``cands``, int64[81]) and the places of each digit in each unit
-    (``places``, int64[27, 9], gradek.places) as arrays for the kernels, and as lists."""
+    (``places``, int64[27, 9], gradek.places) as arrays for the kernels, and as lists; and the
+    kernels' outputs, a pattern's cells and its eliminations (sized by gradek's bounds)."""
     cands_array: np.ndarray
     places_array: np.ndarray
     cands: list[int]
     places: list[list[int]]
+    cells_out: np.ndarray
+    elims_out: np.ndarray
 
     @classmethod
     def of(cls, cands: np.ndarray) -> Position:
         places = gradek.places(cands)
-        return cls(cands, places, cands.tolist(), places.tolist())
+        return cls(cands, places, cands.tolist(), places.tolist(), np.empty(16, np.int64),
+                   np.empty((81, 2), np.int64))
 
 
 Finder = Callable[[Position], "Step | None"]
-CELLS_BUFFER = np.empty(16, np.int64)  # the kernels' outputs (gradek's bounds), read at once
-ELIMS_BUFFER = np.empty((81, 2), np.int64)
 
 
 def _elims(cells: Iterator[int] | list[int], mask: int, cands: list[int]) -> list[tuple[int, int]]:
@@ -163,43 +167,43 @@ def _cells(u: int, mask: int) -> list[int]:
 
 
 def _kernel(name: str, rating: float, call: Callable[[Position], tuple[int, int]]) -> Finder:
-    """A finder from a gradek kernel that writes the buffers and returns their counts."""
+    """A finder from a gradek kernel that writes the position's outputs and returns their counts."""
     def find(pos: Position) -> Step | None:
         n_cells, n_elims = call(pos)
         if not n_elims:
             return None
-        return Step(name, rating, CELLS_BUFFER[:n_cells].tolist(),
-                    eliminations=[(c, v) for c, v in ELIMS_BUFFER[:n_elims].tolist()])
+        return Step(name, rating, pos.cells_out[:n_cells].tolist(),
+                    eliminations=[(c, v) for c, v in pos.elims_out[:n_elims].tolist()])
     return find
 
 
 def locked(kind: int, name: str, rating: float) -> Finder:
     """Pointing or claiming (gradek.locked)."""
     return _kernel(name, rating, lambda p: gradek.locked(kind, p.cands_array, p.places_array,
-                                                         CELLS_BUFFER, ELIMS_BUFFER))
+                                                         p.cells_out, p.elims_out))
 
 
 def naked_subset(k: int, name: str, rating: float) -> Finder:
     """k cells of a unit holding only k digits between them: the rest of the unit loses them."""
-    return _kernel(name, rating, lambda p: gradek.naked_subset(k, p.cands_array, CELLS_BUFFER, ELIMS_BUFFER))
+    return _kernel(name, rating, lambda p: gradek.naked_subset(k, p.cands_array, p.cells_out, p.elims_out))
 
 
 def hidden_subset(k: int, name: str, rating: float) -> Finder:
     """k digits of a unit confined to k cells: those cells lose every other digit."""
     return _kernel(name, rating, lambda p: gradek.hidden_subset(k, p.cands_array, p.places_array,
-                                                                CELLS_BUFFER, ELIMS_BUFFER))
+                                                                p.cells_out, p.elims_out))
 
 
 def fish(k: int, name: str, rating: float) -> Finder:
     """A digit whose places in k rows (columns) lie in k columns (rows): those columns (rows)
     lose it elsewhere."""
     return _kernel(name, rating, lambda p: gradek.fish(k, p.cands_array, p.places_array,
-                                                       CELLS_BUFFER, ELIMS_BUFFER))
+                                                       p.cells_out, p.elims_out))
 
 
 def xy_wing(pos: Position) -> Step | None:
-    cands = pos.cands
     """A pivot {x,y} seeing pincers {x,z} and {y,z}: z leaves every cell seeing both pincers."""
+    cands = pos.cands
     pairs = [c for c in range(81) if POP[cands[c]] == 2]
     for pivot in pairs:
         wings = [q for q in pairs if q in PEERS[pivot] and POP[cands[q] & cands[pivot]] == 1]
@@ -213,8 +217,8 @@ def xy_wing(pos: Position) -> Step | None:
 
 
 def xyz_wing(pos: Position) -> Step | None:
-    cands = pos.cands
     """A pivot {x,y,z} seeing pincers {x,z} and {y,z}: z leaves every cell seeing all three."""
+    cands = pos.cands
     for pivot in range(81):
         if POP[cands[pivot]] != 3:
             continue
