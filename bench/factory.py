@@ -9,7 +9,8 @@ after one warm-up call has loaded the compiled kernels. The Spearman correlation
 ranks for ties) compares the grader's rating with the published SE ratings of a sample of the
 Sudoku Exchange diabolical set. qqwing (``apt-get install qqwing``) generates with its own
 difficulty levels and no minimality; its puzzles are graded here too, to place its levels on
-this scale. Without qqwing on PATH its rows are left out with a note.
+this scale, and each band's rate is divided by the rate of the qqwing level the grader puts
+in or nearest that band (``QQWING_MATCH``). Without qqwing on PATH its rows say so.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ from solvers.sudoku.grade import BANDS, grade  # noqa: E402
 DATA = ROOT / "tests" / "data" / "sudoku"
 REPEATS = 3
 QQWING_LEVELS = ("simple", "easy", "intermediate", "expert")
+# the qqwing level whose puzzles the grader rates in the band (None: qqwing's own mix)
+QQWING_MATCH: dict[str | None, str | None] = {"easy": "easy", "medium": "intermediate", "expert": "expert",
+                                              None: None}
 
 
 def read(name: str) -> list[str]:
@@ -97,12 +101,14 @@ def grader_rows(quick: bool) -> None:
               f"(median {statistics.median(ratings):.1f}) |")
 
 
-def qqwing(level: str, count: int) -> tuple[float, list[str]] | None:
-    """(puzzles per CPU second, the puzzles) of ``qqwing --generate count --difficulty level``."""
+def qqwing(level: str | None, count: int) -> tuple[float, list[str]] | None:
+    """(puzzles per CPU second, the puzzles) of ``qqwing --generate count`` at ``level`` (its
+    own mix of levels when None); None without qqwing."""
     if shutil.which("qqwing") is None:
         return None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(["qqwing", "--generate", str(count), "--difficulty", level, "--one-line"],
+    chosen = ["--difficulty", level] if level else []
+    done = subprocess.run(["qqwing", "--generate", str(count), *chosen, "--one-line"],
                           check=True, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -110,10 +116,29 @@ def qqwing(level: str, count: int) -> tuple[float, list[str]] | None:
     return len(puzzles) / max(seconds, 1e-3), puzzles
 
 
+def qqwing_rows(quick: bool) -> dict[str | None, float]:
+    """Print qqwing's rate per level with the mean rating of its puzzles; the rates by level."""
+    rates: dict[str | None, float] = {}
+    for level in (*QQWING_LEVELS, None):
+        count = 20 if level == "simple" else 100 if quick else 500  # simple: about 6 a second
+        measured = [qqwing(level, count) for _ in range(1 if quick else REPEATS)]
+        runs = [m for m in measured if m is not None]
+        if not runs:
+            print(f"| qqwing {level or ''} | | (qqwing not on PATH) | | | |")
+            continue
+        rates[level] = statistics.median(rate for rate, _ in runs)
+        ratings = [grade(p).rating for p in runs[0][1][:200]]
+        print(f"| qqwing --difficulty {level or '(any)'}, not minimal | {len(runs[0][1])} "
+              f"| {rates[level]:.0f} "
+              f"| | {statistics.mean(ratings):.2f} | 1 |")
+    return rates
+
+
 def generator_rows(quick: bool) -> None:
     counts = {"easy": 200, "medium": 200, "hard": 100, "expert": 100, "extreme": 30, None: 200}
-    print("| request | puzzles | puzzles/s | attempts per puzzle | mean rating |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print("| request | puzzles | puzzles/s | attempts per puzzle | mean rating | of qqwing (level) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    anchors = qqwing_rows(quick)
     for band, count in counts.items():
         count = count // 5 if quick else count
         made: list = []
@@ -123,25 +148,17 @@ def generator_rows(quick: bool) -> None:
             return count
         rate = cpu_rate(work, 1 if quick else REPEATS)
         attempts = statistics.mean(m.attempts for m in made)
+        level = QQWING_MATCH.get(band, "")
+        ratio = f"{rate / anchors[level]:.1f} ({level or 'any'})" if level != "" and level in anchors else "-"
         print(f"| {band or 'any rating'}, minimal | {count} | {rate:.0f} | {attempts:.1f} | "
-              f"{statistics.mean(m.rating for m in made):.2f} |")
+              f"{statistics.mean(m.rating for m in made):.2f} | {ratio} |")
     for symmetry in ("rotational", "mirror"):
         n = 40 if quick else 200
 
         def symmetric(symmetry: str = symmetry, n: int = n) -> int:
             return len(generate(Options(seed=1, symmetry=symmetry), 0, n))
-        rate = cpu_rate(symmetric, 1)
-        print(f"| any rating, {symmetry}, minimal | {n} | {rate:.0f} | 1.0 | |")
-    for level in QQWING_LEVELS:
-        measured = [qqwing(level, 100 if quick else 500) for _ in range(1 if quick else REPEATS)]
-        if measured[0] is None:
-            print(f"| qqwing {level} | | (qqwing not on PATH) | | |")
-            continue
-        rate = statistics.median(m[0] for m in measured if m)
-        puzzles = measured[0][1] if measured[0] else []
-        ratings = [grade(p).rating for p in puzzles[:200]]
-        print(f"| qqwing --difficulty {level} (not minimal) | {len(puzzles)} | {rate:.0f} | | "
-              f"{statistics.mean(ratings):.2f} |")
+        rate = cpu_rate(symmetric, 1 if quick else REPEATS)
+        print(f"| any rating, {symmetry}, minimal | {n} | {rate:.0f} | 1.0 | | |")
 
 
 def main() -> None:
