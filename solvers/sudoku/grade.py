@@ -4,8 +4,9 @@ technique that makes progress, rated on Sudoku Explainer's (SE) scale.
 The techniques, in order of ease, with their SE ratings (``TECHNIQUES``):
 
   full house 1.0, hidden single in a box 1.2, in a row or column 1.5, naked single 2.3,
-  pointing 2.6, claiming 2.8, naked pair 3.0, X-wing 3.2, hidden pair 3.4, naked triple 3.6, swordfish 3.8, hidden triple 4.0, XY-wing 4.2,
-  XYZ-wing 4.4, naked quad 5.0, jellyfish 5.2, hidden quad 5.4, X-chain 6.6 and XY-chain 6.6
+  pointing 2.6, claiming 2.8, naked pair 3.0, X-wing 3.2, hidden pair 3.4, naked triple 3.6,
+  swordfish 3.8, hidden triple 4.0, XY-wing 4.2, XYZ-wing 4.4, naked quad 5.0, jellyfish 5.2,
+  hidden quad 5.4, X-chain 6.6 and XY-chain 6.6
   (the shortest chain first; a chain's rating grows by SE's length rule, ``chain_rating``).
   The singles, locked candidates, subsets and fish are gradek.py's kernels; the wings and
   chains are written here.
