@@ -424,8 +424,8 @@ def grade_below(puzzle: str | np.ndarray, ceiling: float) -> Grade | None:
     """``grade``, or None as soon as a step rated ``ceiling`` or more is needed (techniques that
     cannot rate below it are not tried): the generator's early rejection."""
     givens = parse_text(puzzle).givens if isinstance(puzzle, str) else np.asarray(puzzle, np.uint8)
-    if givens.shape != (81,):
-        raise ValueError("the grader takes 9x9 puzzles")
+    if givens.shape != (81,) or givens.max(initial=0) > 9:
+        raise ValueError("the grader takes 9x9 puzzles: 81 values 0-9")
     board = Board(givens, solve_unique(givens))
     moves: list[Step] = []
     buffer = np.empty((81, 3), np.int64)

@@ -115,6 +115,8 @@ def test_puzzles_without_one_solution_are_refused():
         grade(MULTI)
     with pytest.raises(ValueError, match="9x9"):
         grade(np.zeros(16, np.uint8))
+    with pytest.raises(ValueError, match="0-9"):
+        grade(np.full(81, 10, np.uint8))
 
 
 def test_scales():
