@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -57,15 +57,15 @@ BANDS = {"easy": (1.0, 2.0), "medium": (2.0, 3.0), "hard": (3.0, 4.5), "expert":
 GUESS_BASE, GUESS_MAX = 7.5, 11.9
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """One step: the technique and its rating, the cells that make the pattern, the values
-    placed and the candidates removed (cells 0..80 as r*9 + c, values 1..9)."""
+    placed and the candidates removed (cells 0..80 as r*9 + c, values 1..9). A tuple: a
+    grading makes one per single, and a tuple is the cheapest record to make."""
     technique: str
     rating: float
     cells: list[int]
-    placements: list[tuple[int, int]] = field(default_factory=list)
-    eliminations: list[tuple[int, int]] = field(default_factory=list)
+    placements: Sequence[tuple[int, int]] = ()
+    eliminations: Sequence[tuple[int, int]] = ()
 
     def as_json(self) -> dict[str, Any]:
         """The step as plain JSON data (tuples as lists)."""
