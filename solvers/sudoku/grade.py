@@ -8,8 +8,7 @@ The techniques, in order of ease, with their SE ratings (``TECHNIQUES``):
   swordfish 3.8, hidden triple 4.0, XY-wing 4.2, XYZ-wing 4.4, naked quad 5.0, jellyfish 5.2,
   hidden quad 5.4, X-chain 6.6 and XY-chain 6.6
   (the shortest chain first; a chain's rating grows by SE's length rule, ``chain_rating``).
-  The singles, locked candidates, subsets and fish are gradek.py's kernels; the wings and
-  chains are written here.
+  All but the chains are gradek.py's kernels; the chains are written here.
 
 When they all stall the grader guesses (``GUESS``): it places the solution's value in an open
 cell with the fewest candidates and records how much trial and error the position needed, the
@@ -34,7 +33,6 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -203,35 +201,9 @@ def fish(k: int, name: str, rating: float) -> Finder:
                                                        p.cells_out, p.elims_out))
 
 
-def xy_wing(pos: Position) -> Step | None:
-    """A pivot {x,y} seeing pincers {x,z} and {y,z}: z leaves every cell seeing both pincers."""
-    cands = pos.cands
-    pairs = [c for c in range(81) if POP[cands[c]] == 2]
-    for pivot in pairs:
-        wings = [q for q in pairs if q in PEERS[pivot] and POP[cands[q] & cands[pivot]] == 1]
-        for a, b in combinations(wings, 2):
-            z = cands[a] & ~cands[pivot]
-            if cands[a] & cands[b] & cands[pivot] == 0 and cands[b] & ~cands[pivot] == z:
-                out = _elims(sorted(PEERS[a] & PEERS[b] - {pivot}), z, cands)
-                if out:
-                    return Step("XY-wing", 4.2, [pivot, a, b], eliminations=out)
-    return None
-
-
-def xyz_wing(pos: Position) -> Step | None:
-    """A pivot {x,y,z} seeing pincers {x,z} and {y,z}: z leaves every cell seeing all three."""
-    cands = pos.cands
-    for pivot in range(81):
-        if POP[cands[pivot]] != 3:
-            continue
-        wings = [q for q in PEERS[pivot] if POP[cands[q]] == 2 and cands[q] & ~cands[pivot] == 0]
-        for a, b in combinations(sorted(wings), 2):
-            z = cands[a] & cands[b]
-            if cands[a] != cands[b] and POP[z] == 1:
-                out = _elims(sorted(PEERS[a] & PEERS[b] & PEERS[pivot]), z, cands)
-                if out:
-                    return Step("XYZ-wing", 4.4, [pivot, a, b], eliminations=out)
-    return None
+def wing(xyz: bool, name: str, rating: float) -> Finder:
+    """XY-wing or XYZ-wing (gradek.wing)."""
+    return _kernel(name, rating, lambda p: gradek.wing(xyz, p.cands_array, p.cells_out, p.elims_out))
 
 
 def _strong_links(places: list[list[int]], d: int) -> dict[int, set[int]]:
@@ -368,8 +340,9 @@ TECHNIQUES: list[tuple[float, Finder]] = [
     (2.6, locked(gradek.POINTING, "pointing", 2.6)), (2.8, locked(gradek.CLAIMING, "claiming", 2.8)),
     (3.0, naked_subset(2, "naked pair", 3.0)), (3.2, fish(2, "X-wing", 3.2)),
     (3.4, hidden_subset(2, "hidden pair", 3.4)), (3.6, naked_subset(3, "naked triple", 3.6)),
-    (3.8, fish(3, "swordfish", 3.8)), (4.0, hidden_subset(3, "hidden triple", 4.0)), (4.2, xy_wing),
-    (4.4, xyz_wing), (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
+    (3.8, fish(3, "swordfish", 3.8)), (4.0, hidden_subset(3, "hidden triple", 4.0)),
+    (4.2, wing(False, "XY-wing", 4.2)), (4.4, wing(True, "XYZ-wing", 4.4)),
+    (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
     (5.4, hidden_subset(4, "hidden quad", 5.4)), (6.6, x_chain), (6.6, xy_chain),
 ]
 

@@ -378,3 +378,50 @@ def fish(k: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarray,
                             c = _pattern(base + i, places[base + i, d], cells, c)
                     return c, n
     return 0, 0
+
+
+@njit(cache=True)
+def _sees(a: int, b: int) -> bool:
+    """Whether two different cells share a row, column or box."""
+    return a != b and (CELL_UNITS[a, 0] == CELL_UNITS[b, 0] or CELL_UNITS[a, 1] == CELL_UNITS[b, 1]
+                       or CELL_UNITS[a, 2] == CELL_UNITS[b, 2])
+
+
+@njit(cache=True)
+def wing(xyz: bool, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray) -> tuple[int, int]:
+    """The first XY-wing (a pivot {x,y} seeing pincers {x,z} and {y,z}: z leaves every cell
+    seeing both pincers) or, with ``xyz``, XYZ-wing (a pivot {x,y,z} seeing pincers {x,z} and
+    {y,z}: z leaves every cell seeing all three), as ``locked`` reports it; cells pivot, pincers."""
+    wings = np.empty(20, np.int64)
+    for pivot in range(81):
+        pm = cands[pivot]
+        if _popcount(pm) != (3 if xyz else 2):
+            continue
+        n_wings = 0
+        for k in range(PEERS.shape[1]):
+            q = PEERS[pivot, k]
+            if _popcount(cands[q]) == 2 and (cands[q] & ~pm == 0 if xyz else _popcount(cands[q] & pm) == 1):
+                wings[n_wings] = q
+                n_wings += 1
+        for i in range(n_wings):
+            a = wings[i]
+            for j in range(i + 1, n_wings):
+                b = wings[j]
+                if xyz:
+                    z = cands[a] & cands[b]
+                    ok = cands[a] != cands[b] and _popcount(z) == 1
+                else:
+                    z = cands[a] & ~pm
+                    ok = cands[a] & cands[b] & pm == 0 and cands[b] & ~pm == z
+                if not ok:
+                    continue
+                n = 0
+                for c in range(81):
+                    if c != pivot and _sees(c, a) and _sees(c, b) and (not xyz or _sees(c, pivot)):
+                        n = _eliminate(c, z, cands, elims, n)
+                if n:
+                    cells[0] = pivot
+                    cells[1] = a
+                    cells[2] = b
+                    return 3, n
+    return 0, 0
