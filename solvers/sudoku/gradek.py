@@ -1,12 +1,15 @@
-"""Numba kernels of the 9x9 grader (grade.py): the singles, which make most of a grading's
-steps, applied one at a time in the grader's order of ease, and the shared tables.
+"""Numba kernels of the 9x9 grader (grade.py): the shared tables; the singles, which make
+most of a grading's steps, applied one at a time in the grader's order of ease; and a kernel
+per family of the patterns past them (locked candidates, naked and hidden subsets, fish,
+the wings), each finding the first match in the grader's order.
 
   values   int64[81]: 0 blank, else 1..9.
   cands    int64[81]: bit d set when digit d (value d + 1) is still possible in an open cell;
            0 in a placed cell.
+  places   int64[27, 9]: per unit and digit, the positions (0..8 in the unit) still open to it.
   moves    int64[81, 3]: one row per placement, (technique code, cell, value).
 
-Technique codes (the order of ease, the ratings on Sudoku Explainer's scale are grade.py's):
+Single codes (the order of ease, the ratings on Sudoku Explainer's scale are grade.py's):
 FULL_HOUSE (the last open cell of a unit), HIDDEN_BOX (a digit with one place left in a box),
 HIDDEN_LINE (in a row or a column), NAKED (a cell with one digit left).
 
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from solvers.sudoku import kernels
 
 FULL_HOUSE = 0
 HIDDEN_BOX = 1
@@ -208,17 +213,8 @@ BOX_COLUMN = 0b001001001  # a box's column, shifted by 1 per step
 
 
 @njit(cache=True)
-def _popcount(m: int) -> int:
-    k = 0
-    while m:
-        m &= m - 1
-        k += 1
-    return k
-
-
-@njit(cache=True)
 def _eliminate(cell: int, mask: int, cands: np.ndarray, elims: np.ndarray, n: int) -> int:
-    """Append (cell, value) to ``elims`` for each digit of ``mask`` possible in ``cell``; the new count."""
+    """Append (cell, value) to ``elims`` for each digit of ``mask`` possible in ``cell``; the count after."""
     m = cands[cell] & mask
     while m:
         d = _lowest(m)
@@ -237,7 +233,7 @@ def _in_unit(cell: int, u: int) -> bool:
 
 @njit(cache=True)
 def _pattern(u: int, mask: int, cells: np.ndarray, n: int) -> int:
-    """Append the cells of unit ``u`` at the positions of ``mask`` to ``cells``; the new count."""
+    """Append the cells of unit ``u`` at the positions of ``mask`` to ``cells``; the count after."""
     for k in range(9):
         if mask >> k & 1:
             cells[n] = UNITS[u, k]
@@ -255,7 +251,7 @@ def locked(kind: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarray,
     for u in range(first, last):
         for d in range(9):
             m = places[u, d]
-            if _popcount(m) < 2:
+            if kernels.popcount(m) < 2:
                 continue
             for k in range(3):
                 target = -1
@@ -286,19 +282,19 @@ def naked_subset(k: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
     for u in range(27):
         items = 0  # positions of the cells with 2..k candidates
         for j in range(9):
-            p = _popcount(cands[UNITS[u, j]])
+            p = kernels.popcount(cands[UNITS[u, j]])
             if 2 <= p <= k:
                 items |= 1 << j
-        if _popcount(items) < k:
+        if kernels.popcount(items) < k:
             continue
         for sel in range(512):
-            if sel & ~items or _popcount(sel) != k:
+            if sel & ~items or kernels.popcount(sel) != k:
                 continue
             mask = 0
             for j in range(9):
                 if sel >> j & 1:
                     mask |= cands[UNITS[u, j]]
-            if _popcount(mask) != k:
+            if kernels.popcount(mask) != k:
                 continue
             n = 0
             for j in range(9):
@@ -317,19 +313,19 @@ def hidden_subset(k: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarr
     for u in range(27):
         items = 0  # the digits with 2..k places
         for d in range(9):
-            p = _popcount(places[u, d])
+            p = kernels.popcount(places[u, d])
             if 2 <= p <= k:
                 items |= 1 << d
-        if _popcount(items) < k:
+        if kernels.popcount(items) < k:
             continue
         for sel in range(512):
-            if sel & ~items or _popcount(sel) != k:
+            if sel & ~items or kernels.popcount(sel) != k:
                 continue
             where = 0
             for d in range(9):
                 if sel >> d & 1:
                     where |= places[u, d]
-            if _popcount(where) != k:
+            if kernels.popcount(where) != k:
                 continue
             n = 0
             for j in range(9):
@@ -351,19 +347,19 @@ def fish(k: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarray,
             cover = 9 - base
             items = 0  # the base lines with 2..k places of the digit
             for i in range(9):
-                p = _popcount(places[base + i, d])
+                p = kernels.popcount(places[base + i, d])
                 if 2 <= p <= k:
                     items |= 1 << i
-            if _popcount(items) < k:
+            if kernels.popcount(items) < k:
                 continue
             for sel in range(512):
-                if sel & ~items or _popcount(sel) != k:
+                if sel & ~items or kernels.popcount(sel) != k:
                     continue
                 mask = 0
                 for i in range(9):
                     if sel >> i & 1:
                         mask |= places[base + i, d]
-                if _popcount(mask) != k:
+                if kernels.popcount(mask) != k:
                     continue
                 n = 0
                 for j in range(9):
@@ -395,12 +391,13 @@ def wing(xyz: bool, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray) -> 
     wings = np.empty(20, np.int64)
     for pivot in range(81):
         pm = cands[pivot]
-        if _popcount(pm) != (3 if xyz else 2):
+        if kernels.popcount(pm) != (3 if xyz else 2):
             continue
         n_wings = 0
         for k in range(PEERS.shape[1]):
             q = PEERS[pivot, k]
-            if _popcount(cands[q]) == 2 and (cands[q] & ~pm == 0 if xyz else _popcount(cands[q] & pm) == 1):
+            fits = cands[q] & ~pm == 0 if xyz else kernels.popcount(cands[q] & pm) == 1
+            if kernels.popcount(cands[q]) == 2 and fits:
                 wings[n_wings] = q
                 n_wings += 1
         for i in range(n_wings):
@@ -409,7 +406,7 @@ def wing(xyz: bool, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray) -> 
                 b = wings[j]
                 if xyz:
                     z = cands[a] & cands[b]
-                    ok = cands[a] != cands[b] and _popcount(z) == 1
+                    ok = cands[a] != cands[b] and kernels.popcount(z) == 1
                 else:
                     z = cands[a] & ~pm
                     ok = cands[a] & cands[b] & pm == 0 and cands[b] & ~pm == z
