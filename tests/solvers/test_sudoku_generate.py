@@ -34,7 +34,7 @@ def test_puzzles_are_unique_and_minimal_by_other_solvers():
                 assert solutions(fewer, "greedy")[0] == 2, (made.puzzle, cell)
 
 
-@pytest.mark.parametrize("band", ["easy", "medium", "hard", "expert"])
+@pytest.mark.parametrize("band", ["easy", "medium", "hard", "expert", "extreme"])
 def test_requested_band_is_met(band):
     for made in generate(Options(seed=1, band=band), 0, 2):
         graded = grade(made.puzzle)
