@@ -13,8 +13,9 @@ The techniques, in order of ease, with their SE ratings (``TECHNIQUES``):
 When they all stall the grader guesses (``GUESS``): it places the solution's value in an open
 cell with the fewest candidates and records how much trial and error the position needed, the
 guesses of the bit-parallel solver (singles and locked candidates, fast.py) proving the
-position's solution from its placed values. Its rating is 7.5 (SE's Nishio) plus 0.5 per
-doubling of (1 + guesses), at most 11.9 (``guess_rating``).
+position's solution from its placed values (the step reports them with the depth of that
+search). Its rating is 7.5 (SE's Nishio) plus 0.5 per doubling of (1 + guesses), at most 11.9
+(``guess_rating``).
 
 The puzzle's ``rating`` is the highest rating of its steps; the bands (``BANDS``) split the
 scale: easy < 2.0 (full houses and hidden singles), medium < 3.0 (naked singles and locked
@@ -64,12 +65,16 @@ class Step(NamedTuple):
     cells: list[int]
     placements: Sequence[tuple[int, int]] = ()
     eliminations: Sequence[tuple[int, int]] = ()
+    trial: tuple[int, int] | None = None  # a guess's (guesses, depth) of trial and error
 
     def as_json(self) -> dict[str, Any]:
-        """The step as plain JSON data (tuples as lists)."""
-        return {"technique": self.technique, "rating": self.rating, "cells": self.cells,
-                "placements": [list(p) for p in self.placements],
-                "eliminations": [list(e) for e in self.eliminations]}
+        """The step as plain JSON data (tuples as lists); a guess adds ``guesses`` and ``depth``."""
+        out = {"technique": self.technique, "rating": self.rating, "cells": list(self.cells),
+               "placements": [list(p) for p in self.placements],
+               "eliminations": [list(e) for e in self.eliminations]}
+        if self.trial is not None:
+            out["guesses"], out["depth"] = self.trial
+        return out
 
 
 @dataclass(frozen=True)
@@ -360,14 +365,16 @@ def solve_unique(givens: np.ndarray) -> np.ndarray:
 
 def _guess(board: Board) -> Step:
     """The fallback: the solution's value in an open cell with the fewest candidates, rated by
-    the guesses the fast solver needs to prove the position's solution from its placed values."""
+    the guesses the fast solver needs to prove the position's solution from its placed values;
+    those guesses and the depth of its search tree are the step's ``trial``."""
     counters = np.zeros(fast.COUNTERS, np.int64)
     out = np.zeros((1, 81), np.uint8)
     fast.solve_one(board.values.astype(np.uint8).reshape(1, 81), 2, True, out, counters)
     cands = board.cands
     cell = min((c for c in range(81) if cands[c]), key=lambda c: POP[int(cands[c])])
-    return Step(GUESS, guess_rating(int(counters[fast.GUESSES])), [cell],
-                placements=[(cell, board.solution[cell])])
+    guesses, depth = int(counters[fast.GUESSES]), int(counters[fast.MAX_DEPTH])
+    return Step(GUESS, guess_rating(guesses), [cell], placements=[(cell, board.solution[cell])],
+                trial=(guesses, depth))
 
 
 def _singles(board: Board, moves: list[Step], buffer: np.ndarray, ceiling: float) -> bool:

@@ -102,6 +102,10 @@ def test_hardest_puzzles_need_trial_and_error():
     assert graded.hardest == grader.GUESS and graded.band == "extreme"
     guesses = [m for m in graded.moves if m["technique"] == grader.GUESS]
     assert guesses and all(len(m["placements"]) == 1 and m["rating"] >= 7.5 for m in guesses)
+    # where (the cell placed) and how deep the trial and error went
+    assert all(m["cells"] == [m["placements"][0][0]] and m["guesses"] >= 1 and m["depth"] >= 1
+               and m["rating"] == guess_rating(m["guesses"]) for m in guesses)
+    assert not any("depth" in m for m in graded.moves if m["technique"] != grader.GUESS)
 
 
 def test_a_ceiling_stops_early():
