@@ -8,6 +8,10 @@
   kernels.py   the tree's numba kernels
   batch.py     a chunk of puzzles in a few kernel calls
   outcome.py   result fields and statistics
+  grade.py     the 9x9 grader: human techniques, one step at a time, on Sudoku Explainer's scale
+  gradek.py    the grader's numba kernels (every technique but the chains)
+  generate.py  the 9x9 generator: unique, minimal, symmetric, by band or rating, from a seed
+  genk.py      the generator's numba kernels (completing a grid, removing givens)
 """
 
 from solvers.sudoku.kind import KIND

@@ -1,0 +1,180 @@
+"""Sudoku factory benchmark: the grader's speed and agreement with Sudoku Explainer, and the
+generator's rate per band against Debian's qqwing measured in the same run.
+
+    PYTHONPATH=. python bench/factory.py [--quick]
+
+The process pins itself to one core (the machine's last). Rates are CPU seconds
+(``time.process_time``; qqwing's from its child's resource usage), the median of REPEATS runs,
+after one warm-up call has loaded the compiled kernels. The Spearman correlation (average
+ranks for ties) compares the grader's rating with the published SE ratings of a sample of the
+Sudoku Exchange diabolical set. qqwing (``apt-get install qqwing``) generates with its own
+difficulty levels and no minimality; its puzzles are graded here too, to place its levels on
+this scale, and each band's rate is divided by the rate of the qqwing level the grader puts
+in or nearest that band (``QQWING_MATCH``). Without qqwing on PATH its rows say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from solvers.sudoku.generate import Options, generate  # noqa: E402
+from solvers.sudoku.grade import BANDS, grade  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "sudoku"
+REPEATS = 3
+QQWING_LEVELS = ("simple", "easy", "intermediate", "expert")
+# the qqwing level whose puzzles the grader rates in the band (None: qqwing's own mix)
+QQWING_MATCH: dict[str | None, str | None] = {"easy": "easy", "medium": "intermediate", "expert": "expert",
+                                              None: None}
+
+
+def read(name: str) -> list[str]:
+    """The puzzles of a data file: the first 81 symbols of each line, or the second field of
+    the Sudoku Exchange format (``hash digits81 rating``)."""
+    lines = [line.split() for line in (DATA / name).read_text().splitlines()]
+    return [f[1] if len(f) == 3 else f[0][:81] for f in lines if f and not f[0].startswith("#")]
+
+
+def cpu_rate(work: Callable[[], int], repeats: int) -> float:
+    """Items per CPU second of ``work`` (which returns its item count), the median of ``repeats``."""
+    rates = []
+    for _ in range(repeats):
+        start = time.process_time()
+        items = work()
+        rates.append(items / (time.process_time() - start))
+    return statistics.median(rates)
+
+
+def ranks(xs: list[float]) -> np.ndarray:
+    """Ranks 1..n, ties sharing their average rank."""
+    values = np.asarray(xs)
+    order = np.argsort(values, kind="stable")
+    out = np.empty(len(values))
+    sorted_values = values[order]
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and sorted_values[j + 1] == sorted_values[i]:
+            j += 1
+        out[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(xs: list[float], ys: list[float]) -> float:
+    return float(np.corrcoef(ranks(xs), ranks(ys))[0, 1])
+
+
+def grader_rows(quick: bool) -> None:
+    top = read("tdoku_puzzles3_magictour_top1465.txt")
+    top = top[:200] if quick else top
+    rate = cpu_rate(lambda: len([grade(p) for p in top]), 1 if quick else REPEATS)
+    print(f"| grader on top1465 ({len(top)} puzzles) | {rate:.0f} puzzles/s |")
+    text = (DATA / "sudoku_exchange_diabolical_first5000.txt").read_text()
+    exchange = [line.split() for line in text.splitlines()]
+    sample = exchange[::25 if quick else 5]
+    mine = [grade(p).rating for _, p, _ in sample]
+    published = [float(r) for _, _, r in sample]
+    print(f"| Spearman with SE, diabolical (every {25 if quick else 5}th: {len(sample)}) | "
+          f"{spearman(mine, published):.3f} |")
+    print(f"| mean SE rating published, that sample | {statistics.mean(published):.2f} |")
+    sets = (("norvig_easy50", read("norvig_easy50.txt")), ("diabolical sample", [p for _, p, _ in sample]),
+            ("top1465", top), ("forum hardest 1106", read("tdoku_puzzles6_forum_hardest_1106.txt")))
+    for name, puzzles in sets:
+        puzzles = puzzles[:100] if quick else puzzles
+        ratings = [grade(p).rating for p in puzzles]
+        print(f"| mean rating, {name} ({len(puzzles)}) | {statistics.mean(ratings):.2f} "
+              f"(median {statistics.median(ratings):.1f}) |")
+
+
+def qqwing(level: str | None, count: int) -> tuple[float, list[str]] | None:
+    """(puzzles per CPU second, the puzzles) of ``qqwing --generate count`` at ``level`` (its
+    own mix of levels when None); None without qqwing."""
+    if shutil.which("qqwing") is None:
+        return None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    chosen = ["--difficulty", level] if level else []
+    done = subprocess.run(["qqwing", "--generate", str(count), *chosen, "--one-line"],
+                          check=True, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    puzzles = [line.strip() for line in done.stdout.splitlines() if len(line.strip()) == 81]
+    return len(puzzles) / max(seconds, 1e-3), puzzles
+
+
+def qqwing_rows(quick: bool) -> dict[str | None, float]:
+    """Print qqwing's rate per level with the mean rating of its puzzles; the rates by level."""
+    rates: dict[str | None, float] = {}
+    for level in (*QQWING_LEVELS, None):
+        count = 20 if level == "simple" else 100 if quick else 500  # simple: about 6 a second
+        measured = [qqwing(level, count) for _ in range(1 if quick else REPEATS)]
+        runs = [m for m in measured if m is not None]
+        if not runs:
+            print(f"| qqwing {level or ''} | | (qqwing not on PATH) | | | |")
+            continue
+        rates[level] = statistics.median(rate for rate, _ in runs)
+        ratings = [grade(p).rating for p in runs[0][1][:200]]
+        print(f"| qqwing --difficulty {level or '(any)'}, not minimal | {len(runs[0][1])} "
+              f"| {rates[level]:.0f} "
+              f"| | {statistics.mean(ratings):.2f} | 1 |")
+    return rates
+
+
+def generator_rows(quick: bool) -> None:
+    counts = {"easy": 200, "medium": 200, "hard": 100, "expert": 100, "extreme": 30, None: 200}
+    print("| request | puzzles | puzzles/s | attempts per puzzle | mean rating | of qqwing (level) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    anchors = qqwing_rows(quick)
+    for band, count in counts.items():
+        count = count // 5 if quick else count
+        made: list = []
+
+        def work(band: str | None = band, count: int = count, made: list = made) -> int:
+            made[:] = generate(Options(seed=1, band=band), 0, count)
+            return count
+        rate = cpu_rate(work, 1 if quick else REPEATS)
+        attempts = statistics.mean(m.attempts for m in made)
+        level = QQWING_MATCH.get(band, "")
+        ratio = f"{rate / anchors[level]:.1f} ({level or 'any'})" if level != "" and level in anchors else "-"
+        print(f"| {band or 'any rating'}, minimal | {count} | {rate:.0f} | {attempts:.1f} | "
+              f"{statistics.mean(m.rating for m in made):.2f} | {ratio} |")
+    for symmetry in ("rotational", "mirror"):
+        n = 40 if quick else 200
+
+        def symmetric(symmetry: str = symmetry, n: int = n) -> int:
+            return len(generate(Options(seed=1, symmetry=symmetry), 0, n))
+        rate = cpu_rate(symmetric, 1 if quick else REPEATS)
+        print(f"| any rating, {symmetry}, minimal | {n} | {rate:.0f} | 1.0 | | |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small samples, one run each")
+    args = parser.parse_args()
+    cores = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cores[-1]})
+    grade(read("tdoku_puzzles3_magictour_top1465.txt")[0])  # load the compiled kernels
+    generate(Options(seed=0), 0, 1)
+    print(f"One core (cpu {cores[-1]}); bands {BANDS}\n")
+    print("| grader | figure |\n| --- | ---: |")
+    grader_rows(args.quick)
+    print()
+    generator_rows(args.quick)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,426 @@
+"""A 9x9 Sudoku grader that solves as a person does: one step at a time, always the easiest
+technique that makes progress, rated on Sudoku Explainer's (SE) scale.
+
+The techniques, in order of ease, with their SE ratings (``TECHNIQUES``):
+
+  full house 1.0, hidden single in a box 1.2, in a row or column 1.5, naked single 2.3,
+  pointing 2.6, claiming 2.8, naked pair 3.0, X-wing 3.2, hidden pair 3.4, naked triple 3.6,
+  swordfish 3.8, hidden triple 4.0, XY-wing 4.2, XYZ-wing 4.4, naked quad 5.0, jellyfish 5.2,
+  hidden quad 5.4, X-chain 6.6 and XY-chain 6.6
+  (the shortest chain first; a chain's rating grows by SE's length rule, ``chain_rating``).
+  All but the chains are gradek.py's kernels; the chains are written here.
+
+When they all stall the grader guesses (``GUESS``): it places the solution's value in an open
+cell with the fewest candidates and records how much trial and error the position needed, the
+guesses of the bit-parallel solver (singles and locked candidates, fast.py) proving the
+position's solution from its placed values (the step reports them with the depth of that
+search). Its rating is 7.5 (SE's Nishio) plus 0.5 per doubling of (1 + guesses), at most 11.9
+(``guess_rating``).
+
+The puzzle's ``rating`` is the highest rating of its steps; the bands (``BANDS``) split the
+scale: easy < 2.0 (full houses and hidden singles), medium < 3.0 (naked singles and locked
+candidates), hard < 4.5 (pairs, triples, X-wing, swordfish, the wings), expert < 7.5 (quads,
+jellyfish, chains), extreme from 7.5 (trial and error).
+
+Placing a value removes it from the candidates of its 20 peers without listing those removals;
+a step's ``eliminations`` are the technique's own. Every placement and elimination is checked
+against the solution found by the fast solver, which must be unique (``grade`` raises
+ValueError otherwise, WrongAnswer when a technique contradicts the solution).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from solvers.base import WrongAnswer
+from solvers.sudoku import fast, gradek
+from solvers.sudoku.grid import parse_text
+
+UNITS: list[list[int]] = gradek.UNITS.tolist()
+PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
+PEER_BITS = [sum(1 << p for p in peers) for peers in PEERS]  # as 81-bit sets
+DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
+POP = [len(ds) for ds in DIGITS]
+
+GUESS = "guess"
+SINGLES = (("full house", 1.0), ("hidden single (box)", 1.2), ("hidden single (line)", 1.5),
+           ("naked single", 2.3))  # by gradek's codes
+BANDS = {"easy": (1.0, 2.0), "medium": (2.0, 3.0), "hard": (3.0, 4.5), "expert": (4.5, 7.5),
+         "extreme": (7.5, 12.0)}  # [low, high) of the rating
+GUESS_BASE, GUESS_MAX = 7.5, 11.9
+
+
+class Step(NamedTuple):
+    """One step: the technique and its rating, the cells that make the pattern, the values
+    placed and the candidates removed (cells 0..80 as r*9 + c, values 1..9). A tuple: a
+    grading makes one per single, and a tuple is the cheapest record to make."""
+    technique: str
+    rating: float
+    cells: list[int]
+    placements: Sequence[tuple[int, int]] = ()
+    eliminations: Sequence[tuple[int, int]] = ()
+    trial: tuple[int, int] | None = None  # a guess's (guesses, depth) of trial and error
+
+    def as_json(self) -> dict[str, Any]:
+        """The step as plain JSON data (tuples as lists); a guess adds ``guesses`` and ``depth``."""
+        out = {"technique": self.technique, "rating": self.rating, "cells": list(self.cells),
+               "placements": [list(p) for p in self.placements],
+               "eliminations": [list(e) for e in self.eliminations]}
+        if self.trial is not None:
+            out["guesses"], out["depth"] = self.trial
+        return out
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The grading of a puzzle: its rating (the hardest step's), that step's technique, the
+    number of steps and the steps themselves as JSON-able dicts (``Step.as_json``)."""
+    rating: float
+    hardest: str
+    steps: int
+    moves: list[dict[str, Any]]
+
+    @property
+    def band(self) -> str:
+        """The band (``BANDS``) of the rating."""
+        return band_of(self.rating)
+
+
+def band_of(rating: float) -> str:
+    """The name of the band holding ``rating``."""
+    return next((name for name, (low, high) in BANDS.items() if low <= rating < high), "extreme")
+
+
+class Board:
+    """The grader's position: values (0 blank) and candidate masks, checked against the solution."""
+
+    def __init__(self, givens: np.ndarray, solution: np.ndarray) -> None:
+        self.values = givens.astype(np.int64)
+        self.cands = gradek.initial_cands(self.values)
+        self.solution_array = solution.astype(np.int64)
+        self.solution = self.solution_array.tolist()
+
+    def apply(self, step: Step) -> None:
+        """Apply ``step`` after checking it against the solution."""
+        cands = self.cands
+        for cell, value in step.placements:
+            if self.solution[cell] != value or not cands[cell] >> (value - 1) & 1:
+                raise WrongAnswer(f"{step.technique} places {value} at cell {cell}, against the solution")
+            gradek.place(self.values, cands, cell, value)
+        for cell, value in step.eliminations:
+            if self.solution[cell] == value:
+                raise WrongAnswer(f"{step.technique} removes the solution's {value} from cell {cell}")
+            cands[cell] &= ~(1 << (value - 1))
+
+
+def chain_rating(base: float, links: int) -> float:
+    """SE's length rule: 0.1 more for each step of the ceilings 4, 6, 8, 12, 16, 24, ... that the
+    chain's length (its links beyond the first two) passes."""
+    extra, ceiling, odd = 0.0, 4, False
+    length = links - 2
+    while length > ceiling:
+        extra += 0.1
+        ceiling = ceiling * 3 // 2 if not odd else ceiling * 4 // 3
+        odd = not odd
+    return round(base + extra, 1)
+
+
+def guess_rating(guesses: int) -> float:
+    """The fallback's rating for a position whose proof took ``guesses`` guesses (module doc)."""
+    return round(min(GUESS_BASE + 0.5 * math.log2(1 + guesses), GUESS_MAX), 1)
+
+
+# -- techniques: each takes the Position and returns a Step or None
+
+
+@dataclass
+class Position:
+    """The candidates (``cands``, int64[81]) and the places of each digit in each unit
+    (``places``, int64[27, 9], gradek.places) as arrays for the kernels, and as lists; and the
+    kernels' outputs, a pattern's cells and its eliminations (sized by gradek's bounds)."""
+    cands_array: np.ndarray
+    places_array: np.ndarray
+    cands: list[int]
+    places: list[list[int]]
+    cells_out: np.ndarray
+    elims_out: np.ndarray
+
+    @classmethod
+    def of(cls, cands: np.ndarray) -> Position:
+        places = gradek.places(cands)
+        return cls(cands, places, cands.tolist(), places.tolist(), np.empty(16, np.int64),
+                   np.empty((81, 2), np.int64))
+
+
+Finder = Callable[[Position], "Step | None"]
+
+
+def _elims(cells: Iterator[int] | list[int], mask: int, cands: list[int]) -> list[tuple[int, int]]:
+    """(cell, value) for each digit of ``mask`` still possible in each of ``cells``."""
+    return [(c, d + 1) for c in cells for d in DIGITS[cands[c] & mask]]
+
+
+def _cells(u: int, mask: int) -> list[int]:
+    """The cells of unit ``u`` at the positions (0..8) set in ``mask``."""
+    return [UNITS[u][i] for i in DIGITS[mask]]
+
+
+def _kernel(name: str, rating: float, call: Callable[[Position], tuple[int, int]]) -> Finder:
+    """A finder from a gradek kernel that writes the position's outputs and returns their counts."""
+    def find(pos: Position) -> Step | None:
+        n_cells, n_elims = call(pos)
+        if not n_elims:
+            return None
+        return Step(name, rating, pos.cells_out[:n_cells].tolist(),
+                    eliminations=[(c, v) for c, v in pos.elims_out[:n_elims].tolist()])
+    return find
+
+
+def locked(kind: int, name: str, rating: float) -> Finder:
+    """Pointing or claiming (gradek.locked)."""
+    return _kernel(name, rating, lambda p: gradek.locked(kind, p.cands_array, p.places_array,
+                                                         p.cells_out, p.elims_out))
+
+
+def naked_subset(k: int, name: str, rating: float) -> Finder:
+    """k cells of a unit holding only k digits between them: the rest of the unit loses them."""
+    return _kernel(name, rating, lambda p: gradek.naked_subset(k, p.cands_array, p.cells_out, p.elims_out))
+
+
+def hidden_subset(k: int, name: str, rating: float) -> Finder:
+    """k digits of a unit confined to k cells: those cells lose every other digit."""
+    return _kernel(name, rating, lambda p: gradek.hidden_subset(k, p.cands_array, p.places_array,
+                                                                p.cells_out, p.elims_out))
+
+
+def fish(k: int, name: str, rating: float) -> Finder:
+    """A digit whose places in k rows (columns) lie in k columns (rows): those columns (rows)
+    lose it elsewhere."""
+    return _kernel(name, rating, lambda p: gradek.fish(k, p.cands_array, p.places_array,
+                                                       p.cells_out, p.elims_out))
+
+
+def wing(xyz: bool, name: str, rating: float) -> Finder:
+    """XY-wing or XYZ-wing (gradek.wing)."""
+    return _kernel(name, rating, lambda p: gradek.wing(xyz, p.cands_array, p.cells_out, p.elims_out))
+
+
+def _strong_links(places: list[list[int]], d: int) -> dict[int, set[int]]:
+    """The conjugate pairs of digit d: the two places left for d in some unit."""
+    links: dict[int, set[int]] = {}
+    for u in range(27):
+        if POP[places[u][d]] == 2:
+            a, b = _cells(u, places[u][d])
+            links.setdefault(a, set()).add(b)
+            links.setdefault(b, set()).add(a)
+    return links
+
+
+Chain = tuple[list[Any], list[tuple[int, int]]]  # (the path of nodes, the eliminations)
+
+
+def _shortest(starts: list[Any], follow: Callable[[Any], list[Any]],
+              ends: Callable[[Any, Any], list[tuple[int, int]]], limit: float = math.inf) -> Chain | None:
+    """The shortest path (breadth first from each start), of fewer than ``limit`` nodes, to a
+    node where ``ends(start, node)`` gives eliminations: (path, eliminations), or None."""
+    best: Chain | None = None
+    for start in starts:
+        parent = {start: start}
+        depth = {start: 1}
+        queue = deque([start])
+        while queue:
+            node = queue.popleft()
+            if depth[node] >= (len(best[0]) if best else limit):
+                break
+            out = ends(start, node) if node != start else []
+            if out:
+                best = (_path(parent, node), out)
+                break
+            for nxt in follow(node):
+                if nxt not in parent:
+                    parent[nxt] = node
+                    depth[nxt] = depth[node] + 1
+                    queue.append(nxt)
+    return best
+
+
+def _path(parent: dict[Any, Any], node: Any) -> list[Any]:
+    """The nodes from the start (its own parent) to ``node``."""
+    path = [node]
+    while parent[path[-1]] != path[-1]:
+        path.append(parent[path[-1]])
+    return path[::-1]
+
+
+def _holders(cands: list[int]) -> list[int]:
+    """Per digit, the cells where it is possible as an 81-bit set."""
+    out = [0] * 9
+    for cell, m in enumerate(cands):
+        for d in DIGITS[m]:
+            out[d] |= 1 << cell
+    return out
+
+
+def _members(bits: int) -> list[int]:
+    """The cells of an 81-bit set, in order."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
+def x_chain(pos: Position) -> Step | None:
+    """One digit's alternating chain from a cell x (if x is not d, the strong link's other end is)
+    through weak and strong links to a cell y that must be d when x is not: d leaves every cell
+    seeing both x and y. Nodes are (cell, on); simple colouring's chains are among them."""
+    cands = pos.cands
+    best: tuple[int, list[Any], list[tuple[int, int]]] | None = None
+    holders = _holders(cands)
+    for d in range(9):
+        strong = _strong_links(pos.places, d)
+        bit, held = 1 << d, holders[d]
+
+        def follow(node: tuple[int, bool], strong: dict[int, set[int]] = strong,
+                   held: int = held) -> list[Any]:
+            cell, on = node
+            if on:  # d here: not d in any peer
+                return [(p, False) for p in _members(PEER_BITS[cell] & held)]
+            return [(p, True) for p in sorted(strong.get(cell, ()))]
+
+        def ends(start: Any, node: Any, bit: int = bit, held: int = held) -> list[tuple[int, int]]:
+            cell, on = node
+            if not on or cell == start[0]:
+                return []
+            seen = PEER_BITS[cell] & PEER_BITS[start[0]] & held
+            return _elims(_members(seen), bit, cands) if seen else []
+
+        found = _shortest([(c, False) for c in sorted(strong)], follow, ends,
+                          len(best[1]) if best else math.inf)
+        if found:
+            best = (d, *found)
+    if best is None:
+        return None
+    _, path, out = best
+    return Step("X-chain", chain_rating(6.6, len(path) - 1), [c for c, _ in path], eliminations=out)
+
+
+def xy_chain(pos: Position) -> Step | None:
+    """A chain of two-candidate cells, each sharing a digit with the next: if the first cell is
+    not x the last one is, so x leaves every cell seeing both ends. Nodes are (cell, digit on)."""
+    cands = pos.cands
+    pairs = [c for c in range(81) if POP[cands[c]] == 2]
+    pair_bits = sum(1 << c for c in pairs)
+    linked = {c: _members(PEER_BITS[c] & pair_bits) for c in pairs}
+    holders = _holders(cands)
+
+    def follow(node: tuple[int, int]) -> list[Any]:
+        cell, d = node
+        return [(q, DIGITS[cands[q] & ~(1 << d)][0]) for q in linked[cell] if cands[q] >> d & 1]
+
+    def ends(start: Any, node: Any) -> list[tuple[int, int]]:
+        cell, d = node
+        x = DIGITS[cands[start[0]] & ~(1 << start[1])][0]  # the start's digit assumed false
+        if d != x or cell == start[0]:
+            return []
+        seen = PEER_BITS[cell] & PEER_BITS[start[0]] & holders[x]
+        return _elims(_members(seen), 1 << x, cands) if seen else []
+
+    found = _shortest([(c, d) for c in pairs for d in DIGITS[cands[c]]], follow, ends)
+    if found is None:
+        return None
+    path, out = found
+    return Step("XY-chain", chain_rating(6.6, 2 * len(path) - 1), [c for c, _ in path], eliminations=out)
+
+
+# (the lowest rating a technique's step can have, its finder), in order of ease
+TECHNIQUES: list[tuple[float, Finder]] = [
+    (2.6, locked(gradek.POINTING, "pointing", 2.6)), (2.8, locked(gradek.CLAIMING, "claiming", 2.8)),
+    (3.0, naked_subset(2, "naked pair", 3.0)), (3.2, fish(2, "X-wing", 3.2)),
+    (3.4, hidden_subset(2, "hidden pair", 3.4)), (3.6, naked_subset(3, "naked triple", 3.6)),
+    (3.8, fish(3, "swordfish", 3.8)), (4.0, hidden_subset(3, "hidden triple", 4.0)),
+    (4.2, wing(False, "XY-wing", 4.2)), (4.4, wing(True, "XYZ-wing", 4.4)),
+    (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
+    (5.4, hidden_subset(4, "hidden quad", 5.4)), (6.6, x_chain), (6.6, xy_chain),
+]
+
+
+def solve_unique(givens: np.ndarray) -> np.ndarray:
+    """The solution of ``givens`` (uint8[81]); ValueError unless it has exactly one."""
+    solution = np.zeros((1, 81), np.uint8)
+    found = fast.solve_one(givens.reshape(1, 81), 2, True, solution, np.zeros(fast.COUNTERS, np.int64))
+    if found != 1:
+        has = "none" if not found else "2+"
+        raise ValueError(f"a graded puzzle needs exactly one solution; this one has {has}")
+    out: np.ndarray = solution[0]
+    return out
+
+
+def _guess(board: Board) -> Step:
+    """The fallback: the solution's value in an open cell with the fewest candidates, rated by
+    the guesses the fast solver needs to prove the position's solution from its placed values;
+    those guesses and the depth of its search tree are the step's ``trial``."""
+    counters = np.zeros(fast.COUNTERS, np.int64)
+    out = np.zeros((1, 81), np.uint8)
+    fast.solve_one(board.values.astype(np.uint8).reshape(1, 81), 2, True, out, counters)
+    cands = board.cands
+    cell = min((c for c in range(81) if cands[c]), key=lambda c: POP[int(cands[c])])
+    guesses, depth = int(counters[fast.GUESSES]), int(counters[fast.MAX_DEPTH])
+    return Step(GUESS, guess_rating(guesses), [cell], placements=[(cell, board.solution[cell])],
+                trial=(guesses, depth))
+
+
+def _singles(board: Board, moves: list[Step], buffer: np.ndarray, ceiling: float) -> bool:
+    """The kernel's singles placed on the board, checked against the solution, and listed as
+    steps; False when one is rated at or above ``ceiling`` (the board is then past it)."""
+    n = gradek.singles(board.values, board.cands, buffer)
+    placed = buffer[:n]
+    wrong = np.flatnonzero(board.solution_array[placed[:, 1]] != placed[:, 2])
+    if wrong.size:
+        _, cell, value = placed[wrong[0]].tolist()
+        raise WrongAnswer(f"a single places {value} at cell {cell}, against the solution")
+    for code, cell, value in placed.tolist():
+        if SINGLES[code][1] >= ceiling:
+            return False
+        moves.append(Step(SINGLES[code][0], SINGLES[code][1], [cell], placements=[(cell, value)]))
+    return True
+
+
+def grade(puzzle: str | np.ndarray) -> Grade:
+    """Grade a 9x9 puzzle (81 symbols, or uint8[81] givens) with exactly one solution."""
+    graded = grade_below(puzzle, math.inf)
+    assert graded is not None  # without a ceiling the guess always makes progress
+    return graded
+
+
+def grade_below(puzzle: str | np.ndarray, ceiling: float) -> Grade | None:
+    """``grade``, or None as soon as a step rated ``ceiling`` or more is needed (techniques that
+    cannot rate below it are not tried): the generator's early rejection."""
+    givens = parse_text(puzzle).givens if isinstance(puzzle, str) else np.asarray(puzzle, np.uint8)
+    if givens.shape != (81,) or givens.max(initial=0) > 9:
+        raise ValueError("the grader takes 9x9 puzzles: 81 values 0-9")
+    board = Board(givens, solve_unique(givens))
+    moves: list[Step] = []
+    buffer = np.empty((81, 3), np.int64)
+    finders = [find for least, find in TECHNIQUES if least < ceiling]
+    while _singles(board, moves, buffer, ceiling) and not board.values.all():
+        pos = Position.of(board.cands)
+        step = next((s for find in finders if (s := find(pos)) is not None), None)
+        if step is None and ceiling <= GUESS_BASE:
+            return None
+        step = step or _guess(board)
+        if step.rating >= ceiling:
+            return None
+        board.apply(step)
+        moves.append(step)
+    if not board.values.all():
+        return None
+    hardest = max(moves, key=lambda s: s.rating, default=Step(SINGLES[0][0], 1.0, []))
+    return Grade(hardest.rating, hardest.technique, len(moves), [s.as_json() for s in moves])

@@ -1,0 +1,128 @@
+"""The 9x9 generator: uniqueness proved by other solvers (SAT, the greedy tree), minimality by
+removing each given, bands met, seeds reproducible and independent of how a request is split."""
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from solvers.sudoku import gradek
+from solvers.sudoku.generate import ORBITS, SINGLES_BOUNDS, Options, generate
+from solvers.sudoku.grade import BANDS, grade
+from solvers.sudoku.kind import KIND
+from tests.solvers.test_sudoku import python_env
+
+
+def solutions(puzzle, strategy):
+    """(count up to 2, first solution) by ``strategy``, its answer checked by the kind's verify."""
+    grid, opts = KIND.prepare(puzzle, {"strategy": strategy, "max_solutions": 2})
+    outcome = KIND.solve(grid, opts)
+    KIND.verify(grid, opts, outcome)
+    result = outcome.result or {"solutions_found": 0, "solution": None}
+    return result["solutions_found"], result["solution"]
+
+
+def test_puzzles_are_unique_and_minimal_by_other_solvers():
+    for made in generate(Options(seed=3), 0, 3):
+        assert solutions(made.puzzle, "sat") == (1, made.solution)
+        for cell, ch in enumerate(made.puzzle):
+            if ch != ".":
+                fewer = made.puzzle[:cell] + "." + made.puzzle[cell + 1:]
+                assert solutions(fewer, "greedy")[0] == 2, (made.puzzle, cell)
+
+
+@pytest.mark.parametrize("band", ["easy", "medium", "hard", "expert", "extreme"])
+def test_requested_band_is_met(band):
+    for made in generate(Options(seed=1, band=band), 0, 2):
+        graded = grade(made.puzzle)
+        assert graded.band == band == made.band
+        assert (graded.rating, graded.hardest) == (made.rating, made.hardest)
+        assert solutions(made.puzzle, "sat") == (1, made.solution)
+
+
+def test_a_rating_range_is_met():
+    for made in generate(Options(seed=2, rating_min=2.5, rating_max=3.5), 0, 3):
+        assert 2.5 <= grade(made.puzzle).rating < 3.5
+
+
+def test_seeds_reproduce_and_splits_agree():
+    options = Options(seed=42, band="medium")
+    whole = generate(options, 0, 5)
+    assert generate(options, 0, 5) == whole
+    assert generate(options, 0, 2) + generate(options, 2, 3) + generate(options, 3, 5) == whole
+    assert [m.index for m in whole] == [0, 1, 2, 3, 4]
+    assert len({m.puzzle for m in whole}) == 5
+    assert generate(Options(seed=43, band="medium"), 0, 5) != whole
+
+
+@pytest.mark.parametrize("symmetry", ["rotational", "diagonal", "mirror"])
+def test_symmetric_givens(symmetry):
+    image = {"rotational": lambda r, c: (8 - r, 8 - c), "diagonal": lambda r, c: (c, r),
+             "mirror": lambda r, c: (r, 8 - c)}[symmetry]
+    for made in generate(Options(seed=5, symmetry=symmetry), 0, 2):
+        given = {divmod(cell, 9) for cell, ch in enumerate(made.puzzle) if ch != "."}
+        assert {image(r, c) for r, c in given} == given
+        assert solutions(made.puzzle, "sat")[0] == 1
+        for orbit in ORBITS[symmetry]:  # no orbit of givens can go
+            cells = [int(c) for c in orbit if c >= 0]
+            if made.puzzle[cells[0]] != ".":
+                fewer = "".join("." if i in cells else ch for i, ch in enumerate(made.puzzle))
+                assert solutions(fewer, "greedy")[0] == 2
+
+
+def test_not_minimal_keeps_uniqueness_and_adds_givens():
+    loose = generate(Options(seed=9, minimal=False), 0, 3)
+    tight = generate(Options(seed=9), 0, 3)
+    for made, minimal in zip(loose, tight, strict=True):
+        assert solutions(made.puzzle, "sat") == (1, made.solution)
+        assert made.puzzle.count(".") < minimal.puzzle.count(".")
+
+
+def test_singles_bounds_hold():
+    # the generator's early rejection trusts these bounds: check them on its own puzzles
+    for made in generate(Options(seed=4), 0, 12):
+        low, high = SINGLES_BOUNDS[gradek.singles_level(np.frombuffer(
+            made.puzzle.replace(".", "0").encode(), np.uint8) - ord("0"))]
+        assert low <= made.rating <= high
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (Options(band="insane"), "band 'insane' is not one of easy"),
+    (Options(band="easy", rating_min=2.0), "either 'band' or 'rating_min'"),
+    (Options(rating_min=5.0, rating_max=4.0), "rating_min \\(5.0\\) must be below"),
+    (Options(symmetry="spiral"), "symmetry 'spiral'"),
+    (Options(seed=-1), "seed must be an integer >= 0"),
+    (Options(max_attempts=0), "max_attempts must be at least 1"),
+])
+def test_bad_options_are_named(options, message):
+    with pytest.raises(ValueError, match=message):
+        generate(options, 0, 1)
+
+
+def test_bad_range_and_exhausted_attempts():
+    with pytest.raises(ValueError, match="start=3, stop=1"):
+        generate(Options(), 3, 1)
+    with pytest.raises(ValueError, match="after 1 attempts"):
+        generate(Options(seed=0, rating_min=BANDS["extreme"][0] + 4.0, max_attempts=1), 0, 1)
+
+
+NO_JIT_PROBE = """
+import dataclasses, json
+from solvers.sudoku.generate import Options, generate
+from solvers.sudoku.grade import grade
+made = generate(Options(seed=3), 0, 1)[0]
+print(json.dumps([dataclasses.asdict(made), dataclasses.asdict(grade(made.puzzle))]))
+"""
+
+
+def test_kernels_agree_without_the_jit():
+    # the generator's and the grader's kernels are the numba subset that also runs as Python
+    made = generate(Options(seed=3), 0, 1)[0]
+    expected = [dataclasses.asdict(made), dataclasses.asdict(grade(made.puzzle))]
+    done = subprocess.run([sys.executable, "-c", NO_JIT_PROBE], check=False, capture_output=True, text=True,
+                          env=python_env(NUMBA_DISABLE_JIT="1"), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == json.loads(json.dumps(expected))

@@ -1,0 +1,147 @@
+"""The 9x9 grader: its steps replayed against solutions found by another solver (the SAT
+strategy), ratings of known easy and hard puzzles, and known examples of each technique."""
+
+import json
+
+import numpy as np
+import pytest
+
+from solvers.base import WrongAnswer
+from solvers.sudoku import grade as grader
+from solvers.sudoku.grade import BANDS, Step, band_of, chain_rating, grade, grade_below, guess_rating
+from solvers.sudoku.kind import KIND
+from tests.solvers.test_sudoku import HARD, MULTI, sudoku_file
+
+# sudokuwiki.org's X-wing example; the others were found by the generator and are pinned here
+X_WING = "1.....569492.561.8.561.924...964.8.1.64.1....218.356.4.4.5...169.5.614.2621.....5"
+EXAMPLES = {
+    "claiming": "1...8.6..2.74......8.7..19......6..9.....7.2.5.6....1...........51..3...62..9...8",
+    "naked pair": "......59..85..7.1......6....6..18.4...2.....8.......73.93.7..6..1..2....8..4...3.",
+    "X-wing": X_WING,
+    "hidden pair": "54.............26..1..82.5..7..4.......1.....1.9..6..3....1967.9.7..3.4.......9.2",
+    "naked triple": "8.........4.9.3......4.1..8..7......9.......16....739....7....416..5.2...32....5.",
+    "swordfish": ".....1.......4.....315...9..2918.3..1....5....68.....92..9........723..8...8..75.",
+    "hidden triple": ".2.8.....9.....813.56.9......1.........3...65...2..9.8...92.....3.....8.6.25..4..",
+    "XY-wing": ".8...3.9..1...8...3...4...67......4..5........23.8.95..395..8..6......1....2..4..",
+    "XYZ-wing": "..27........4..1.3.6.....27..4...51.3...9...8......9.....8.....7.9.65....4...169.",
+    "X-chain": ".174...9.89....4....3.....1..2...9.......6...7.48.126..8.6.4.........34.5..9....6",
+    "XY-chain": "1...4...6...6...8.....51.7.......5.4.9..7....38..6....7..4.36....2.....59...8571.",
+}
+
+
+def sat_solution(puzzle):
+    """The solution by the SAT strategy, with proof that it is the only one."""
+    grid, opts = KIND.prepare(puzzle, {"strategy": "sat", "max_solutions": 2})
+    outcome = KIND.solve(grid, opts)
+    KIND.verify(grid, opts, outcome)
+    assert outcome.result["unique"]
+    return [int(ch) for ch in outcome.result["solution"]]
+
+
+def replay(puzzle, moves):
+    """Apply the JSON steps to a board of candidates of its own, checking each against the SAT
+    solution: placements of candidates that are the solution's, eliminations that are not."""
+    solution = sat_solution(puzzle)
+    values = [0 if ch == "." else int(ch) for ch in puzzle]
+    peers = [set(p) for p in grader.PEERS]
+    cands = [set() if v else set(range(1, 10)) - {values[p] for p in peers[c]} for c, v in enumerate(values)]
+    for step in json.loads(json.dumps(moves)):
+        assert step["placements"] or step["eliminations"], step
+        for cell, value in step["eliminations"]:
+            assert value in cands[cell] and value != solution[cell], step
+            cands[cell].discard(value)
+        for cell, value in step["placements"]:
+            assert value in cands[cell] and value == solution[cell], step
+            values[cell], cands[cell] = value, set()
+            for p in peers[cell]:
+                cands[p].discard(value)
+    assert values == solution
+
+
+def test_easy_puzzles_are_rated_low(data_dir):
+    # Project Euler's 50: most fall to singles, a few need locked candidates, pairs or an X-wing
+    ratings = sorted(grade(p).rating for p in sudoku_file(data_dir, "norvig_easy50.txt"))
+    assert ratings[0] >= 1.0 and ratings[-1] <= 3.2
+    assert band_of(ratings[len(ratings) // 2]) == "easy"
+
+
+def test_steps_replay_to_the_solution(data_dir):
+    puzzles = [*sudoku_file(data_dir, "tdoku_puzzles3_magictour_top1465.txt")[:4], HARD]
+    for puzzle in puzzles + list(EXAMPLES.values()):
+        graded = grade(puzzle)
+        replay(puzzle, graded.moves)
+        assert graded.steps == len(graded.moves)
+        assert graded.rating == max(m["rating"] for m in graded.moves)
+        assert graded.hardest == max(graded.moves, key=lambda m: m["rating"])["technique"]
+
+
+@pytest.mark.parametrize("technique", list(EXAMPLES))
+def test_each_technique_is_found_in_its_example(technique):
+    graded = grade(EXAMPLES[technique])
+    assert graded.hardest == technique
+    assert technique in {m["technique"] for m in graded.moves}
+    assert BANDS[graded.band][0] <= graded.rating < BANDS[graded.band][1]
+
+
+def test_an_x_wing_on_a_hand_built_board():
+    # digit 5 only in columns 2 and 8 in rows 1 and 5, and in rows 3 and 7 in columns 2, 4, 6
+    # and 8: the X-wing of rows 1 and 5 takes it out of columns 2 and 8 in rows 3 and 7
+    five = 1 << 4
+    cands = [0] * 81
+    for r, columns in ((0, (1, 7)), (4, (1, 7)), (2, (1, 3, 5, 7)), (6, (1, 3, 5, 7))):
+        for c in columns:
+            cands[r * 9 + c] = five
+    step = grader.fish(2, "X-wing", 3.2)(grader.Position.of(np.array(cands, np.int64)))
+    assert step is not None and step.technique == "X-wing"
+    assert sorted(step.cells) == [1, 7, 37, 43]
+    assert sorted(step.eliminations) == [(19, 5), (25, 5), (55, 5), (61, 5)]
+
+
+def test_hardest_puzzles_need_trial_and_error():
+    graded = grade(HARD)
+    assert graded.hardest == grader.GUESS and graded.band == "extreme"
+    guesses = [m for m in graded.moves if m["technique"] == grader.GUESS]
+    assert guesses and all(len(m["placements"]) == 1 and m["rating"] >= 7.5 for m in guesses)
+    # where (the cell placed) and how deep the trial and error went
+    assert all(m["cells"] == [m["placements"][0][0]] and m["guesses"] >= 1 and m["depth"] >= 1
+               and m["rating"] == guess_rating(m["guesses"]) for m in guesses)
+    assert not any("depth" in m for m in graded.moves if m["technique"] != grader.GUESS)
+
+
+def test_a_ceiling_stops_early():
+    assert grade_below(EXAMPLES["XY-wing"], 4.2) is None
+    assert grade_below(EXAMPLES["XY-wing"], 4.3) == grade(EXAMPLES["XY-wing"])
+    assert grade_below(HARD, 7.5) is None
+
+
+def test_puzzles_without_one_solution_are_refused():
+    with pytest.raises(ValueError, match="2\\+"):
+        grade(MULTI)
+    with pytest.raises(ValueError, match="9x9"):
+        grade(np.zeros(16, np.uint8))
+    with pytest.raises(ValueError, match="0-9"):
+        grade(np.full(81, 10, np.uint8))
+
+
+def test_scales():
+    assert [chain_rating(6.6, n) for n in (3, 6, 7, 9, 11, 15)] == [6.6, 6.6, 6.7, 6.8, 6.9, 7.0]
+    assert guess_rating(0) == 7.5 and guess_rating(1) == 8.0 and guess_rating(10 ** 9) == grader.GUESS_MAX
+    assert [band_of(r) for r in (1.0, 1.5, 2.3, 3.0, 4.4, 5.0, 7.4, 7.5, 11.9)] == [
+        "easy", "easy", "medium", "hard", "hard", "expert", "expert", "extreme", "extreme"]
+    assert Step("naked single", 2.3, [3], [(3, 4)]).as_json() == {
+        "technique": "naked single", "rating": 2.3, "cells": [3], "placements": [[3, 4]], "eliminations": []}
+
+
+def test_a_step_against_the_solution_is_refused(monkeypatch):
+    # the grader checks every step against the solution: with two digits swapped in the
+    # solution it believes, the first single that disagrees raises
+    true_solution = grader.solve_unique
+
+    def swapped(givens):
+        solution = true_solution(givens).copy()
+        ones, twos = solution == 1, solution == 2
+        solution[ones], solution[twos] = 2, 1
+        return solution
+    monkeypatch.setattr(grader, "solve_unique", swapped)
+    with pytest.raises(WrongAnswer, match="against the solution"):
+        grade(EXAMPLES["X-wing"])
