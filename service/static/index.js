@@ -116,17 +116,62 @@
       el("td", {text: new Date(job.created_at).toLocaleString()}));
   }
 
+  // -- the list, its filter, and one action on every job the filter matches (POST /api/v1/bulk)
+
+  const statusFilter = document.getElementById("filter-status");
+  const labelFilter = document.getElementById("filter-label");
+  const bulkAction = document.getElementById("bulk-action");
+  const bulkConfirm = document.getElementById("bulk-confirm");
+  const bulkResult = document.getElementById("bulk-result");
+  const PAST = {cancel: "cancelled", retry: "retried", delete: "deleted"};
+  let refreshTimer = null;
+
+  function filter() {
+    const query = {};
+    if (statusFilter.value) query.status = statusFilter.value;
+    if (labelFilter.value.trim()) query.label = labelFilter.value.trim();
+    return query;
+  }
+
+  function describeFilter(query) {
+    const parts = [query.status && `in status ${query.status}`, query.label && `labelled "…${query.label}…"`];
+    return parts.filter(Boolean).join(", ") || "of yours, whatever their status or label";
+  }
+
+  document.getElementById("bulk-button").addEventListener("click", () => {
+    document.getElementById("bulk-question").textContent =
+      `${bulkAction.value} every job ${describeFilter(filter())}?`;
+    bulkConfirm.hidden = false;
+  });
+  document.getElementById("bulk-no").addEventListener("click", () => { bulkConfirm.hidden = true; });
+  document.getElementById("bulk-yes").addEventListener("click", async () => {
+    bulkConfirm.hidden = true;
+    try {
+      const out = await PQ.post("/api/v1/bulk", {action: bulkAction.value, limit: 1000, ...filter()});
+      const left = out.skipped.map(s => `${s.id.slice(0, 12)}: ${s.reason}`);
+      bulkResult.textContent = `${PQ.number(out.done.length)} job(s) ${PAST[out.action]}` +
+        (left.length ? `; left: ${left.join("; ")}` : "") + (out.more ? "; more match: apply again" : "");
+    } catch (err) {
+      bulkResult.textContent = `not done: ${err.message}`;
+    }
+    bulkResult.hidden = false;
+    refreshJobs();
+  });
+  statusFilter.addEventListener("change", () => refreshJobs());
+  labelFilter.addEventListener("input", () => refreshJobs());
+
   async function refreshJobs() {
+    clearTimeout(refreshTimer);
     let busy = false;
     try {
-      const page = await PQ.get("/api/v1/jobs?limit=50");
+      const page = await PQ.get(`/api/v1/jobs?${new URLSearchParams({limit: 50, ...filter()})}`);
       document.querySelector("#jobs tbody").replaceChildren(...page.items.map(jobRow));
       document.getElementById("no-jobs").hidden = page.items.length > 0;
       busy = page.items.some(j => !PQ.FINAL.includes(j.status));
     } catch (err) {
       console.warn("jobs", err);
     }
-    setTimeout(refreshJobs, busy ? 1000 : 5000);
+    refreshTimer = setTimeout(refreshJobs, busy ? 1000 : 5000);
   }
 
   (async () => {
