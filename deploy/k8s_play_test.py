@@ -27,6 +27,7 @@ import argparse
 import base64
 import copy
 import os
+import subprocess
 import sys
 import time
 import urllib.error
@@ -46,6 +47,7 @@ from compose_test import (  # run as a script: deploy/ is on the path
     sudoku_cases,
     timed_job,
 )
+from swarm_test import dear_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAY_STATE = ROOT / "var" / "k8s-play"
@@ -222,13 +224,23 @@ def wait_ready(api: str, timeout: float) -> float:
         time.sleep(1)
 
 
+def tasks_done(pod: str) -> int:
+    """Tasks the worker of a lane's pod reports done (Celery's "succeeded in" log lines)."""
+    out = subprocess.run(["podman", "logs", f"{pod}-worker"], check=True, capture_output=True, text=True)
+    return (out.stdout + out.stderr).count(" succeeded in ")
+
+
 def mixed_batch(stack: Stack, report: Report) -> None:
-    """Sudokus, the n-Queens counts n = 1..10 and 8-puzzles, each checked against its known answer."""
-    cases = [*sudoku_cases(10), *nqueens_cases(10), *eight_puzzle_cases(10)]
+    """Sudokus, the n-Queens counts n = 1..10 and 8-puzzles, each checked against its known answer,
+    and 15-puzzles dear enough for the dear lane (their moves replayed to the goal)."""
+    cases = [*sudoku_cases(10), *nqueens_cases(10), *eight_puzzle_cases(10), *dear_cases(3, seed=1)]
     print(f"mixed batch of {len(cases)} puzzles", flush=True)
     _, seconds, errors = timed_job(stack, cases, "k8s-play-test mixed batch", timeout=600)
-    report.row(f"mixed batch, {len(cases)} puzzles with known answers", f"{seconds:.1f} s")
+    report.row(f"mixed batch, {len(cases)} puzzles with known answers (3 dear)", f"{seconds:.1f} s")
     report.check(not errors, f"every answer right ({len(errors)} wrong: {errors[:3]})")
+    done = {pod: tasks_done(pod) for pod in ("worker-cheap", "worker-dear")}
+    report.row("tasks done by worker-cheap / worker-dear", f"{done['worker-cheap']} / {done['worker-dear']}")
+    report.check(all(done.values()), "both lanes' pods ran tasks")
 
 
 def check(api: str, token: str) -> int:
