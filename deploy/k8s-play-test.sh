@@ -15,7 +15,6 @@ PY="${PY:-$ROOT/.venv/bin/python}"
 PLAY="$ROOT/var/k8s-play"
 NETWORK="${K8S_PLAY_NETWORK:-puzzle-queue-k8s-play}"
 PORT="${K8S_PLAY_PORT:-18000}"
-STAGES=(1-data 2-migrate 3-app)
 # Podman's default rlimits for rootful containers (nofile and nproc at their highest) are more than
 # runc may set inside this machine's own container: lower ones (nginx asks for 16384 files),
 # read from this file only.
@@ -42,9 +41,8 @@ teardown() {
     local status=0 volumes="" left="" image
     if [ -f "$PLAY/pods.txt" ]; then
         volumes="$(pod_volumes) $(cat "$PLAY/pvcs.txt")"
-        for (( i=${#STAGES[@]}-1; i>=0; i-- )); do
-            [ -f "$PLAY/${STAGES[$i]}.yaml" ] && podman kube down "$PLAY/${STAGES[$i]}.yaml" >/dev/null 2>&1
-        done
+        # The stages played, last first.
+        for stage in $(tac "$PLAY/played" 2>/dev/null); do podman kube down "$PLAY/$stage.yaml" >/dev/null 2>&1; done
         # What kube down could not take down (a pod in a bad state), by its name.
         while read -r pod; do podman pod exists "$pod" && podman pod rm -f -t 10 "$pod" >/dev/null; done < "$PLAY/pods.txt"
         for volume in $volumes; do podman volume rm -f "$volume" >/dev/null 2>&1; done
@@ -61,7 +59,7 @@ teardown() {
         done < "$PLAY/loaded-images"
     fi
     if [ -n "${left// /}" ]; then log "left behind:$(echo " $left")"; status=1; else log "nothing of the play left"; fi
-    rm -rf "$PLAY/secrets" "$PLAY/loaded-images" "$PLAY/new-pause"
+    rm -rf "$PLAY/secrets" "$PLAY/loaded-images" "$PLAY/new-pause" "$PLAY/played"
     # The engine stopped if this test started it, unless containers of others run on it.
     if [ -z "$(docker ps -q 2>/dev/null)" ]; then "$ROOT/deploy/engine.sh" stop; else log "the engine runs containers: left running"; fi
     return $status
@@ -100,8 +98,19 @@ log "rendering overlay small (kubectl kustomize) and making it runnable by podma
     --image "puzzle-queue-pgbouncer=puzzle-queue-pgbouncer:latest" \
     --image "postgres=$POSTGRES_IMAGE" --image "redis=$REDIS_IMAGE"
 
+# Pods and claims of these names that are not this run's are left alone: the run stops instead.
+taken=""
+while read -r pod; do if podman pod exists "$pod"; then taken+=" pod:$pod"; fi; done < "$PLAY/pods.txt"
+while read -r claim; do if podman volume exists "$claim"; then taken+=" volume:$claim"; fi; done < "$PLAY/pvcs.txt"
+if [ -n "$taken" ]; then
+    rm -f "$PLAY/pods.txt" "$PLAY/pvcs.txt"
+    die "already in podman, not made by this run:$taken (podman kube down, podman volume rm)"
+fi
 podman network create "$NETWORK" >/dev/null
-play() { podman kube play --network "$NETWORK" "$PLAY/$1.yaml" >"$PLAY/$1.log" 2>&1 || { cat "$PLAY/$1.log" >&2; die "kube play $1 failed"; }; }
+play() {
+    echo "$1" >> "$PLAY/played"
+    podman kube play --network "$NETWORK" "$PLAY/$1.yaml" >"$PLAY/$1.log" 2>&1 || { cat "$PLAY/$1.log" >&2; die "kube play $1 failed"; }
+}
 until_true() {  # seconds what command...
     local deadline=$(( $(date +%s) + $1 )) what=$2; shift 2
     until "$@" >/dev/null 2>&1; do
