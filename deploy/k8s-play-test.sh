@@ -49,8 +49,10 @@ teardown() {
         left="$(while read -r pod; do podman pod exists "$pod" && echo "pod:$pod"; done < "$PLAY/pods.txt")"
         left+="$(for volume in $volumes; do podman volume exists "$volume" && echo " volume:$volume"; done)"
     fi
-    podman network exists "$NETWORK" 2>/dev/null && podman network rm -f "$NETWORK" >/dev/null
-    podman network exists "$NETWORK" 2>/dev/null && left+=" network:$NETWORK"
+    if [ -f "$PLAY/network-made" ]; then
+        podman network rm -f "$NETWORK" >/dev/null
+        podman network exists "$NETWORK" && left+=" network:$NETWORK"
+    fi
     [ -f "$PLAY/new-pause" ] && podman images --format '{{.Repository}}:{{.Tag}}' | grep podman-pause >> "$PLAY/loaded-images"
     if [ -f "$PLAY/loaded-images" ]; then
         while read -r image; do
@@ -59,7 +61,7 @@ teardown() {
         done < "$PLAY/loaded-images"
     fi
     if [ -n "${left// /}" ]; then log "left behind:$(echo " $left")"; status=1; else log "nothing of the play left"; fi
-    rm -rf "$PLAY/secrets" "$PLAY/loaded-images" "$PLAY/new-pause" "$PLAY/played"
+    rm -rf "$PLAY/secrets" "$PLAY/loaded-images" "$PLAY/new-pause" "$PLAY/played" "$PLAY/network-made"
     # The engine stopped if this test started it, unless containers of others run on it.
     if [ -z "$(docker ps -q 2>/dev/null)" ]; then "$ROOT/deploy/engine.sh" stop; else log "the engine runs containers: left running"; fi
     return $status
@@ -102,11 +104,12 @@ log "rendering overlay small (kubectl kustomize) and making it runnable by podma
 taken=""
 while read -r pod; do if podman pod exists "$pod"; then taken+=" pod:$pod"; fi; done < "$PLAY/pods.txt"
 while read -r claim; do if podman volume exists "$claim"; then taken+=" volume:$claim"; fi; done < "$PLAY/pvcs.txt"
+if podman network exists "$NETWORK"; then taken+=" network:$NETWORK"; fi
 if [ -n "$taken" ]; then
     rm -f "$PLAY/pods.txt" "$PLAY/pvcs.txt"
-    die "already in podman, not made by this run:$taken (podman kube down, podman volume rm)"
+    die "already in podman, not made by this run:$taken (podman kube down, podman volume rm, podman network rm)"
 fi
-podman network create "$NETWORK" >/dev/null
+podman network create "$NETWORK" >/dev/null && touch "$PLAY/network-made"
 play() {
     echo "$1" >> "$PLAY/played"
     podman kube play --network "$NETWORK" "$PLAY/$1.yaml" >"$PLAY/$1.log" 2>&1 || { cat "$PLAY/$1.log" >&2; die "kube play $1 failed"; }
@@ -125,7 +128,8 @@ until_true 120 "Redis ready" podman exec redis-redis redis-cli ping
 log "kube play 2-migrate: the migration Job's pod, once"
 play 2-migrate
 code=$(podman wait migrate-migrate)
-podman logs migrate-migrate 2>&1 | grep -c "Running upgrade" | xargs printf '  the migration: %s revisions applied\n' >&2
+applied=$(podman logs migrate-migrate 2>&1 | grep -c "Running upgrade" || true)
+log "the migration exited $code, $applied revisions applied"
 [ "$code" = 0 ] || { podman logs migrate-migrate >&2; die "the migration exited $code"; }
 log "kube play 3-app: API, workers, scheduler, proxy on port $PORT"
 play 3-app
