@@ -11,7 +11,8 @@ volumes) and pods.txt the pods, for the teardown. What podman cannot run is said
 app pods' init containers, which wait for the migration, are left out: stage 2 has completed it.
 
 `check` waits for /readyz through the published port, answers a mixed batch with known answers
-(compose_test's cases) and prints a table; exits 1 if any check failed.
+(compose_test's cases, and swarm_test's dear 15-puzzles for the dear lane), sees that both lanes'
+worker pods ran tasks, and prints a table; exits 1 if any check failed.
 
 Glossary
   stand-in    an image of deploy/base-images.sh (puzzle-queue-base/...): Debian's PostgreSQL or
@@ -52,10 +53,12 @@ from swarm_test import dear_cases
 ROOT = Path(__file__).resolve().parents[1]
 PLAY_STATE = ROOT / "var" / "k8s-play"
 Doc = dict[str, Any]
-# Kinds podman kube play does not run; Namespace has no podman counterpart either.
-DROPPED = {"HorizontalPodAutoscaler", "PodDisruptionBudget", "ScaledObject", "Namespace"}
+# Kinds made into files or pods (ConfigMaps as they are, Secrets as files, Services as pod names);
+# every other kind (PodDisruptionBudget, ScaledObject, HorizontalPodAutoscaler, Namespace) is dropped.
+USED = {"ConfigMap", "Secret", "Service"}
 STAND_IN = "puzzle-queue-base/"
-# The stand-in PostgreSQL reads POSTGRES_PASSWORD only; its PGDATA directory must exist.
+# The stand-in PostgreSQL reads POSTGRES_PASSWORD only; its PGDATA directory must exist, and the
+# socket directory (an emptyDir) be postgres's.
 POSTGRES_STAND_IN = ('export POSTGRES_PASSWORD="$(cat "$POSTGRES_PASSWORD_FILE")"; mkdir -p "$PGDATA"; '
                      'chown postgres:postgres /var/run/postgresql; exec postgres-entrypoint.sh postgres')
 
@@ -112,6 +115,7 @@ def fit_containers(spec: Doc, images: dict[str, str], secrets: dict[str, Path]) 
 
 
 def pod(name: str, template: Doc) -> Doc:
+    """One pod of a workload's template, named after the workload."""
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "labels": template["metadata"].get("labels", {})},
             "spec": copy.deepcopy(template["spec"])}
@@ -165,16 +169,16 @@ def publish(pods: dict[str, Doc], docs: list[Doc], published: dict[str, int]) ->
 
 
 def published_pod(spec: Doc) -> bool:
+    """Whether a pod has a port on the host."""
     return any("hostPort" in port for c in spec["spec"]["containers"] for port in c.get("ports", []))
 
 
-def transform(docs: list[Doc], out: Path, images: dict[str, str], published: dict[str, int]) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    secrets = write_secrets(docs, out)
-    config_maps = [d for d in docs if d["kind"] == "ConfigMap"]
+def workloads(docs: list[Doc]) -> tuple[dict[str, Doc], list[Doc], list[Doc]]:
+    """Pods by name (a Deployment's or StatefulSet's), the StatefulSets' claims, the Jobs' pods;
+    what becomes of each object is said on stdout."""
     pods: dict[str, Doc] = {}
     pvcs: list[Doc] = []
-    migrate: list[Doc] = []
+    jobs: list[Doc] = []
     for doc in docs:
         kind, name = doc["kind"], doc["metadata"]["name"]
         if kind in ("Deployment", "StatefulSet"):
@@ -186,25 +190,35 @@ def transform(docs: list[Doc], out: Path, images: dict[str, str], published: dic
         elif kind == "Job":
             job = pod(name, doc["spec"]["template"])
             job["spec"]["restartPolicy"] = "Never"
-            migrate.append(job)
+            jobs.append(job)
             print(f"Job {name}: its pod, run once before the app (podman runs no Jobs)")
-        elif kind in DROPPED:
+        elif kind not in USED:
             print(f"{kind} {name}: dropped (podman kube play does not run it)")
+    return pods, pvcs, jobs
+
+
+def transform(docs: list[Doc], out: Path, images: dict[str, str], published: dict[str, int]) -> None:
+    """The rendered objects as the three stage files, pvcs.txt and pods.txt under out."""
+    out.mkdir(parents=True, exist_ok=True)
+    secrets = write_secrets(docs, out)
+    config_maps = [d for d in docs if d["kind"] == "ConfigMap"]
+    pods, pvcs, jobs = workloads(docs)
     check_services(docs, pods)
     publish(pods, docs, published)
-    for each in [*pods.values(), *migrate]:
+    for each in [*pods.values(), *jobs]:
         fit_containers(each["spec"], images, secrets)
     app_images = {local_image(i, images) for i in ("puzzle-queue", "puzzle-queue-proxy")}
     app = [p for p in pods.values() if p["spec"]["containers"][0]["image"] in app_images]
     # Published pods last: nginx resolves its upstream `api` once, at start.
     app.sort(key=published_pod)
     data = [p for p in pods.values() if p not in app]
-    stages = (("1-data.yaml", [*pvcs, *data]), ("2-migrate.yaml", migrate), ("3-app.yaml", app))
+    stages = (("1-data.yaml", [*pvcs, *data]), ("2-migrate.yaml", jobs), ("3-app.yaml", app))
     for filename, stage in stages:
         (out / filename).write_text(yaml.safe_dump_all([*config_maps, *stage], sort_keys=False))
+    names = [p["metadata"]["name"] for p in [*data, *jobs, *app]]
     (out / "pvcs.txt").write_text("".join(f"{c['metadata']['name']}\n" for c in pvcs))
-    (out / "pods.txt").write_text("".join(f"{p['metadata']['name']}\n" for p in [*data, *migrate, *app]))
-    print(f"podman pods: {', '.join(p['metadata']['name'] for p in [*data, *migrate, *app])}")
+    (out / "pods.txt").write_text("".join(f"{name}\n" for name in names))
+    print(f"podman pods: {', '.join(names)}")
 
 
 # -- checks
