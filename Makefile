@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test swarm-up swarm-down swarm-test k8s-check
+.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test swarm-up swarm-down swarm-test k8s-check k8s-play-test
 
 # The venv installs exactly what requirements.lock pins (hashes checked), then the project
 # itself, editable and without dependencies. A lock older than pyproject.toml's dependencies
@@ -104,6 +104,13 @@ swarm-test:
 # (kubernetes-validate), KEDA's (vendored), checkov (skips in deploy/k8s/checkov-skip.txt).
 k8s-check: venv
 	deploy/k8s-check.sh
+
+# deploy/k8s (overlay small) run by `podman kube play` (Debian's podman, installed if missing): the
+# images built on the local engine and loaded into podman, the migration Job's pod run once first,
+# what podman cannot run (HPA, PDB, KEDA) dropped; /readyz and a mixed batch with known answers
+# through the published port (K8S_PLAY_PORT, 18000), then everything removed; prints the timings.
+k8s-play-test: venv
+	deploy/k8s-play-test.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

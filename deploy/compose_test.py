@@ -55,11 +55,14 @@ def docker(*args: str) -> bool:
 class Stack:
     api: str
     project: str = "puzzle-queue"
+    token: str = ""  # a client's token, sent as a bearer token where tokens are on
 
     def http(self, method: str, path: str, body: Any = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.api + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(self.api + path, data=data, method=method, headers=headers)
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
 

@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import random
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,16 +71,6 @@ def task_container(service: str) -> str:
 
 @dataclass
 class SwarmStack(Stack):
-    token: str = ""
-
-    def http(self, method: str, path: str, body: Any = None) -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.api + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json",
-                                                  "Authorization": f"Bearer {self.token}"})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
-
     def sql(self, query: str, patience: float = 60) -> list[list[str]]:
         deadline = time.monotonic() + patience
         while True:
