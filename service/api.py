@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from flask import Blueprint, current_app, g, request
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from spectree import Response, SecurityScheme
 from spectree.models import SecureType, SecuritySchemeData
 from sqlalchemy.exc import IntegrityError
@@ -68,6 +68,7 @@ spec = DocumentedSpecTree(
 )
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+Model = TypeVar("Model", bound=BaseModel)
 
 ERRORS = {f"HTTP_{code}": ProblemOut for code in (400, 401, 404, 413, 422, 429, 503)}
 # The endpoints that read a JSON body (service.bodies) also answer 415.
@@ -367,11 +368,16 @@ def _retry_body() -> RetryIn:
     """The retry's body: none (or empty) retries every failed and cancelled puzzle as it was."""
     if not request.content_length and "Transfer-Encoding" not in request.headers:
         return RetryIn()
+    return json_body(RetryIn)
+
+
+def json_body(model: type[Model]) -> Model:
+    """The request's body as ``model``: 400 unless it is a JSON object, 422 naming each bad field."""
     body = read_json()
     if not isinstance(body, dict):
         raise Problem(400, "Bad Request", f"the body must be a JSON object, not a {type(body).__name__}")
     try:
-        return RetryIn.model_validate(body)
+        return model.model_validate(body)
     except ValidationError as exc:
         raise invalid(item_errors(exc.errors())) from None
 

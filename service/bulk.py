@@ -10,13 +10,11 @@ finished), oldest first, at most ``limit``; ``more`` says that a repeat takes th
 from __future__ import annotations
 
 from flask import g
-from pydantic import ValidationError
 from spectree import Response
 
-from service.api import BODY_ERRORS, bp, retry_job_puzzles, sessions, spec
-from service.bodies import read_json
-from service.problems import Problem, invalid
-from service.schemas import BulkIn, BulkOut, BulkSkipped, RetryIn, item_errors
+from service.api import BODY_ERRORS, bp, json_body, retry_job_puzzles, sessions, spec
+from service.problems import Problem
+from service.schemas import BulkIn, BulkOut, BulkSkipped, RetryIn
 from store import jobs
 from store.models import CANCELLED, COMPLETED, QUEUED, RUNNING, Job
 
@@ -31,7 +29,7 @@ APPLIES = {"cancel": (QUEUED, RUNNING), "retry": (RUNNING, COMPLETED, CANCELLED)
 def bulk():
     """Cancel, retry or delete the client's jobs that match `status` and `label` (at most `limit`,
     oldest first); each job as its own endpoint would, the ones it cannot change listed with why."""
-    body = _body()
+    body = json_body(BulkIn)
     statuses = [st for st in APPLIES[body.action] if body.status in (None, st)]
     with sessions() as s:
         found = jobs.matching_jobs(s, g.owner, statuses, body.label, body.limit + 1) if statuses else []
@@ -63,13 +61,3 @@ def _act(action: str, job: Job) -> str | None:
             return None if unfinished is None else f"{unfinished}; cancel it first"
     except Problem as exc:
         return exc.detail
-
-
-def _body() -> BulkIn:
-    body = read_json()
-    if not isinstance(body, dict):
-        raise Problem(400, "Bad Request", f"the body must be a JSON object, not a {type(body).__name__}")
-    try:
-        return BulkIn.model_validate(body)
-    except ValidationError as exc:
-        raise invalid(item_errors(exc.errors())) from None
