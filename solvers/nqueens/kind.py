@@ -237,7 +237,6 @@ KIND = Kind(
         Example(1000),
         Example({"n": 10}, {"mode": "count"}),
         Example({"n": 10}, {"mode": "count", "strategy": "constellations"}),
-        Example({"n": 12}, {"mode": "count", "strategy": "tree"}),
         Example({"n": 12}, {"mode": "estimate", "probes": 20_000, "seed": 7}),
     ),
     bad_examples=(
@@ -246,7 +245,7 @@ KIND = Kind(
         BadExample({"size": 8}),
         BadExample({"n": 10**9}, error=InvalidPuzzle),
         BadExample({"n": 22}, {"mode": "count"}, error=InvalidPuzzle),
-        BadExample({"n": 19}, {"mode": "count", "strategy": "tree"}, error=InvalidPuzzle),
+        BadExample({"n": 22}, {"mode": "count", "strategy": "tree"}, error=InvalidPuzzle),
         BadExample({"n": 8}, {"strategy": "tree"}, error=InvalidOption),
         BadExample({"n": 64}, {"mode": "estimate"}, error=InvalidPuzzle),
         BadExample({"n": 16}, {"mode": "estimate", "probes": 0}, error=InvalidOption),
