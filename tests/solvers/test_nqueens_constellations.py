@@ -157,7 +157,10 @@ print(json.dumps(out))
 """
 
 
-def test_kernels_give_identical_numbers_interpreted():
+def test_kernels_give_identical_numbers_interpreted_and_bounds_checked(tmp_path):
     compiled = json.loads(run_python(INTERPRETED))
     assert compiled == json.loads(run_python(INTERPRETED, NUMBA_DISABLE_JIT="1"))
+    # A cache of its own: bounds-checked machine code must not be stored where normal runs load it.
+    checked = run_python(INTERPRETED, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+    assert compiled == json.loads(checked)
     assert compiled["8"][1][1] == 92
