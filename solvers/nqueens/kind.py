@@ -173,7 +173,7 @@ def cost(n: N, options: Options) -> float:
     with probes x n; a placement is constructed in O(n)."""
     if options["mode"] == "count":
         if count.strategy_of(n, options["strategy"]) == count.CONSTELLATIONS:
-            return max(1e-5, 1.45 * 6.9 ** (n - 16))
+            return max(1e-5, 1.53 * 7.0 ** (n - 16))
         return max(1e-5, 0.73 * 6.5 ** (n - 15))
     if options["mode"] == "estimate":
         return float(options["probes"] * 2e-7 * n / 16)
