@@ -1,6 +1,7 @@
-"""Mode ``count``: every solution and the exact size of the backtracking tree, enumerated below
-the canonical prefixes (the first queen in the left half; the kernel counts each subtree), and
-the solutions fixed by the turns; split by sharing the prefixes out.
+"""Mode ``count``: every solution and the solutions fixed by the turns, by one of two strategies.
+``tree`` enumerates the whole backtracking tree below the canonical prefixes (the first queen in
+the left half; the kernel counts each subtree) and reports its exact size; split by sharing the
+prefixes out.
 
   prefix     the columns of the queens in the first k rows: the root of one subtree.
   weight     how many times a prefix's subtree counts: 2 when its first queen is left
@@ -8,9 +9,9 @@ the solutions fixed by the turns; split by sharing the prefixes out.
   fixed      solutions that a half or quarter turn maps onto themselves; with the
              total they give the classes under the 8 symmetries (Burnside's lemma).
 
-Two strategies count: ``tree`` (the prefixes above, with the size of the whole tree) and
-``constellations`` (constellations.py: the border queens first, faster from n = 13 on, its
-own search's nodes). Both report the fixed solutions, split the same way and merge here.
+``constellations`` (constellations.py: the border queens first, faster from n = 13 on) reports
+its own search's nodes and is split by sharing the classes of constellations out. Both strategies
+solve, split, merge and are verified here.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ Prefix = tuple[int, ...]
 
 TREE = "tree"
 CONSTELLATIONS = "constellations"
-MAX_TREE_N = 18                    # minutes on one core; the constellations take n = 18 in about one
+MAX_TREE_N = 18                    # minutes of one core; the constellations need about a third of that
 MAX_COUNT_N = 21
 AUTO_CONSTELLATIONS_N = 13         # auto counts by constellations from here on (bench/nqueens.py)
 PREFIXES_PER_PART = 64             # many subtrees per part even out their unequal sizes
