@@ -1,10 +1,11 @@
 """n-Queens benchmark: exact counts and Knuth's estimates, printed as markdown tables.
 
-    PYTHONPATH=. python bench/nqueens.py [--quick]
+    PYTHONPATH=. taskset -c 1 python bench/nqueens.py [--quick] [--strategies 14 15 16 17 18]
 
-Everything goes through the library's public call (prepare + solve). The count
-table compares against a plain-Python bitboard backtracker run in the same
-process, and against a plain C bitboard counter with mirror symmetry
+Everything goes through the library's public call (prepare + solve). The strategies
+table counts each n by constellations and by the tree (the prefixes' kernel) against
+the plain C counter. The tree's count table compares against a plain-Python bitboard
+backtracker run in the same process, and against a plain C bitboard counter with mirror symmetry
 (bench/c/nqueens_count.c, compiled here with -O3 -march=native when a C compiler
 is on PATH, skipped with a note when not; CPU time by clock(), the median of
 C_RUNS runs); the estimate tables compare against the exact tree sizes of
@@ -31,6 +32,7 @@ from bench.anchor import compile_c  # noqa: E402
 DATA = ROOT / "tests" / "data" / "nqueens"
 C_SOURCE = ROOT / "bench" / "c" / "nqueens_count.c"
 C_RUNS = 5
+C_LONG = 5.0       # a C count longer than this many seconds is run once, not C_RUNS times
 KIND = solvers.get("nqueens")
 
 
@@ -78,9 +80,9 @@ def read_tree_nodes() -> dict[int, int]:
 
 
 
-def c_count(binary: Path, n: int) -> tuple[int, float]:
-    """(solutions, median CPU seconds of C_RUNS runs) of the plain C counter."""
-    out = subprocess.run([str(binary)], input=f"{n}\n" * C_RUNS, capture_output=True, text=True, check=True)
+def c_count(binary: Path, n: int, runs: int = C_RUNS) -> tuple[int, float]:
+    """(solutions, median CPU seconds of the runs) of the plain C counter."""
+    out = subprocess.run([str(binary)], input=f"{n}\n" * runs, capture_output=True, text=True, check=True)
     runs = [line.split() for line in out.stdout.splitlines()]
     assert len({r[1] for r in runs}) == 1, runs
     return int(runs[0][1]), statistics.median(float(r[2]) for r in runs)
@@ -96,7 +98,7 @@ def count_table(sizes: range, baseline_up_to: int, tree_nodes: dict[int, int]) -
               "| speed-up | plain C CPU (s) | C / kernel time |")
         print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for n in sizes:
-            outcome, wall, seconds = timed({"n": n}, mode="count")
+            outcome, wall, seconds = timed({"n": n}, mode="count", strategy="tree")
             nodes = outcome.stats["nodes"]
             assert nodes == tree_nodes[n], f"n={n}: {nodes} nodes, table says {tree_nodes[n]}"
             python = ratio = c_time = c_ratio = "-"
@@ -110,6 +112,30 @@ def count_table(sizes: range, baseline_up_to: int, tree_nodes: dict[int, int]) -
                 c_time, c_ratio = f"{c_seconds:.3g}", f"{c_seconds / seconds:.2f}"
             print(f"| {n} | {outcome.result['solutions']:,} | {nodes:,} | {wall:.3g} | {seconds:.3g} | "
                   f"{nodes / seconds:,.0f} | {python} | {ratio} | {c_time} | {c_ratio} |", flush=True)
+    print()
+
+
+def strategies_table(sizes: list[int]) -> None:
+    print("### count (exact): constellations vs the tree's prefixes vs plain C, CPU seconds\n")
+    with tempfile.TemporaryDirectory() as folder:
+        binary = compile_c(C_SOURCE, Path(folder))
+        if binary is None:
+            print("No C compiler (cc, clang, gcc) on PATH: the C column is empty.\n")
+        print("| n | solutions | constellations (s) | tree (s) | plain C (s) | tree / constellations "
+              "| C / constellations |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for n in sizes:
+            found, _, fast = timed({"n": n}, mode="count", strategy="constellations")
+            tree, _, slow = timed({"n": n}, mode="count", strategy="tree")
+            solutions = found.result["solutions"]
+            assert tree.result == found.result, (n, tree.result, found.result)
+            c_time = c_ratio = "-"
+            if binary is not None:
+                c_found, c_seconds = c_count(binary, n, 1 if slow > C_LONG else C_RUNS)
+                assert c_found == solutions, (n, c_found)
+                c_time, c_ratio = f"{c_seconds:.3g}", f"{c_seconds / fast:.2f}"
+            print(f"| {n} | {solutions:,} | {fast:.3g} | {slow:.3g} | {c_time} | {slow / fast:.2f} "
+                  f"| {c_ratio} |", flush=True)
     print()
 
 
@@ -139,11 +165,17 @@ def accuracy_table(n: int, exponents: range, tree_nodes: dict[int, int]) -> None
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer probes")
+    parser.add_argument("--strategies", type=int, nargs="*", metavar="N",
+                        help="the sizes of the strategies table (default 14-17, with --quick 12-14)")
+    parser.add_argument("--only-strategies", action="store_true", help="print the strategies table alone")
     args = parser.parse_args(argv)
     tree_nodes = read_tree_nodes()
     solvers.warm_up()  # load the compiled kernels before timing
     print("Measured on a shared, loaded 2-core VM (other jobs running): one process, one core; "
           "wall time suffers from the load, CPU time much less.\n")
+    strategies_table(args.strategies or list(range(12, 15) if args.quick else range(14, 18)))
+    if args.only_strategies:
+        return 0
     if args.quick:
         count_table(range(8, 14), 10, tree_nodes)
         probe_rate_table((8, 16, 32), 10**5)

@@ -3,7 +3,7 @@ and simulated; printed as markdown tables.
 
     PYTHONPATH=. python bench/scaling.py [--n 16 17] [--estimate-n 20 --probes 100000000] [--no-service]
 
-Workloads: an exact count for each ``--n``, and Knuth's estimate of ``--estimate-n`` with
+Workloads: an exact count by the tree for each ``--n``, and Knuth's estimate of ``--estimate-n`` with
 ``--probes`` probes and a fixed seed.
 
 1. Processes: the parts of ``split`` solved by a pool of 1 and of 2 processes (what the
@@ -58,7 +58,7 @@ class Workload:
     @property
     def options(self) -> dict:
         if self.mode == "count":
-            return {"mode": "count"}
+            return {"mode": "count", "strategy": "tree"}
         return {"mode": "estimate", "probes": self.probes, "seed": self.seed}
 
     @property

@@ -1,12 +1,17 @@
-"""Mode ``count``: every solution and the exact size of the backtracking tree, enumerated below
-the canonical prefixes (the first queen in the left half; the kernel counts each subtree), and
-the solutions fixed by the turns; split by sharing the prefixes out.
+"""Mode ``count``: every solution and the solutions fixed by the turns, by one of two strategies.
+``tree`` enumerates the whole backtracking tree below the canonical prefixes (the first queen in
+the left half; the kernel counts each subtree) and reports its exact size; split by sharing the
+prefixes out.
 
   prefix     the columns of the queens in the first k rows: the root of one subtree.
   weight     how many times a prefix's subtree counts: 2 when its first queen is left
              of the middle (the mirror image is never enumerated), 1 in the middle column.
   fixed      solutions that a half or quarter turn maps onto themselves; with the
              total they give the classes under the 8 symmetries (Burnside's lemma).
+
+``constellations`` (constellations.py: the border queens first, faster from n = 13 on) reports
+its own search's nodes and is split by sharing the classes of constellations out. Both strategies
+solve, split, merge and are verified here.
 """
 
 from __future__ import annotations
@@ -17,13 +22,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from solvers.base import SOLVED, Outcome, Part, Split, StopFlag, Stopwatch, check_stop, stop_flag
-from solvers.nqueens import kernels
+from solvers.nqueens import constellations, kernels
 from solvers.nqueens.checks import brute_force_count, is_placement, need
 from solvers.nqueens.outcome import N, QueensStats, result_of
 
 Prefix = tuple[int, ...]
 
-MAX_COUNT_N = 18
+TREE = "tree"
+CONSTELLATIONS = "constellations"
+MAX_TREE_N = 18                    # minutes of one core; the constellations need about a third of that
+MAX_COUNT_N = 21
+AUTO_CONSTELLATIONS_N = 13         # auto counts by constellations from here on (bench/nqueens.py)
 PREFIXES_PER_PART = 64             # many subtrees per part even out their unequal sizes
 MAX_PREFIXES = 200_000             # bounds the time and memory of split, whatever the wanted parts
 MIN_SPLIT_COUNT_N = 10             # below this a whole count takes well under a millisecond
@@ -83,23 +92,33 @@ def fundamental(n: N, solutions: int, half: int, quarter: int) -> int:
     return (solutions + half + 2 * quarter + 4 * reflection) // 8
 
 
-def _outcome(n: N, nodes: int, solutions: int, half: int, quarter: int, elapsed_ms: float,
+def strategy_of(n: N, chosen: str) -> str:
+    """The strategy that counts: the one chosen, or for ``auto`` the faster for this n."""
+    if chosen != "auto":
+        return chosen
+    return CONSTELLATIONS if n >= AUTO_CONSTELLATIONS_N else TREE
+
+
+def _outcome(n: N, strategy: str, nodes: int, solutions: int, half: int, quarter: int, elapsed_ms: float,
              subtasks: int = 0) -> Outcome:
     result = {"solutions": solutions, "fundamental": fundamental(n, solutions, half, quarter),
               "half_turn_symmetric": half, "quarter_turn_symmetric": quarter}
-    stats = QueensStats(nodes=nodes, checked_nodes=1 + n * (nodes - solutions), elapsed_ms=elapsed_ms,
+    checked = 1 + n * (nodes - solutions) if strategy == TREE else None  # the seed's count: the tree's
+    stats = QueensStats(nodes=nodes, checked_nodes=checked, strategy=strategy, elapsed_ms=elapsed_ms,
                         subtasks=subtasks)
     return Outcome(SOLVED, result, stats.as_dict())  # a count of zero is an answer too
 
 
-def solve(n: N, clock: Stopwatch, stop: StopFlag | None = None) -> Outcome:
-    nodes, solutions = count_below(n, 1, stop)
-    return _outcome(n, nodes, solutions, *rotation_fixed(n), clock.ms())
+def solve(n: N, strategy: str, clock: Stopwatch, stop: StopFlag | None = None) -> Outcome:
+    if strategy == TREE:
+        nodes, solutions = count_below(n, 1, stop)
+    else:
+        nodes, solutions = constellations.count(n, *constellations.classes(n), stop)
+    return _outcome(n, strategy, nodes, solutions, *rotation_fixed(n), clock.ms())
 
 
-def split(n: N, wanted: int, clock: Stopwatch) -> Split:
-    if n < MIN_SPLIT_COUNT_N or wanted < 1:
-        return Split([], solve(n, clock))
+def _tree_parts(n: N, wanted: int) -> tuple[list[Part], int]:
+    """(parts of about PREFIXES_PER_PART prefixes, tree nodes above the prefixes)."""
     depth = 1
     prefixes, weights, above = canonical_prefixes(n, depth)
     # A level has at most n times as many prefixes as the one above it.
@@ -108,11 +127,27 @@ def split(n: N, wanted: int, clock: Stopwatch) -> Split:
         prefixes, weights, above = canonical_prefixes(n, depth)
     groups = min(wanted, len(prefixes))
     # Dealt round-robin: neighbouring prefixes have similar subtrees, so each part gets a mix.
-    parts = [{"prefixes": [list(p) for p in prefixes[g::groups]], "weights": weights[g::groups]}
-             for g in range(groups)]
+    return [{"prefixes": [list(p) for p in prefixes[g::groups]], "weights": weights[g::groups]}
+            for g in range(groups)], above
+
+
+def _constellation_parts(n: N, wanted: int) -> list[Part]:
+    """The classes of constellations dealt round-robin, for the same reason as the prefixes."""
+    consts, _ = constellations.classes(n)
+    groups = min(wanted, len(consts))
+    return [{"constellations": consts[g::groups]} for g in range(groups)]
+
+
+def split(n: N, strategy: str, wanted: int, clock: Stopwatch) -> Split:
+    if n < MIN_SPLIT_COUNT_N or wanted < 1:
+        return Split([], solve(n, strategy, clock))
+    if strategy == TREE:
+        parts, above = _tree_parts(n, wanted)
+    else:
+        parts, above = _constellation_parts(n, wanted), 0
     half, quarter = rotation_fixed(n)
     head = Outcome(SOLVED, {"half_turn_symmetric": half, "quarter_turn_symmetric": quarter},
-                   QueensStats(nodes=above, elapsed_ms=clock.ms()).as_dict())
+                   QueensStats(nodes=above, strategy=strategy, elapsed_ms=clock.ms()).as_dict())
     return Split(parts, head)
 
 
@@ -131,23 +166,26 @@ def _read_part(n: N, part: Part) -> tuple[list[list[int]], list[int]]:
     return prefixes, weights
 
 
-def solve_part(n: N, part: Part, stop: StopFlag | None = None) -> Outcome:
+def solve_part(n: N, strategy: str, part: Part, stop: StopFlag | None = None) -> Outcome:
     clock = Stopwatch()
-    nodes, solutions = count_prefixes(n, *_read_part(n, part), stop)
+    if strategy == TREE:
+        nodes, solutions = count_prefixes(n, *_read_part(n, part), stop)
+    else:
+        nodes, solutions = constellations.count(n, *constellations.read_part(n, part), stop)
     return Outcome(SOLVED, {"solutions": solutions},
-                   QueensStats(nodes=nodes, elapsed_ms=clock.ms()).as_dict())
+                   QueensStats(nodes=nodes, strategy=strategy, elapsed_ms=clock.ms()).as_dict())
 
 
-def merge(n: N, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
+def merge(n: N, strategy: str, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
     nodes = head.stats["nodes"] + sum(o.stats["nodes"] for o in outcomes)
     solutions = sum(result_of(o)["solutions"] for o in outcomes)
     elapsed = head.stats["elapsed_ms"] + sum(o.stats["elapsed_ms"] for o in outcomes)
     symmetric = result_of(head)
-    return _outcome(n, nodes, solutions, symmetric["half_turn_symmetric"],
+    return _outcome(n, strategy, nodes, solutions, symmetric["half_turn_symmetric"],
                     symmetric["quarter_turn_symmetric"], round(elapsed, 3), len(outcomes))
 
 
-def verify(n: N, outcome: Outcome) -> None:
+def verify(n: N, strategy: str, outcome: Outcome) -> None:
     result, stats = outcome.result or {}, outcome.stats
     fields = ("solutions", "fundamental", "half_turn_symmetric", "quarter_turn_symmetric")
     need(all(isinstance(result.get(f), int) and result[f] >= 0 for f in fields), "count fields missing")
@@ -158,10 +196,13 @@ def verify(n: N, outcome: Outcome) -> None:
     need(quarter <= half <= total and (n == 1 or total % 2 == 0), "symmetric counts are inconsistent")
     need(8 * classes == total + half + 2 * quarter + 4 * (total if n == 1 else 0),
           "fundamental does not follow from the symmetric counts (Burnside)")
+    need(stats.get("strategy") == strategy, f"the count was not made by strategy {strategy}")
     nodes = stats.get("nodes")
-    need(isinstance(nodes, int) and total + 1 <= nodes <= sum(math.perm(n, k) for k in range(n + 1)),
-          "tree node count out of range")
-    need(stats.get("checked_nodes") == 1 + n * (nodes - total),
-          "checked_nodes != 1 + n * (nodes - solutions)")
+    need(isinstance(nodes, int) and 0 <= nodes <= sum(math.perm(n, k) for k in range(n + 1)),
+          "node count out of range")
+    if strategy == TREE:
+        need(nodes >= total + 1, "the tree has fewer nodes than solutions")
+        need(stats.get("checked_nodes") == 1 + n * (nodes - total),
+              "checked_nodes != 1 + n * (nodes - solutions)")
     if n <= BRUTE_FORCE_N:
         need((total, classes) == brute_force_count(n), "counts differ from a brute-force recount")

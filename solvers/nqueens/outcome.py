@@ -15,6 +15,7 @@ class QueensStats(Stats):
     nodes: int = 0
     checked_nodes: int | None = None
     seed: int | None = None
+    strategy: str | None = None
 
 
 def result_of(o: Outcome) -> dict[str, Any]:

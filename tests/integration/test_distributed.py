@@ -168,7 +168,8 @@ def test_duplicated_part_deliveries_count_once(real_stack, toy_kind):
 def test_a_cancel_stops_the_running_parts_and_frees_both_workers(real_stack):
     # n = 18 in 16 parts: each part counts for well over the time limit (6 s), so without the
     # stop flag a running part would hold its worker until the hard limit kills the process.
-    job_id = real_stack.submit([{"kind": "nqueens", "puzzle": 18, "options": {"mode": "count"}}])
+    job_id = real_stack.submit([{"kind": "nqueens", "puzzle": 18,
+                                 "options": {"mode": "count", "strategy": "tree"}}])
 
     def running(job):
         return [t for t in parts_of(real_stack, job_id) if t.status == "running"]

@@ -70,7 +70,8 @@ def running_parts(stack: Stack, job_id: str) -> list[Subtask]:
 
 def test_an_8_queens_job_completes_within_a_second_while_every_dear_lane_worker_runs_long_parts(lanes_stack):
     stack = lanes_stack
-    big = stack.submit([{"kind": "nqueens", "puzzle": 18, "options": {"mode": "count"}}], **as_client("big"))
+    big = stack.submit([{"kind": "nqueens", "puzzle": 18, "options": {"mode": "count", "strategy": "tree"}}],
+                       **as_client("big"))
     try:
         # Both workers of the dear lane busy with parts; two more parts wait in the broker.
         def both_busy(job: dict) -> bool:

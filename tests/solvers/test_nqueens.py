@@ -71,7 +71,7 @@ def split_and_merge(puzzle, parts, **options):
 
 
 def check_count(n, counts, tree_nodes):
-    outcome = run({"n": n}, mode="count")
+    outcome = run({"n": n}, mode="count", strategy="tree")
     assert (outcome.result["solutions"], outcome.result["fundamental"]) == counts[n]
     assert outcome.stats["nodes"] == tree_nodes[n]
     assert outcome.stats["checked_nodes"] == 1 + n * (tree_nodes[n] - counts[n][0])
@@ -90,7 +90,7 @@ def test_count_matches_tables_large(n, counts, tree_nodes):
 
 
 def test_checked_nodes_is_the_seeds_count_for_8():
-    assert run({"n": 8}, mode="count").stats["checked_nodes"] == 15_721
+    assert run({"n": 8}, mode="count", strategy="tree").stats["checked_nodes"] == 15_721
 
 
 def test_kernel_rotation_fixed_counts_match_brute_force():
@@ -114,10 +114,11 @@ def test_canonical_prefixes_cover_the_tree(tree_nodes):
     assert 9000 < len(prefixes) < 11000
 
 
+@pytest.mark.parametrize("strategy", ["tree", "constellations"])
 @pytest.mark.parametrize(("n", "parts"), [(10, 1), (10, 7), (12, 3), (12, 17), (13, 100), (13, 1000)])
-def test_count_split_merge_equals_whole(n, parts):
-    whole = run({"n": n}, mode="count")
-    split, merged = split_and_merge({"n": n}, parts, mode="count")
+def test_count_split_merge_equals_whole(n, parts, strategy):
+    whole = run({"n": n}, mode="count", strategy=strategy)
+    split, merged = split_and_merge({"n": n}, parts, mode="count", strategy=strategy)
     assert len(split.parts) == parts
     assert merged.result == whole.result
     assert (merged.stats["nodes"], merged.stats["checked_nodes"]) == (whole.stats["nodes"],
@@ -127,14 +128,14 @@ def test_count_split_merge_equals_whole(n, parts):
 
 @pytest.mark.slow
 def test_count_split_16_into_thousands_of_prefixes(counts, tree_nodes):
-    split, merged = split_and_merge({"n": 16}, 500, mode="count")
+    split, merged = split_and_merge({"n": 16}, 500, mode="count", strategy="tree")
     assert sum(len(p["prefixes"]) for p in split.parts) > 4000
     assert (merged.result["solutions"], merged.result["fundamental"]) == counts[16]
     assert merged.stats["nodes"] == tree_nodes[16]
 
 
 def test_split_size_is_bounded_whatever_is_wanted():
-    split = KIND.split(18, KIND.read_options({"mode": "count"}), 10**9)
+    split = KIND.split(18, KIND.read_options({"mode": "count", "strategy": "tree"}), 10**9)
     assert sum(len(p["prefixes"]) for p in split.parts) <= count.MAX_PREFIXES
 
 
@@ -173,7 +174,7 @@ def test_count_two_and_three_is_solved_with_zero_solutions(n):
 
 def test_a_count_part_without_solutions_is_solved():
     part = {"prefixes": [[0]], "weights": [1]}  # a queen in the corner of a 4x4 board: no way on
-    outcome = count.solve_part(4, part)
+    outcome = count.solve_part(4, count.TREE, part)
     assert outcome.status == SOLVED and outcome.result == {"solutions": 0}
 
 
@@ -220,11 +221,28 @@ def test_verify_rejects_a_false_no_solution():
      ("stats", "nodes", 1), ("stats", "checked_nodes", 1)],
 )
 def test_verify_rejects_wrong_counts(n, where, field, change):
-    good = run({"n": n}, mode="count")
+    good = run({"n": n}, mode="count", strategy="tree")
     bad = Outcome.from_json(json.loads(json.dumps(good.to_json())))
     getattr(bad, where)[field] += change
     with pytest.raises(WrongAnswer):
-        KIND.verify(n, KIND.read_options({"mode": "count"}), bad)
+        KIND.verify(n, KIND.read_options({"mode": "count", "strategy": "tree"}), bad)
+
+
+@pytest.mark.parametrize(("field", "value"), [("solutions", 14202), ("fundamental", 1788),
+                                              ("quarter_turn_symmetric", 10)])
+def test_verify_rejects_wrong_constellation_counts(field, value):
+    opts = KIND.read_options({"mode": "count", "strategy": "constellations"})
+    good = KIND.solve(12, opts)
+    KIND.verify(12, opts, good)
+    good.result[field] = value
+    with pytest.raises(WrongAnswer):
+        KIND.verify(12, opts, good)
+
+
+def test_verify_rejects_a_count_by_another_strategy():
+    tree = KIND.solve(13, KIND.read_options({"mode": "count", "strategy": "tree"}))
+    with pytest.raises(WrongAnswer, match="strategy constellations"):
+        KIND.verify(13, KIND.read_options({"mode": "count"}), tree)  # auto counts 13 by constellations
 
 
 @pytest.mark.parametrize(("field", "change"), [("estimated_nodes", 1e3), ("estimated_tree_nodes", -50.0),
@@ -325,7 +343,10 @@ def test_merge_rejects_missing_blocks():
         ("eight", {}, ParseError, "board size"),
         ("{n: 8}", {}, ParseError, "not valid JSON"),
         ([8], {}, ParseError, "must be an integer"),
-        ({"n": 19}, {"mode": "count"}, InvalidPuzzle, "n=19 most of an hour"),
+        ({"n": 19}, {"mode": "count", "strategy": "tree"}, InvalidPuzzle, "n=19 most of an hour"),
+        ({"n": 22}, {"mode": "count"}, InvalidPuzzle, "up to 21"),
+        ({"n": 8}, {"strategy": "tree"}, InvalidOption, "applies to mode 'count'"),
+        ({"n": 8}, {"mode": "count", "strategy": "dlx"}, InvalidOption, "one of auto, tree, constellations"),
         ({"n": 64}, {"mode": "estimate"}, InvalidPuzzle, "up to 63"),
         ({"n": 16}, {"mode": "estimate", "probes": 1}, InvalidOption, "at least 2"),
         ({"n": 16}, {"mode": "estimate", "probes": 10**8 + 1}, InvalidOption, "at most"),
@@ -347,7 +368,8 @@ def test_accepted_puzzle_forms(puzzle):
 
 def test_largest_valid_inputs_are_accepted():
     KIND.prepare({"n": 1_000_000})
-    KIND.prepare({"n": 18}, {"mode": "count"})
+    KIND.prepare({"n": 18}, {"mode": "count", "strategy": "tree"})
+    KIND.prepare({"n": 21}, {"mode": "count"})
     KIND.prepare({"n": 63}, {"mode": "estimate", "probes": 30_000_000})
 
 
@@ -412,6 +434,7 @@ SETTINGS = {"SPLIT_PARTS": 16, "SPLIT_NODE_BUDGET": 1000, "SPLIT_QUEENS_N": 14, 
 @pytest.mark.parametrize(("n", "options", "plan"), [
     (13, {"mode": "count"}, WHOLE),
     (14, {"mode": "count"}, Parts(16)),
+    (14, {"mode": "count", "strategy": "tree"}, Parts(16)),
     (30, {"mode": "estimate", "probes": 99_999}, WHOLE),
     (30, {"mode": "estimate", "probes": 100_000}, Parts(16)),
     (1000, {"mode": "solve"}, WHOLE),

@@ -248,7 +248,8 @@ def test_a_cancel_during_an_optimistic_chunk_is_final(app, solving):
 def whole_count_17(make_app, **config):
     """An n=17 count solved whole (about 30 s): estimated dear, so claimed and watched."""
     app = make_app(SPLIT_QUEENS_N=99, STOP_POLL_SECONDS=0.05, **config)
-    return app, post(app, [{"kind": "nqueens", "puzzle": 17, "options": {"mode": "count"}}])
+    return app, post(app, [{"kind": "nqueens", "puzzle": 17,
+                            "options": {"mode": "count", "strategy": "tree"}}])
 
 
 def test_a_dear_puzzle_in_a_compiled_kernel_stops_at_its_time_limit(make_app, monkeypatch):

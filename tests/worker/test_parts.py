@@ -46,6 +46,10 @@ def app(make_app, toy):
     return make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_QUEENS_N=10, SPLIT_PARTS=8)
 
 
+# The tree's count: its halves run for seconds, long enough to be stopped while running.
+COUNT_17_BY_THE_TREE = {"kind": "nqueens", "puzzle": 17, "options": {"mode": "count", "strategy": "tree"}}
+
+
 def submit(app, items):
     r = app.test_client().post("/api/v1/jobs", json={"puzzles": items})
     assert r.status_code == 202, r.json
@@ -163,7 +167,7 @@ def test_a_compiled_part_past_the_time_limit_is_stopped_by_its_flag(make_app, mo
     # watcher's flag can end this half of an n=17 count (many seconds) at the limit.
     monkeypatch.setattr(worker_parts, "time_limit", lambda seconds: contextlib.nullcontext())
     app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_QUEENS_N=10, SPLIT_PARTS=2, STOP_POLL_SECONDS=0.05)
-    job_id, p, parts = fan_out(app, {"kind": "nqueens", "puzzle": 17, "options": {"mode": "count"}})
+    job_id, p, parts = fan_out(app, COUNT_17_BY_THE_TREE)
     # for the part only: the split itself may take longer here
     app.extensions["settings"] = settings_of(app).replace(PUZZLE_TIME_LIMIT=0.3)
     assert not run_part(app, parts[0])
@@ -249,7 +253,7 @@ def no_watcher_left():
 def test_cancel_stops_a_running_part_at_its_next_check_and_nothing_is_written(make_app, caplog):
     # Each half of the n=17 count takes many seconds: it only ends early if the cancel stops it.
     app = make_app(PUZZLE_TIME_LIMIT=300.0, SPLIT_QUEENS_N=10, SPLIT_PARTS=2, STOP_POLL_SECONDS=0.05)
-    job_id, p, parts = fan_out(app, {"kind": "nqueens", "puzzle": 17, "options": {"mode": "count"}})
+    job_id, p, parts = fan_out(app, COUNT_17_BY_THE_TREE)
     cancel = once_running(app, parts[0], lambda: app.test_client().post(f"/api/v1/jobs/{job_id}/cancel"))
     with caplog.at_level(logging.INFO, logger="worker.parts"):
         assert not run_part(app, parts[0])
