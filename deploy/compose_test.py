@@ -205,14 +205,22 @@ def sudoku_cases(count: int) -> Iterator[tuple[dict[str, Any], Expectation]]:
         yield {"kind": "sudoku", "puzzle": puzzle}, both(expect_status("solved"), right)
 
 
-def nqueens_cases(largest: int) -> Iterator[tuple[dict[str, Any], Expectation]]:
+def nqueens_cases(largest: int, **options: Any) -> Iterator[tuple[dict[str, Any], Expectation]]:
     for line in (DATA / "nqueens" / "counts.csv").read_text().splitlines()[1:]:
         n, total, _ = (int(x) for x in line.split(","))
         if n <= largest:
             def right(item: Result, total: int = total) -> str | None:
                 got = (item["result"] or {}).get("solutions")
                 return None if got == total else f"count {got} != {total} ({item['status']}, {item['error']})"
-            yield {"kind": "nqueens", "puzzle": {"n": n}, "options": {"mode": "count"}}, right
+            yield {"kind": "nqueens", "puzzle": {"n": n}, "options": {"mode": "count", **options}}, right
+
+
+def split_count_case(n: int) -> tuple[dict[str, Any], Expectation]:
+    """The count of n by the prefix tree, whose parts run for seconds at n = 15-16 (long enough to
+    kill a worker holding one, or to restart a server under them), where constellations take
+    milliseconds."""
+    [case] = [c for c in nqueens_cases(n, strategy="tree") if c[0]["puzzle"]["n"] == n]
+    return case
 
 
 def sliding_case(line: str, options: dict[str, Any]) -> tuple[dict[str, Any], Expectation]:
@@ -343,7 +351,7 @@ def slow_clients(stack: Stack, report: Report, count: int = 200) -> None:
 
 def split_count(stack: Stack, report: Report, n: int) -> float:
     print(f"split count, n = {n}", flush=True)
-    [case] = [c for c in nqueens_cases(n) if c[0]["puzzle"]["n"] == n]
+    case = split_count_case(n)
     job_id, seconds, errors = timed_job(stack, [case], f"compose-test split n={n}", timeout=900)
     hosts = set(stack.part_hosts(job_id))
     report.row(f"split count n = {n}, all workers alive", f"{seconds:.1f} s")
@@ -354,7 +362,7 @@ def split_count(stack: Stack, report: Report, n: int) -> float:
 
 def killed_worker(stack: Stack, report: Report, n: int, normal: float, max_lost: float) -> None:
     print(f"split count, n = {n}, a worker container killed mid-job", flush=True)
-    [case] = [c for c in nqueens_cases(n) if c[0]["puzzle"]["n"] == n]
+    case = split_count_case(n)
     started = time.monotonic()
     job_id = stack.submit([case[0]], f"compose-test kill n={n}")
     stack.wait_for_running_part(job_id)
@@ -387,7 +395,7 @@ def restarts(stack: Stack, report: Report, n: int, limit: float) -> None:
     """PostgreSQL restarted once the batch is under way, Redis once the count's parts run; all
     must complete within limit seconds (a lost message waits for the reaper's stale sweep)."""
     print("PostgreSQL and Redis restarted mid-job", flush=True)
-    [count] = [c for c in nqueens_cases(n) if c[0]["puzzle"]["n"] == n]
+    count = split_count_case(n)
     batch = [*sudoku_cases(300), *eight_puzzle_cases(149)]
     started = time.monotonic()
     jobs = [(stack.submit([p for p, _ in batch], "compose-test restart batch"), [e for _, e in batch]),
