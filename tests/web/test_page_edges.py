@@ -57,7 +57,7 @@ def open_job(offline, web_url: str, job_id: str, width: int):
 def wide_job(web_url):
     items = [{"kind": "sliding", "puzzle": shuffled_24_puzzle(), "options": {"max_nodes": 20_000}},
              {"kind": "nqueens", "puzzle": {"n": 100}},
-             {"kind": "nqueens", "puzzle": {"n": 14}, "options": {"mode": "count"}}]
+             {"kind": "nqueens", "puzzle": {"n": 14}, "options": {"mode": "count", "strategy": "tree"}}]
     with Client(web_url) as c:
         job = c.wait(c.submit(items, label="long values"), poll=1)
         results = list(c.results(job))
