@@ -339,7 +339,7 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
             limits.check(kind.name, wire, checked)
         except solvers.PuzzleError as exc:
             raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
-        return checked, kind.cost(puzzle, checked)
+        return checked, kind.predict(puzzle, checked).seconds
 
     try:
         with sessions() as s, s.begin():

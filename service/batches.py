@@ -89,4 +89,4 @@ def _check_group(kind: solvers.Kind, puzzles: list[Any], options: dict[str, Any]
     prepared = kind.prepare_batch(puzzles, opts)
     if any(isinstance(p, solvers.PuzzleError) for p in prepared):
         return None
-    return opts, [kind.cost(p, opts) for p in prepared]
+    return opts, [kind.predict(p, opts).seconds for p in prepared]

@@ -91,7 +91,7 @@ class PuzzleItem(BaseModel):
             raise PydanticCustomError("puzzle_item", "{message}", {"message": str(exc), "field": exc.field}) \
                 from None
         self._options = options
-        self._cost = kind.cost(puzzle, options)
+        self._cost = kind.predict(puzzle, options).seconds
         return self
 
     @property
@@ -101,7 +101,7 @@ class PuzzleItem(BaseModel):
 
     @property
     def cost(self) -> float:
-        """The kind's estimate of the seconds it takes, for grouping puzzles into tasks."""
+        """The seconds predicted for it (Kind.predict), for grouping puzzles into tasks."""
         return self._cost
 
 

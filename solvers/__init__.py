@@ -14,6 +14,7 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BudgetExceeded,
+    Estimate,
     InvalidOption,
     InvalidPuzzle,
     Kind,
@@ -79,7 +80,7 @@ def provision() -> None:
 
 
 __all__ = [
-    "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "InvalidItem", "InvalidOption",
+    "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "Estimate", "InvalidItem", "InvalidOption",
     "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped", "UnknownKind",
     "WrongAnswer", "get", "prepare_item", "provision", "warm_up",
 ]

@@ -144,6 +144,26 @@ class Stopwatch:
         return round((time.perf_counter() - self._start) * 1000.0, 3)
 
 
+class Estimate(NamedTuple):
+    """A puzzle's work predicted before it runs, in CPU seconds of one core.
+
+    The truth is expected within ``seconds / factor`` and ``seconds * factor``; ``basis`` names
+    what the prediction rests on (``typical``: the kind's bench figure for puzzles like this one).
+    """
+
+    seconds: float
+    factor: float = 10.0
+    basis: str = "typical"
+
+    @property
+    def low(self) -> float:
+        return self.seconds / self.factor
+
+    @property
+    def high(self) -> float:
+        return self.seconds * self.factor
+
+
 @dataclass
 class Split:
     parts: list[Part]
@@ -341,9 +361,9 @@ class Kind:
     solve: Solve
     # raises WrongAnswer unless the outcome is right for the puzzle
     verify: Callable[[Puzzle, Options, Outcome], None]
-    # Rough seconds of one core for a typical puzzle like this one: only its order of magnitude
-    # counts (from the bench tables). The service groups cheap puzzles into big tasks with it.
-    cost: Callable[[Puzzle, Options], float]
+    # The puzzle's work predicted before it runs (:class:`Estimate`): the service groups cheap
+    # puzzles into big tasks and sends dear ones to their own lane by it.
+    predict: Callable[[Puzzle, Options], Estimate]
     examples: tuple[Example, ...]
     bad_examples: tuple[BadExample, ...]
     plan: Planner = never_split

@@ -1,5 +1,5 @@
 """Handing work to the workers, always after its rows are committed: chunks of puzzle ids and the
-parts of split puzzles, each in its lane (cheap or dear, by ``Kind.cost``) and at its priority
+parts of split puzzles, each in its lane (cheap or dear, by ``Kind.predict``) and at its priority
 (a job's tasks take the broker's levels FAIR_SHARE at a time from the job's rank, job_rank). A publish the
 broker refuses marks its rows due, and the reaper publishes them again (docs/architecture.md).
 """

@@ -70,8 +70,9 @@ class Lanes:
 
     task_queue: str = setting("puzzles", "the cheap lane's queue")
     dear_queue: str = setting("", "the dear lane's queue; unset: TASK_QUEUE + '.dear'")
-    dear_seconds: float = setting(1.0, "a task estimated (Kind.cost) above this many seconds goes to the "
-                                       "dear lane, and a task of cheap puzzles holds at most this much work",
+    dear_seconds: float = setting(1.0, "a task predicted (Kind.predict) at more than this many seconds "
+                                       "goes to the dear lane, and a task of cheap puzzles holds at most "
+                                       "this much work",
                                   minimum=0)
     dear_nice: int = setting(10, "niceness a worker of the dear lane adds to itself (0: none)", minimum=0)
     fair_share: int = setting(1, "a job's tasks take each broker priority level this many at a time",

@@ -31,7 +31,7 @@ class CheckedItem:
     kind: str
     puzzle: Any
     options: dict[str, Any]  # every default filled in, as the worker will use them
-    cost: float  # the kind's estimate in seconds (Kind.cost), for cutting the batch into tasks
+    cost: float  # its predicted seconds (Kind.predict), for cutting the batch into tasks
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def request_hash(body: Any) -> str:
 
 def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: float,
                 most: float = float("inf")) -> list[int]:
-    """Cut consecutive puzzles into tasks by their estimated cost (Kind.cost, seconds).
+    """Cut consecutive puzzles into tasks by their predicted seconds (Kind.predict).
 
     A task holds about ``seconds`` of work or more: dispatching it and its SQL round trips cost
     a few milliseconds, so cheap puzzles travel by the hundred. A batch with more work than that

@@ -16,6 +16,7 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
+    Estimate,
     Example,
     InvalidPuzzle,
     Kind,
@@ -95,8 +96,8 @@ def solve_part(puzzle, options, part, stop=None):
     return _outcome(sum(part["digits"]))
 
 
-def cost(puzzle, options):
-    return options["sleep"] + 1e-6
+def predict(puzzle, options):
+    return Estimate(options["sleep"] + 1e-6)
 
 
 def merge(puzzle, options, head, outcomes):
@@ -121,7 +122,7 @@ TOY = Kind(
     validate=validate,
     solve=solve,
     verify=verify,
-    cost=cost,
+    predict=predict,
     plan=split_past_budget,
     split=split,
     solve_part=solve_part,

@@ -60,8 +60,8 @@ class Prepared:
     options: dict[str, Any]
 
     def cost(self) -> float:
-        """Estimated seconds of one core (``Kind.cost``)."""
-        return self.kind.cost(self.puzzle, self.options)
+        """Predicted seconds of one core (``Kind.predict``)."""
+        return self.kind.predict(self.puzzle, self.options).seconds
 
 
 def prepare(a: Assigned) -> Prepared:
@@ -91,7 +91,7 @@ def prepared_alike(alike: Sequence[Assigned]) -> list[Prepared | None]:
 
 
 def estimated_cost(a: Assigned) -> float:
-    """Kind.cost of a stored puzzle, which decides its lane (store.publish) when it is published
+    """The predicted seconds of a stored puzzle, which decides its lane (store.publish) when it is published
     again; 0 for one that no longer prepares, since it fails at once."""
     ready = prepared_or_none(a)
     return 0.0 if ready is None else ready.cost()

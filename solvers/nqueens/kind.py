@@ -26,6 +26,7 @@ from solvers.base import (
     NO_SOLUTION,
     WHOLE,
     BadExample,
+    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -127,7 +128,7 @@ def plan(n: N, options: Options, settings: Settings) -> Plan:
     into parts right away, everything else is solved whole. A count of hours is cut into more than
     SPLIT_PARTS parts, so that each part stays some PART_SECONDS of one core."""
     if options["mode"] == "count" and n >= settings["SPLIT_QUEENS_N"]:
-        return Parts(max(settings["SPLIT_PARTS"], math.ceil(cost(n, options) / PART_SECONDS)))
+        return Parts(max(settings["SPLIT_PARTS"], math.ceil(predict(n, options).seconds / PART_SECONDS)))
     if options["mode"] == "estimate" and options["probes"] >= settings["SPLIT_PROBES"]:
         return Parts(settings["SPLIT_PARTS"])
     return WHOLE
@@ -168,16 +169,16 @@ def verify(n: N, options: Options, outcome: Outcome) -> None:
         construct.verify(n, outcome)
 
 
-def cost(n: N, options: Options) -> float:
+def predict(n: N, options: Options) -> Estimate:
     """Seconds, from bench/nqueens.py: counting grows geometrically with n, an estimate linearly
     with probes x n; a placement is constructed in O(n)."""
     if options["mode"] == "count":
         if count.strategy_of(n, options["strategy"]) == count.CONSTELLATIONS:
-            return max(1e-5, 1.53 * 7.0 ** (n - 16))
-        return max(1e-5, 0.73 * 6.5 ** (n - 15))
+            return Estimate(max(1e-5, 1.53 * 7.0 ** (n - 16)))
+        return Estimate(max(1e-5, 0.73 * 6.5 ** (n - 15)))
     if options["mode"] == "estimate":
-        return float(options["probes"] * 2e-7 * n / 16)
-    return 1e-5 + n * 1e-7
+        return Estimate(float(options["probes"] * 2e-7 * n / 16))
+    return Estimate(1e-5 + n * 1e-7)
 
 
 KIND = Kind(
@@ -226,7 +227,7 @@ KIND = Kind(
     validate=validate,
     solve=solve,
     verify=verify,
-    cost=cost,
+    predict=predict,
     plan=plan,
     split=split,
     solve_part=solve_part,

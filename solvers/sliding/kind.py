@@ -9,6 +9,7 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
+    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -86,17 +87,17 @@ def verify(puzzle: Puzzle, options: Options, outcome: Outcome) -> None:
         raise WrongAnswer(f"after the {len(moves)} moves the board is {board}, not the goal {goal}")
 
 
-# -- cost: seconds for a typical puzzle (sliding puzzles are never split)
+# -- predicted work: seconds for a typical puzzle (sliding puzzles are never split)
 
 
-def cost(puzzle: Puzzle, options: Options) -> float:
+def predict(puzzle: Puzzle, options: Options) -> Estimate:
     """Seconds, from bench/sliding.py: the kernel's IDA* by board side, auto's answer without a
     proof on bigger boards, the generic Python searches capped by their node budget."""
     if options["algorithm"] == "auto" and not options["optimal"]:
-        return {2: 1e-4, 3: 2e-3, 4: 0.5}.get(puzzle.k, 0.3)
+        return Estimate({2: 1e-4, 3: 2e-3, 4: 0.5}.get(puzzle.k, 0.3))
     if options["algorithm"] in ("idastar", "auto"):
-        return {2: 1e-4, 3: 2e-3, 4: 1.0}.get(puzzle.k, 100.0)
-    return {2: 1e-3, 3: 0.5}.get(puzzle.k, 10.0)
+        return Estimate({2: 1e-4, 3: 2e-3, 4: 1.0}.get(puzzle.k, 100.0))
+    return Estimate({2: 1e-3, 3: 0.5}.get(puzzle.k, 10.0))
 
 
 EXAMPLE_6X6 = (  # shuffled at random: auto answers without proof
@@ -143,7 +144,7 @@ KIND = Kind(
     validate=validate,
     solve=solve,
     verify=verify,
-    cost=cost,
+    predict=predict,
     provision=pdb.ensure,
     examples=(
         Example("8 6 7 2 5 4 3 0 1", {"algorithm": "astar"}),

@@ -24,6 +24,7 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
+    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -122,16 +123,16 @@ def check_spokes(puzzle: Spokes, spokes: Wire) -> None:
         raise WrongAnswer(f"the spokes leave {len(hubs) - len(reached)} hub(s) cut off from the rest")
 
 
-# -- cost: seconds for a typical puzzle (bench/spokes.py)
+# -- predicted work: seconds for a typical puzzle (bench/spokes.py)
 
 
-def cost(puzzle: Spokes, options: Options) -> float:
+def predict(puzzle: Spokes, options: Options) -> Estimate:
     """Seconds (bench/spokes.py): sat (and so auto) grows with the points, the search with their
     square (when it does not hang), the pruning strategy a few times the search."""
     points = puzzle.width * puzzle.height
     if options["strategy"] in ("auto", "sat"):
-        return points * 1.5e-4
-    return points * points * 1e-6 * (4 if options["strategy"] == "pruning" else 1)
+        return Estimate(points * 1.5e-4)
+    return Estimate(points * points * 1e-6 * (4 if options["strategy"] == "pruning" else 1))
 
 
 # -- the record
@@ -176,7 +177,7 @@ KIND = Kind(
     validate=validate,
     solve=solve,
     verify=verify,
-    cost=cost,
+    predict=predict,
     plan=plan,
     split=split,
     solve_part=solve_part,

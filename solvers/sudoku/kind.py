@@ -12,6 +12,7 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
+    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -104,7 +105,7 @@ def _check_solution(grid: Grid, solution: Any) -> None:
         raise WrongAnswer(f"{('row', 'column', 'box')[at // n]} {at % n + 1} of the solution repeats a value")
 
 
-# -- cost: seconds for a typical puzzle of this size and strategy (bench/sudoku.py)
+# -- predicted work: seconds for a typical puzzle of this size and strategy (bench/sudoku.py)
 
 _COST = {"auto": {4: 2e-5, 9: 2e-5, 16: 2e-4, 25: 5.0},
          "fast": {9: 2e-5},
@@ -113,10 +114,10 @@ _COST = {"auto": {4: 2e-5, 9: 2e-5, 16: 2e-4, 25: 5.0},
          "sat": {4: 1e-3, 9: 4e-3, 16: 1.5e-2, 25: 5.0}}
 
 
-def cost(grid: Grid, options: Options) -> float:
+def predict(grid: Grid, options: Options) -> Estimate:
     # Counting many solutions costs about a microsecond per solution on top.
     extra = options["max_solutions"] * 1e-6 if options["max_solutions"] > 2 else 0.0
-    return _COST[options["strategy"]][grid.n] + extra
+    return Estimate(_COST[options["strategy"]][grid.n] + extra)
 
 
 # -- the record
@@ -181,7 +182,7 @@ KIND = Kind(
     validate=validate,
     solve=solve.solve,
     verify=verify,
-    cost=cost,
+    predict=predict,
     plan=solve.split_plan,
     split=solve.split,
     solve_part=solve.solve_part,

@@ -56,7 +56,7 @@ def test_one_batch_of_every_kind(real_stack):
 
 
 def test_a_batch_is_chunked_across_both_workers(real_stack, toy_kind):
-    # Estimated at 5 ms each (Kind.cost), 2 s in all: spread over 16 tasks.
+    # Estimated at 5 ms each (Kind.predict), 2 s in all: spread over 16 tasks.
     items = [{"kind": "toy", "puzzle": str(i), "options": {"sleep": 0.005}} for i in range(400)]
     job_id = real_stack.submit(items)
     job = real_stack.wait(job_id)

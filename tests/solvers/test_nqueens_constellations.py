@@ -142,7 +142,7 @@ def test_hours_of_counting_are_cut_into_more_parts():
     opts = KIND.read_options({"mode": "count"})
     settings = {"SPLIT_PARTS": 64, "SPLIT_NODE_BUDGET": 1000, "SPLIT_QUEENS_N": 14, "SPLIT_PROBES": 10**5}
     plan = KIND.plan(21, opts, settings)
-    assert plan == Parts(math.ceil(KIND.cost(21, opts) / 30.0)) and plan.count > 64
+    assert plan == Parts(math.ceil(KIND.predict(21, opts).seconds / 30.0)) and plan.count > 64
     assert KIND.plan(16, opts, settings) == Parts(64)
 
 
