@@ -76,11 +76,16 @@ def provision() -> None:
     """Build what each kind's fast paths read and this machine lacks (see ``Kind.provision``)."""
     for kind in KINDS.values():
         if kind.provision is not None:
-            kind.provision()
+            kind.provision.build()
+
+
+def provision_missing() -> bool:
+    """Whether any kind lacks files that ``provision`` builds."""
+    return any(kind.provision is not None and kind.provision.missing() for kind in KINDS.values())
 
 
 __all__ = [
     "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "Estimate", "InvalidItem", "InvalidOption",
     "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped", "UnknownKind",
-    "WrongAnswer", "get", "prepare_item", "provision", "warm_up",
+    "WrongAnswer", "get", "prepare_item", "provision", "provision_missing", "warm_up",
 ]

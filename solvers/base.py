@@ -343,6 +343,17 @@ class Splitting(NamedTuple):
     merge: Merge
 
 
+class Provision(NamedTuple):
+    """Files a kind's fast paths read that a fresh checkout lacks (``solvers.provision`` builds
+    them; a worker starts that in a process of its own, only when ``missing`` says so)."""
+
+    # Whether this machine lacks them: cheap, so that a worker checks before starting a build.
+    missing: Callable[[], bool]
+    # Builds them; safe from many processes at once: returns at once when they are there or
+    # being built elsewhere.
+    build: Callable[[], object]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Kind:
     """One puzzle kind. A kind that never splits leaves ``plan``, ``split``, ``solve_part`` and
@@ -370,10 +381,8 @@ class Kind:
     split: Cut | None = None
     solve_part: SolvePart | None = None
     merge: Merge | None = None
-    # Builds, once per machine, the files the kind's fast paths read and a fresh checkout lacks
-    # (``solvers.provision`` calls it; a worker starts that in a process of its own). Safe from
-    # many processes at once: returns at once when the files are there or being built elsewhere.
-    provision: Callable[[], object] | None = None
+    # The files the kind's fast paths read and a fresh checkout lacks, built once per machine.
+    provision: Provision | None = None
 
     # (wire puzzles of this kind, options already read, shared by all) -> per puzzle what
     # ``prepare_with`` makes of it, or the PuzzleError it raises; the API checks a batch with it

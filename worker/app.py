@@ -96,7 +96,8 @@ def _warm_up_before_forking(sender=None, **_kwargs) -> None:
     # Celery sets up logging only after this signal: the warm-up's lines need it now.
     _logging(getattr(sender, "loglevel", None))
     broker.make_folders(settings)
-    _provision_in_background()
+    if solvers.provision_missing():
+        _provision_in_background()
     _timed_warm_up()
     collect_for_chunks()
     # The thread pool runs tasks in this process, which gets no worker_process_init (solo does).

@@ -18,6 +18,7 @@ from solvers.base import (
     Options,
     Outcome,
     ParseError,
+    Provision,
     WrongAnswer,
 )
 from solvers.sliding import pdb
@@ -145,7 +146,7 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     predict=predict,
-    provision=pdb.ensure,
+    provision=Provision(missing=pdb.missing, build=pdb.ensure),
     examples=(
         Example("8 6 7 2 5 4 3 0 1", {"algorithm": "astar"}),
         Example("1 2 3 4 5 6 8 7 0", {}, NO_SOLUTION),

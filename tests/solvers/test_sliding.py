@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import solvers
 from solvers import search
 from solvers.base import (
     NO_SOLUTION,
@@ -617,11 +618,13 @@ def test_ensure_builds_a_missing_database_once_and_leaves_a_build_under_way_to_i
 
     monkeypatch.setattr(pdb, "build", fake_build)
     path = pdb.cache_dir() / pdb.DATABASES["663"].file_name
+    assert solvers.provision_missing()
     with open(path.with_suffix(".lock"), "w") as held:  # another process building it
         fcntl.flock(held, fcntl.LOCK_EX)
         assert pdb.ensure() is None and not path.exists()
     assert pdb.ensure() == path and built == ["663"]
     assert pdb.ensure() == path and built == ["663"]
+    assert not solvers.provision_missing()  # a worker's start then spawns no build
 
 
 @pytest.mark.slow

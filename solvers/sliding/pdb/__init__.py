@@ -201,6 +201,11 @@ def build(directory: Path | None = None, quiet: bool = False, name: str = DEFAUL
     return path
 
 
+def missing(name: str = DEFAULT) -> bool:
+    """Whether the cache folder lacks the database's file."""
+    return not (cache_dir() / DATABASES[name].file_name).exists()
+
+
 def ensure(name: str = DEFAULT) -> Path | None:
     """The database's file, built first if the cache folder lacks it; None while another process
     builds it (a lock file beside it says so), so that many workers starting at once build it once."""
