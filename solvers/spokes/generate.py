@@ -1,14 +1,44 @@
-"""Random Spokes puzzles: a random non-crossing drawing that spans the grid, its degrees as the
-clues; optionally repaired until its solution is unique."""
+"""Spokes puzzles made at random: a random non-crossing drawing that spans the grid, its degrees as
+the clues; optionally repaired until its solution is unique (``generate``, for tests and benches).
+
+The factory (``GENERATE_OPTIONS``, ``make``) makes unique puzzles at a level, following Simon
+Tatham's generators: an attempt is kept only if the solver of its level solves it and the
+solver of the level below does not. ``easy``: the source paper's Pruning Algorithm
+(pruning.py) reaches the solution alone, with no wrong deletion and no stall; ``hard``: it
+does not, so the search must take over. Every puzzle is unique: the repair loop ends only when
+the SAT strategy, asked for two solutions, finds the drawing alone (``unique`` below). How
+full the drawing is steers the level: a drawing with most of its possible spokes leaves many
+hubs with all their neighbours, which the paper's hub rule settles (``EXTRA``).
+"""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from solvers.base import InvalidOption
-from solvers.spokes import sat
-from solvers.spokes.puzzle import MAX_SIDE, Spokes, graph
+import numpy as np
+
+from solvers.base import InvalidOption, Option, Options
+from solvers.spokes import pruning, sat
+from solvers.spokes.puzzle import MAX_SIDE, Spokes, graph, wire
 from solvers.spokes.search import Edge, Graph, Point
+
+LEVELS = ("easy", "hard")
+SMALLEST, LARGEST = 4, 30  # sides the factory makes
+# The share of the remaining non-crossing spokes drawn after the spanning tree, drawn per
+# attempt from this range: full drawings are easy for the paper's rules, thinner ones are not
+# (bench/factory.py measures the attempts each level takes).
+EXTRA = {"easy": (0.85, 1.0), "hard": (0.4, 0.85)}
+
+GENERATE_OPTIONS = (
+    Option("width", int, 7, "points per row", minimum=SMALLEST, maximum=LARGEST),
+    Option("height", int, 7, "rows of points", minimum=SMALLEST, maximum=LARGEST),
+    Option("level", str, "easy", "easy: the source paper's Pruning Algorithm solves it alone; hard: it "
+           "does not (a wrong deletion or a stall), so search is needed", choices=LEVELS),
+    Option("seed", int, 0, "puzzle i of a request comes from (seed, i) alone", minimum=0),
+    Option("max_attempts", int, 200, "drawings tried per puzzle before giving up", minimum=1,
+           maximum=100_000),
+)
 
 
 def generate(width: int, height: int, seed: int, extra: float = 0.5, unique: bool = False) -> Spokes:
@@ -24,12 +54,44 @@ def generate(width: int, height: int, seed: int, extra: float = 0.5, unique: boo
     """
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE) or width * height < 2:
         raise InvalidOption(f"cannot generate a {width}x{height} spokes grid")
-    g = graph(Spokes(width, height, (1,) * (width * height)))
+    g = _full_graph(width, height)
     rng = random.Random(seed)
     drawn = _random_drawing(g, rng, extra)
-    while unique and (other := _another_solution(g, drawn)) is not None:
-        _repair(g, drawn, other, rng)
+    if unique:
+        _make_unique(g, drawn, rng)
     return Spokes(width, height, _degrees(g, drawn))
+
+
+def _full_graph(width: int, height: int) -> Graph:
+    """Every candidate spoke of a grid whose points are all hubs."""
+    return graph(Spokes(width, height, (1,) * (width * height)))
+
+
+def _make_unique(g: Graph, drawn: list[bool], rng: random.Random) -> None:
+    while (other := _another_solution(g, drawn)) is not None:
+        _repair(g, drawn, other, rng)
+
+
+def make(options: Options, index: int) -> dict[str, Any]:
+    """Puzzle ``index`` of a request (options read with GENERATE_OPTIONS): drawings made unique
+    from the generator seeded with (seed, index) until one is of the level asked; ValueError
+    after max_attempts."""
+    width, height, level = options["width"], options["height"], options["level"]
+    numpy_rng = np.random.default_rng([options["seed"], index])
+    rng = random.Random(int(numpy_rng.integers(2**63)))
+    g = _full_graph(width, height)
+    low, high = EXTRA[level]
+    for attempt in range(1, options["max_attempts"] + 1):
+        drawn = _random_drawing(g, rng, rng.uniform(low, high))
+        _make_unique(g, drawn, rng)
+        puzzle = Spokes(width, height, _degrees(g, drawn))
+        paper = pruning.solve(graph(puzzle), 1)
+        if bool(paper.stats.pa_complete) == (level == "easy"):
+            spokes = wire(g, [e for e, on in enumerate(drawn) if on])
+            return {"puzzle": puzzle.text(), "solution": spokes, "level": level, "unique": True,
+                    "attempts": attempt, "pa_deletions": paper.stats.pa_deletions}
+    raise ValueError(f"puzzle {index}: no {level} {width}x{height} spokes puzzle after "
+                     f"{options['max_attempts']} attempts (max_attempts)")
 
 
 def _random_drawing(g: Graph, rng: random.Random, extra: float) -> list[bool]:

@@ -1,5 +1,5 @@
-"""A 9x9 Sudoku generator: puzzles with exactly one solution, minimal, symmetric if asked,
-within a band or a range of the grader's rating (grade.py), reproducible from a seed.
+"""A Sudoku generator: puzzles with exactly one solution, minimal, symmetric if asked, 9x9 within
+a band or a range of the grader's rating (grade.py), reproducible from a seed.
 
 Puzzle i of a request comes from a random generator seeded with (seed, i) only, so the same
 seed gives the same puzzles however the request is split into ranges (``generate(options,
@@ -16,20 +16,32 @@ Following Simon Tatham's generator, an attempt is rejected before the grader run
 singles alone (gradek.py's kernel) bound its rating outside the range: full houses and hidden
 singles alone give at most 1.5, with naked singles exactly 2.3, and a stall at least 2.6.
 An attempt outside the range is dropped and the next one made from the same generator, up to
-``max_attempts``. Sizes other than 9x9 are not generated.
+``max_attempts``.
+
+Sizes 4x4 and 16x16 are made the same way by gensat.py (CaDiCaL with the givens as
+assumptions in place of the bit-parallel kernels), and the kind's own solver, counting up to two,
+proves each puzzle unique. They carry no rating: the grader and its scale (Sudoku Explainer's)
+are 9x9 only, so a band or rating range is refused for them and ``rating`` is None.
+
+``GENERATE_OPTIONS`` and ``make`` are the factory's entry: one puzzle of a request as the wire
+form with its facts.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from solvers.base import WrongAnswer
-from solvers.sudoku import genk, grade, gradek
+from solvers.base import InvalidOption, Option, WrongAnswer
+from solvers.sudoku import genk, gensat, grade, gradek
 from solvers.sudoku.grid import render
 
 SYMMETRIES = ("none", "rotational", "diagonal", "mirror")
+SIZES = (4, 9, 16)  # 25x25: one minimal puzzle took more than 8 minutes (no uniqueness proof is cheap there)
+GRADED_SIZE = 9
 DIAGONAL_BOXES = (0, 4, 8)
 # the rating interval [low, high] the singles allow, by gradek.singles_level
 SINGLES_BOUNDS = ((1.0, 1.5), (2.3, 2.3), (2.6, grade.GUESS_MAX))
@@ -39,7 +51,7 @@ SINGLES_BOUNDS = ((1.0, 1.5), (2.3, 2.3), (2.6, grade.GUESS_MAX))
 class Options:
     """What to generate: a ``band`` (grade.BANDS) or a rating range [rating_min, rating_max),
     the ``symmetry`` of the givens, whether the puzzle is ``minimal``, the ``seed`` (>= 0) and
-    the attempts allowed per puzzle."""
+    the attempts allowed per puzzle; the ``size`` n of an n x n grid."""
     seed: int = 0
     band: str | None = None
     rating_min: float | None = None
@@ -47,6 +59,7 @@ class Options:
     symmetry: str = "none"
     minimal: bool = True
     max_attempts: int = 5000
+    size: int = GRADED_SIZE
 
     def rating_range(self) -> tuple[float, float]:
         """[low, high) of the rating, checked; ValueError naming the field at fault."""
@@ -64,6 +77,11 @@ class Options:
 
     def check(self) -> None:
         """ValueError naming the first option out of range."""
+        if self.size not in SIZES:
+            raise ValueError(f"size {self.size!r} is not one of {', '.join(map(str, SIZES))}")
+        if self.size != GRADED_SIZE and (self.band, self.rating_min, self.rating_max) != (None, None, None):
+            raise ValueError(f"the grader rates 9x9 puzzles only; a {self.size}x{self.size} request takes "
+                             "no difficulty, rating_min or rating_max")
         self.rating_range()
         if self.symmetry not in SYMMETRIES:
             raise ValueError(f"symmetry {self.symmetry!r} is not one of {', '.join(SYMMETRIES)}")
@@ -75,28 +93,31 @@ class Options:
 
 @dataclass(frozen=True)
 class Generated:
-    """Puzzle ``index`` of a request: the givens ('.' blank) and solution as 81 symbols, the
-    grader's rating, hardest technique and band, and the attempts it took."""
+    """Puzzle ``index`` of a request: the givens ('.' blank) and solution as n*n symbols, the
+    grader's rating, hardest technique and band (None for sizes other than 9x9), and the
+    attempts it took."""
     index: int
     puzzle: str
     solution: str
-    rating: float
-    hardest: str
-    band: str
+    rating: float | None
+    hardest: str | None
+    band: str | None
     attempts: int
 
 
-def _orbits(symmetry: str) -> np.ndarray:
+@functools.cache
+def orbits_of(symmetry: str, n: int) -> np.ndarray:
     """int64[k, 4]: the cells each orbit of the symmetry maps onto each other, padded with -1."""
     def image(cell: int) -> int:
-        r, c = divmod(cell, 9)
-        images = {"none": cell, "rotational": 80 - cell, "diagonal": c * 9 + r, "mirror": r * 9 + 8 - c}
+        r, c = divmod(cell, n)
+        images = {"none": cell, "rotational": n * n - 1 - cell, "diagonal": c * n + r,
+                  "mirror": r * n + n - 1 - c}
         return images[symmetry]
-    orbits = sorted({tuple(sorted({cell, image(cell)})) for cell in range(81)})
+    orbits = sorted({tuple(sorted({cell, image(cell)})) for cell in range(n * n)})
     return np.array([list(o) + [-1] * (4 - len(o)) for o in orbits], np.int64)
 
 
-ORBITS = {name: _orbits(name) for name in SYMMETRIES}
+ORBITS = {name: orbits_of(name, GRADED_SIZE) for name in SYMMETRIES}
 
 
 def _attempt(rng: np.random.Generator, symmetry: str, minimal: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -109,12 +130,18 @@ def _attempt(rng: np.random.Generator, symmetry: str, minimal: bool) -> tuple[np
     puzzle = solution.copy()
     genk.minimize(puzzle, orbits)
     if not minimal:
-        removed = [o for o in orbits if not puzzle[0, o[0]]]
-        for k in rng.permutation(len(removed))[:rng.integers(1, 5)]:
-            cells = removed[k][removed[k] >= 0]
-            puzzle[0, cells] = solution[0, cells]
+        _give_back(rng, puzzle[0], solution[0], orbits)
     _prove_unique(puzzle, solution)
     return puzzle, solution
+
+
+def _give_back(rng: np.random.Generator, puzzle: np.ndarray, solution: np.ndarray,
+               orbits: np.ndarray) -> None:
+    """One to four of the removed orbits given back (``minimal=False``)."""
+    removed = [o for o in orbits if not puzzle[o[0]]]
+    for k in rng.permutation(len(removed))[:rng.integers(1, 5)]:
+        cells = removed[k][removed[k] >= 0]
+        puzzle[cells] = solution[cells]
 
 
 def _prove_unique(puzzle: np.ndarray, solution: np.ndarray) -> None:
@@ -142,10 +169,74 @@ def _make(options: Options, index: int, low: float, high: float) -> Generated:
                      f"{options.max_attempts} attempts (max_attempts)")
 
 
+def _make_ungraded(options: Options, index: int) -> Generated:
+    """Puzzle ``index`` of a size without a grader (module doc): its first attempt; the kind's
+    solver, counting to two, proves it unique."""
+    from solvers.sudoku.kind import KIND  # the kind's record imports the solvers this module feeds
+
+    n, rng = options.size, np.random.default_rng([options.seed, index])
+    remover = gensat.Remover(n)
+    try:
+        solution = remover.solution(rng)
+        orbits = orbits_of(options.symmetry, n)
+        orbits = orbits[rng.permutation(len(orbits))]
+        puzzle = solution.copy()
+        remover.minimize(puzzle, solution, orbits)
+    finally:
+        remover.close()
+    if not options.minimal:
+        _give_back(rng, puzzle, solution, orbits)
+    grid, opts = KIND.prepare(render(puzzle), {"max_solutions": 2})
+    outcome = KIND.solve(grid, opts)
+    KIND.verify(grid, opts, outcome)
+    if outcome.result is None or outcome.result["solutions_found"] != 1 \
+            or outcome.result["solution"] != render(solution):
+        raise WrongAnswer(f"the generator made {render(puzzle)}, which does not have exactly one solution")
+    return Generated(index, render(puzzle), render(solution), None, None, None, 1)
+
+
 def generate(options: Options, start: int, stop: int) -> list[Generated]:
     """Puzzles ``start`` .. ``stop - 1`` of the request ``options`` (each one from (seed, index))."""
     options.check()
     if not 0 <= start <= stop:
         raise ValueError(f"the range start={start}, stop={stop} must have 0 <= start <= stop")
+    if options.size != GRADED_SIZE:
+        return [_make_ungraded(options, i) for i in range(start, stop)]
     low, high = options.rating_range()
     return [_make(options, i, low, high) for i in range(start, stop)]
+
+
+# -- the factory's entry
+
+GENERATE_OPTIONS = (
+    Option("size", int, GRADED_SIZE, "n of the n x n grid; only 9x9 puzzles are rated", choices=SIZES),
+    Option("difficulty", str, None, "9x9: the band of the grader's rating (Sudoku Explainer's scale): "
+           + ", ".join(f"{name} [{low}, {high})" for name, (low, high) in grade.BANDS.items())
+           + "; none = any rating", choices=tuple(grade.BANDS)),
+    Option("rating_min", float, None, "9x9: the lowest rating, instead of a difficulty", minimum=1.0,
+           maximum=12.0),
+    Option("rating_max", float, None, "9x9: the rating to stay below, instead of a difficulty",
+           minimum=1.0, maximum=12.0),
+    Option("symmetry", str, "none", "the givens' symmetry", choices=SYMMETRIES),
+    Option("minimal", bool, True, "no given can be removed without losing uniqueness (false: one to "
+           "four removed cells or orbits given back)"),
+    Option("seed", int, 0, "puzzle i of a request comes from (seed, i) alone", minimum=0),
+    Option("max_attempts", int, 5000, "9x9: attempts per puzzle before giving up on the rating range",
+           minimum=1, maximum=1_000_000),
+)
+
+
+def make(options: dict[str, Any], index: int) -> dict[str, Any]:
+    """Puzzle ``index`` of a request (options read with GENERATE_OPTIONS): the wire puzzle, its
+    solution, rating, hardest technique and band (None off 9x9), and the attempts it took."""
+    request = Options(seed=options["seed"], band=options["difficulty"], rating_min=options["rating_min"],
+                      rating_max=options["rating_max"], symmetry=options["symmetry"],
+                      minimal=options["minimal"], max_attempts=options["max_attempts"], size=options["size"])
+    try:
+        request.check()
+    except ValueError as exc:
+        raise InvalidOption(str(exc)) from None
+    made = generate(request, index, index + 1)[0]
+    return {"puzzle": made.puzzle, "solution": made.solution, "rating": made.rating,
+            "hardest": made.hardest, "band": made.band, "attempts": made.attempts}
+
