@@ -1,5 +1,6 @@
-"""The 9x9 generator: uniqueness proved by other solvers (SAT, the greedy tree), minimality by
-removing each given, bands met, seeds reproducible and independent of how a request is split."""
+"""The Sudoku generator: uniqueness proved by other solvers (SAT, the greedy tree), minimality by
+removing each given, bands met, seeds reproducible and independent of how a request is split;
+4x4 and 16x16 unrated; the factory's make and its options."""
 
 import dataclasses
 import json
@@ -9,8 +10,9 @@ import sys
 import numpy as np
 import pytest
 
+from solvers.base import InvalidOption, read_options
 from solvers.sudoku import gradek
-from solvers.sudoku.generate import ORBITS, SINGLES_BOUNDS, Options, generate
+from solvers.sudoku.generate import GENERATE_OPTIONS, ORBITS, SINGLES_BOUNDS, Options, generate, make
 from solvers.sudoku.grade import BANDS, grade
 from solvers.sudoku.kind import KIND
 from tests.solvers.test_sudoku import python_env
@@ -126,3 +128,57 @@ def test_kernels_agree_without_the_jit():
                           env=python_env(NUMBA_DISABLE_JIT="1"), timeout=600)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == json.loads(json.dumps(expected))
+
+
+def made_by(**raw):
+    return read_options(GENERATE_OPTIONS, raw, "sudoku")
+
+
+@pytest.mark.parametrize("size", [4, 16])
+def test_other_sizes_are_unique_minimal_and_unrated(size):
+    for index in range(2):
+        made = make(made_by(size=size, seed=6), index)
+        assert len(made["puzzle"]) == size * size
+        assert (made["rating"], made["band"], made["hardest"]) == (None, None, None)
+        assert solutions(made["puzzle"], "sat") == (1, made["solution"])
+        if size == 4:  # every given needed
+            for cell, ch in enumerate(made["puzzle"]):
+                if ch != ".":
+                    fewer = made["puzzle"][:cell] + "." + made["puzzle"][cell + 1:]
+                    assert solutions(fewer, "sat")[0] == 2
+
+
+def test_sixteen_symmetric_and_not_minimal():
+    made = make(made_by(size=16, symmetry="rotational", seed=2), 0)
+    given = {cell for cell, ch in enumerate(made["puzzle"]) if ch != "."}
+    assert {255 - cell for cell in given} == given
+    assert solutions(made["puzzle"], "sat") == (1, made["solution"])
+    loose = make(made_by(size=4, minimal=False, seed=2), 0)
+    tight = make(made_by(size=4, seed=2), 0)
+    assert loose["solution"] == tight["solution"]
+    assert sum(ch != "." for ch in loose["puzzle"]) > sum(ch != "." for ch in tight["puzzle"])
+    assert solutions(loose["puzzle"], "sat") == (1, loose["solution"])
+
+
+def test_make_wraps_generate_by_seed_and_index():
+    options = made_by(difficulty="medium", seed=42)
+    assert make(options, 3)["puzzle"] == generate(Options(seed=42, band="medium"), 3, 4)[0].puzzle
+    made = make(options, 1)
+    assert made["band"] == grade(made["puzzle"]).band == "medium"
+    ranged = make(made_by(rating_min=2.5, rating_max=3.5, seed=1), 0)
+    assert 2.5 <= ranged["rating"] < 3.5
+    for size in (4, 16):
+        assert make(made_by(size=size, seed=8), 2) == make(made_by(size=size, seed=8), 2)
+        assert make(made_by(size=size, seed=8), 2) != make(made_by(size=size, seed=8), 3)
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"size": 4, "difficulty": "easy"}, "9x9 puzzles only"),
+    ({"size": 16, "rating_min": 2.0}, "9x9 puzzles only"),
+    ({"size": 25}, "one of 4, 9, 16"), ({"difficulty": "easy", "rating_max": 3.0}, "not both"),
+    ({"rating_min": 5.0, "rating_max": 4.0}, "must be below"), ({"difficulty": "brutal"}, "one of easy"),
+    ({"count": 3}, "unknown option 'count'"),
+])
+def test_bad_factory_options_raise_invalid_option(raw, message):
+    with pytest.raises(InvalidOption, match=message):
+        make(made_by(**raw), 0)
