@@ -1,7 +1,9 @@
-"""Sudoku factory benchmark: the grader's speed and agreement with Sudoku Explainer, and the
-generator's rate per band against Debian's qqwing measured in the same run.
+"""Factory benchmark: the Sudoku grader's speed and agreement with Sudoku Explainer, the 9x9
+generator's rate per band against Debian's qqwing measured in the same run; with ``--others``
+the other generators (spokes by size and level, sliding by size and distance, Sudoku 4x4 and
+16x16) against the generators of Simon Tatham's collection (Debian's sgt-puzzles).
 
-    PYTHONPATH=. python bench/factory.py [--quick]
+    PYTHONPATH=. python bench/factory.py [--quick] [--others]
 
 The process pins itself to one core (the machine's last). Rates are CPU seconds
 (``time.process_time``; qqwing's from its child's resource usage), the median of REPEATS runs,
@@ -11,6 +13,13 @@ Sudoku Exchange diabolical set. qqwing (``apt-get install qqwing``) generates wi
 difficulty levels and no minimality; its puzzles are graded here too, to place its levels on
 this scale, and each band's rate is divided by the rate of the qqwing level the grader puts
 in or nearest that band (``QQWING_MATCH``). Without qqwing on PATH its rows say so.
+
+The sgt-puzzles binaries generate from the command line without a display
+(``sgt-bridges --generate N 7x7d0``); each row of ``--others`` is divided by the rate of the
+Tatham generator named beside it, timed the same way as qqwing: ``bridges`` (Hashiwokakero,
+Spokes' relative, d0 easy, d2 hard) for spokes, ``fifteen`` (a uniformly shuffled board, no
+distance asked) for sliding, ``solo`` at its basic level for Sudoku (2x2 boxes = 4x4, 4x4 =
+16x16).
 """
 
 from __future__ import annotations
@@ -31,6 +40,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from solvers.base import Option, read_options  # noqa: E402
+from solvers.sliding import generate as sliding  # noqa: E402
+from solvers.spokes import generate as spokes  # noqa: E402
+from solvers.sudoku import generate as sudoku  # noqa: E402
 from solvers.sudoku.generate import Options, generate  # noqa: E402
 from solvers.sudoku.grade import BANDS, grade  # noqa: E402
 
@@ -101,6 +114,20 @@ def grader_rows(quick: bool) -> None:
               f"(median {statistics.median(ratings):.1f}) |")
 
 
+def child_rate(command: list[str], count: int) -> float | None:
+    """Items per CPU second of a child that prints ``count`` items, one a line (its resource
+    usage); None when the program is not installed."""
+    if shutil.which(command[0]) is None:
+        return None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    made = len([line for line in done.stdout.splitlines() if line.strip()])
+    assert made == count, f"{command[0]} printed {made} items, not {count}"
+    return count / max(seconds, 1e-3)
+
+
 def qqwing(level: str | None, count: int) -> tuple[float, list[str]] | None:
     """(puzzles per CPU second, the puzzles) of ``qqwing --generate count`` at ``level`` (its
     own mix of levels when None); None without qqwing."""
@@ -161,12 +188,61 @@ def generator_rows(quick: bool) -> None:
         print(f"| any rating, {symmetry}, minimal | {n} | {rate:.0f} | 1.0 | | |")
 
 
+# (kind, its options, generate options, puzzles, the Tatham generator and its parameters)
+OTHERS: tuple[tuple[str, tuple[Option, ...], dict[str, object], int, str, str], ...] = (
+    *((f"spokes {side}x{side} {level}", spokes.GENERATE_OPTIONS,
+       {"width": side, "height": side, "level": level}, count, "sgt-bridges",
+       f"{side}x{side}d{0 if level == 'easy' else 2}")
+      for side, level, count in ((7, "easy", 100), (7, "hard", 40), (15, "easy", 10), (15, "hard", 5),
+                                 (30, "easy", 3), (30, "hard", 2))),
+    *((f"sliding {size}x{size} at distance {moves}", sliding.GENERATE_OPTIONS, {"size": size, "moves": moves},
+       count, "sgt-fifteen", "4x4")
+      for size, moves, count in ((3, 20, 2000), (3, 31, 2000), (4, 30, 50), (4, 50, 20))),
+    *((f"sliding {size}x{size}, random walk of {moves}", sliding.GENERATE_OPTIONS,
+       {"size": size, "moves": moves}, 200, "sgt-fifteen", f"{size}x{size}")
+      for size, moves in ((6, 200), (8, 500))),
+    ("sudoku 4x4, minimal", sudoku.GENERATE_OPTIONS, {"size": 4}, 500, "sgt-solo", "2x2db"),
+    ("sudoku 16x16, minimal", sudoku.GENERATE_OPTIONS, {"size": 16}, 10, "sgt-solo", "4x4db"),
+)
+
+
+def other_rows(quick: bool) -> None:
+    """One row per request of OTHERS: puzzles per CPU second (seed 1), the Tatham generator's
+    rate in the same run, and the ratio."""
+    print("| request | puzzles | puzzles/s | Tatham's generator | its puzzles/s | ratio |")
+    print("| --- | ---: | ---: | --- | ---: | ---: |")
+    for name, spec, raw, count, anchor, params in OTHERS:
+        count = max(count // 5, 1) if quick else count
+        options = read_options(spec, {**raw, "seed": 1}, name)
+        maker = {spokes.GENERATE_OPTIONS: spokes.make,
+                 sliding.GENERATE_OPTIONS: sliding.make}.get(spec, sudoku.make)
+        maker(options, count)  # the compiled kernels and cached tables loaded
+        rate = cpu_rate(lambda maker=maker, options=options, count=count:
+                        len([maker(options, i) for i in range(count)]), 1 if quick or count < 20 else REPEATS)
+        program = f"/usr/games/{anchor}" if shutil.which(anchor) is None else anchor
+        tatham_count = 20 if quick else 200
+        rates = [child_rate([program, "--generate", str(tatham_count), params], tatham_count)
+                 for _ in range(1 if quick else REPEATS)]
+        found = [r for r in rates if r is not None]
+        if not found:
+            print(f"| {name} | {count} | {rate:.2f} | {anchor} {params} (not installed) | | |")
+            continue
+        theirs = statistics.median(found)
+        print(f"| {name} | {count} | {rate:.2f} | {anchor} {params} | {theirs:.0f} | {rate / theirs:.3f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small samples, one run each")
+    parser.add_argument("--others", action="store_true", help="the spokes, sliding and 4x4/16x16 Sudoku "
+                        "generators against Tatham's instead")
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cores[-1]})
+    if args.others:
+        print(f"One core (cpu {cores[-1]})\n")
+        other_rows(args.quick)
+        return
     grade(read("tdoku_puzzles3_magictour_top1465.txt")[0])  # load the compiled kernels
     generate(Options(seed=0), 0, 1)
     print(f"One core (cpu {cores[-1]}); bands {BANDS}\n")
