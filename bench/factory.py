@@ -3,7 +3,7 @@ generator's rate per band against Debian's qqwing measured in the same run; with
 the other generators (spokes by size and level, sliding by size and distance, Sudoku 4x4 and
 16x16) against the generators of Simon Tatham's collection (Debian's sgt-puzzles).
 
-    PYTHONPATH=. python bench/factory.py [--quick] [--others]
+    PYTHONPATH=. python bench/factory.py [--quick] [--others [--only TEXT]]
 
 The process pins itself to one core (the machine's last). Rates are CPU seconds
 (``time.process_time``; qqwing's from its child's resource usage), the median of REPEATS runs,
@@ -206,12 +206,14 @@ OTHERS: tuple[tuple[str, tuple[Option, ...], dict[str, object], int, str, str], 
 )
 
 
-def other_rows(quick: bool) -> None:
-    """One row per request of OTHERS: puzzles per CPU second (seed 1), the Tatham generator's
-    rate in the same run, and the ratio."""
+def other_rows(quick: bool, only: str) -> None:
+    """One row per request of OTHERS whose name holds ``only``: puzzles per CPU second (seed 1),
+    the Tatham generator's rate in the same run, and the ratio."""
     print("| request | puzzles | puzzles/s | Tatham's generator | its puzzles/s | ratio |")
     print("| --- | ---: | ---: | --- | ---: | ---: |")
     for name, spec, raw, count, anchor, params in OTHERS:
+        if only not in name:
+            continue
         count = max(count // 5, 1) if quick else count
         options = read_options(spec, {**raw, "seed": 1}, name)
         maker = {spokes.GENERATE_OPTIONS: spokes.make,
@@ -236,12 +238,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small samples, one run each")
     parser.add_argument("--others", action="store_true", help="the spokes, sliding and 4x4/16x16 Sudoku "
                         "generators against Tatham's instead")
+    parser.add_argument("--only", default="", help="with --others: the rows whose request holds this text")
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cores[-1]})
     if args.others:
         print(f"One core (cpu {cores[-1]})\n")
-        other_rows(args.quick)
+        other_rows(args.quick, args.only)
         return
     grade(read("tdoku_puzzles3_magictour_top1465.txt")[0])  # load the compiled kernels
     generate(Options(seed=0), 0, 1)
