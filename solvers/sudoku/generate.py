@@ -38,6 +38,7 @@ import numpy as np
 from solvers.base import InvalidOption, Option, WrongAnswer
 from solvers.sudoku import genk, gensat, grade, gradek
 from solvers.sudoku.grid import render
+from solvers.sudoku.kind import KIND
 
 SYMMETRIES = ("none", "rotational", "diagonal", "mirror")
 SIZES = (4, 9, 16)  # 25x25: one minimal puzzle took more than 8 minutes (no uniqueness proof is cheap there)
@@ -172,8 +173,6 @@ def _make(options: Options, index: int, low: float, high: float) -> Generated:
 def _make_ungraded(options: Options, index: int) -> Generated:
     """Puzzle ``index`` of a size without a grader (module doc): its first attempt; the kind's
     solver, counting to two, proves it unique."""
-    from solvers.sudoku.kind import KIND  # the kind's record imports the solvers this module feeds
-
     n, rng = options.size, np.random.default_rng([options.seed, index])
     remover = gensat.Remover(n)
     try:
