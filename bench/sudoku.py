@@ -44,11 +44,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 import solvers
+from bench import tdoku as bench_tdoku
 from solvers.base import BudgetExceeded
 from solvers.sudoku import KIND, fast
 from solvers.sudoku.batch import read_9x9
-
-from bench import tdoku as bench_tdoku
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -235,8 +234,10 @@ def batch_table(quick: bool, tdoku: Callable[[np.ndarray, int], int] | None) -> 
                            count, 1) for m in (1, 2)]
         greedy = cpu_rate(functools.partial(one_by_one, puzzles, {"strategy": "greedy", "max_solutions": 1}),
                           count, 1)
-        anchor = (f"{fmt_rate(td_first)} | {fmt_rate(td_unique)} | {first / td_first:.2f} | {unique / td_unique:.2f}"
-                  if td_first and td_unique else "- | - | - | -")
+        anchor = "- | - | - | -"
+        if td_first and td_unique:
+            anchor = (f"{fmt_rate(td_first)} | {fmt_rate(td_unique)} | {first / td_first:.2f} "
+                      f"| {unique / td_unique:.2f}")
         print(f"| {label} | {count} | {fmt_rate(first)} | {fmt_rate(unique)} | {anchor} "
               f"| {fmt_rate(single[0])} / {fmt_rate(single[1])} | {fmt_rate(greedy)} |", flush=True)
 
@@ -339,9 +340,11 @@ def main() -> None:
     parser.add_argument("--no-py-sudoku", action="store_true", help="leave out the py-sudoku comparison")
     parser.add_argument("--only", choices=TABLES, action="append", help="run only these tables")
     parser.add_argument("--tdoku", type=Path, default=os.environ.get("TDOKU_LIB") or None,
-                        help="a shared library of tdoku's solver, the batch table's anchor (default: $TDOKU_LIB)")
+                        help="a shared library of tdoku's solver, the batch table's anchor "
+                             "(default: $TDOKU_LIB)")
     args = parser.parse_args()
-    tables = {**TABLES, "batch": functools.partial(batch_table, tdoku=args.tdoku and bench_tdoku.loader(args.tdoku))}
+    tdoku = bench_tdoku.loader(args.tdoku) if args.tdoku else None
+    tables = {**TABLES, "batch": functools.partial(batch_table, tdoku=tdoku)}
     solvers.warm_up()
     batch(load(BATCH_SETS[0][1])[:10], None)
     chosen = args.only or [t for t in TABLES if not (t == "py-sudoku" and args.no_py_sudoku)]
