@@ -269,7 +269,8 @@ def submit(client: Client, kind: str | None, options: tuple[str, ...], label: st
 @main.command()
 @click.argument("kind")
 @click.option("--count", "number", type=click.IntRange(min=1), required=True, help="how many puzzles to make")
-@click.option("--difficulty", help="a band of the kind's rating (sudoku: easy, medium, hard, expert, extreme)")
+@click.option("--difficulty",
+              help="a band of the kind's rating (sudoku: easy, medium, hard, expert, extreme)")
 @click.option("--rating-min", type=float, help="the least rating (instead of --difficulty)")
 @click.option("--rating-max", type=float, help="the rating stays below this (instead of --difficulty)")
 @click.option("--symmetry", help="the givens' symmetry (sudoku: none, rotational, diagonal, mirror)")
@@ -278,7 +279,8 @@ def submit(client: Client, kind: str | None, options: tuple[str, ...], label: st
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="any other generate option of the kind (GET /api/v1/kinds)")
 @click.option("--label", help="the job's label (default: generate KIND)")
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "csv"]), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "csv"]), default="text",
+              show_default=True,
               help="text: the puzzles one per line, ready for submit; jsonl or csv: every result with its "
                    "solution and rating")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),

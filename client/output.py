@@ -1,7 +1,8 @@
 """Results of one or more jobs (a file sent in parts) written as one file in input order.
 
-JSON Lines are the service's export. ``text`` (for generate jobs) is the made puzzles one per line in
-their kind's text form (a string as it is, anything else as JSON), ready to be submitted again. The CSV table is made here from those records, so it
+``text`` (for generate jobs) is the made puzzles one per line in their kind's text form (a string
+as it is, anything else as JSON), ready to be submitted again. JSON Lines are the service's
+export. The CSV table is made here from those records, so it
 carries every field the results hold: ``index``, ``kind``, ``status``, ``answer`` (the first
 field the kind declares for its result that the result holds, as the service's CSV has it), the
 result's other fields, ``error``, then the stats fields. Columns come from the results
@@ -44,7 +45,8 @@ def write_results(client: Client, jobs: Sequence[Job], fmt: str, out: TextIO,
         out.writelines(json.dumps(row, separators=(",", ":")) + "\n" for row in records(client, jobs, status))
 
 
-def write_puzzles(client: Client, jobs: Sequence[Job], out: TextIO, status: Sequence[str] | None = None) -> None:
+def write_puzzles(client: Client, jobs: Sequence[Job], out: TextIO,
+                  status: Sequence[str] | None = None) -> None:
     """The made puzzles (``result.puzzle``) one per line; a row without one (failed) writes nothing."""
     for row in records(client, jobs, status):
         made = (row.get("result") or {}).get("puzzle")

@@ -83,8 +83,8 @@ class PuzzleItem(BaseModel):
     puzzle: Any = Field(None, description="the puzzle in the kind's input format (not with generate)")
     options: dict[str, Any] | None = Field(None, description="the kind's options; defaults fill in the rest")
     generate: dict[str, Any] | None = Field(
-        None, description="instead of puzzle and options: make `count` puzzles (at most MAX_GENERATE) with the "
-                          "kind's generate options (GET /api/v1/kinds), one stored puzzle each",
+        None, description="instead of puzzle and options: make `count` puzzles (at most MAX_GENERATE) "
+                          "with the kind's generate options (GET /api/v1/kinds), one stored puzzle each",
         json_schema_extra={"example": {"count": 100, "difficulty": "hard", "symmetry": "rotational",
                                        "seed": 7}})
     _options: dict[str, Any] = PrivateAttr(default_factory=dict)

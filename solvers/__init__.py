@@ -107,5 +107,6 @@ def provision_missing() -> bool:
 __all__ = [
     "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "Estimate", "InvalidItem", "InvalidOption",
     "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped", "UnknownKind",
-    "WrongAnswer", "get", "kind_for", "prepare_item", "read_generate_item", "provision", "provision_missing", "warm_up",
+    "WrongAnswer", "get", "kind_for", "prepare_item", "provision", "provision_missing", "read_generate_item",
+    "warm_up",
 ]

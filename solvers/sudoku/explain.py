@@ -33,7 +33,8 @@ def add(grid: Grid, options: Options, outcome: Outcome) -> Outcome:
     """The outcome with its explanation when ``explain`` is asked and the puzzle is solved."""
     if not options["explain"] or outcome.status != SOLVED or outcome.result is None:
         return outcome
-    return Outcome(outcome.status, {**outcome.result, FIELD: explanation(grid, outcome.result)}, outcome.stats)
+    told = explanation(grid, outcome.result)
+    return Outcome(outcome.status, {**outcome.result, FIELD: told}, outcome.stats)
 
 
 def check(grid: Grid, result: dict[str, Any]) -> None:

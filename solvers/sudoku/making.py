@@ -40,9 +40,9 @@ SECONDS = {"easy": 6.4e-4, "medium": 7.3e-4, "hard": 1.9e-3, "expert": 4.1e-3, "
 
 
 def _request(options: Options) -> generate.Options:
-    return generate.Options(seed=options["seed"], band=options["difficulty"], rating_min=options["rating_min"],
-                            rating_max=options["rating_max"], symmetry=options["symmetry"],
-                            minimal=options["minimal"])
+    return generate.Options(seed=options["seed"], band=options["difficulty"],
+                            rating_min=options["rating_min"], rating_max=options["rating_max"],
+                            symmetry=options["symmetry"], minimal=options["minimal"])
 
 
 def check(options: Options) -> None:
@@ -79,7 +79,7 @@ def verify(options: Options, result: dict[str, Any]) -> None:
     for orbit in generate.ORBITS[options["symmetry"]]:
         cells = orbit[orbit >= 0]
         if given[cells].any() != given[cells].all():
-            raise WrongAnswer(f"the givens break the {options['symmetry']} symmetry at cells {cells.tolist()}")
+            raise WrongAnswer(f"the givens break the {options['symmetry']} symmetry at {cells.tolist()}")
 
 
 def seconds(options: Options) -> float:

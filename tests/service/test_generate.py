@@ -47,7 +47,8 @@ def generated(app, client, request: dict, split=None) -> list[dict]:
 
 
 def test_a_generate_item_makes_count_rows_each_unique_and_in_its_band(app, client):
-    results = generated(app, client, {"count": 6, "difficulty": "medium", "symmetry": "rotational", "seed": 3})
+    request = {"count": 6, "difficulty": "medium", "symmetry": "rotational", "seed": 3}
+    results = generated(app, client, request)
     assert len({r["puzzle"] for r in results}) == 6
     kind = solvers.get("sudoku")
     low, high = grade.BANDS["medium"]
@@ -127,7 +128,8 @@ def test_kinds_describe_the_generate_options(client):
 
 
 def test_a_generated_row_exports_and_retries_like_any_puzzle(app, client):
-    job = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "sudoku", "generate": {"count": 3, "seed": 5}}]})
+    item = {"kind": "sudoku", "generate": {"count": 3, "seed": 5}}
+    job = client.post("/api/v1/jobs", json={"puzzles": [item]})
     job_id = job.json["id"]
     chunks(app)
     client.post(f"/api/v1/jobs/{job_id}/cancel")
