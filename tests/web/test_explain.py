@@ -44,6 +44,9 @@ def test_the_stepper_walks_the_graders_steps_on_the_board(web_url, offline):
     expect(easy.locator("text.given")).to_have_count(sum(c != "." for c in EASY))
     expect(easy.locator("text.cand")).to_have_count(candidates(EASY))
     expect(easy.locator("rect.marked")).to_have_count(0)
+    facts = easy.locator("table.stats")  # the explanation's summary, its steps left to the board
+    expect(facts).to_contain_text(results[0]["explanation"]["hardest"])
+    expect(facts).not_to_contain_text("placements")
 
     easy.locator("button[title=next]").click()
     first = steps[0]
