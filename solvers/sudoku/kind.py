@@ -84,7 +84,8 @@ def verify(grid: Grid, options: Options, outcome: Outcome) -> None:
     result = outcome.result
     fields = ("solution", "unique", "solutions_found", *([explain.FIELD] if options["explain"] else []))
     if not isinstance(result, dict) or set(result) != set(fields):
-        raise WrongAnswer(f"a solved sudoku result has {', '.join(fields[:-1])} and {fields[-1]}; got {result!r}")
+        named = f"{', '.join(fields[:-1])} and {fields[-1]}"
+        raise WrongAnswer(f"a solved sudoku result has {named}; got {result!r}")
     found, unique = result["solutions_found"], result["unique"]
     if isinstance(found, bool) or not isinstance(found, int) or not 1 <= found <= options["max_solutions"]:
         raise WrongAnswer(f"solutions_found must be 1..{options['max_solutions']}, not {found!r}")
