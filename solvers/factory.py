@@ -1,7 +1,7 @@
 """Making puzzles through the solving path: a generate item becomes one stored puzzle per index.
 
-A generate item ``{"kind", "generate": {"count", ...}}`` is read by :func:`read_request` into its
-kind, its count and its request (the kind's generate options, checked, defaults filled in). Puzzle
+A generate item ``{"kind", "generate": {"count", ...}}`` is read by :func:`read_request` (for the
+registry's ``read_generate_item``) into its count and its request (the kind's generate options, checked, defaults filled in). Puzzle
 ``i`` of it is stored as any puzzle is: the wire puzzle ``i`` with the options
 ``{"generate": request}``. :func:`making` is the record that solves such a puzzle: its ``solve``
 makes puzzle ``i`` (``Generator.make``), its ``verify`` checks what was made
@@ -32,14 +32,13 @@ from solvers.base import (
 )
 
 GENERATE = "generate"
+COUNT = "count"
 
 
 class InvalidRequest(InvalidOption):
     """A generate item's ``generate`` object is bad: the API names that field."""
 
     field = GENERATE
-
-COUNT = "count"
 
 
 def generator_of(kind: Kind) -> Generator:
@@ -50,7 +49,7 @@ def generator_of(kind: Kind) -> Generator:
 
 def read_request(kind: Kind, raw: Any, most: int) -> tuple[int, Options]:
     """A generate item's ``generate`` object -> (count, request): the count 1..``most``, the
-    request's options checked alone and together (InvalidOption naming the one at fault)."""
+    request's options checked alone and together (InvalidRequest naming the one at fault)."""
     try:
         generator = generator_of(kind)
         if not isinstance(raw, Mapping):
