@@ -1,13 +1,13 @@
 """Making puzzles through the solving path: a generate item becomes one stored puzzle per index.
 
 A generate item ``{"kind", "generate": {"count", ...}}`` is read by :func:`read_request` (for the
-registry's ``read_generate_item``) into its count and its request (the kind's generate options, checked, defaults filled in). Puzzle
-``i`` of it is stored as any puzzle is: the wire puzzle ``i`` with the options
-``{"generate": request}``. :func:`making` is the record that solves such a puzzle: its ``solve``
-makes puzzle ``i`` (``Generator.make``), its ``verify`` checks what was made
-(``Generator.verify``), its ``predict`` is ``Generator.seconds``. The registry hands it out for
-stored options with a ``generate`` field (``solvers.kind_for``), so that the worker makes a puzzle
-by the path by which it solves one.
+registry's ``read_generate_item``) into its count and its request (the kind's generate options,
+checked, defaults filled in). Puzzle ``i`` of it is stored as any puzzle is: the wire puzzle
+``i`` with the options ``{"generate": request}``. :func:`making` is the record that solves such
+a puzzle: its ``solve`` makes puzzle ``i`` (``Generator.make``), its ``verify`` checks what was
+made (``Generator.verify``), its ``predict`` is ``Generator.seconds``. The registry hands it out
+for stored options with a ``generate`` field (``solvers.kind_for``), so that the worker makes a
+puzzle by the path by which it solves one.
 """
 
 from __future__ import annotations
