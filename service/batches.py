@@ -35,8 +35,8 @@ def check(body: dict[str, Any], limits: Limits) -> CheckedBatch:
     if checked is not None:
         return checked
     submit = JobSubmit.model_validate(body, context={"limits": limits})
-    return CheckedBatch(submit.label, [CheckedItem(p.kind, p.puzzle, p.checked_options, p.cost)
-                                       for p in submit.puzzles], submit.callback_url)
+    return CheckedBatch(submit.label, [CheckedItem(p.kind, puzzle, options, cost) for p in submit.puzzles
+                                       for puzzle, options, cost in p.stored()], submit.callback_url)
 
 
 def check_in_bulk(body: dict[str, Any], limits: Limits) -> CheckedBatch | None:

@@ -35,10 +35,12 @@ class Limits(BaseModel):
 
     max_puzzle_bytes: dict[str, int] = {"default": 20000}
     option_limits: dict[str, float] = {}
+    max_generate: int = 10_000
 
     @classmethod
     def of(cls, limits: LimitSettings) -> Limits:
-        return cls(max_puzzle_bytes=dict(limits.max_puzzle_bytes), option_limits=dict(limits.option_limits))
+        return cls(max_puzzle_bytes=dict(limits.max_puzzle_bytes), option_limits=dict(limits.option_limits),
+                   max_generate=limits.max_generate)
 
     def for_kind(self, kind: str) -> dict[str, Any]:
         """What /kinds tells users about this service's caps on the kind."""
@@ -71,21 +73,34 @@ class Limits(BaseModel):
 
 
 class PuzzleItem(BaseModel):
+    """A puzzle to solve (kind, puzzle, options), or puzzles to make (kind, generate): puzzle i of
+    a generate item is stored as the puzzle i with the options {"generate": the request}."""
+
     model_config = ConfigDict(extra="forbid",
                               json_schema_extra={"example": {"kind": "nqueens", "puzzle": {"n": 8}}})
 
     kind: str = Field(description="a kind listed by GET /api/v1/kinds")
-    puzzle: Any = Field(description="the puzzle in the kind's input format")
+    puzzle: Any = Field(None, description="the puzzle in the kind's input format (not with generate)")
     options: dict[str, Any] | None = Field(None, description="the kind's options; defaults fill in the rest")
+    generate: dict[str, Any] | None = Field(
+        None, description="instead of puzzle and options: make `count` puzzles (at most MAX_GENERATE) "
+                          "with the kind's generate options (GET /api/v1/kinds), one stored puzzle each",
+        json_schema_extra={"example": {"count": 100, "difficulty": "hard", "symmetry": "rotational",
+                                       "seed": 7}})
     _options: dict[str, Any] = PrivateAttr(default_factory=dict)
     _cost: float = PrivateAttr(default=0.0)
+    _count: int = PrivateAttr(default=0)
 
     @model_validator(mode="after")
     def _check_with_registry(self, info: ValidationInfo) -> PuzzleItem:
+        limits = (info.context or {}).get("limits") or Limits()
+        item = self.model_dump(exclude_unset=True)
         try:
-            kind, puzzle, options = solvers.prepare_item(self.model_dump(exclude_unset=True))
-            limits = (info.context or {}).get("limits")
-            if limits is not None:
+            if "generate" in item:
+                kind, self._count, options = solvers.read_generate_item(item, limits.max_generate)
+                puzzle: Any = 0
+            else:
+                kind, puzzle, options = solvers.prepare_item(item)
                 limits.check(kind.name, self.puzzle, options)
         except solvers.PuzzleError as exc:
             raise PydanticCustomError("puzzle_item", "{message}", {"message": str(exc), "field": exc.field}) \
@@ -94,15 +109,12 @@ class PuzzleItem(BaseModel):
         self._cost = kind.predict(puzzle, options).seconds
         return self
 
-    @property
-    def checked_options(self) -> dict[str, Any]:
-        """The options with every default filled in, as the worker will use them."""
-        return self._options
-
-    @property
-    def cost(self) -> float:
-        """The seconds predicted for it (Kind.predict), for grouping puzzles into tasks."""
-        return self._cost
+    def stored(self) -> list[tuple[Any, dict[str, Any], float]]:
+        """(puzzle, options with every default filled in, predicted seconds) of each row it stores:
+        one for a puzzle, ``count`` for a generate item (its indexes)."""
+        if self.generate is not None:
+            return [(i, self._options, self._cost) for i in range(self._count)]
+        return [(self.puzzle, self._options, self._cost)]
 
 
 class Envelope(BaseModel):
@@ -314,6 +326,9 @@ class KindOut(BaseModel):
     result: dict[str, str]
     stats: dict[str, str]
     example: dict[str, Any]
+    generate: dict[str, Any] | None = Field(
+        None, description="the kind's generate options ({options, result}) or null for a kind that does not "
+                          "make puzzles; a generate item's `count` is beside them")
     service_limits: dict[str, Any] = Field(description="this service's caps: puzzle JSON size, option maxima")
 
 

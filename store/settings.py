@@ -112,6 +112,7 @@ class Limits:
     max_body_bytes: int = setting(8 * 1024 * 1024, "largest request body", minimum=1)
     max_json_depth: int = setting(64, "deepest nesting of arrays and objects in a body", minimum=1)
     max_batch: int = setting(20_000, "most puzzles in one batch", minimum=1)
+    max_generate: int = setting(10_000, "most puzzles one generate item may make (its count)", minimum=1)
     max_puzzle_bytes: Mapping[str, int] = setting(
         {"default": 20000}, "largest JSON size of one puzzle, per kind: 'default=20000,sudoku=5000'")
     option_limits: Mapping[str, float] = setting(

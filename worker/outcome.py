@@ -65,7 +65,7 @@ class Prepared:
 
 
 def prepare(a: Assigned) -> Prepared:
-    kind = solvers.get(a.kind)
+    kind = solvers.kind_for(a.kind, a.options)
     return Prepared(kind, *kind.prepare(a.input, a.options))
 
 
@@ -82,7 +82,7 @@ def prepared_alike(alike: Sequence[Assigned]) -> list[Prepared | None]:
     (their options read once); None for each one that fails, for all of them when their options
     or the call fail (solve_one then says why, one by one)."""
     try:
-        kind = solvers.get(alike[0].kind)
+        kind = solvers.kind_for(alike[0].kind, alike[0].options)
         options = kind.read_options(alike[0].options)
         puzzles = kind.prepare_batch([a.input for a in alike], options)
     except Exception:

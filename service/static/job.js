@@ -20,7 +20,7 @@
   const filter = () => document.getElementById("status-filter").value;
   const pageCount = () => Math.max(1, Math.ceil((lastJob ? lastJob.total : 0) / PAGE));
 
-  const DRAWN = ["solution", "queens", "spokes"];  // result fields the board shows
+  const DRAWN = ["solution", "queens", "spokes", "explanation"];  // result fields the board shows
   const isObject = value => value !== null && typeof value === "object";
   const isEmpty = value => value === null || value === undefined ||
     (isObject(value) && !Object.keys(value).length);
@@ -46,9 +46,16 @@
   // A field's name, which may break after its underscores only (estimated_tree_nodes).
   const fieldName = name => el("th", {}, ...name.split(/(?<=_)/).flatMap(part => [part, el("wbr")]).slice(0, -1));
 
+  // An explained solve's summary (its board steps through the steps themselves).
+  function explained(result) {
+    const e = result && result.explanation;
+    if (!e) return [];
+    return [["rating", e.rating], ["hardest", e.hardest], ["band", e.band], ["guess steps", e.guesses.length]];
+  }
+
   function statsTable(p) {
     const fields = [...Object.entries(p.result || {}).filter(([name]) => !DRAWN.includes(name)),
-                    ...Object.entries(p.stats || {})];
+                    ...explained(p.result), ...Object.entries(p.stats || {})];
     const rows = fields.filter(([, value]) => !isEmpty(value))
       .map(([name, value]) => el("tr", {}, fieldName(name), el("td", {}, cell(value))));
     return el("table", {className: "stats"}, ...rows);

@@ -76,7 +76,7 @@ class Options:
 @dataclass(frozen=True)
 class Generated:
     """Puzzle ``index`` of a request: the givens ('.' blank) and solution as 81 symbols, the
-    grader's rating, hardest technique and band, and the attempts it took."""
+    grader's rating, hardest technique, band and number of steps, and the attempts it took."""
     index: int
     puzzle: str
     solution: str
@@ -84,6 +84,7 @@ class Generated:
     hardest: str
     band: str
     attempts: int
+    steps: int
 
 
 def _orbits(symmetry: str) -> np.ndarray:
@@ -137,7 +138,7 @@ def _make(options: Options, index: int, low: float, high: float) -> Generated:
         graded = grade.grade_below(puzzle[0], high)
         if graded is not None and graded.rating >= low:
             return Generated(index, render(puzzle[0]), render(solution[0]), graded.rating, graded.hardest,
-                             graded.band, attempt)
+                             graded.band, attempt, graded.steps)
     raise ValueError(f"puzzle {index}: no puzzle rated in [{low}, {high}) after "
                      f"{options.max_attempts} attempts (max_attempts)")
 
