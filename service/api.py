@@ -332,14 +332,14 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
     limits = Limits.of(config.limits)
 
     def recheck(index: int, kind_name: str, wire: Any,
-                options: dict[str, Any]) -> tuple[dict[str, Any], float]:
+                options: dict[str, Any]) -> tuple[dict[str, Any], solvers.Estimate]:
         try:
             item = {"kind": kind_name, "puzzle": wire, "options": options}
             kind, puzzle, checked = solvers.prepare_item(item)
             limits.check(kind.name, wire, checked)
         except solvers.PuzzleError as exc:
             raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
-        return checked, kind.predict(puzzle, checked).seconds
+        return checked, kind.predict(puzzle, checked)
 
     try:
         with sessions() as s, s.begin():

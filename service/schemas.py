@@ -22,6 +22,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 import solvers
+from store import costs
 from store.jobs import JobState, iso_time
 from store.models import JOB_STATUSES, PUZZLE_STATUSES, RUNNING, Puzzle
 from store.settings import Limits as LimitSettings
@@ -78,7 +79,7 @@ class PuzzleItem(BaseModel):
     puzzle: Any = Field(description="the puzzle in the kind's input format")
     options: dict[str, Any] | None = Field(None, description="the kind's options; defaults fill in the rest")
     _options: dict[str, Any] = PrivateAttr(default_factory=dict)
-    _cost: float = PrivateAttr(default=0.0)
+    _estimate: solvers.Estimate = PrivateAttr(default=solvers.Estimate(0.0))
 
     @model_validator(mode="after")
     def _check_with_registry(self, info: ValidationInfo) -> PuzzleItem:
@@ -91,7 +92,7 @@ class PuzzleItem(BaseModel):
             raise PydanticCustomError("puzzle_item", "{message}", {"message": str(exc), "field": exc.field}) \
                 from None
         self._options = options
-        self._cost = kind.predict(puzzle, options).seconds
+        self._estimate = kind.predict(puzzle, options)
         return self
 
     @property
@@ -100,9 +101,9 @@ class PuzzleItem(BaseModel):
         return self._options
 
     @property
-    def cost(self) -> float:
-        """The seconds predicted for it (Kind.predict), for grouping puzzles into tasks."""
-        return self._cost
+    def estimate(self) -> solvers.Estimate:
+        """Its prediction (Kind.predict), stored with it."""
+        return self._estimate
 
 
 class Envelope(BaseModel):
@@ -151,7 +152,19 @@ class JobOut(BaseModel):
     finished_at: str | None
     total: int
     counts: Counts
-    progress: float = Field(description="fraction of puzzles in a final state")
+    progress: float = Field(description="fraction of the job's work done, each puzzle weighted by its predicted "
+                                        "seconds (a split puzzle's parts by their share of them); by count of "
+                                        "puzzles in a final state for a job stored without predictions")
+    estimated_seconds_total: float | None = Field(
+        None, description="predicted CPU seconds of all its puzzles (sum of their estimated_seconds)")
+    estimated_seconds_done: float | None = Field(
+        None, description="predicted CPU seconds of its finished work (what progress counts)")
+    eta_seconds: float | None = Field(
+        None, description="seconds until it ends at the rate its work has gone since it started (predicted "
+                          "seconds done per wall second); 0 once ended, null before any work is done")
+    eta_range: list[float] | None = Field(
+        None, description="[low, high] seconds: the band around eta_seconds, from the predictions' range "
+                          "of the work left")
 
     @classmethod
     def of(cls, job: JobState) -> JobOut:
@@ -177,6 +190,10 @@ class PuzzleOut(BaseModel):
     puzzle: Any = Field(None, description="the puzzle as it was submitted")
     options: dict[str, Any] | None = Field(None,
                                            description="the options it is solved with, defaults filled in")
+    estimated_seconds: float | None = Field(None, description="its predicted CPU seconds when accepted")
+    estimated_range: list[float] | None = Field(
+        None, description="[low, high]: the predicted CPU seconds the truth is expected between")
+    estimate_basis: str | None = Field(None, description="what the prediction rests on, e.g. typical")
 
     @classmethod
     def of(cls, p: Puzzle, result: dict[str, Any] | None, stats: dict[str, Any] | None) -> PuzzleOut:
@@ -185,7 +202,8 @@ class PuzzleOut(BaseModel):
         parts = {"done": p.parts_done, "total": p.parts_total} if split else None
         return cls(index=p.index, kind=p.kind, status=p.status, result=result, stats=stats,
                    error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
-                   finished_at=iso_time(p.finished_at), subtasks=parts, puzzle=p.input, options=p.options)
+                   finished_at=iso_time(p.finished_at), subtasks=parts, puzzle=p.input, options=p.options,
+                   **costs.of_puzzle(p.estimated_seconds, p.estimate_factor, p.estimate_basis))
 
 
 class PuzzleList(BaseModel):

@@ -16,6 +16,7 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
+from solvers.base import Estimate
 from store import fastjson, tallies
 from store.db import is_postgresql
 from store.fastjson import canonical
@@ -31,7 +32,12 @@ class CheckedItem:
     kind: str
     puzzle: Any
     options: dict[str, Any]  # every default filled in, as the worker will use them
-    cost: float  # its predicted seconds (Kind.predict), for cutting the batch into tasks
+    estimate: Estimate  # its prediction (Kind.predict), stored with it
+
+    @property
+    def cost(self) -> float:
+        """Its predicted seconds, for cutting the batch into tasks."""
+        return self.estimate.seconds
 
 
 @dataclass(frozen=True)
@@ -88,14 +94,18 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
               "status": QUEUED, "total": len(items), "pending": len(items), "idempotency_key": key,
               "request_hash": body_hash, "created_at": created,
               "deadline": created + timedelta(seconds=queued_stale_seconds), "max_pending": max_pending,
+              "estimated_seconds": sum(item.estimate.seconds for item in items),
+              "estimated_high": sum(item.estimate.high for item in items),
               # One JSON text for every row: one encoder call, one parameter, one SQL text whatever
               # the batch's size.
-              "puzzles": fastjson.dumps([[item.kind, item.puzzle, item.options] for item in items])}
+              "puzzles": fastjson.dumps([[item.kind, item.puzzle, item.options, *item.estimate]
+                                         for item in items])}
     pending, rank, ids = _store(s, params)
     if pending + len(items) > max_pending:
         raise Backlogged(pending, max_pending)
     stored = Job(id=job_id, label=label, status=QUEUED, total=len(items), pending=len(items),
-                 created_at=created)
+                 created_at=created, estimated_seconds=params["estimated_seconds"],
+                 estimated_high=params["estimated_high"], done_seconds=0.0)
     return job_state(stored, {QUEUED: len(items)}), ids, rank
 
 
@@ -130,16 +140,18 @@ WITH backlog AS (
     WHERE owner = :owner AND status IN ({_UNFINISHED})),
 job AS (
     INSERT INTO jobs (id, owner, label, callback_url, status, total, pending, idempotency_key, request_hash,
-                      created_at)
+                      created_at, estimated_seconds, estimated_high, done_seconds)
     SELECT :id, :owner, :label, :callback_url, :status, :total, :pending, :idempotency_key, :request_hash,
-           :created_at
+           :created_at, :estimated_seconds, :estimated_high, 0
     FROM backlog WHERE backlog.pending + :total <= :max_pending
     RETURNING id),
 stored AS (
     INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at, deadline,
-                         parts_total, parts_done, stop_requested)
+                         parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
+                         estimate_basis)
     SELECT job.id, p.n - 1, p.puzzle ->> 0, p.puzzle -> 1, p.puzzle -> 2, :status, 0, :created_at,
-           :deadline, 0, 0, false
+           :deadline, 0, 0, false, CAST(p.puzzle ->> 3 AS double precision),
+           CAST(p.puzzle ->> 4 AS double precision), p.puzzle ->> 5
     FROM job, json_array_elements(CAST(:puzzles AS json)) WITH ORDINALITY AS p(puzzle, n)
     RETURNING id, index),
 counted AS (
@@ -170,8 +182,9 @@ def _insert_job():
 _INSERT_JOB = _insert_job()
 _INSERT_PUZZLES_ON_SQLITE = text("""
 INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at, deadline,
-                     parts_total, parts_done, stop_requested)
-SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, :deadline, 0, 0, 0
+                     parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor, estimate_basis)
+SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, :deadline, 0, 0, 0,
+       p.value ->> 3, p.value ->> 4, p.value ->> 5
 FROM json_each(:puzzles) AS p
 """).bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type),
                 bindparam("deadline", type_=_puzzles.c.deadline.type))
