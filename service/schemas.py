@@ -152,9 +152,10 @@ class JobOut(BaseModel):
     finished_at: str | None
     total: int
     counts: Counts
-    progress: float = Field(description="fraction of the job's work done, each puzzle weighted by its predicted "
-                                        "seconds (a split puzzle's parts by their share of them); by count of "
-                                        "puzzles in a final state for a job stored without predictions")
+    progress: float = Field(
+        description="fraction of the job's work done, each puzzle weighted by its predicted seconds (a split "
+                    "puzzle's parts by their share of them); by count of puzzles in a final state for a job "
+                    "stored without predictions")
     estimated_seconds_total: float | None = Field(
         None, description="predicted CPU seconds of all its puzzles (sum of their estimated_seconds)")
     estimated_seconds_done: float | None = Field(

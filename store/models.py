@@ -66,11 +66,8 @@ def aware(t: datetime) -> datetime:
 
 
 class Base(DeclarativeBase):
-    type_annotation_map: ClassVar[dict[Any, Any]] = {
-        datetime: DateTime(timezone=True),
-        dict[str, Any]: JSON(),
-        Any: JSON(),
-    }
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: DateTime(timezone=True),
+                                                      dict[str, Any]: JSON(), Any: JSON()}
 
 
 class Job(Base):
@@ -89,12 +86,9 @@ class Job(Base):
     finished_at: Mapped[datetime | None]
     # Where the job's summary is POSTed when it ends (store.deliveries); None: nowhere.
     callback_url: Mapped[str | None] = mapped_column(Text)
-    # The predicted CPU seconds of its puzzles (Kind.predict): their sum, the sum of their high
-    # ends, and the sum over its finished puzzles, moved with ``pending`` by the same statements
-    # (store.costs). None: stored before predictions were kept.
-    estimated_seconds: Mapped[float | None] = mapped_column(Float)
-    estimated_high: Mapped[float | None] = mapped_column(Float)
-    done_seconds: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
+    estimated_seconds: Mapped[float | None] = mapped_column(Float)  # predicted, of its puzzles (store.costs)
+    estimated_high: Mapped[float | None] = mapped_column(Float)  # their predictions' high ends
+    done_seconds: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")  # its finished ones'
 
     __table_args__ = (
         # Listing a client's jobs newest first, optionally by status.
@@ -146,9 +140,7 @@ class Puzzle(Base):
     # While a split puzzle runs: what cutting it up found (solutions above the cut, nodes), the
     # outcome its parts are merged with. Internal: the API never shows it.
     split_head: Mapped[dict[str, Any] | None]
-    # Its prediction when accepted (solvers.Estimate): seconds, the factor of its range and what it
-    # rests on. Written with the row and on retry only; None: stored before predictions were kept.
-    estimated_seconds: Mapped[float | None] = mapped_column(Float)
+    estimated_seconds: Mapped[float | None] = mapped_column(Float)  # predicted when accepted (store.costs)
     estimate_factor: Mapped[float | None] = mapped_column(Float)
     estimate_basis: Mapped[str | None] = mapped_column(String(32))
 

@@ -69,11 +69,11 @@ def _write_group(s: Session, group: Sequence[Result], t: datetime) -> Counter[st
         return Counter()
     else:
         block_id = None
-    landed = s.execute(statements.write, {**params, "block_id": block_id}).all()
-    counts = Counter(kind for _job, kind, _one, _cost in landed)
+    rows = s.execute(statements.write, {**params, "block_id": block_id}).all()
+    counts = Counter(kind for _job, kind, _one, _cost in rows)
     job_written = statements.job_written
     if counts and job_written is not None:
-        cost = sum(row_cost for _job, _kind, _one, row_cost in landed)
+        cost = sum(row_cost for _job, _kind, _one, row_cost in rows)
         s.execute(job_written, {"job_id": r.job_id, "n": counts.total(), "t": t, "cost": cost})
     return counts
 

@@ -106,10 +106,10 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
                           deadline=t + timedelta(seconds=queued_stale_seconds), parts_total=0,
                           parts_done=0, stop_requested=False, split_head=None)
                   .execution_options(synchronize_session=False))
+    undone = sum(row.estimated_seconds or 0.0 for row, _options, _estimate in checked)
     s.execute(update(Job).where(Job.id == job.id)
-              .values(pending=Job.pending + len(checked), finished_at=None,
-                      done_seconds=Job.done_seconds - sum(row.estimated_seconds or 0.0 for row, _o, _e in checked),
-                      status=case((Job.started_at.is_(None), QUEUED), else_=RUNNING))
+              .values(pending=Job.pending + len(checked), done_seconds=Job.done_seconds - undone,
+                      finished_at=None, status=case((Job.started_at.is_(None), QUEUED), else_=RUNNING))
               .execution_options(synchronize_session=False))
     s.refresh(job)
     return Retried([(row.id, estimate.seconds) for row, _options, estimate in checked], int(rank))

@@ -154,7 +154,8 @@ def _written_with_job(mine: ColumnElement[bool]) -> Select[Any]:
     counted = (select(changed.c.job_id, changed.c.kind, func.count().label("n"),
                       func.sum(changed.c.cost).label("cost"))
                .group_by(changed.c.job_id, changed.c.kind).cte("counted"))
-    per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"), func.sum(counted.c.cost).label("cost"))
+    per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"),
+                      func.sum(counted.c.cost).label("cost"))
                .group_by(counted.c.job_id).cte("per_job"))
     job = (update(j).where(j.c.id == per_job.c.job_id).values(_job_values(per_job.c.n, t, per_job.c.cost))
            .returning(j.c.id, j.c.status).cte("job"))

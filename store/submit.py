@@ -182,7 +182,8 @@ def _insert_job():
 _INSERT_JOB = _insert_job()
 _INSERT_PUZZLES_ON_SQLITE = text("""
 INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at, deadline,
-                     parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor, estimate_basis)
+                     parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
+                     estimate_basis)
 SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, :deadline, 0, 0, 0,
        p.value ->> 3, p.value ->> 4, p.value ->> 5
 FROM json_each(:puzzles) AS p
