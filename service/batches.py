@@ -36,7 +36,7 @@ def check(body: dict[str, Any], limits: Limits) -> CheckedBatch:
         return checked
     submit = JobSubmit.model_validate(body, context={"limits": limits})
     return CheckedBatch(submit.label, [CheckedItem(p.kind, p.puzzle, p.checked_options, p.estimate)
-                                       for p in submit.puzzles], submit.callback_url)
+                                       for p in submit.puzzles], submit.callback_url, submit.accept_cost)
 
 
 def check_in_bulk(body: dict[str, Any], limits: Limits) -> CheckedBatch | None:
@@ -58,7 +58,8 @@ def check_in_bulk(body: dict[str, Any], limits: Limits) -> CheckedBatch | None:
         opts, estimates = checked
         for i, estimate in zip(indices, estimates, strict=True):
             items[i] = CheckedItem(name, envelope.puzzles[i]["puzzle"], opts, estimate)
-    return CheckedBatch(envelope.label, items, envelope.callback_url)  # type: ignore[arg-type]  # all filled
+    return CheckedBatch(envelope.label, items, envelope.callback_url,  # type: ignore[arg-type]  # all filled
+                        envelope.accept_cost)
 
 
 def _groups(items: list[Any]) -> dict[tuple[str, str | None], list[int]] | None:

@@ -116,6 +116,8 @@ class Envelope(BaseModel):
     callback_url: str | None = Field(
         None, description="an http or https URL on a host this service allows (WEBHOOK_ALLOWED_HOSTS): "
                           "the job's summary is POSTed there, signed, when the job ends")
+    accept_cost: bool = Field(False, description="accept puzzles predicted above the service's cap "
+                                                 "(MAX_PUZZLE_CPU_SECONDS); the client's budget still holds")
     puzzles: list[Any] = Field(min_length=1)
 
 
@@ -344,6 +346,8 @@ class ItemError(BaseModel):
     index: int | None
     field: str
     message: str
+    estimated_seconds: float | None = Field(None, description="an item refused for its predicted cost: the "
+                                                              "CPU seconds predicted")
 
 
 class ProblemOut(BaseModel):
@@ -352,6 +356,14 @@ class ProblemOut(BaseModel):
     status: int
     detail: str | None = None
     errors: list[ItemError] | None = None
+    max_puzzle_cpu_seconds: float | None = Field(None, description="422 for a puzzle's predicted cost: "
+                                                                   "the cap")
+    estimated_seconds: float | None = Field(None, description="429 for a client's budget: the batch's "
+                                                              "predicted CPU seconds")
+    budget: float | None = Field(None, description="429 for a client's budget: its CPU seconds")
+    budget_left: float | None = Field(None, description="429 for a client's budget: what its unfinished "
+                                                        "work leaves of it")
+
 
 
 # The most characters of a field's name or an error's message in a 422: what a client sent is

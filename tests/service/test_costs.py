@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 import solvers
 from solvers.base import Estimate
 from store.models import Job, Puzzle, now
-from tests.service.conftest import assert_job_costs_match_rows, runtime_of
+from tests.service.conftest import assert_job_costs_match_rows, row_counts, runtime_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements differ by database
 from tests.toykind import TOY
 from worker import parts as worker_parts
@@ -26,8 +26,12 @@ def by_digit_sum(puzzle, options):
 
 
 @pytest.fixture
-def app(make_app, monkeypatch):
+def steered(monkeypatch):
     monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(TOY, predict=by_digit_sum))
+
+
+@pytest.fixture
+def app(make_app, steered):
     return make_app(PUZZLE_TIME_LIMIT=20.0)
 
 
@@ -130,3 +134,69 @@ def test_a_job_stored_without_predictions_counts_puzzles(client, app):
     assert shown["estimated_seconds_total"] is None and shown["eta_seconds"] is None
     one = client.get(f"/api/v1/jobs/{stored['id']}/puzzles/0").json
     assert one["estimated_seconds"] is None and one["estimated_range"] is None
+
+
+def test_validate_predicts_the_cost_of_each_item_and_of_the_batch_and_stores_nothing(client, app):
+    body = {"puzzles": [{"kind": "toy", "puzzle": d} for d in ("1", "22", "333")]}
+    r = client.post("/api/v1/validate", json=body)
+    assert r.status_code == 200, r.json
+    assert r.json["puzzles"] == 3 and r.json["estimated_seconds_total"] == 14.0
+    assert r.json["estimated_range_total"] == [7.0, 28.0]
+    assert [i["estimated_seconds"] for i in r.json["items"]] == [1.0, 4.0, 9.0]
+    assert r.json["items"][2] == {"estimated_seconds": 9.0, "estimated_range": [4.5, 18.0],
+                                  "estimate_basis": "test"}
+    assert row_counts(app) == (0, 0, 0)
+
+
+BUDGETS = {"API_TOKENS": "alice:secret-a,bob:secret-b", "MAX_PUZZLE_CPU_SECONDS": 10.0,
+           "CLIENT_CPU_BUDGET": 30.0, "CLIENT_CPU_BUDGETS": {"bob": 100.0}}
+ALICE, BOB = {"Authorization": "Bearer secret-a"}, {"Authorization": "Bearer secret-b"}
+
+
+def post(client, digits, headers, **job):
+    return client.post("/api/v1/jobs", headers=headers,
+                       json={**job, "puzzles": [{"kind": "toy", "puzzle": d} for d in digits]})
+
+
+def test_a_puzzle_over_the_cap_refuses_the_batch_naming_each_such_item(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    for url in ("/api/v1/jobs", "/api/v1/validate"):
+        # 1, 10 (at the cap: accepted), 12 and 18 predicted seconds
+        r = client.post(url, headers=ALICE, json={"puzzles": [{"kind": "toy", "puzzle": d}
+                                                              for d in ("1", "55", "66", "99")]})
+        assert r.status_code == 422 and r.mimetype == "application/problem+json"
+        assert r.json["max_puzzle_cpu_seconds"] == 10.0
+        assert [(e["index"], e["field"], e["estimated_seconds"]) for e in r.json["errors"]] == \
+            [(2, "puzzle", 12.0), (3, "puzzle", 18.0)]
+        assert "predicted at 18 CPU seconds, above this service's cap of 10" in r.json["errors"][1]["message"]
+    assert row_counts(app) == (0, 0, 0)
+
+
+def test_accept_cost_lifts_the_cap_but_not_the_budget(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    accepted = post(client, ["99"], ALICE, accept_cost=True)  # 18 seconds, over the cap of 10
+    assert accepted.status_code == 202 and accepted.json["estimated_seconds_total"] == 18.0
+    refused = post(client, ["99"], ALICE, accept_cost=True)  # 36 of a budget of 30
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert "Retry-After" in refused.headers
+    assert (refused.json["estimated_seconds"], refused.json["budget"], refused.json["budget_left"]) == \
+        (18.0, 30.0, 12.0)
+    assert row_counts(app)[:2] == (1, 1)
+
+
+def test_the_budget_counts_unfinished_work_and_names_overrides(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    first = post(client, ["9", "9", "9"], ALICE)  # 27 of 30
+    assert first.status_code == 202
+    assert post(client, ["4"], ALICE).status_code == 429  # 31
+    assert post(client, ["9", "9", "9", "9"], BOB).status_code == 202  # bob's own budget: 100
+    run_chunk(runtime_of(app), ids_of(app, first.json["id"])[:2], "w")  # 18 of alice's done
+    assert post(client, ["4"], ALICE).status_code == 202  # 9 + 4 of 30
+    cancelled = client.post(f"/api/v1/jobs/{first.json['id']}/cancel", headers=ALICE)
+    assert cancelled.status_code == 202
+    assert post(client, ["9", "9", "8"], ALICE).status_code == 202  # 4 + 26: finished work counts no more
+    assert post(client, ["1"], ALICE).status_code == 429
+    assert row_counts(app)[:2] == (4, 11)
