@@ -13,11 +13,15 @@ from store.environment import setting
 PUZZLE_CAP_SECONDS = 86400.0
 # Ten CPU-days of unfinished work per client: a large batch of costly puzzles, not an unbounded one.
 CLIENT_BUDGET_SECONDS = 864000.0
+# A puzzle stops at ten times the high end of its prediction (itself ten times its seconds with the
+# kinds' typical figures), but no sooner than ten seconds: a prediction off by less is no reason to fail.
+PREDICTION_FACTOR = 10.0
+PREDICTION_FLOOR_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
 class Costs:
-    """Caps on predicted CPU seconds (Kind.predict), checked when a batch is submitted (docs/API.md)."""
+    """Predicted CPU seconds (Kind.predict): caps checked at submission, and the time limit they give."""
 
     max_puzzle_cpu_seconds: float = setting(
         PUZZLE_CAP_SECONDS, "a puzzle predicted above this many CPU seconds is refused (422) unless its "
@@ -27,6 +31,19 @@ class Costs:
                                "above which a batch is refused (429); 0: no budget", minimum=0)
     client_cpu_budgets: Mapping[str, float] = setting(
         {}, "CLIENT_CPU_BUDGET of named clients (API_TOKENS' names): 'nightly=5000000,guest=600'")
+    prediction_time_factor: float = setting(
+        PREDICTION_FACTOR, "a puzzle's time limit is this many times the high end of its prediction, "
+                           "within PREDICTION_TIME_FLOOR and PUZZLE_TIME_LIMIT; 0: PUZZLE_TIME_LIMIT for "
+                           "every puzzle", minimum=0)
+    prediction_time_floor: float = setting(
+        PREDICTION_FLOOR_SECONDS, "the least time limit a prediction gives a puzzle", minimum=0.001)
+
+    def time_limit(self, high: float, most: float) -> float:
+        """The time limit of a puzzle predicted at ``high`` seconds at most, within ``most``
+        (PUZZLE_TIME_LIMIT) and never below the floor (unless ``most`` is)."""
+        if self.prediction_time_factor <= 0:
+            return most
+        return min(most, max(self.prediction_time_floor, self.prediction_time_factor * high))
 
     def budget_of(self, owner: str) -> float:
         """The client's budget; 0: none."""
