@@ -190,7 +190,7 @@ def submit_job():
     batch = checked(body)
     try:
         with sessions() as s, s.begin():
-            job, ids, rank = submit.create_job(
+            job, ids, rank, queued = submit.create_job(
                 s, owner, batch, label=batch.label, key=key, body_hash=digest,
                 queued_stale_seconds=config.recovery.queued_stale_seconds,
                 max_pending=config.limits.max_pending_puzzles, budget=config.costs.budget_of(owner))
@@ -211,7 +211,8 @@ def submit_job():
     costs = [item.cost for item in batch.items]
     chunks = submit.chunks_of(ids, costs, config.lanes)
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], config.lanes,
-                     chunks, job_rank(rank, sum(costs), config.lanes))
+                     chunks, job_rank(rank, sum(costs), config.lanes), queued=queued,
+                     quantum=config.costs.dear_share_seconds)
     # The job as stored, with no read after publishing: a read would see at most a worker's first
     # steps, and it costs a round trip while that worker starts on the same cores.
     return JobOut.of(job), 202, _poll_headers(job.id)

@@ -17,6 +17,8 @@ CLIENT_BUDGET_SECONDS = 864000.0
 # kinds' typical figures), but no sooner than ten seconds: a prediction off by less is no reason to fail.
 PREDICTION_FACTOR = 10.0
 PREDICTION_FLOOR_SECONDS = 10.0
+# A CPU-minute per level of the dear lane: ten levels tell apart up to ten minutes of a client's work.
+DEAR_SHARE_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,10 @@ class Costs:
                            "every puzzle", minimum=0)
     prediction_time_floor: float = setting(
         PREDICTION_FLOOR_SECONDS, "the least time limit a prediction gives a puzzle", minimum=0.001)
+    dear_share_seconds: float = setting(
+        DEAR_SHARE_SECONDS, "in the dear lane a new job's task waits one broker priority level more per this "
+                            "many predicted CPU seconds of its client's work ahead of it; 0: levels by task "
+                            "count, as in the cheap lane", minimum=0)
 
     def time_limit(self, high: float, most: float) -> float:
         """The time limit of a puzzle predicted at ``high`` seconds at most, within ``most``

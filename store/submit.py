@@ -79,9 +79,10 @@ _jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
 
 def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
                body_hash: str | None, queued_stale_seconds: float,
-               max_pending: int, budget: float = 0.0) -> tuple[JobState, list[int], int]:
+               max_pending: int, budget: float = 0.0) -> tuple[JobState, list[int], int, float]:
     """Store the job and one row per puzzle; returns the job as stored (all queued), the puzzle ids
-    in batch order, and the owner's other unfinished jobs (the rank of its tasks, store.publish).
+    in batch order, the owner's other unfinished jobs (the rank of its tasks, store.publish) and
+    their predicted seconds not yet done (the levels of its dear tasks, store.publish).
     Raises Backlogged, storing nothing, if the owner would have more than ``max_pending`` puzzles
     unfinished, and OverBudget if more than ``budget`` predicted seconds of unfinished work (0: no
     budget). The session must be fresh: on PostgreSQL the job is stored by one statement outside
@@ -112,7 +113,7 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     stored = Job(id=job_id, label=label, status=QUEUED, total=len(items), pending=len(items),
                  created_at=created, estimated_seconds=work,
                  estimated_high=params["estimated_high"], done_seconds=0.0)
-    return job_state(stored, {QUEUED: len(items)}), ids, rank
+    return job_state(stored, {QUEUED: len(items)}), ids, rank, unfinished
 
 
 class OverBudget(Exception):

@@ -21,12 +21,14 @@ class RecordingPublisher:
         self.parts: list[list[int]] = []
         self.dear: list[list[int]] = []  # the chunks published to the dear lane
         self.ranks: list[int] = []  # of each publish call
+        self.dear_ranks: list[int] = []  # the rank of the call that published each chunk of the dear lane
         self.deliveries: list[tuple[int, int]] = []  # callback deliveries: (id, attempts so far)
 
     def publish(self, chunks, dear=False, rank=0):
         self.chunks.extend([list(c) for c in chunks])
         if dear:
             self.dear.extend([list(c) for c in chunks])
+            self.dear_ranks.extend([rank] * len(chunks))
         self.ranks.append(rank)
 
     def publish_parts(self, groups):
