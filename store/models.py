@@ -66,11 +66,8 @@ def aware(t: datetime) -> datetime:
 
 
 class Base(DeclarativeBase):
-    type_annotation_map: ClassVar[dict[Any, Any]] = {
-        datetime: DateTime(timezone=True),
-        dict[str, Any]: JSON(),
-        Any: JSON(),
-    }
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: DateTime(timezone=True),
+                                                      dict[str, Any]: JSON(), Any: JSON()}
 
 
 class Job(Base):
@@ -89,6 +86,9 @@ class Job(Base):
     finished_at: Mapped[datetime | None]
     # Where the job's summary is POSTed when it ends (store.deliveries); None: nowhere.
     callback_url: Mapped[str | None] = mapped_column(Text)
+    estimated_seconds: Mapped[float | None] = mapped_column(Float)  # predicted, of its puzzles (store.costs)
+    estimated_high: Mapped[float | None] = mapped_column(Float)  # their predictions' high ends
+    done_seconds: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")  # its finished ones'
 
     __table_args__ = (
         # Listing a client's jobs newest first, optionally by status.
@@ -140,6 +140,9 @@ class Puzzle(Base):
     # While a split puzzle runs: what cutting it up found (solutions above the cut, nodes), the
     # outcome its parts are merged with. Internal: the API never shows it.
     split_head: Mapped[dict[str, Any] | None]
+    estimated_seconds: Mapped[float | None] = mapped_column(Float)  # predicted when accepted (store.costs)
+    estimate_factor: Mapped[float | None] = mapped_column(Float)
+    estimate_basis: Mapped[str | None] = mapped_column(String(32))
 
     # Every puzzle row is updated once or twice (written; claimed first unless optimistic). No
     # index covers a column those updates change, and pages keep free room, so PostgreSQL can

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, get_type_hints
 
+from store.cost_settings import Costs
 from store.environment import SettingError, checked, parse, setting, with_files
 from store.webhook_settings import Webhooks
 
@@ -72,8 +73,7 @@ class Lanes:
     dear_queue: str = setting("", "the dear lane's queue; unset: TASK_QUEUE + '.dear'")
     dear_seconds: float = setting(1.0, "a task predicted (Kind.predict) at more than this many seconds "
                                        "goes to the dear lane, and a task of cheap puzzles holds at most "
-                                       "this much work",
-                                  minimum=0)
+                                       "this much work", minimum=0)
     dear_nice: int = setting(10, "niceness a worker of the dear lane adds to itself (0: none)", minimum=0)
     fair_share: int = setting(1, "a job's tasks take each broker priority level this many at a time",
                               minimum=1)
@@ -248,6 +248,7 @@ class Settings:
     http: Http = field(default_factory=Http)
     logging: Logging = field(default_factory=Logging)
     webhooks: Webhooks = field(default_factory=Webhooks)
+    costs: Costs = field(default_factory=Costs)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -113,11 +113,23 @@
 
   const show = (id, visible) => { document.getElementById(id).hidden = !visible; };
 
+  // Seconds as a wait reads: 45s, 3m05s, 2h10m.
+  function duration(seconds) {
+    const s = Math.round(seconds), pad = n => String(n).padStart(2, "0");
+    if (s >= 3600) return `${Math.floor(s / 3600)}h${pad(Math.floor(s % 3600 / 60))}m`;
+    return s >= 60 ? `${Math.floor(s / 60)}m${pad(s % 60)}s` : `${s}s`;
+  }
+
+  // The job's progress is its work done as predicted (each puzzle weighted by its estimate); a
+  // running job's eta comes from the rate that work has gone at, with its band.
   function showProgress(job) {
     const percent = (100 * PQ.doneShare(job)).toFixed(1);
+    const eta = job.status === "running" && job.eta_seconds != null && job.eta_range
+      ? ` · about ${duration(job.eta_seconds)} left (${duration(job.eta_range[0])}–${duration(job.eta_range[1])})`
+      : "";
     document.getElementById("job-bar").style.width = `${percent}%`;
     document.getElementById("job-progress").textContent = `${percent}% of ${PQ.number(job.total)} puzzles` +
-      (job.status === "cancelled" ? " done before the cancel" : "");
+      (job.status === "cancelled" ? " done before the cancel" : "") + eta;
   }
 
   function showTimes(job) {
