@@ -16,11 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from bench.costcases import CALIBRATE, KINDS, cases, measure, warm
+from bench.costcases import CALIBRATE, KINDS, cases, solve_seconds, warm
 from solvers import cost, get
 from solvers.nqueens import predict as nqueens
 from solvers.sliding import predict as sliding
@@ -34,14 +35,31 @@ GROWTH = {"nqueens": nqueens.growth}  # a known measure of the work past the lar
 REPEATS = {"nqueens": 3}  # deterministic work: the median of a few runs smooths out the machine
 
 
+def sudoku_probes(grids: dict[int, list[Any]]) -> dict[str, dict[str, Any]]:
+    """The cost of the Sudoku predictor's own probes per size, which decides where they run."""
+    out = {}
+    for n, some in sorted(grids.items()):
+        times = []
+        for grid in some[:40]:
+            start = time.process_time()
+            sudoku.tree_size(grid, True)
+            times.append(time.process_time() - start)
+        out[f"probes/{n}"] = {**cost.fit(cost.FIXED, [0.0] * len(times), times), "fit": cost.FIXED,
+                              "runs": len(times)}
+    return out
+
+
 def calibrate(kinds: list[str], scale: int) -> dict[str, dict[str, Any]]:
     samples: dict[tuple[str, str, str], tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+    grids: dict[int, list[Any]] = defaultdict(list)
     for case in cases(CALIBRATE, scale, kinds):
         kind = get(case.kind)
         puzzle, options = kind.prepare(case.puzzle, case.options)
+        if case.kind == "sudoku":
+            grids[puzzle.n].append(puzzle)
         found = FEATURES[case.kind](puzzle, options)
         for _ in range(REPEATS.get(case.kind, 1)):
-            seconds = measure(case).seconds
+            seconds = solve_seconds(case)
             for name, fit, x in found:
                 xs, ts = samples[(case.kind, name, fit)]
                 xs.append(x)
@@ -52,6 +70,8 @@ def calibrate(kinds: list[str], scale: int) -> dict[str, dict[str, Any]]:
         out[kind_name][name] = {**entry, "fit": fit, "runs": len(ts)}
         print(f"{kind_name:8} {name:36} {fit:9} runs {len(ts):4}  factor {entry['factor']:7.2f}  "
               f"{json.dumps({k: v for k, v in entry.items() if k != 'factor'}, default=float)[:90]}")
+    if grids:
+        out["sudoku"].update(sudoku_probes(grids))
     return out
 
 

@@ -30,6 +30,7 @@ from solvers.base import Estimate
 TABLE_PATH = Path(__file__).with_name("calibration.json")
 MIN_SECONDS = 1e-7
 SPREAD_QUANTILE = 0.95
+MIN_FACTOR = 1.5   # the same job's CPU time varies this much between runs on a shared machine
 
 
 @lru_cache(maxsize=1)
@@ -48,11 +49,12 @@ def section(kind: str) -> Mapping[str, Any]:
 
 
 def spread(ratios: Iterable[float]) -> float:
-    """The Estimate factor that covers SPREAD_QUANTILE of the ratios actual/predicted."""
+    """The Estimate factor that covers SPREAD_QUANTILE of the ratios actual/predicted, at least
+    MIN_FACTOR."""
     folded = sorted(max(r, 1.0 / r) for r in ratios if r > 0 and math.isfinite(r))
     if not folded:
         return 10.0
-    return round(max(1.0, folded[min(len(folded) - 1, int(SPREAD_QUANTILE * len(folded)))]), 3)
+    return round(max(MIN_FACTOR, folded[min(len(folded) - 1, int(SPREAD_QUANTILE * len(folded)))]), 3)
 
 
 Feature = tuple[str, str, float]

@@ -6,8 +6,8 @@
   curve    calibrated seconds against the bound per (algorithm that runs, side, heuristic)
            (solvers/calibration.json, cost.Curve): an optimal search's tree grows geometrically
            with the distance it must cover, of which the bound is the cheap sign.
-  auto     without ``optimal``, boards past 4x4 (and 15-puzzles past the node budget) get the
-           reduction, whose time depends on the side alone: a table by side.
+  auto     without ``optimal``, boards past 4x4 get the reduction, whose time depends on the
+           side alone: a table by side.
 Boards of the wrong parity are answered at once (``parity``).
 """
 

@@ -4,11 +4,13 @@
   runs     the method that does the work: ``auto`` runs ``fast`` on 9x9, ``greedy`` on 4x4, and
            on 16x16 and 25x25 ``sat`` first when few cells are given, else ``greedy`` under a
            node budget and ``sat`` past it (solve.plan).
-  table    calibrated seconds per (runs, size, mode) (solvers/calibration.json): the answer for
-           the cheap puzzles, a dictionary lookup.
+  table    calibrated seconds per (runs, size, mode) (solvers/calibration.json), for counts
+           seconds per solution asked: the answer for the cheap puzzles, a dictionary lookup on
+           the 9x9 fast path.
   probes   Knuth's estimate of the greedy (or backtrack) tree from PROBES random walks down it,
            times the calibrated seconds per node of the method that runs: only where the table's
-           upper figure is at least DEAR_SECONDS, so that the walks cost a small share of the work.
+           figure is at least 1 / PROBE_SHARE times the probes' own calibrated cost, so that the
+           walks cost at most about that share of the work.
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ from solvers.sudoku.grid import Grid, layout
 
 PROBES = 32
 SEED = 1_234_567
-DEAR_SECONDS = 0.05    # a table figure whose upper end reaches this is refined by probes
+PROBE_SHARE = 0.02     # probes run where they cost at most this share of the table's figure
 _MASK = 2**63 - 1      # the probes' generator: a 63-bit LCG (same in numba and plain Python)
 _MUL, _ADD = 6364136223846793005, 1442695040888963407
 
 # Rough figures (bench/sudoku.py) for a machine without a calibration entry.
 _ROUGH = {"fast": 2e-5, "greedy": 1e-4, "backtrack": 3e-2, "sat": 4e-3}
+_ROUGH_PER_SOLUTION, _ROUGH_PROBES = 2e-6, 2e-3
 
 
 @njit(cache=True)
@@ -96,9 +99,20 @@ def runs(grid: Grid, options: Options) -> tuple[str, int | None]:
     return method["strategy"], budget
 
 
-def _table(name: str, n: int, mode: str) -> Estimate:
-    found = cost.fixed(cost.section("sudoku").get(f"{name}/{n}/{mode}"))
-    return found if found is not None else Estimate(_ROUGH[name.split("+")[0]] * (n / 9) ** 4)
+def _table(name: str, n: int, limit: int) -> Estimate:
+    mode = mode_of(limit)
+    entry = cost.section("sudoku").get(f"{name}/{n}/{mode}")
+    if entry is not None:
+        return cost.rate(entry, limit, "table") if mode == "count" else Estimate(
+            max(cost.MIN_SECONDS, entry["seconds"]), entry["factor"], "table")
+    extra = limit * _ROUGH_PER_SOLUTION if mode == "count" else 0.0
+    return Estimate(_ROUGH[name.split("+")[0]] * (n / 9) ** 4 + extra)
+
+
+def probe_seconds(n: int) -> float:
+    """The calibrated cost of PROBES walks on an n x n grid."""
+    entry = cost.section("sudoku").get(f"probes/{n}")
+    return float(entry["seconds"]) if entry is not None else _ROUGH_PROBES * (n / 9) ** 2
 
 
 def work_nodes(grid: Grid, options: Options, method: str) -> float:
@@ -112,13 +126,13 @@ def work_nodes(grid: Grid, options: Options, method: str) -> float:
 def _probed(grid: Grid, options: Options, method: str, budget: int | None) -> Estimate | None:
     """The work in nodes times the calibrated seconds per node; None where there is no rate or
     where the rate's spread is no better than the table's."""
-    mode = mode_of(options["max_solutions"])
-    rate = cost.section("sudoku").get(f"{method}/{grid.n}/{mode}/nodes")
-    if rate is None or rate["factor"] >= _table(_named(method, budget), grid.n, mode).factor:
+    limit = options["max_solutions"]
+    rate = cost.section("sudoku").get(f"{method}/{grid.n}/{mode_of(limit)}/nodes")
+    if rate is None or rate["factor"] >= _table(_named(method, budget), grid.n, limit).factor:
         return None
     nodes = work_nodes(grid, options, method)
     if budget is not None and nodes > budget:  # auto: SAT takes over past the budget
-        sat = _table("sat", grid.n, mode)
+        sat = _table("sat", grid.n, limit)
         return Estimate(sat.seconds + budget * rate["per"], max(sat.factor, rate["factor"]), "probes")
     return cost.rate(rate, nodes, "probes")
 
@@ -129,11 +143,13 @@ def _named(method: str, budget: int | None) -> str:
 
 
 def features(grid: Grid, options: Options) -> list[cost.Feature]:
-    """What calibration learns from this puzzle: the table's figure of its method, size and mode,
-    and for a method with a tree the seconds per node of Knuth's estimate."""
+    """What calibration learns from this puzzle: the table's figure of its method, size and mode
+    (per solution asked, for a count), and for a method with a tree the seconds per node of
+    Knuth's estimate."""
     method, budget = runs(grid, options)
-    name = f"{_named(method, budget)}/{grid.n}/{mode_of(options['max_solutions'])}"
-    out: list[cost.Feature] = [(name, cost.FIXED, 0.0)]
+    limit = options["max_solutions"]
+    name = f"{_named(method, budget)}/{grid.n}/{mode_of(limit)}"
+    out: list[cost.Feature] = [(name, cost.RATE, float(limit)) if limit > 2 else (name, cost.FIXED, 0.0)]
     if method != "sat" and budget is None:
         out.append((f"{name}/nodes", cost.RATE, work_nodes(grid, options, method)))
     return out
@@ -144,7 +160,7 @@ def _fast_table() -> dict[tuple[str, int, int], Estimate]:
     out = {}
     for strategy in ("auto", "fast"):
         for limit in (1, 2):
-            out[(strategy, 9, limit)] = _table("fast", 9, mode_of(limit))
+            out[(strategy, 9, limit)] = _table("fast", 9, limit)
     return out
 
 
@@ -156,8 +172,8 @@ def predict(grid: Grid, options: Options) -> Estimate:
     if found is not None:
         return found
     method, budget = runs(grid, options)
-    table = _table(_named(method, budget), grid.n, mode_of(options["max_solutions"]))
-    if method == "sat" or (table.high < DEAR_SECONDS and options["max_solutions"] <= 2):
+    table = _table(_named(method, budget), grid.n, options["max_solutions"])
+    if method == "sat" or table.seconds * PROBE_SHARE < probe_seconds(grid.n):
         return table
     # fast has no tree of ours to walk: its cost follows the greedy tree's size (calibrated)
     return _probed(grid, options, method, budget) or table

@@ -45,7 +45,7 @@ def test_the_calibration_table_loads_with_every_kind_and_sound_entries():
 def test_the_fits_recover_the_law_the_times_follow():
     xs = [4, 5, 6, 7, 8, 9, 10]
     points = cost.fit(cost.POINTS, xs, [1e-6 * 3.0**x for x in xs], growth=lambda x: 3.0**x)
-    assert points["factor"] == pytest.approx(1.0)
+    assert points["factor"] == cost.MIN_FACTOR
     assert cost.Curve.of(points).seconds(7.5) == pytest.approx(1e-6 * 3.0**7.5, rel=1e-6)
     noisy = cost.fit(cost.POINTS, xs, [1e-6 * 3.0**x for x in xs], growth=lambda x: 2.0**x)
     assert noisy["factor"] == pytest.approx(2.25)
@@ -54,13 +54,13 @@ def test_the_fits_recover_the_law_the_times_follow():
     assert cost.Curve.of(trend).seconds(300) == pytest.approx(2e-4 * 300**1.5, rel=1e-6)
     linear = cost.fit(cost.LINEAR, [1, 2, 1000, 4000], [0.5, 0.5, 0.5 + 2.0, 0.5 + 8.0])
     assert (linear["seconds"], linear["per"]) == (pytest.approx(0.5), pytest.approx(0.002))
-    rate = cost.fit(cost.RATE, [10, 100, 1000], [1.0, 12.0, 80.0])
-    assert rate["per"] == pytest.approx(0.1) and rate["factor"] == pytest.approx(1.25)
+    rate = cost.fit(cost.RATE, [10, 100, 1000], [1.0, 12.0, 50.0])
+    assert rate["per"] == pytest.approx(0.1) and rate["factor"] == pytest.approx(2.0)
 
 
-def test_the_spread_is_the_95th_percentile_ratio_either_way():
+def test_the_spread_is_the_95th_percentile_ratio_either_way_and_at_least_the_machines_noise():
     assert cost.spread([1.0] * 19 + [0.2]) == pytest.approx(5.0)
-    assert cost.spread([1.0] * 99 + [50.0]) == pytest.approx(1.0)
+    assert cost.spread([1.0] * 99 + [50.0]) == cost.MIN_FACTOR
 
 
 def test_a_curve_is_flat_below_its_smallest_x_and_grows_past_its_largest():
