@@ -12,7 +12,6 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
-    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -28,6 +27,7 @@ from solvers.base import (
 )
 from solvers.sudoku import batch, explain, kernels, making, sat, solve, tree
 from solvers.sudoku.grid import SYMBOLS, Grid, layout, parse, parse_text, where
+from solvers.sudoku.predict import predict
 from solvers.sudoku.solve import BACKTRACK_MAX_N, FAST_N, STRATEGIES
 
 MAX_SOLUTIONS = 10_000_000
@@ -111,27 +111,6 @@ def _check_solution(grid: Grid, solution: Any) -> None:
         raise WrongAnswer(f"the solution changes the given at {where(at, n)}")
     if fault == kernels.REPEATED_VALUE:
         raise WrongAnswer(f"{('row', 'column', 'box')[at // n]} {at % n + 1} of the solution repeats a value")
-
-
-# -- predicted work: seconds for a typical puzzle of this size and strategy (bench/sudoku.py)
-
-_COST = {"auto": {4: 2e-5, 9: 2e-5, 16: 2e-4, 25: 5.0},
-         "fast": {9: 2e-5},
-         "greedy": {4: 2e-5, 9: 1e-4, 16: 2e-4, 25: 10.0},
-         "backtrack": {4: 1e-4, 9: 3e-2},
-         "sat": {4: 1e-3, 9: 4e-3, 16: 1.5e-2, 25: 5.0}}
-
-
-# the grader's seconds per puzzle (bench/factory.py on top1465, whose puzzles are hard)
-_GRADE_SECONDS = 3e-3
-
-
-def predict(grid: Grid, options: Options) -> Estimate:
-    # Counting many solutions costs about a microsecond per solution on top.
-    extra = options["max_solutions"] * 1e-6 if options["max_solutions"] > 2 else 0.0
-    if options["explain"]:
-        extra += _GRADE_SECONDS
-    return Estimate(_COST[options["strategy"]][grid.n] + extra)
 
 
 # -- the record
