@@ -12,7 +12,9 @@ Glossary
             puzzle keeps its number, and counts its attempts towards the cap from
             ``attempts_base`` (the number when it was put back), so no earlier claim's
             number comes back.
-  deadline  when a claimed or queued puzzle is considered lost; the reaper looks here.
+  deadline  when a claimed or republished puzzle is considered lost; the reaper looks here. A
+            puzzle queued at submit has none (its ``created_at`` dates the publication), so the
+            rows that have one are few: claimed, published again, or marked due.
   worker    the worker process holding a claim (puzzles.worker, subtasks.worker) or an
             optimistic chunk (workers.holding); one ``workers`` row each, its heartbeat.
   tallies   running totals for /metrics (store.tallies), moved in the transactions that
@@ -142,14 +144,17 @@ class Puzzle(Base):
     split_head: Mapped[dict[str, Any] | None]
 
     # Every puzzle row is updated once or twice (written; claimed first unless optimistic). No
-    # index covers a column those updates change, and pages keep free room, so PostgreSQL can
-    # update in place ("HOT" updates) without touching any index. A HOT update needs room for a
-    # whole new copy of the row in its page, and a chunk updates every row of its pages in one
+    # index covers a column an optimistic write changes (``deadline`` stays NULL from submit to
+    # result; only a claim sets it, in the partial index the reaper reads), and pages keep free
+    # room, so PostgreSQL can update in place ("HOT" updates) without touching any index. A HOT
+    # update needs room for a whole new copy of the row in its page, and a chunk updates every row of its pages in one
     # transaction: pages filled to 40% leave room for all of them (at 70%, two in three updates
-    # went elsewhere and touched both indexes: twice the time per chunk). Pages, counts and the
-    # reaper (which starts from the unfinished jobs) all go through (job_id, index).
+    # went elsewhere and touched both indexes: twice the time per chunk). Pages and counts go
+    # through (job_id, index); the reaper through the deadlines and a slice of ids per run.
     __table_args__ = (
         Index("uq_puzzles_job_index", "job_id", "index", unique=True),
+        Index("ix_puzzles_deadline", "deadline", postgresql_where=text("deadline IS NOT NULL"),
+              sqlite_where=text("deadline IS NOT NULL")),
         # SQLite would give a deleted job's last ids to the next job's rows, where a late task
         # holding the old ids could find rows as it left them.
         {"postgresql_with": {"fillfactor": 40}, "sqlite_autoincrement": True},
@@ -236,6 +241,8 @@ class ReaperRun(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     ran_at: Mapped[datetime]
     purged_at: Mapped[datetime | None]
+    # The last puzzle id the reaper's sweep of queued rows read (worker.reaper); 0 starts over.
+    swept_to: Mapped[int | None] = mapped_column(RowId)
 
 
 class Tally(Base):

@@ -10,7 +10,6 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, func, insert, select, text
@@ -71,10 +70,10 @@ _jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
 
 
 def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
-               body_hash: str | None, queued_stale_seconds: float,
-               max_pending: int) -> tuple[JobState, list[int], int]:
+               body_hash: str | None, max_pending: int) -> tuple[JobState, list[int], int]:
     """Store the job and one row per puzzle; returns the job as stored (all queued), the puzzle ids
     in batch order, and the owner's other unfinished jobs (the rank of its tasks, store.publish).
+    The rows have no deadline: their ``created_at`` dates the publication (store.models).
     Raises Backlogged, storing nothing, if the owner would have more than ``max_pending`` puzzles
     unfinished. The session must be fresh: on PostgreSQL the job is stored by one statement
     outside a transaction."""
@@ -87,7 +86,7 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     params = {"id": job_id, "owner": owner, "label": label, "callback_url": submit.callback_url,
               "status": QUEUED, "total": len(items), "pending": len(items), "idempotency_key": key,
               "request_hash": body_hash, "created_at": created,
-              "deadline": created + timedelta(seconds=queued_stale_seconds), "max_pending": max_pending,
+              "max_pending": max_pending,
               # One JSON text for every row: one encoder call, one parameter, one SQL text whatever
               # the batch's size.
               "puzzles": fastjson.dumps([[item.kind, item.puzzle, item.options] for item in items])}
@@ -136,10 +135,10 @@ job AS (
     FROM backlog WHERE backlog.pending + :total <= :max_pending
     RETURNING id),
 stored AS (
-    INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at, deadline,
+    INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at,
                          parts_total, parts_done, stop_requested)
     SELECT job.id, p.n - 1, p.puzzle ->> 0, p.puzzle -> 1, p.puzzle -> 2, :status, 0, :created_at,
-           :deadline, 0, 0, false
+           0, 0, false
     FROM job, json_array_elements(CAST(:puzzles AS json)) WITH ORDINALITY AS p(puzzle, n)
     RETURNING id, index),
 counted AS (
@@ -169,12 +168,11 @@ def _insert_job():
 
 _INSERT_JOB = _insert_job()
 _INSERT_PUZZLES_ON_SQLITE = text("""
-INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at, deadline,
+INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at,
                      parts_total, parts_done, stop_requested)
-SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, :deadline, 0, 0, 0
+SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, 0, 0, 0
 FROM json_each(:puzzles) AS p
-""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type),
-                bindparam("deadline", type_=_puzzles.c.deadline.type))
+""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type))
 _PUZZLE_IDS = select(_puzzles.c.id).where(_puzzles.c.job_id == bindparam("job_id")).order_by(_puzzles.c.index)
 
 
