@@ -147,10 +147,11 @@ class Puzzle(Base):
     # index covers a column an optimistic write changes (``deadline`` stays NULL from submit to
     # result; only a claim sets it, in the partial index the reaper reads), and pages keep free
     # room, so PostgreSQL can update in place ("HOT" updates) without touching any index. A HOT
-    # update needs room for a whole new copy of the row in its page, and a chunk updates every row of its pages in one
-    # transaction: pages filled to 40% leave room for all of them (at 70%, two in three updates
-    # went elsewhere and touched both indexes: twice the time per chunk). Pages and counts go
-    # through (job_id, index); the reaper through the deadlines and a slice of ids per run.
+    # update needs room for a whole new copy of the row in its page, and a chunk updates every
+    # row of its pages in one transaction: pages filled to 40% leave room for all of them (at
+    # 70%, two in three updates went elsewhere and touched both indexes: twice the time per
+    # chunk). Pages and counts go through (job_id, index); the reaper through the deadlines and
+    # a slice of ids per run.
     __table_args__ = (
         Index("uq_puzzles_job_index", "job_id", "index", unique=True),
         Index("ix_puzzles_deadline", "deadline", postgresql_where=text("deadline IS NOT NULL"),
