@@ -182,6 +182,19 @@ def ms(seconds: float, per: float) -> str:
     return f"{seconds * 1000 / per:.2f}"
 
 
+def row_text(size: int, name: str, units: float, s: Spent, anchor: float, bad: int) -> str:
+    outside = s.workers - anchor
+    total = outside + s.api + s.postgres + s.redis
+    return (f"| {size} | {name} | {units:,g} | {s.wall:.1f} | {ms(outside, units)} | {ms(s.api, units)} | "
+            f"{ms(s.postgres, units)} | {ms(s.redis, units)} | {ms(total, units)} | {s.peak_connections} "
+            f"| {bad} |")
+
+
+def idle_text(size: int, s: Spent) -> str:
+    return (f"| {size} | {s.postgres / s.wall:.2%} | {s.redis / s.wall:.2%} "
+            f"| {s.workers / s.wall / size:.2%} | {s.api / s.wall:.2%} | {s.peak_connections} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32])
@@ -208,6 +221,7 @@ def main() -> None:
             with measured(running, db, redis_pid) as spent:
                 time.sleep(args.idle)
             idle.append((size, spent[0]))
+            print(idle_text(size, spent[0]), file=sys.stderr, flush=True)
             with measured(running, db, redis_pid) as spent:
                 ids = run_cheap(running, puzzles)
             rows.append((size, "cheap", len(puzzles) / 1000, spent[0], anchors["cheap"][0],
@@ -216,7 +230,8 @@ def main() -> None:
                 ids = run_dear(running, args.dear)
             rows.append((size, "dear", parts_solved(db, ids), spent[0], anchors["dear"][0],
                          failures(running, ids)))
-            print(f"(size {size} done)", file=sys.stderr, flush=True)
+            for row in rows[-2:]:  # as they come: a long run that fails keeps what it measured
+                print(row_text(*row), file=sys.stderr, flush=True)
         anchors["cheap"].append(raw_cheap(puzzles))
         db.close()
     print(f"Solving anchors, CPU s in this process: {args.cheap:,} Sudokus {anchors['cheap'][0]:.2f} "
@@ -226,18 +241,13 @@ def main() -> None:
     print("| workers | workload | units | wall s | workers | API | PostgreSQL | Redis | all | "
           "PostgreSQL connections at peak | not solved |")
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for size, name, units, s, anchor, bad in rows:
-        outside = s.workers - anchor
-        total = outside + s.api + s.postgres + s.redis
-        print(f"| {size} | {name} | {units:,g} | {s.wall:.1f} | {ms(outside, units)} | {ms(s.api, units)} | "
-              f"{ms(s.postgres, units)} | {ms(s.redis, units)} | {ms(total, units)} | {s.peak_connections} "
-              f"| {bad} |")
+    for row in rows:
+        print(row_text(*row))
     print(f"\nIdle fleet, {args.idle:.0f} s: heartbeats and the reaper's turns, share of one core\n")
     print("| workers | PostgreSQL | Redis | workers, per worker | API | PostgreSQL connections |")
     print("|---:|---:|---:|---:|---:|---:|")
     for size, s in idle:
-        print(f"| {size} | {s.postgres / s.wall:.2%} | {s.redis / s.wall:.2%} | "
-              f"{s.workers / s.wall / size:.2%} | {s.api / s.wall:.2%} | {s.peak_connections} |")
+        print(idle_text(size, s))
 
 
 if __name__ == "__main__":
