@@ -195,6 +195,36 @@ def idle_text(size: int, s: Spent) -> str:
             f"| {s.workers / s.wall / size:.2%} | {s.api / s.wall:.2%} | {s.peak_connections} |")
 
 
+def beat_cost(beats: int, fleet: int) -> str:
+    """PostgreSQL's CPU per heartbeat (worker.heartbeat.beat, one transaction each, from ``fleet``
+    workers in turn), and its share of one core for ``fleet`` workers beating every
+    HEARTBEAT_SECONDS."""
+    from deploy.devstack import fresh_postgres
+    from store.db import make_sessionmaker, migrate
+    from store.models import now
+    from store.settings import Settings
+    from worker.heartbeat import beat
+
+    with fresh_postgres() as url:
+        migrate(url)
+        every = Settings.from_env(DATABASE_URL=url, REDIS_URL=None).recovery.heartbeat_seconds
+        engine = make_engine(url)
+        sessions = make_sessionmaker(engine)
+        with sessions() as s, s.begin():
+            backend = s.execute(text("SELECT pg_backend_pid()")).scalar_one()
+            before = cpu_seconds([backend])[backend]
+            start = time.perf_counter()
+        for i in range(beats):
+            with sessions() as s, s.begin():
+                beat(s, f"host:{i % fleet}:bench", now(), ["puzzles", "puzzles.dear"])
+        wall = time.perf_counter() - start
+        used = cpu_seconds([backend])[backend] - before
+        engine.dispose()
+    share = used / beats * fleet / every
+    return (f"Heartbeats: {beats:,} beats in {wall:.1f} s, PostgreSQL CPU {used * 1e6 / beats:.0f} us a "
+            f"beat; {fleet} workers beating every {every:g} s: {share:.2%} of one core.")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32])
@@ -202,7 +232,12 @@ def main() -> None:
     ap.add_argument("--dear", type=int, default=4, help="n = 15 counts per fleet size")
     ap.add_argument("--parts", type=int, default=64)
     ap.add_argument("--idle", type=float, default=20.0, help="seconds of the idle window")
+    ap.add_argument("--beats", type=int, default=5000, help="heartbeats timed on their own")
+    ap.add_argument("--beats-only", action="store_true", help="only the heartbeats' cost")
     args = ap.parse_args()
+    print(beat_cost(args.beats, max(args.sizes)) + "\n", flush=True)
+    if args.beats_only:
+        return
     puzzles = load_puzzles(args.cheap)
     solvers.warm_up()
     anchors = {"cheap": [raw_cheap(puzzles)], "dear": [raw_dear(args.parts) * args.dear]}
