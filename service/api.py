@@ -192,7 +192,6 @@ def submit_job():
         with sessions() as s, s.begin():
             job, ids, rank, queued = submit.create_job(
                 s, owner, batch, label=batch.label, key=key, body_hash=digest,
-                queued_stale_seconds=config.recovery.queued_stale_seconds,
                 max_pending=config.limits.max_pending_puzzles, budget=config.costs.budget_of(owner))
     except jobs.Backlogged as exc:  # nothing stored: the transaction rolled back
         raise Problem(429, "Too Many Requests",

@@ -12,7 +12,8 @@ Glossary
             puzzle keeps its number, and counts its attempts towards the cap from
             ``attempts_base`` (the number when it was put back), so no earlier claim's
             number comes back.
-  deadline  when a claimed or queued puzzle is considered lost; the reaper looks here.
+  deadline  when a claimed, republished or due puzzle is lost (the reaper's partial index); none
+            at submit, where ``created_at`` dates the publication.
   worker    the worker process holding a claim (puzzles.worker, subtasks.worker) or an
             optimistic chunk (workers.holding); one ``workers`` row each, its heartbeat.
   tallies   running totals for /metrics (store.tallies), moved in the transactions that
@@ -145,16 +146,17 @@ class Puzzle(Base):
     estimate_basis: Mapped[str | None] = mapped_column(String(32))
 
     # Every puzzle row is updated once or twice (written; claimed first unless optimistic). No
-    # index covers a column those updates change, and pages keep free room, so PostgreSQL can
-    # update in place ("HOT" updates) without touching any index. A HOT update needs room for a
-    # whole new copy of the row in its page, and a chunk updates every row of its pages in one
-    # transaction: pages filled to 40% leave room for all of them (at 70%, two in three updates
-    # went elsewhere and touched both indexes: twice the time per chunk). Pages, counts and the
-    # reaper (which starts from the unfinished jobs) all go through (job_id, index).
+    # index covers a column an optimistic write changes (``deadline`` stays NULL), and pages keep
+    # free room, so PostgreSQL can update in place ("HOT" updates) without touching any index. A
+    # HOT update needs room for a whole new copy of the row in its page, and a chunk updates every
+    # row of its pages in one transaction: pages filled to 40% leave room for all of them (at
+    # 70%, two in three updates went elsewhere and touched both indexes: twice the time per
+    # chunk). Pages and counts go through (job_id, index), the reaper through the deadlines.
     __table_args__ = (
         Index("uq_puzzles_job_index", "job_id", "index", unique=True),
-        # SQLite would give a deleted job's last ids to the next job's rows, where a late task
-        # holding the old ids could find rows as it left them.
+        Index("ix_puzzles_deadline", "deadline", postgresql_where=text("deadline IS NOT NULL"),
+              sqlite_where=text("deadline IS NOT NULL")),
+        # SQLite would give a deleted job's last ids to the next job (a late task could find its rows).
         {"postgresql_with": {"fillfactor": 40}, "sqlite_autoincrement": True},
     )
 
@@ -231,14 +233,15 @@ class WorkerBeat(Base):
 
 
 class ReaperRun(Base):
-    """One row: when the reaper last ran, and when it last purged old jobs. Worker processes take
-    turns through it (worker.reaper, worker.retention)."""
+    """One row: the reaper's last run and purge of old jobs, and the last puzzle id its sweep read (0:
+    from the start). Worker processes take turns through it (worker.reaper, worker.retention)."""
 
     __tablename__ = "reaper_runs"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     ran_at: Mapped[datetime]
     purged_at: Mapped[datetime | None]
+    swept_to: Mapped[int | None] = mapped_column(RowId)
 
 
 class Tally(Base):

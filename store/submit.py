@@ -10,7 +10,6 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, func, insert, select, text
@@ -78,11 +77,12 @@ _jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
 
 
 def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
-               body_hash: str | None, queued_stale_seconds: float,
-               max_pending: int, budget: float = 0.0) -> tuple[JobState, list[int], int, float]:
+               body_hash: str | None, max_pending: int,
+               budget: float = 0.0) -> tuple[JobState, list[int], int, float]:
     """Store the job and one row per puzzle; returns the job as stored (all queued), the puzzle ids
     in batch order, the owner's other unfinished jobs (the rank of its tasks, store.publish) and
     their predicted seconds not yet done (the levels of its dear tasks, store.publish).
+    The rows have no deadline: their ``created_at`` dates the publication (store.models).
     Raises Backlogged, storing nothing, if the owner would have more than ``max_pending`` puzzles
     unfinished, and OverBudget if more than ``budget`` predicted seconds of unfinished work (0: no
     budget). The session must be fresh: on PostgreSQL the job is stored by one statement outside
@@ -97,7 +97,7 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     params = {"id": job_id, "owner": owner, "label": label, "callback_url": submit.callback_url,
               "status": QUEUED, "total": len(items), "pending": len(items), "idempotency_key": key,
               "request_hash": body_hash, "created_at": created,
-              "deadline": created + timedelta(seconds=queued_stale_seconds), "max_pending": max_pending,
+              "max_pending": max_pending,
               "budget": budget,
               "estimated_seconds": work,
               "estimated_high": sum(item.estimate.high for item in items),
@@ -172,11 +172,11 @@ job AS (
                        AND (:budget <= 0 OR backlog.work + :estimated_seconds <= :budget)
     RETURNING id),
 stored AS (
-    INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at, deadline,
+    INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at,
                          parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
                          estimate_basis)
     SELECT job.id, p.n - 1, p.puzzle ->> 0, p.puzzle -> 1, p.puzzle -> 2, :status, 0, :created_at,
-           :deadline, 0, 0, false, CAST(p.puzzle ->> 3 AS double precision),
+           0, 0, false, CAST(p.puzzle ->> 3 AS double precision),
            CAST(p.puzzle ->> 4 AS double precision), p.puzzle ->> 5
     FROM job, json_array_elements(CAST(:puzzles AS json)) WITH ORDINALITY AS p(puzzle, n)
     RETURNING id, index),
@@ -210,14 +210,13 @@ def _insert_job():
 
 _INSERT_JOB = _insert_job()
 _INSERT_PUZZLES_ON_SQLITE = text("""
-INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at, deadline,
+INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at,
                      parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
                      estimate_basis)
-SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, :deadline, 0, 0, 0,
+SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, 0, 0, 0,
        p.value ->> 3, p.value ->> 4, p.value ->> 5
 FROM json_each(:puzzles) AS p
-""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type),
-                bindparam("deadline", type_=_puzzles.c.deadline.type))
+""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type))
 _PUZZLE_IDS = select(_puzzles.c.id).where(_puzzles.c.job_id == bindparam("job_id")).order_by(_puzzles.c.index)
 
 
