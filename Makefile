@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-service bench-load clean compose-up compose-down compose-test swarm-up swarm-down swarm-test k8s-check k8s-play-test
+.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-cost calibrate bench-service bench-load clean compose-up compose-down compose-test swarm-up swarm-down swarm-test k8s-check k8s-play-test
 
 # The venv installs exactly what requirements.lock pins (hashes checked), then the project
 # itself, editable and without dependencies. A lock older than pyproject.toml's dependencies
@@ -56,6 +56,15 @@ typecheck: venv
 BENCH ?= sudoku nqueens sliding spokes
 bench: venv
 	for name in $(BENCH); do $(PY) bench/$$name.py $(BENCH_ARGS) || exit 1; done
+
+# The kinds' predictions (Kind.predict) measured again on this machine: rewrites solvers/calibration.json
+# (docs/solvers.md#predicting-the-work). CALIBRATE_ARGS passes options (--scale, --kinds).
+calibrate: venv
+	taskset -c 1 $(PY) -m bench.calibrate $(CALIBRATE_ARGS)
+
+# Predicted against actual seconds per kind and mode, on puzzles the calibration never saw.
+bench-cost: venv
+	taskset -c 1 $(PY) -m bench.cost $(BENCH_ARGS)
 
 # The service's own: throughput and latency, split puzzles over 1 and 2 workers, a /metrics scrape
 # at a million puzzle rows. They need PostgreSQL and Redis (TEST_DATABASE_URL, TEST_REDIS_URL, as

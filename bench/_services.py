@@ -42,13 +42,16 @@ class Running:
     workers: list[subprocess.Popen]
     api: subprocess.Popen
     db_url: str     # the fresh database both use
+    pool: Workers   # starts more workers on the same stack
 
 
 @contextlib.contextmanager
-def stack(workers: int, concurrency: int = 1, **settings: str) -> Iterator[Running]:
+def stack(workers: int, concurrency: int = 1, redis: str | None = None, **settings: str) -> Iterator[Running]:
     """The API with `workers` warmed-up celery workers behind it, each of ``concurrency`` pool
-    processes; ``settings`` are environment variables of both (store/settings.py)."""
-    with fresh_postgres() as db_url, fresh_redis() as redis_url, tempfile.TemporaryDirectory() as logs:
+    processes; ``settings`` are environment variables of both (store/settings.py). ``redis``: a
+    Redis URL of the caller's, else a free database of TEST_REDIS_URL's server."""
+    redis_db = contextlib.nullcontext(redis) if redis else fresh_redis()
+    with fresh_postgres() as db_url, redis_db as redis_url, tempfile.TemporaryDirectory() as logs:
         migrate(db_url)
         env = service_env(db_url, redis_url, f"bench-{uuid.uuid4().hex[:8]}", **settings)
         pool = Workers(env, Path(logs))
@@ -61,7 +64,8 @@ def stack(workers: int, concurrency: int = 1, **settings: str) -> Iterator[Runni
                 pool.start(concurrency=concurrency)
             base = f"http://127.0.0.1:{port}"
             wait_ready(base)
-            yield Running(base, env["TASK_QUEUE"], app_for(env).extensions["celery"], pool.procs, api, db_url)
+            yield Running(base, env["TASK_QUEUE"], app_for(env).extensions["celery"], pool.procs, api, db_url,
+                          pool)
         finally:
             api.terminate()
             api.wait(timeout=20)

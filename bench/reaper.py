@@ -3,12 +3,12 @@
     python bench/reaper.py [--small 20000] [--large 1000000] [--repeats 9]
 
 Needs the real PostgreSQL (TEST_DATABASE_URL, as the integration tests). On a fresh database,
-jobs of 1,000 queued puzzles each, published (their deadline ahead), with a few living workers
-beating and a running chunk each, as in a busy service; then the statements of one reaper run
-that read the puzzles (``_survey``, ``_lost_puzzles``, ``_lost_subtasks``, in one transaction as
-the reaper runs them), timed at ``--small`` queued puzzles and again at ``--large``. Medians over
-``--repeats``. A run must cost about the same at both sizes for the reaper to keep its interval
-at any backlog.
+jobs of 1,000 queued puzzles each, just published, with a few living workers beating and a
+running chunk each (claimed, with a deadline), as in a busy service; then the statements of one
+reaper run that read the puzzles (``_survey`` with its sweep's slice, ``_lost_puzzles``,
+``_lost_subtasks``, in one transaction as the reaper runs them), timed at ``--small`` queued
+puzzles and again at ``--large``. Medians over ``--repeats``. A run must cost about the same at
+both sizes for the reaper to keep its interval at any backlog.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ WORKERS = 4
 
 
 def add_jobs(engine, first: int, count: int) -> None:
-    """``count`` jobs of JOB_SIZE queued sudoku puzzles, published a minute ago."""
+    """``count`` jobs of JOB_SIZE queued sudoku puzzles, just published (as store.submit stores them:
+    no deadline)."""
     with engine.begin() as conn:
         conn.execute(text("""
             INSERT INTO jobs (id, owner, label, status, total, pending, created_at)
@@ -43,9 +44,9 @@ def add_jobs(engine, first: int, count: int) -> None:
                      {"first": first, "last": first + count - 1, "size": JOB_SIZE})
         conn.execute(text("""
             INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, attempts_base,
-                                 parts_total, parts_done, stop_requested, created_at, deadline)
+                                 parts_total, parts_done, stop_requested, created_at)
             SELECT 'bench' || j, i, 'sudoku', CAST('"' || repeat('.', 81) || '"' AS json), '{}',
-                   'queued', 0, 0, 0, 0, false, now(), now() + interval '10 minutes'
+                   'queued', 0, 0, 0, 0, false, now()
             FROM generate_series(CAST(:first AS int), CAST(:last AS int)) AS j,
                  generate_series(0, CAST(:top AS int)) AS i"""),
                      {"first": first, "last": first + count - 1, "top": JOB_SIZE - 1})
@@ -60,7 +61,8 @@ def add_workers(engine) -> None:
             conn.execute(text("INSERT INTO workers (name, started_at, beat_at, since) "
                               "VALUES (:n, now(), now(), now() - interval '1 second')"), {"n": name})
             conn.execute(text("UPDATE puzzles SET status = 'running', worker = :n, started_at = now(), "
-                              "attempts = 1 WHERE job_id = 'bench0' AND index BETWEEN :a AND :b"),
+                              "attempts = 1, deadline = now() + interval '10 minutes' "
+                              "WHERE job_id = 'bench0' AND index BETWEEN :a AND :b"),
                          {"n": name, "a": w * 100, "b": w * 100 + 99})
 
 
@@ -97,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
             if made == 0:
                 add_workers(engine)
             made = jobs
+            with engine.begin() as conn:  # they beat on while the backlog is stored
+                conn.execute(text("UPDATE workers SET beat_at = now()"))
             rows.append((made * JOB_SIZE, survey_ms(sessions, settings, args.repeats)))
         engine.dispose()
     print(f"| queued puzzles | one reaper run's survey, median of {args.repeats} | against the smallest |")

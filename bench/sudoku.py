@@ -1,6 +1,7 @@
 """Sudoku benchmark: puzzles per second through the library's public calls.
 
     python bench/sudoku.py [--quick] [--no-py-sudoku] [--only batch|profile|strategies|py-sudoku]
+                           [--tdoku path/to/libtdoku.so]
 
 Each puzzle goes through ``KIND.prepare`` (parse, validate) and ``KIND.solve``
 (search and statistics), for each strategy (``sat`` with each of its SAT solvers),
@@ -13,10 +14,10 @@ child process with a time cap per puzzle, is compared with greedy on the same pu
 
 The batch table runs whole data sets through ``batch`` (the worker's calls: ``KIND.prepare_batch``
 reads and checks a chunk, ``KIND.solve_batch`` solves and verifies it in one kernel call) with the
-default strategy, beside the
-per-puzzle ``prepare`` + ``solve`` (+ ``verify``) of ``fast`` and of ``greedy`` in the same
-run, as CPU seconds (``time.process_time``), the median of REPEATS runs. tdoku's rates are
-quoted from the issue (measured on this machine kind, not built here).
+default strategy, against tdoku on the same puzzles in the same run (``--tdoku``, a shared library
+of tdoku's solver built from its sources, which are not part of this project; ``bench/tdoku.py``),
+as CPU seconds (``time.process_time``), the medians of REPEATS alternating runs of each; beside
+them the per-puzzle ``prepare`` + ``solve`` (+ ``verify``) of ``fast`` and of ``greedy``, one run.
 
 The profile table splits ``batch``'s time per puzzle into the batch kernel's
 (``solvers.sudoku.fast.solve_batch`` on the chunk's givens array: check, search, verify) and the Python
@@ -43,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 import solvers
+from bench import tdoku as bench_tdoku
 from solvers.base import BudgetExceeded
 from solvers.sudoku import KIND, fast
 from solvers.sudoku.batch import read_9x9
@@ -175,9 +177,7 @@ def solver_table(quick: bool) -> None:
 # -- the fast kernel through prepare_batch and solve_batch, against the per-puzzle calls and tdoku
 
 
-REPEATS = 3
-# tdoku on this machine kind (the issue's table): first solution, uniqueness, puzzles per second
-TDOKU = {"17-clue": (453_000, 436_000), "top1465": (212_000, 140_000), "forum_hardest_1106": (28_600, 16_100)}
+REPEATS = 5
 BATCH_SETS = [("17-clue", "tdoku_puzzles2_17_clue_first10000.txt"),
               ("top1465", "tdoku_puzzles3_magictour_top1465.txt"),
               ("forum_hardest_1106", "tdoku_puzzles6_forum_hardest_1106.txt"),
@@ -188,12 +188,7 @@ BATCH_SETS = [("17-clue", "tdoku_puzzles2_17_clue_first10000.txt"),
 
 def cpu_rate(work: Callable[[], object], count: int, repeats: int) -> float:
     """Puzzles per CPU second: the median of ``repeats`` runs of ``work``."""
-    times = []
-    for _ in range(repeats):
-        start = time.process_time()
-        work()
-        times.append(time.process_time() - start)
-    return count / statistics.median(times)
+    return count / statistics.median(cpu_seconds(work) for _ in range(repeats))
 
 
 def batch(puzzles: list[str], options: dict[str, Any] | None) -> None:
@@ -209,28 +204,42 @@ def one_by_one(puzzles: list[str], options: dict[str, Any]) -> None:
         KIND.verify(grid, opts, KIND.solve(grid, opts))
 
 
-def batch_table(quick: bool) -> None:
-    print("| set | puzzles | batch, first /s | batch, unique /s | fast one by one, first /s "
-          "| fast one by one, unique /s | greedy one by one, first /s | batch / greedy | tdoku first /s "
-          "| tdoku unique /s | batch / tdoku, first | batch / tdoku, unique |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+def against_tdoku(puzzles: list[str], max_solutions: int, tdoku: Callable[[np.ndarray, int], int] | None,
+                  repeats: int) -> tuple[float, float | None]:
+    """Puzzles per CPU second of ``batch`` and of tdoku (None without it) at ``max_solutions``: the
+    medians of ``repeats`` runs of each, alternating so that both see the same load."""
+    options = {"max_solutions": max_solutions}
+    ours: list[float] = []
+    theirs: list[float] = []
+    encoded = bench_tdoku.encode(puzzles)
+    for _ in range(repeats):
+        ours.append(cpu_seconds(functools.partial(batch, puzzles, options)))
+        if tdoku is not None:
+            theirs.append(cpu_seconds(functools.partial(tdoku, encoded, max_solutions)))
+    count = len(puzzles)
+    return count / statistics.median(ours), (count / statistics.median(theirs) if theirs else None)
+
+
+def batch_table(quick: bool, tdoku: Callable[[np.ndarray, int], int] | None) -> None:
+    print("| set | puzzles | batch, first /s | batch, unique /s | tdoku first /s | tdoku unique /s "
+          "| batch / tdoku, first | batch / tdoku, unique | fast one by one, first / unique /s "
+          "| greedy one by one, first /s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     repeats = 1 if quick else REPEATS
     for label, name in BATCH_SETS:
         puzzles = load(name)[:300 if quick else None]
         count = len(puzzles)
-        batched = [cpu_rate(functools.partial(batch, puzzles, {"max_solutions": m}), count, repeats)
-                   for m in (1, 2)]
+        (first, td_first), (unique, td_unique) = (against_tdoku(puzzles, m, tdoku, repeats) for m in (1, 2))
         single = [cpu_rate(functools.partial(one_by_one, puzzles, {"strategy": "fast", "max_solutions": m}),
                            count, 1) for m in (1, 2)]
         greedy = cpu_rate(functools.partial(one_by_one, puzzles, {"strategy": "greedy", "max_solutions": 1}),
                           count, 1)
-        ref = TDOKU.get(label)
-        tdoku = (f"{ref[0]:,} | {ref[1]:,} | {batched[0] / ref[0]:.2f} | {batched[1] / ref[1]:.2f}" if ref
-                 else "- | - | - | -")
-        print(f"| {label} | {count} | {fmt_rate(batched[0])} | {fmt_rate(batched[1])} "
-              f"| {fmt_rate(single[0])} | {fmt_rate(single[1])} | {fmt_rate(greedy)} "
-              f"| {batched[0] / greedy:.1f}x | {tdoku} |",
-              flush=True)
+        anchor = "- | - | - | -"
+        if td_first and td_unique:
+            anchor = (f"{fmt_rate(td_first)} | {fmt_rate(td_unique)} | {first / td_first:.2f} "
+                      f"| {unique / td_unique:.2f}")
+        print(f"| {label} | {count} | {fmt_rate(first)} | {fmt_rate(unique)} | {anchor} "
+              f"| {fmt_rate(single[0])} / {fmt_rate(single[1])} | {fmt_rate(greedy)} |", flush=True)
 
 
 PROFILE_REPEATS = 7
@@ -330,17 +339,23 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a few puzzles per set")
     parser.add_argument("--no-py-sudoku", action="store_true", help="leave out the py-sudoku comparison")
     parser.add_argument("--only", choices=TABLES, action="append", help="run only these tables")
+    parser.add_argument("--tdoku", type=Path, default=os.environ.get("TDOKU_LIB") or None,
+                        help="a shared library of tdoku's solver, the batch table's anchor "
+                             "(default: $TDOKU_LIB)")
     args = parser.parse_args()
+    tdoku = bench_tdoku.loader(args.tdoku) if args.tdoku else None
+    tables = {**TABLES, "batch": functools.partial(batch_table, tdoku=tdoku)}
     solvers.warm_up()
     batch(load(BATCH_SETS[0][1])[:10], None)
     chosen = args.only or [t for t in TABLES if not (t == "py-sudoku" and args.no_py_sudoku)]
     print(f"CPU: {os.cpu_count()} cores here; rates are puzzles per CPU second (time.process_time)\n")
     for name in chosen:
-        TABLES[name](args.quick)
+        tables[name](args.quick)
         print()
 
 
-TABLES: dict[str, Callable[[bool], None]] = {"batch": batch_table, "profile": profile_table,
+TABLES: dict[str, Callable[[bool], None]] = {"batch": functools.partial(batch_table, tdoku=None),
+                                              "profile": profile_table,
                                               "strategies": solver_table, "py-sudoku": py_sudoku_table}
 
 if __name__ == "__main__":

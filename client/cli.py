@@ -39,8 +39,9 @@ def as_json(fn: F) -> F:
 
 
 def results_options(fn: F) -> F:
-    fn = click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl",
-                      show_default=True, help="results as JSON Lines or CSV")(fn)
+    fn = click.option("--format", "fmt", type=click.Choice(["jsonl", "csv", "text"]), default="jsonl",
+                      show_default=True, help="results as JSON Lines or CSV; text: a generate job's "
+                                              "puzzles one per line")(fn)
     return click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
                         help="write the results here (default: standard output)")(fn)
 
@@ -263,6 +264,47 @@ def submit(client: Client, kind: str | None, options: tuple[str, ...], label: st
         _wait_and_write(client, jobs, output, fmt)
     _emit(jobs, as_json, _print_job)
     _say(f"follow with: {_again(client, 'wait', *(j['id'] for j in jobs))}")
+
+
+@main.command()
+@click.argument("kind")
+@click.option("--count", "number", type=click.IntRange(min=1), required=True, help="how many puzzles to make")
+@click.option("--difficulty",
+              help="a band of the kind's rating (sudoku: easy, medium, hard, expert, extreme)")
+@click.option("--rating-min", type=float, help="the least rating (instead of --difficulty)")
+@click.option("--rating-max", type=float, help="the rating stays below this (instead of --difficulty)")
+@click.option("--symmetry", help="the givens' symmetry (sudoku: none, rotational, diagonal, mirror)")
+@click.option("--minimal/--not-minimal", default=None, help="whether no given can be removed")
+@click.option("--seed", type=click.IntRange(min=0), help="the same seed makes the same puzzles")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="any other generate option of the kind (GET /api/v1/kinds)")
+@click.option("--label", help="the job's label (default: generate KIND)")
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "csv"]), default="text",
+              show_default=True,
+              help="text: the puzzles one per line, ready for submit; jsonl or csv: every result with its "
+                   "solution and rating")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="write them here (default: standard output)")
+@click.pass_obj
+def generate(client: Client, kind: str, number: int, difficulty: str | None, rating_min: float | None,
+             rating_max: float | None, symmetry: str | None, minimal: bool | None, seed: int | None,
+             options: tuple[str, ...], label: str | None, fmt: str, output: Path | None) -> None:
+    """Make COUNT puzzles of KIND as one job, show progress until done, then write them."""
+    named = {"difficulty": difficulty, "rating_min": rating_min, "rating_max": rating_max,
+             "symmetry": symmetry, "minimal": minimal, "seed": seed}
+    try:
+        request = {"count": number, **{k: v for k, v in named.items() if v is not None},
+                   **dict(parse_option(o) for o in options)}
+    except ValueError as exc:
+        _fail(str(exc))
+    _writable(output)
+    try:
+        job = client.submit([{"kind": kind, "generate": request}], label or f"generate {kind}")
+    except InvalidRequest as exc:
+        details = "; ".join(f"{e.get('field', '')}: {e.get('message', '')}" for e in exc.errors)
+        _fail(f"the service refused the request: {details or exc.problem.get('detail', '')}")
+    _say(f"generating {count(number, 'puzzle')} as job {job['id']}")
+    _wait_and_write(client, [job], output, fmt)
 
 
 def jobs_and_output(fn: F) -> F:

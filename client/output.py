@@ -1,6 +1,8 @@
 """Results of one or more jobs (a file sent in parts) written as one file in input order.
 
-JSON Lines are the service's export. The CSV table is made here from those records, so it
+``text`` (for generate jobs) is the made puzzles one per line in their kind's text form (a string
+as it is, anything else as JSON), ready to be submitted again. JSON Lines are the service's
+export. The CSV table is made here from those records, so it
 carries every field the results hold: ``index``, ``kind``, ``status``, ``answer`` (the first
 field the kind declares for its result that the result holds, as the service's CSV has it), the
 result's other fields, ``error``, then the stats fields. Columns come from the results
@@ -32,13 +34,24 @@ def records(client: Client, jobs: Sequence[Job],
 
 def write_results(client: Client, jobs: Sequence[Job], fmt: str, out: TextIO,
                   status: Sequence[str] | None = None) -> None:
-    """JSON Lines or CSV of the jobs' results (only the puzzles in ``status`` if given)."""
-    if fmt == "csv":
+    """JSON Lines, CSV or text of the jobs' results (only the puzzles in ``status`` if given)."""
+    if fmt == "text":
+        write_puzzles(client, jobs, out, status)
+    elif fmt == "csv":
         write_csv(client, jobs, out, status)
     elif len(jobs) == 1:
         out.writelines(client.export(jobs[0], fmt, status))
     else:
         out.writelines(json.dumps(row, separators=(",", ":")) + "\n" for row in records(client, jobs, status))
+
+
+def write_puzzles(client: Client, jobs: Sequence[Job], out: TextIO,
+                  status: Sequence[str] | None = None) -> None:
+    """The made puzzles (``result.puzzle``) one per line; a row without one (failed) writes nothing."""
+    for row in records(client, jobs, status):
+        made = (row.get("result") or {}).get("puzzle")
+        if made is not None:
+            out.write((made if isinstance(made, str) else json.dumps(made, separators=(",", ":"))) + "\n")
 
 
 class Columns:

@@ -23,6 +23,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from service import create_app
+from store.broker import WORKER_FLAGS
 from store.settings import Settings
 
 PG_URL = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
@@ -119,7 +120,7 @@ class Workers:
         queues = lanes.task_queue if cheap_only else ",".join(lanes.queues)
         cmd = [sys.executable, "-m", "celery", "-A", self.app, "worker",
                "--pool", pool, "--concurrency", str(concurrency), "-Q", queues, "-n", f"{name}@%h",
-               "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]
+               *WORKER_FLAGS, "--loglevel", "INFO"]
         with open(log, "w") as out:
             proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT)
         proc.log = log  # type: ignore[attr-defined]

@@ -21,6 +21,7 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 
 from client.api import DEFAULT_URL
+from store.broker import WORKER_FLAGS
 from store.db import make_engine, migrate
 from store.models import WorkerBeat, aware, now
 from store.settings import ROOT, VAR, Settings
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     # Beside the broker's folder: two embedded services (tests run several) keep apart.
     schedule = Path(settings.connections.broker_dir).parent / "celerybeat-schedule"
     celery = [sys.executable, "-m", "celery", "-A", args.celery, "worker", "--pool", "prefork",
-              "--loglevel", "INFO"]
+              *WORKER_FLAGS, "--loglevel", "INFO"]
     # Node names by port: several embedded services on one host (the tests run some) keep apart.
 
     concurrency = os.environ.get("WORKER_CONCURRENCY", "1")

@@ -283,7 +283,7 @@ def many_processes(stack: SwarmStack, report: Report, count: int, processes: int
     """4 worker tasks of processes/4 each through PgBouncer: PostgreSQL sees at most the pool."""
     per_task = processes // 4
     args = ["celery", "-A", "worker.app", "worker", "--loglevel", "INFO", "--concurrency", str(per_task),
-            "-Q", "puzzles,puzzles.dear"]
+            "--without-gossip", "--without-mingle", "-Q", "puzzles,puzzles.dear"]
     started = time.monotonic()
     run("docker", "service", "update", "--quiet", "--replicas", "4", "--args", " ".join(args),
         f"{STACK}_worker")

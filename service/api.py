@@ -136,11 +136,27 @@ def read_batch() -> dict[str, Any]:
 
 
 def checked(body: dict[str, Any]) -> CheckedBatch:
-    """The batch, every item checked (422 naming every bad item otherwise)."""
+    """The batch, every item checked (422 naming every bad item otherwise), and within the cap on a
+    puzzle's predicted seconds unless the job accepts the cost."""
     try:
-        return batches.check(body, Limits.of(settings().limits))
+        batch = batches.check(body, Limits.of(settings().limits))
     except ValidationError as exc:
         raise invalid(item_errors(exc.errors())) from None
+    cap = settings().costs.max_puzzle_cpu_seconds
+    if cap > 0 and not batch.accept_cost:
+        _within_cap(batch, cap)
+    return batch
+
+
+def _within_cap(batch: CheckedBatch, cap: float) -> None:
+    """422 naming each item predicted above ``cap`` seconds, with its prediction and the cap."""
+    over = [{"index": i, "field": "puzzle", "estimated_seconds": item.cost,
+             "message": f"predicted at {item.cost:g} CPU seconds, above this service's cap of {cap:g} "
+                        f"(MAX_PUZZLE_CPU_SECONDS); a job with accept_cost: true accepts it"}
+            for i, item in enumerate(batch.items) if item.cost > cap]
+    if over:
+        detail = f"{len(over)} item(s) predicted above the cap of {cap:g} CPU seconds; nothing was stored"
+        raise Problem(422, "Invalid request", detail, errors=over, max_puzzle_cpu_seconds=cap)
 
 
 def _poll_headers(job_id: str) -> dict[str, str]:
@@ -174,14 +190,16 @@ def submit_job():
     batch = checked(body)
     try:
         with sessions() as s, s.begin():
-            job, ids, rank = submit.create_job(
+            job, ids, rank, queued = submit.create_job(
                 s, owner, batch, label=batch.label, key=key, body_hash=digest,
-                queued_stale_seconds=config.recovery.queued_stale_seconds,
-                max_pending=config.limits.max_pending_puzzles)
+                max_pending=config.limits.max_pending_puzzles, budget=config.costs.budget_of(owner))
     except jobs.Backlogged as exc:  # nothing stored: the transaction rolled back
         raise Problem(429, "Too Many Requests",
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
+    except submit.OverBudget as exc:  # nothing stored, as above
+        raise Problem(429, "Too Many Requests", str(exc), headers={"Retry-After": "10"},
+                      estimated_seconds=exc.batch, budget=exc.budget, budget_left=exc.left) from None
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         with snapshot() as s:
@@ -192,7 +210,8 @@ def submit_job():
     costs = [item.cost for item in batch.items]
     chunks = submit.chunks_of(ids, costs, config.lanes)
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], config.lanes,
-                     chunks, job_rank(rank, sum(costs), config.lanes))
+                     chunks, job_rank(rank, sum(costs), config.lanes), queued=queued,
+                     quantum=config.costs.dear_share_seconds)
     # The job as stored, with no read after publishing: a read would see at most a worker's first
     # steps, and it costs a round trip while that worker starts on the same cores.
     return JobOut.of(job), 202, _poll_headers(job.id)
@@ -332,14 +351,14 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
     limits = Limits.of(config.limits)
 
     def recheck(index: int, kind_name: str, wire: Any,
-                options: dict[str, Any]) -> tuple[dict[str, Any], float]:
+                options: dict[str, Any]) -> tuple[dict[str, Any], solvers.Estimate]:
         try:
             item = {"kind": kind_name, "puzzle": wire, "options": options}
             kind, puzzle, checked = solvers.prepare_item(item)
             limits.check(kind.name, wire, checked)
         except solvers.PuzzleError as exc:
             raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
-        return checked, kind.predict(puzzle, checked).seconds
+        return checked, kind.predict(puzzle, checked)
 
     try:
         with sessions() as s, s.begin():

@@ -35,8 +35,9 @@ def check(body: dict[str, Any], limits: Limits) -> CheckedBatch:
     if checked is not None:
         return checked
     submit = JobSubmit.model_validate(body, context={"limits": limits})
-    return CheckedBatch(submit.label, [CheckedItem(p.kind, p.puzzle, p.checked_options, p.cost)
-                                       for p in submit.puzzles], submit.callback_url)
+    return CheckedBatch(submit.label, [CheckedItem(p.kind, puzzle, options, estimate) for p in submit.puzzles
+                                       for puzzle, options, estimate in p.stored()],
+                        submit.callback_url, submit.accept_cost)
 
 
 def check_in_bulk(body: dict[str, Any], limits: Limits) -> CheckedBatch | None:
@@ -55,10 +56,11 @@ def check_in_bulk(body: dict[str, Any], limits: Limits) -> CheckedBatch | None:
                                options, limits)
         if checked is None:
             return None
-        opts, costs = checked
-        for i, cost in zip(indices, costs, strict=True):
-            items[i] = CheckedItem(name, envelope.puzzles[i]["puzzle"], opts, cost)
-    return CheckedBatch(envelope.label, items, envelope.callback_url)  # type: ignore[arg-type]  # all filled
+        opts, estimates = checked
+        for i, estimate in zip(indices, estimates, strict=True):
+            items[i] = CheckedItem(name, envelope.puzzles[i]["puzzle"], opts, estimate)
+    return CheckedBatch(envelope.label, items, envelope.callback_url,  # type: ignore[arg-type]  # all filled
+                        envelope.accept_cost)
 
 
 def _groups(items: list[Any]) -> dict[tuple[str, str | None], list[int]] | None:
@@ -77,8 +79,8 @@ def _groups(items: list[Any]) -> dict[tuple[str, str | None], list[int]] | None:
 
 
 def _check_group(kind: solvers.Kind, puzzles: list[Any], options: dict[str, Any] | None,
-                 limits: Limits) -> tuple[dict[str, Any], list[float]] | None:
-    """(the checked options, each puzzle's cost) if every puzzle of the group passes; else None."""
+                 limits: Limits) -> tuple[dict[str, Any], list[solvers.Estimate]] | None:
+    """(the checked options, each puzzle's prediction) if every puzzle of the group passes; else None."""
     try:
         opts = kind.read_options(options)
         limits.check_options(kind.name, opts)
@@ -89,4 +91,4 @@ def _check_group(kind: solvers.Kind, puzzles: list[Any], options: dict[str, Any]
     prepared = kind.prepare_batch(puzzles, opts)
     if any(isinstance(p, solvers.PuzzleError) for p in prepared):
         return None
-    return opts, [kind.predict(p, opts).seconds for p in prepared]
+    return opts, [kind.predict(p, opts) for p in prepared]

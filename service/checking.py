@@ -1,25 +1,43 @@
 """`POST /api/v1/validate`: check a batch exactly as `POST /jobs` would, and store nothing.
 
 The client sends a file too large for one job as several; it checks every part first, so
-that a file with one bad line stores nothing at all.
+that a file with one bad line stores nothing at all. The answer also tells what the batch is
+predicted to cost, item by item and in all, before any of it is sent for solving.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from spectree import Response
 
 from service.api import BODY_ERRORS, bp, checked, read_batch, spec
 from service.schemas import JobSubmit
+from store import costs
+
+
+class ItemCost(BaseModel):
+    estimated_seconds: float = Field(description="the item's predicted CPU seconds")
+    estimated_range: list[float] = Field(
+        description="[low, high]: the CPU seconds the truth is expected between")
+    estimate_basis: str = Field(description="what the prediction rests on, e.g. typical")
 
 
 class Checked(BaseModel):
     puzzles: int
+    estimated_seconds_total: float = Field(description="the batch's predicted CPU seconds: the items' sum")
+    estimated_range_total: list[float] = Field(description="[low, high]: the sums of the items' ranges")
+    items: list[ItemCost] = Field(description="each item's prediction, in batch order")
 
 
 @bp.post("/validate")
 @spec.validate(json=JobSubmit, resp=Response(HTTP_200=Checked, **BODY_ERRORS), skip_validation=True,
                tags=["jobs"])
 def validate_batch() -> Checked:
-    """Check a batch as `POST /jobs` does (same 400, 413, 415 and 422 answers); nothing is stored."""
-    return Checked(puzzles=len(checked(read_batch()).items))
+    """Check a batch as `POST /jobs` does (same 400, 413, 415 and 422 answers) and predict its cost;
+    nothing is stored."""
+    estimates = [item.estimate for item in checked(read_batch()).items]
+    items = [ItemCost(**costs.of_puzzle(e.seconds, e.factor, e.basis)) for e in estimates]
+    return Checked(puzzles=len(items), estimated_seconds_total=round(sum(e.seconds for e in estimates), 6),
+                   estimated_range_total=[round(sum(e.low for e in estimates), 6),
+                                          round(sum(e.high for e in estimates), 6)],
+                   items=items)

@@ -22,6 +22,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 import solvers
+from store import costs
 from store.jobs import JobState, iso_time
 from store.models import JOB_STATUSES, PUZZLE_STATUSES, RUNNING, Puzzle
 from store.settings import Limits as LimitSettings
@@ -35,10 +36,12 @@ class Limits(BaseModel):
 
     max_puzzle_bytes: dict[str, int] = {"default": 20000}
     option_limits: dict[str, float] = {}
+    max_generate: int = 10_000
 
     @classmethod
     def of(cls, limits: LimitSettings) -> Limits:
-        return cls(max_puzzle_bytes=dict(limits.max_puzzle_bytes), option_limits=dict(limits.option_limits))
+        return cls(max_puzzle_bytes=dict(limits.max_puzzle_bytes), option_limits=dict(limits.option_limits),
+                   max_generate=limits.max_generate)
 
     def for_kind(self, kind: str) -> dict[str, Any]:
         """What /kinds tells users about this service's caps on the kind."""
@@ -71,38 +74,48 @@ class Limits(BaseModel):
 
 
 class PuzzleItem(BaseModel):
+    """A puzzle to solve (kind, puzzle, options), or puzzles to make (kind, generate): puzzle i of
+    a generate item is stored as the puzzle i with the options {"generate": the request}."""
+
     model_config = ConfigDict(extra="forbid",
                               json_schema_extra={"example": {"kind": "nqueens", "puzzle": {"n": 8}}})
 
     kind: str = Field(description="a kind listed by GET /api/v1/kinds")
-    puzzle: Any = Field(description="the puzzle in the kind's input format")
+    puzzle: Any = Field(None, description="the puzzle in the kind's input format (not with generate)")
     options: dict[str, Any] | None = Field(None, description="the kind's options; defaults fill in the rest")
+    generate: dict[str, Any] | None = Field(
+        None, description="instead of puzzle and options: make `count` puzzles (at most MAX_GENERATE) "
+                          "with the kind's generate options (GET /api/v1/kinds), one stored puzzle each",
+        json_schema_extra={"example": {"count": 100, "difficulty": "hard", "symmetry": "rotational",
+                                       "seed": 7}})
     _options: dict[str, Any] = PrivateAttr(default_factory=dict)
-    _cost: float = PrivateAttr(default=0.0)
+    _estimate: solvers.Estimate = PrivateAttr(default=solvers.Estimate(0.0))
+    _count: int = PrivateAttr(default=0)
 
     @model_validator(mode="after")
     def _check_with_registry(self, info: ValidationInfo) -> PuzzleItem:
+        limits = (info.context or {}).get("limits") or Limits()
+        item = self.model_dump(exclude_unset=True)
         try:
-            kind, puzzle, options = solvers.prepare_item(self.model_dump(exclude_unset=True))
-            limits = (info.context or {}).get("limits")
-            if limits is not None:
+            if "generate" in item:
+                kind, self._count, options = solvers.read_generate_item(item, limits.max_generate)
+                puzzle: Any = 0
+            else:
+                kind, puzzle, options = solvers.prepare_item(item)
                 limits.check(kind.name, self.puzzle, options)
         except solvers.PuzzleError as exc:
             raise PydanticCustomError("puzzle_item", "{message}", {"message": str(exc), "field": exc.field}) \
                 from None
         self._options = options
-        self._cost = kind.predict(puzzle, options).seconds
+        self._estimate = kind.predict(puzzle, options)
         return self
 
-    @property
-    def checked_options(self) -> dict[str, Any]:
-        """The options with every default filled in, as the worker will use them."""
-        return self._options
-
-    @property
-    def cost(self) -> float:
-        """The seconds predicted for it (Kind.predict), for grouping puzzles into tasks."""
-        return self._cost
+    def stored(self) -> list[tuple[Any, dict[str, Any], solvers.Estimate]]:
+        """(puzzle, options with every default filled in, prediction) of each row it stores: one
+        for a puzzle, ``count`` for a generate item (its indexes)."""
+        if self.generate is not None:
+            return [(i, self._options, self._estimate) for i in range(self._count)]
+        return [(self.puzzle, self._options, self._estimate)]
 
 
 class Envelope(BaseModel):
@@ -115,6 +128,8 @@ class Envelope(BaseModel):
     callback_url: str | None = Field(
         None, description="an http or https URL on a host this service allows (WEBHOOK_ALLOWED_HOSTS): "
                           "the job's summary is POSTed there, signed, when the job ends")
+    accept_cost: bool = Field(False, description="accept puzzles predicted above the service's cap "
+                                                 "(MAX_PUZZLE_CPU_SECONDS); the client's budget still holds")
     puzzles: list[Any] = Field(min_length=1)
 
 
@@ -151,7 +166,20 @@ class JobOut(BaseModel):
     finished_at: str | None
     total: int
     counts: Counts
-    progress: float = Field(description="fraction of puzzles in a final state")
+    progress: float = Field(
+        description="fraction of the job's work done, each puzzle weighted by its predicted seconds (a split "
+                    "puzzle's parts by their share of them); by count of puzzles in a final state for a job "
+                    "stored without predictions")
+    estimated_seconds_total: float | None = Field(
+        None, description="predicted CPU seconds of all its puzzles (sum of their estimated_seconds)")
+    estimated_seconds_done: float | None = Field(
+        None, description="predicted CPU seconds of its finished work (what progress counts)")
+    eta_seconds: float | None = Field(
+        None, description="seconds until it ends at the rate its work has gone since it started (predicted "
+                          "seconds done per wall second); 0 once ended, null before any work is done")
+    eta_range: list[float] | None = Field(
+        None, description="[low, high] seconds: the band around eta_seconds, from the predictions' range "
+                          "of the work left")
 
     @classmethod
     def of(cls, job: JobState) -> JobOut:
@@ -177,6 +205,10 @@ class PuzzleOut(BaseModel):
     puzzle: Any = Field(None, description="the puzzle as it was submitted")
     options: dict[str, Any] | None = Field(None,
                                            description="the options it is solved with, defaults filled in")
+    estimated_seconds: float | None = Field(None, description="its predicted CPU seconds when accepted")
+    estimated_range: list[float] | None = Field(
+        None, description="[low, high]: the predicted CPU seconds the truth is expected between")
+    estimate_basis: str | None = Field(None, description="what the prediction rests on, e.g. typical")
 
     @classmethod
     def of(cls, p: Puzzle, result: dict[str, Any] | None, stats: dict[str, Any] | None) -> PuzzleOut:
@@ -185,7 +217,8 @@ class PuzzleOut(BaseModel):
         parts = {"done": p.parts_done, "total": p.parts_total} if split else None
         return cls(index=p.index, kind=p.kind, status=p.status, result=result, stats=stats,
                    error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
-                   finished_at=iso_time(p.finished_at), subtasks=parts, puzzle=p.input, options=p.options)
+                   finished_at=iso_time(p.finished_at), subtasks=parts, puzzle=p.input, options=p.options,
+                   **costs.of_puzzle(p.estimated_seconds, p.estimate_factor, p.estimate_basis))
 
 
 class PuzzleList(BaseModel):
@@ -314,6 +347,9 @@ class KindOut(BaseModel):
     result: dict[str, str]
     stats: dict[str, str]
     example: dict[str, Any]
+    generate: dict[str, Any] | None = Field(
+        None, description="the kind's generate options ({options, result}) or null for a kind that does not "
+                          "make puzzles; a generate item's `count` is beside them")
     service_limits: dict[str, Any] = Field(description="this service's caps: puzzle JSON size, option maxima")
 
 
@@ -325,6 +361,8 @@ class ItemError(BaseModel):
     index: int | None
     field: str
     message: str
+    estimated_seconds: float | None = Field(None, description="an item refused for its predicted cost: the "
+                                                              "CPU seconds predicted")
 
 
 class ProblemOut(BaseModel):
@@ -333,6 +371,14 @@ class ProblemOut(BaseModel):
     status: int
     detail: str | None = None
     errors: list[ItemError] | None = None
+    max_puzzle_cpu_seconds: float | None = Field(None, description="422 for a puzzle's predicted cost: "
+                                                                   "the cap")
+    estimated_seconds: float | None = Field(None, description="429 for a client's budget: the batch's "
+                                                              "predicted CPU seconds")
+    budget: float | None = Field(None, description="429 for a client's budget: its CPU seconds")
+    budget_left: float | None = Field(None, description="429 for a client's budget: what its unfinished "
+                                                        "work leaves of it")
+
 
 
 # The most characters of a field's name or an error's message in a 422: what a client sent is

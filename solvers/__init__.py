@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from solvers import nqueens, sliding, spokes, sudoku
+from solvers import factory, nqueens, sliding, spokes, sudoku
 from solvers.base import (
     NO_SOLUTION,
     SOLVED,
@@ -48,18 +48,38 @@ def get(name: Any) -> Kind:
     return KINDS[name]
 
 
+def kind_for(name: Any, options: Any) -> Kind:
+    """The record that solves a stored puzzle: the kind's, or for a puzzle of a generate request
+    (options with a ``generate`` field) the kind's making record (solvers.factory)."""
+    kind = get(name)
+    return factory.making(kind) if factory.is_made(options) else kind
+
+
 def prepare_item(item: Any) -> tuple[Kind, Puzzle, Options]:
-    """One wire item ``{"kind", "puzzle", "options"}`` -> checked (kind, puzzle, options)."""
+    """One wire item ``{"kind", "puzzle", "options"}`` -> checked (kind, puzzle, options); the
+    kind is the record that solves it (``kind_for``)."""
     if not isinstance(item, Mapping):
         raise InvalidItem(f"each puzzle item must be an object, not {type(item).__name__}")
     extra = sorted(set(item) - set(ITEM_KEYS))
     if extra:
-        raise InvalidItem(f"unknown field {extra[0]!r}; an item has kind, puzzle and options")
+        raise InvalidItem(f"unknown field {extra[0]!r}; an item has kind, puzzle and options "
+                          f"(or kind and generate)")
     if "puzzle" not in item:
         raise ParseError("missing field 'puzzle'")
-    kind = get(item.get("kind"))
+    kind = kind_for(item.get("kind"), item.get("options"))
     puzzle, options = kind.prepare(item["puzzle"], item.get("options"))
     return kind, puzzle, options
+
+
+def read_generate_item(item: Mapping[str, Any], most: int) -> tuple[Kind, int, Options]:
+    """A generate item ``{"kind", "generate": {"count", ...}}`` -> (the making record, count, the
+    stored options of each of its puzzles); ``most``: the largest count allowed."""
+    extra = sorted(set(item) - {"kind", factory.GENERATE})
+    if extra:
+        raise InvalidItem(f"unknown field {extra[0]!r}; a generate item has kind and generate")
+    kind = get(item.get("kind"))
+    count, options = factory.read_request(kind, item[factory.GENERATE], most)
+    return factory.making(kind), count, options
 
 
 def warm_up(kinds: Iterable[Kind] | None = None) -> None:
@@ -87,5 +107,6 @@ def provision_missing() -> bool:
 __all__ = [
     "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "Estimate", "InvalidItem", "InvalidOption",
     "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped", "UnknownKind",
-    "WrongAnswer", "get", "prepare_item", "provision", "provision_missing", "warm_up",
+    "WrongAnswer", "get", "kind_for", "prepare_item", "provision", "provision_missing", "read_generate_item",
+    "warm_up",
 ]

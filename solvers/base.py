@@ -269,6 +269,19 @@ class Option:
         return out
 
 
+@dataclass(frozen=True)
+class Request(Option):
+    """An option whose value is an object of options of its own (``fields``), read and checked
+    like a kind's options: a generate request is one."""
+
+    fields: tuple[Option, ...] = ()
+
+    def check(self, value: Any) -> Any:
+        if not isinstance(value, Mapping):
+            raise InvalidOption(f"option '{self.name}' must be an object, not {value!r}")
+        return read_options(self.fields, value, self.name)
+
+
 def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: str) -> Options:
     if raw is None:
         raw = {}
@@ -343,6 +356,25 @@ class Splitting(NamedTuple):
     merge: Merge
 
 
+@dataclass(frozen=True)
+class Generator:
+    """How a kind makes puzzles: puzzle ``index`` of a request (``options``, read by ``options``,
+    a request's ``count`` aside) is ``make(options, index)`` and nothing else, so that any split
+    of a request makes the same puzzles. ``make`` returns the made puzzle's result: ``puzzle``
+    in the kind's wire form, its ``solution``, its ``rating`` and what the rating rests on
+    (``result_fields``). ``check`` raises InvalidOption for options that pass one by one but not
+    together; ``verify`` raises WrongAnswer unless a result is right (the solution solves the
+    puzzle, and is its only one where the kind's puzzles must be unique); ``seconds`` predicts
+    one puzzle's CPU seconds (the kind's generation bench)."""
+
+    options: tuple[Option, ...]
+    make: Callable[[Options, int], dict[str, Any]]
+    check: Callable[[Options], None]
+    verify: Callable[[Options, dict[str, Any]], None]
+    seconds: Callable[[Options], float]
+    result_fields: Mapping[str, str]
+
+
 class Provision(NamedTuple):
     """Files a kind's fast paths read that a fresh checkout lacks (``solvers.provision`` builds
     them; a worker starts that in a process of its own, only when ``missing`` says so)."""
@@ -383,6 +415,8 @@ class Kind:
     merge: Merge | None = None
     # The files the kind's fast paths read and a fresh checkout lacks, built once per machine.
     provision: Provision | None = None
+    # How the kind makes puzzles, for kinds that do (generate items, solvers.factory).
+    generator: Generator | None = None
 
     # (wire puzzles of this kind, options already read, shared by all) -> per puzzle what
     # ``prepare_with`` makes of it, or the PuzzleError it raises; the API checks a batch with it
@@ -423,6 +457,9 @@ class Kind:
         return parsed
 
     def describe(self) -> dict[str, Any]:
+        generate = None if self.generator is None else {
+            "options": {o.name: o.describe() for o in self.generator.options},
+            "result": dict(self.generator.result_fields)}
         return {
             "kind": self.name,
             "summary": self.summary,
@@ -432,6 +469,7 @@ class Kind:
             "stats": dict(self.stats_fields),
             "example": {"kind": self.name, "puzzle": self.examples[0].puzzle,
                         "options": dict(self.examples[0].options)},
+            "generate": generate,
         }
 
 

@@ -45,6 +45,15 @@ class Transport(filesystem.Transport):
 TRANSPORT_ALIASES.setdefault(SCHEME, f"{__name__}:Transport")
 
 
+# Every `celery worker` command line carries these (the compose, swarm and Kubernetes files too: a
+# test checks): no gossip (each worker would consume every other's events, N x N messages) and no
+# mingle (each start would wait on a reply from every worker). Nothing here uses what they sync
+# (revokes, logical clocks): cancels go through SQL. Remote control and the event heartbeats stay:
+# the healthchecks' `inspect ping`, Flower and `control.add_consumer` need them, and they cost
+# nothing while no one asks. docs/deployment.md says why.
+WORKER_FLAGS = ("--without-gossip", "--without-mingle")
+
+
 def celery_config(settings: Settings) -> dict[str, Any]:
     """Celery's settings, the same for the app that publishes (the API) and the workers."""
     lanes = settings.lanes

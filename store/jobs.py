@@ -15,7 +15,8 @@ from typing import Any, cast
 from sqlalchemy import Row, Table, bindparam, case, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from store import notices, tallies
+from store import costs, notices, tallies
+from store.costs import Cost
 from store.db import changed_rows
 from store.models import (
     CANCELLED,
@@ -49,6 +50,7 @@ class JobState:
     total: int
     counts: Mapping[str, int] = field(default_factory=dict)
     progress: float = 0.0
+    cost: Cost | None = None  # None: a job stored before predictions were kept
 
     def summary(self) -> dict[str, Any]:
         """The job as GET /api/v1/jobs/{id} shows it (service.schemas.JobOut), as plain JSON values."""
@@ -56,7 +58,7 @@ class JobState:
                 "created_at": iso_time(self.created_at), "started_at": iso_time(self.started_at),
                 "finished_at": iso_time(self.finished_at), "total": self.total,
                 "counts": {status: self.counts.get(status, 0) for status in PUZZLE_STATUSES},
-                "progress": self.progress}
+                "progress": self.progress, **costs.summary(self.cost, self.status, self.started_at, now())}
 
 
 def iso_time(value: datetime | None) -> str | None:
@@ -102,33 +104,48 @@ def counts_for(s: Session, job_ids: Sequence[str]) -> dict[str, dict[str, int]]:
     return out
 
 
-def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, float]:
-    """Per job, the finished fraction of its running split puzzles (sum of parts_done / parts_total),
-    so that progress moves while one huge puzzle is solved in parts."""
-    out = dict.fromkeys(job_ids, 0.0)
-    rows = s.execute(select(Puzzle.job_id, func.sum(Puzzle.parts_done * 1.0 / Puzzle.parts_total))
+def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """Per job, the finished fraction of its running split puzzles (sum of parts_done / parts_total)
+    and their predicted seconds shared among their parts likewise, so that progress moves while one
+    huge puzzle is solved in parts."""
+    out = dict.fromkeys(job_ids, (0.0, 0.0))
+    rows = s.execute(select(Puzzle.job_id, func.sum(Puzzle.parts_done * 1.0 / Puzzle.parts_total),
+                            func.sum(costs.parts_done_seconds(Puzzle.estimated_seconds, Puzzle.parts_done,
+                                                              Puzzle.parts_total)))
                      .where(Puzzle.job_id.in_(job_ids), Puzzle.status == RUNNING, Puzzle.parts_total > 0)
                      .group_by(Puzzle.job_id))
-    for job_id, fraction in rows:
-        out[job_id] = float(fraction or 0.0)
+    for job_id, fraction, seconds in rows:
+        out[job_id] = (float(fraction or 0.0), float(seconds or 0.0))
     return out
 
 
-def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int], partial: float = 0.0) -> JobState:
-    done = job.total - job.pending + partial
+def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int],
+              partial: tuple[float, float] = (0.0, 0.0)) -> JobState:
+    """``partial``: the finished share of its running split puzzles, as a number of puzzles and as
+    predicted seconds (``partial_for``)."""
+    cost = costs.of_job(job.estimated_seconds, job.estimated_high, job.done_seconds + partial[1])
+    if job.pending == 0:
+        progress = 1.0
+    elif cost is not None and cost.seconds > 0:
+        progress = min(round(cost.done / cost.seconds, 6), 1.0)  # sums of floats
+    else:
+        progress = round((job.total - job.pending + partial[0]) / job.total, 6) if job.total else 1.0
     return JobState(id=job.id, status=job.status, label=job.label, created_at=job.created_at,
                     started_at=job.started_at, finished_at=job.finished_at, total=job.total,
-                    counts=counts, progress=round(done / job.total, 6) if job.total else 1.0)
+                    counts=counts, progress=progress, cost=cost)
 
 
 # A job's row beside its puzzles counted by status, with each status's sum of the finished fractions
 # of split puzzles (the running ones' is partial_for's): one statement, so one snapshot and one round
 # trip, built once (on the table's columns: no ORM entities to load) and compiled once.
 _DESCRIBE = (select(_jobs.c.id, _jobs.c.owner, _jobs.c.label, _jobs.c.status, _jobs.c.total, _jobs.c.pending,
-                    _jobs.c.created_at, _jobs.c.started_at, _jobs.c.finished_at,
+                    _jobs.c.created_at, _jobs.c.started_at, _jobs.c.finished_at, _jobs.c.estimated_seconds,
+                    _jobs.c.estimated_high, _jobs.c.done_seconds,
                     _puzzles.c.status.label("puzzle_status"), func.count(_puzzles.c.id).label("n"),
                     func.sum(case((_puzzles.c.parts_total > 0,
-                                   _puzzles.c.parts_done * 1.0 / _puzzles.c.parts_total))).label("parts"))
+                                   _puzzles.c.parts_done * 1.0 / _puzzles.c.parts_total))).label("parts"),
+                    func.sum(costs.parts_done_seconds(_puzzles.c.estimated_seconds, _puzzles.c.parts_done,
+                                                      _puzzles.c.parts_total)).label("parts_seconds"))
              .select_from(_jobs.outerjoin(_puzzles, _puzzles.c.job_id == _jobs.c.id))
              .where(_jobs.c.id == bindparam("job_id"))
              .group_by(_jobs.c.id, _puzzles.c.status))
@@ -140,13 +157,13 @@ def describe_job(s: Session, owner: str | None, job_id: str) -> JobState | None:
     if not rows or (owner is not None and rows[0].owner != owner):
         return None  # another client's job is as invisible as a missing one
     counts: dict[str, int] = {}
-    partial = 0.0
+    partial = (0.0, 0.0)
     for row in rows:
         if row.puzzle_status is not None:  # None: a job without puzzles, its row alone
             counts[row.puzzle_status] = row.n
         # A final job has no running puzzles, whose parts alone move progress between whole puzzles.
         if row.puzzle_status == RUNNING and rows[0].status in UNFINISHED:
-            partial = float(row.parts or 0.0)
+            partial = (float(row.parts or 0.0), float(row.parts_seconds or 0.0))
     return job_state(rows[0], counts, partial)
 
 
@@ -218,13 +235,16 @@ def cancel_job(s: Session, job: Job) -> int:
     unfinished = (Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
     # Locked first, for the tallies: the UPDATE below changes exactly these rows, and says only
     # how many, not what each was.
-    was = s.execute(select(Puzzle.kind, Puzzle.status).where(*unfinished).with_for_update()).all()
+    was = s.execute(select(Puzzle.kind, Puzzle.status, Puzzle.estimated_seconds)
+                    .where(*unfinished).with_for_update()).all()
     moved = changed_rows(s, update(Puzzle).where(*unfinished)
                          .values(status=CANCELLED, finished_at=t, stop_requested=True))
-    for kind, old in was:
+    for kind, old, _cost in was:
         tallies.moved(s, kind, old, CANCELLED)
+    cost = sum(row.estimated_seconds or 0.0 for row in was)
     s.execute(update(Job).where(Job.id == job.id)
-              .values(status=CANCELLED, pending=Job.pending - moved, finished_at=t)
+              .values(status=CANCELLED, pending=Job.pending - moved, done_seconds=Job.done_seconds + cost,
+                      finished_at=t)
               .execution_options(synchronize_session=False))
     notices.notify(s, [job.id])  # its waiters, in every API process, answer at the commit
     s.refresh(job)

@@ -12,7 +12,8 @@ Glossary
             puzzle keeps its number, and counts its attempts towards the cap from
             ``attempts_base`` (the number when it was put back), so no earlier claim's
             number comes back.
-  deadline  when a claimed or queued puzzle is considered lost; the reaper looks here.
+  deadline  when a claimed, republished or due puzzle is lost (the reaper's partial index); none
+            at submit, where ``created_at`` dates the publication.
   worker    the worker process holding a claim (puzzles.worker, subtasks.worker) or an
             optimistic chunk (workers.holding); one ``workers`` row each, its heartbeat.
   tallies   running totals for /metrics (store.tallies), moved in the transactions that
@@ -66,11 +67,8 @@ def aware(t: datetime) -> datetime:
 
 
 class Base(DeclarativeBase):
-    type_annotation_map: ClassVar[dict[Any, Any]] = {
-        datetime: DateTime(timezone=True),
-        dict[str, Any]: JSON(),
-        Any: JSON(),
-    }
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: DateTime(timezone=True),
+                                                      dict[str, Any]: JSON(), Any: JSON()}
 
 
 class Job(Base):
@@ -89,6 +87,9 @@ class Job(Base):
     finished_at: Mapped[datetime | None]
     # Where the job's summary is POSTed when it ends (store.deliveries); None: nowhere.
     callback_url: Mapped[str | None] = mapped_column(Text)
+    estimated_seconds: Mapped[float | None] = mapped_column(Float)  # predicted, of its puzzles (store.costs)
+    estimated_high: Mapped[float | None] = mapped_column(Float)  # their predictions' high ends
+    done_seconds: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")  # its finished ones'
 
     __table_args__ = (
         # Listing a client's jobs newest first, optionally by status.
@@ -140,18 +141,22 @@ class Puzzle(Base):
     # While a split puzzle runs: what cutting it up found (solutions above the cut, nodes), the
     # outcome its parts are merged with. Internal: the API never shows it.
     split_head: Mapped[dict[str, Any] | None]
+    estimated_seconds: Mapped[float | None] = mapped_column(Float)  # predicted when accepted (store.costs)
+    estimate_factor: Mapped[float | None] = mapped_column(Float)
+    estimate_basis: Mapped[str | None] = mapped_column(String(32))
 
     # Every puzzle row is updated once or twice (written; claimed first unless optimistic). No
-    # index covers a column those updates change, and pages keep free room, so PostgreSQL can
-    # update in place ("HOT" updates) without touching any index. A HOT update needs room for a
-    # whole new copy of the row in its page, and a chunk updates every row of its pages in one
-    # transaction: pages filled to 40% leave room for all of them (at 70%, two in three updates
-    # went elsewhere and touched both indexes: twice the time per chunk). Pages, counts and the
-    # reaper (which starts from the unfinished jobs) all go through (job_id, index).
+    # index covers a column an optimistic write changes (``deadline`` stays NULL), and pages keep
+    # free room, so PostgreSQL can update in place ("HOT" updates) without touching any index. A
+    # HOT update needs room for a whole new copy of the row in its page, and a chunk updates every
+    # row of its pages in one transaction: pages filled to 40% leave room for all of them (at
+    # 70%, two in three updates went elsewhere and touched both indexes: twice the time per
+    # chunk). Pages and counts go through (job_id, index), the reaper through the deadlines.
     __table_args__ = (
         Index("uq_puzzles_job_index", "job_id", "index", unique=True),
-        # SQLite would give a deleted job's last ids to the next job's rows, where a late task
-        # holding the old ids could find rows as it left them.
+        Index("ix_puzzles_deadline", "deadline", postgresql_where=text("deadline IS NOT NULL"),
+              sqlite_where=text("deadline IS NOT NULL")),
+        # SQLite would give a deleted job's last ids to the next job (a late task could find its rows).
         {"postgresql_with": {"fillfactor": 40}, "sqlite_autoincrement": True},
     )
 
@@ -228,14 +233,15 @@ class WorkerBeat(Base):
 
 
 class ReaperRun(Base):
-    """One row: when the reaper last ran, and when it last purged old jobs. Worker processes take
-    turns through it (worker.reaper, worker.retention)."""
+    """One row: the reaper's last run and purge of old jobs, and the last puzzle id its sweep read (0:
+    from the start). Worker processes take turns through it (worker.reaper, worker.retention)."""
 
     __tablename__ = "reaper_runs"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     ran_at: Mapped[datetime]
     purged_at: Mapped[datetime | None]
+    swept_to: Mapped[int | None] = mapped_column(RowId)
 
 
 class Tally(Base):

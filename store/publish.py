@@ -136,14 +136,34 @@ def publish_or_mark_due(publisher: Publisher, sessions: sessionmaker[Session],
     return False
 
 
+def dear_levels(costs: Sequence[float], rank: int, queued: float, quantum: float) -> list[int]:
+    """The ranks of dear tasks published together, by predicted CPU seconds rather than by count:
+    the job's ``rank``, one more per ``quantum`` seconds of its client's work ahead of the task
+    (``queued``, the client's other unfinished work, then the tasks before it here). The broker's
+    last level takes every rank past it (``priorities``)."""
+    levels, ahead = [], queued
+    for cost in costs:
+        levels.append(rank + int(ahead // quantum))
+        ahead += cost
+    return levels
+
+
 def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], lanes: Lanes,
-                     chunks: Sequence[tuple[Sequence[int], float]], rank: int = 0) -> None:
+                     chunks: Sequence[tuple[Sequence[int], float]], rank: int = 0,
+                     queued: float | None = None, quantum: float = 0.0) -> None:
     """Publish chunks of puzzle ids, each given with its estimated seconds, each lane's in order
-    (see publish_or_mark_due)."""
+    (see publish_or_mark_due), from the job's ``rank``. With ``queued`` (the client's predicted
+    seconds of other unfinished work) and a ``quantum`` (DEAR_SHARE_SECONDS), the dear lane's tasks
+    take their levels by predicted seconds (``dear_levels``), each published on its own; otherwise
+    by count."""
     for dear in (False, True):
-        lane = [ids for ids, cost in chunks if lanes.is_dear(cost) == dear]
-        if lane:
-            publish_or_mark_due(publisher, sessions, lane, dear=dear, rank=rank)
+        lane = [(ids, cost) for ids, cost in chunks if lanes.is_dear(cost) == dear]
+        if dear and lane and queued is not None and quantum > 0:
+            levels = dear_levels([cost for _ids, cost in lane], rank, queued, quantum)
+            for (ids, _cost), level in zip(lane, levels, strict=True):
+                publish_or_mark_due(publisher, sessions, [ids], dear=True, rank=level)
+        elif lane:
+            publish_or_mark_due(publisher, sessions, [ids for ids, _cost in lane], dear=dear, rank=rank)
 
 
 def mark_due(sessions: sessionmaker[Session], ids: Sequence[int], parts: bool = False) -> None:

@@ -1,6 +1,7 @@
 """Writing results: each puzzle's row as its task held it (``still_mine``), its answer into the job's
-block (store.blocks), the job's counter and the tallies moved in the same transaction, by exactly
-the rows written; the job completes in the statement whose write leaves nothing pending.
+block (store.blocks), the job's counters (``pending``, ``done_seconds``) and the tallies moved in
+the same transaction, by exactly the rows written; the job completes in the statement whose write
+leaves nothing pending.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def _write_group(s: Session, group: Sequence[Result], t: datetime) -> Counter[st
     statements = statements_for(s)
     if is_postgresql(s):  # the job's lock, block, rows and counter in one statement
         landed = s.execute(statements.write, {**params, "job": r.job_id, "outcomes": outcomes})
-        return Counter({kind: n for _job, kind, n, _notice in landed})
+        return Counter({kind: n for _job, kind, n, _notice, _cost in landed})
     if outcomes is not None:  # locks the job: its block is stored only if the job is there
         block_id = s.execute(LOCK_AND_BLOCK, {"job_id": r.job_id, "outcomes": outcomes}).scalar()
         if block_id is None:
@@ -68,11 +69,12 @@ def _write_group(s: Session, group: Sequence[Result], t: datetime) -> Counter[st
         return Counter()
     else:
         block_id = None
-    landed = s.execute(statements.write, {**params, "block_id": block_id})
-    counts = Counter(kind for _job, kind, _one in landed)
+    rows = s.execute(statements.write, {**params, "block_id": block_id}).all()
+    counts = Counter(kind for _job, kind, _one, _cost in rows)
     job_written = statements.job_written
     if counts and job_written is not None:
-        s.execute(job_written, {"job_id": r.job_id, "n": counts.total(), "t": t})
+        cost = sum(row_cost for _job, _kind, _one, row_cost in rows)
+        s.execute(job_written, {"job_id": r.job_id, "n": counts.total(), "t": t, "cost": cost})
     return counts
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.orm import Session
 
+from solvers.base import Estimate
 from store import tallies
 from store.fastjson import canonical
 from store.jobs import Backlogged, possible_index
@@ -40,9 +41,8 @@ class NotRetryable(Exception):
 
 
 # What a retried puzzle is given by ``recheck``: from its index, kind, input and options (the stored
-# ones merged with the new), the options checked with every default filled in, and its estimated
-# seconds.
-Recheck = Callable[[int, str, Any, dict[str, Any]], tuple[dict[str, Any], float]]
+# ones merged with the new), the options checked with every default filled in, and its prediction.
+Recheck = Callable[[int, str, Any, dict[str, Any]], tuple[dict[str, Any], Estimate]]
 
 
 def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: Mapping[str, Any],
@@ -64,7 +64,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     s.refresh(job)  # its counter as of the lock
     # "at": "index" would name the row's tuple method
     q = select(Puzzle.id, Puzzle.index.label("at"), Puzzle.kind, Puzzle.input, Puzzle.options,
-               Puzzle.status).where(Puzzle.job_id == job.id)
+               Puzzle.status, Puzzle.estimated_seconds, Puzzle.estimate_factor).where(Puzzle.job_id == job.id)
     wanted: list[int] = []
     if indexes is None:
         q = q.where(Puzzle.status.in_(RETRYABLE))
@@ -97,6 +97,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     for row, new_options, _cost in checked:
         by_options.setdefault(canonical(new_options), (new_options, []))[1].append(row.id)
         tallies.moved(s, row.kind, None, QUEUED)
+    _predicted_again(s, job, checked)
     for new_options, group in by_options.values():
         s.execute(update(Puzzle).where(Puzzle.id.in_(group), Puzzle.status.in_(RETRYABLE))
                   .values(status=QUEUED, options=new_options, attempts=Puzzle.attempts + 1,
@@ -105,9 +106,26 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
                           deadline=t + timedelta(seconds=queued_stale_seconds), parts_total=0,
                           parts_done=0, stop_requested=False, split_head=None)
                   .execution_options(synchronize_session=False))
+    undone = sum(row.estimated_seconds or 0.0 for row, _options, _estimate in checked)
     s.execute(update(Job).where(Job.id == job.id)
-              .values(pending=Job.pending + len(checked), finished_at=None,
-                      status=case((Job.started_at.is_(None), QUEUED), else_=RUNNING))
+              .values(pending=Job.pending + len(checked), done_seconds=Job.done_seconds - undone,
+                      finished_at=None, status=case((Job.started_at.is_(None), QUEUED), else_=RUNNING))
               .execution_options(synchronize_session=False))
     s.refresh(job)
-    return Retried([(row.id, cost) for row, _options, cost in checked], int(rank))
+    return Retried([(row.id, estimate.seconds) for row, _options, estimate in checked], int(rank))
+
+
+def _predicted_again(s: Session, job: Job, checked: Sequence[tuple[Any, dict[str, Any], Estimate]]) -> None:
+    """Each retried puzzle's new prediction (its options may have changed) stored on its row, and
+    the job's sums moved from the old predictions to the new."""
+    s.execute(update(Puzzle), [{"id": row.id, "estimated_seconds": estimate.seconds,
+                                "estimate_factor": estimate.factor, "estimate_basis": estimate.basis}
+                               for row, _options, estimate in checked])
+    if job.estimated_seconds is None:
+        return  # stored before predictions were kept: its sums cover none of its other puzzles
+    old = sum(row.estimated_seconds or 0.0 for row, _o, _e in checked)
+    old_high = sum((row.estimated_seconds or 0.0) * (row.estimate_factor or 1.0) for row, _o, _e in checked)
+    s.execute(update(Job).where(Job.id == job.id)
+              .values(estimated_seconds=Job.estimated_seconds + sum(e.seconds for _r, _o, e in checked) - old,
+                      estimated_high=Job.estimated_high + sum(e.high for _r, _o, e in checked) - old_high)
+              .execution_options(synchronize_session=False))

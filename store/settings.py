@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, get_type_hints
 
+from store.cost_settings import Costs
 from store.environment import SettingError, checked, parse, setting, with_files
 from store.webhook_settings import Webhooks
 
@@ -72,8 +73,7 @@ class Lanes:
     dear_queue: str = setting("", "the dear lane's queue; unset: TASK_QUEUE + '.dear'")
     dear_seconds: float = setting(1.0, "a task predicted (Kind.predict) at more than this many seconds "
                                        "goes to the dear lane, and a task of cheap puzzles holds at most "
-                                       "this much work",
-                                  minimum=0)
+                                       "this much work", minimum=0)
     dear_nice: int = setting(10, "niceness a worker of the dear lane adds to itself (0: none)", minimum=0)
     fair_share: int = setting(1, "a job's tasks take each broker priority level this many at a time",
                               minimum=1)
@@ -112,6 +112,7 @@ class Limits:
     max_body_bytes: int = setting(8 * 1024 * 1024, "largest request body", minimum=1)
     max_json_depth: int = setting(64, "deepest nesting of arrays and objects in a body", minimum=1)
     max_batch: int = setting(20_000, "most puzzles in one batch", minimum=1)
+    max_generate: int = setting(10_000, "most puzzles one generate item may make (its count)", minimum=1)
     max_puzzle_bytes: Mapping[str, int] = setting(
         {"default": 20000}, "largest JSON size of one puzzle, per kind: 'default=20000,sudoku=5000'")
     option_limits: Mapping[str, float] = setting(
@@ -247,6 +248,7 @@ class Settings:
     http: Http = field(default_factory=Http)
     logging: Logging = field(default_factory=Logging)
     webhooks: Webhooks = field(default_factory=Webhooks)
+    costs: Costs = field(default_factory=Costs)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

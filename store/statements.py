@@ -81,10 +81,10 @@ class _Built(NamedTuple):
     read_held: Select[Any] | None
     # One group of results written alike (store.results), rows still held by their task only.
     # PostgreSQL: the job locked, its block stored, the rows written, counted and the job moved, in
-    # one statement: (job, kind, rows changed, notice sent or None). SQLite: the rows alone, each
-    # coming back as (job, kind, 1).
+    # one statement: (job, kind, rows changed, notice sent or None, their predicted seconds). SQLite:
+    # the rows alone, each coming back as (job, kind, 1, its predicted seconds).
     write: Select[Any] | ReturningUpdate[Any]
-    # SQLite: a job's counter moved by the rows written (``_job_values``)
+    # SQLite: a job's counters moved by the rows written (``_job_values``)
     job_written: Update | None
 
 
@@ -102,8 +102,9 @@ def _built_for(postgresql: bool) -> _Built:
     # SQLite has no UPDATE inside WITH: the job's block and counter go apart
     j = _JOBS
     job_written = update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
-        _job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t")))
-    write = _rows_written(mine, _param(p.c.block_id)).returning(p.c.job_id, p.c.kind, literal(1))
+        _job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t"), _param(j.c.done_seconds, "cost")))
+    write = _rows_written(mine, _param(p.c.block_id)).returning(p.c.job_id, p.c.kind, literal(1),
+                                                                 _cost(p.c.estimated_seconds))
     return _Built(read, hold, None, write, job_written)
 
 
@@ -148,15 +149,18 @@ def _written_with_job(mine: ColumnElement[bool]) -> Select[Any]:
     # puzzles.job_id instead would lead the planner to the job's index, every puzzle of a big job)
     write = _rows_written(mine, select(block.c.id).scalar_subquery(), select(locked.c.id).exists())
     t = _param(_PUZZLES.c.finished_at, "t")
-    changed = write.returning(_PUZZLES.c.job_id, _PUZZLES.c.kind).cte("changed")
-    counted = (select(changed.c.job_id, changed.c.kind, func.count().label("n"))
+    changed = write.returning(_PUZZLES.c.job_id, _PUZZLES.c.kind,
+                              _cost(_PUZZLES.c.estimated_seconds).label("cost")).cte("changed")
+    counted = (select(changed.c.job_id, changed.c.kind, func.count().label("n"),
+                      func.sum(changed.c.cost).label("cost"))
                .group_by(changed.c.job_id, changed.c.kind).cte("counted"))
-    per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"))
+    per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"),
+                      func.sum(counted.c.cost).label("cost"))
                .group_by(counted.c.job_id).cte("per_job"))
-    job = (update(j).where(j.c.id == per_job.c.job_id).values(_job_values(per_job.c.n, t))
+    job = (update(j).where(j.c.id == per_job.c.job_id).values(_job_values(per_job.c.n, t, per_job.c.cost))
            .returning(j.c.id, j.c.status).cte("job"))
     return (select(counted.c.job_id, counted.c.kind, counted.c.n,
-                   notices.sent_if(job.c.status == COMPLETED, job.c.id))
+                   notices.sent_if(job.c.status == COMPLETED, job.c.id), counted.c.cost)
             .join_from(counted, job, job.c.id == counted.c.job_id))
 
 
@@ -173,12 +177,19 @@ _JOBS = cast_type(Table, Job.__table__)
 _BEATS = cast_type(Table, WorkerBeat.__table__)
 
 
-def _job_values(n: ColumnElement[Any], t: ColumnElement[Any]) -> dict[str, ColumnElement[Any]]:
-    """A job's counter moved by ``n`` rows written at ``t``; it completes when nothing is left, and
-    optimistic results reach a job nobody has claimed a puzzle of: it starts here."""
+def _cost(estimated: ColumnElement[Any]) -> ColumnElement[Any]:
+    """A row's predicted seconds as the job's ``done_seconds`` counts them (none kept: nothing)."""
+    return func.coalesce(estimated, 0.0)
+
+
+def _job_values(n: ColumnElement[Any], t: ColumnElement[Any],
+                cost: ColumnElement[Any]) -> dict[str, ColumnElement[Any]]:
+    """A job's counters moved by ``n`` rows written at ``t``, predicted at ``cost`` seconds in all;
+    it completes when nothing is left, and optimistic results reach a job nobody has claimed a
+    puzzle of: it starts here."""
     j = _JOBS
     finishing = (j.c.pending - n == 0) & j.c.status.in_(UNFINISHED)
-    return {"pending": j.c.pending - n,
+    return {"pending": j.c.pending - n, "done_seconds": j.c.done_seconds + cost,
             "status": case((finishing, COMPLETED), (j.c.status == QUEUED, RUNNING), else_=j.c.status),
             "started_at": func.coalesce(j.c.started_at, t),
             "finished_at": case((finishing, t), else_=j.c.finished_at)}

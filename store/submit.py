@@ -10,12 +10,12 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
+from solvers.base import Estimate
 from store import fastjson, tallies
 from store.db import is_postgresql
 from store.fastjson import canonical
@@ -31,7 +31,12 @@ class CheckedItem:
     kind: str
     puzzle: Any
     options: dict[str, Any]  # every default filled in, as the worker will use them
-    cost: float  # its predicted seconds (Kind.predict), for cutting the batch into tasks
+    estimate: Estimate  # its prediction (Kind.predict), stored with it
+
+    @property
+    def cost(self) -> float:
+        """Its predicted seconds, for cutting the batch into tasks."""
+        return self.estimate.seconds
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,7 @@ class CheckedBatch:
     label: str | None
     items: list[CheckedItem]
     callback_url: str | None = None
+    accept_cost: bool = False  # the job lifts MAX_PUZZLE_CPU_SECONDS (service.api)
 
 
 def request_hash(body: Any) -> str:
@@ -71,37 +77,64 @@ _jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
 
 
 def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
-               body_hash: str | None, queued_stale_seconds: float,
-               max_pending: int) -> tuple[JobState, list[int], int]:
+               body_hash: str | None, max_pending: int,
+               budget: float = 0.0) -> tuple[JobState, list[int], int, float]:
     """Store the job and one row per puzzle; returns the job as stored (all queued), the puzzle ids
-    in batch order, and the owner's other unfinished jobs (the rank of its tasks, store.publish).
+    in batch order, the owner's other unfinished jobs (the rank of its tasks, store.publish) and
+    their predicted seconds not yet done (the levels of its dear tasks, store.publish).
+    The rows have no deadline: their ``created_at`` dates the publication (store.models).
     Raises Backlogged, storing nothing, if the owner would have more than ``max_pending`` puzzles
-    unfinished. The session must be fresh: on PostgreSQL the job is stored by one statement
-    outside a transaction."""
+    unfinished, and OverBudget if more than ``budget`` predicted seconds of unfinished work (0: no
+    budget). The session must be fresh: on PostgreSQL the job is stored by one statement outside
+    a transaction."""
     created = now()
     items = submit.items
     job_id = uuid.uuid4().hex
+    work = sum(item.estimate.seconds for item in items)
     tallies.submitted(s)
     for item in items:
         tallies.moved(s, item.kind, None, QUEUED)
     params = {"id": job_id, "owner": owner, "label": label, "callback_url": submit.callback_url,
               "status": QUEUED, "total": len(items), "pending": len(items), "idempotency_key": key,
               "request_hash": body_hash, "created_at": created,
-              "deadline": created + timedelta(seconds=queued_stale_seconds), "max_pending": max_pending,
+              "max_pending": max_pending,
+              "budget": budget,
+              "estimated_seconds": work,
+              "estimated_high": sum(item.estimate.high for item in items),
               # One JSON text for every row: one encoder call, one parameter, one SQL text whatever
               # the batch's size.
-              "puzzles": fastjson.dumps([[item.kind, item.puzzle, item.options] for item in items])}
-    pending, rank, ids = _store(s, params)
+              "puzzles": fastjson.dumps([[item.kind, item.puzzle, item.options, *item.estimate]
+                                         for item in items])}
+    pending, rank, ids, unfinished = _store(s, params)
     if pending + len(items) > max_pending:
         raise Backlogged(pending, max_pending)
+    if not _within(unfinished, work, budget):
+        raise OverBudget(work, budget, max(budget - unfinished, 0.0))
     stored = Job(id=job_id, label=label, status=QUEUED, total=len(items), pending=len(items),
-                 created_at=created)
-    return job_state(stored, {QUEUED: len(items)}), ids, rank
+                 created_at=created, estimated_seconds=work,
+                 estimated_high=params["estimated_high"], done_seconds=0.0)
+    return job_state(stored, {QUEUED: len(items)}), ids, rank, unfinished
 
 
-def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int]]:
-    """The owner's backlog (unfinished puzzles, jobs) and the job's puzzle ids in batch order, the
-    job, its puzzles and the session's tallies stored unless the backlog refuses the job (then
+class OverBudget(Exception):
+    """The owner's unfinished work and the batch's together pass the client's budget of predicted
+    CPU seconds (CLIENT_CPU_BUDGET); nothing is stored."""
+
+    def __init__(self, batch: float, budget: float, left: float):
+        super().__init__(f"the batch is predicted at {batch:g} CPU seconds; {left:g} of your budget of "
+                         f"{budget:g} are left")
+        self.batch, self.budget, self.left = batch, budget, left
+
+
+def _within(work: float, batch: float, budget: float) -> bool:
+    """Whether ``batch`` predicted seconds fit in ``budget`` (0: none) beside ``work`` unfinished."""
+    return budget <= 0 or work + batch <= budget
+
+
+def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int], float]:
+    """The owner's backlog (unfinished puzzles, jobs, predicted seconds left) and the job's puzzle
+    ids in batch order, the job, its puzzles and the session's tallies stored unless the backlog
+    or the budget refuses the job (then
     nothing is, and no id comes back). PostgreSQL does it all in one statement outside a
     transaction: one round trip where a transaction takes five. SQLite has no INSERT inside WITH:
     the job's row first (its INSERT reads the backlog), then the puzzles', in the session's
@@ -109,16 +142,17 @@ def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int]]:
     if is_postgresql(s):
         s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         counts = tallies.take(s)
-        pending, rank, ids = s.execute(_STORE_ON_POSTGRESQL, {
+        pending, rank, ids, work = s.execute(_STORE_ON_POSTGRESQL, {
             **params, "tally_kinds": [c["kind"] for c in counts], "tally_names": [c["name"] for c in counts],
             "tally_shards": [c["shard"] for c in counts], "tally_values": [c["value"] for c in counts]}).one()
-        return int(pending), int(rank), list(ids or [])
-    pending, rank = s.execute(_INSERT_JOB, {**params, "backlog_owner": params["owner"],
-                                            "new_job": params["id"]}).one()
-    if pending + params["total"] > params["max_pending"]:
-        return int(pending), int(rank), []
+        return int(pending), int(rank), list(ids or []), float(work)
+    pending, rank, work = s.execute(_INSERT_JOB, {**params, "backlog_owner": params["owner"],
+                                                  "new_job": params["id"]}).one()
+    if (pending + params["total"] > params["max_pending"]
+            or not _within(work, params["estimated_seconds"], params["budget"])):
+        return int(pending), int(rank), [], float(work)
     s.execute(_INSERT_PUZZLES_ON_SQLITE, params)
-    return int(pending), int(rank), list(s.scalars(_PUZZLE_IDS, {"job_id": params["id"]}))
+    return int(pending), int(rank), list(s.scalars(_PUZZLE_IDS, {"job_id": params["id"]})), float(work)
 
 
 _UNFINISHED = ", ".join(f"'{status}'" for status in UNFINISHED)
@@ -126,20 +160,24 @@ _UNFINISHED = ", ".join(f"'{status}'" for status in UNFINISHED)
 # stored only with the job (``FROM job``), which is only when the backlog allows.
 _STORE_ON_POSTGRESQL = text(f"""
 WITH backlog AS (
-    SELECT coalesce(sum(pending), 0) AS pending, count(*) AS jobs FROM jobs
+    SELECT coalesce(sum(pending), 0) AS pending, count(*) AS jobs,
+           coalesce(sum(coalesce(estimated_seconds, 0) - done_seconds), 0) AS work FROM jobs
     WHERE owner = :owner AND status IN ({_UNFINISHED})),
 job AS (
     INSERT INTO jobs (id, owner, label, callback_url, status, total, pending, idempotency_key, request_hash,
-                      created_at)
+                      created_at, estimated_seconds, estimated_high, done_seconds)
     SELECT :id, :owner, :label, :callback_url, :status, :total, :pending, :idempotency_key, :request_hash,
-           :created_at
+           :created_at, :estimated_seconds, :estimated_high, 0
     FROM backlog WHERE backlog.pending + :total <= :max_pending
+                       AND (:budget <= 0 OR backlog.work + :estimated_seconds <= :budget)
     RETURNING id),
 stored AS (
-    INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at, deadline,
-                         parts_total, parts_done, stop_requested)
+    INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at,
+                         parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
+                         estimate_basis)
     SELECT job.id, p.n - 1, p.puzzle ->> 0, p.puzzle -> 1, p.puzzle -> 2, :status, 0, :created_at,
-           :deadline, 0, 0, false
+           0, 0, false, CAST(p.puzzle ->> 3 AS double precision),
+           CAST(p.puzzle ->> 4 AS double precision), p.puzzle ->> 5
     FROM job, json_array_elements(CAST(:puzzles AS json)) WITH ORDINALITY AS p(puzzle, n)
     RETURNING id, index),
 counted AS (
@@ -151,30 +189,34 @@ counted AS (
     ORDER BY t.kind, t.name
     ON CONFLICT (kind, name, shard) DO UPDATE SET value = tallies.value + excluded.value)
 SELECT (SELECT pending FROM backlog), (SELECT jobs FROM backlog),
-       (SELECT array_agg(id ORDER BY index) FROM stored)
+       (SELECT array_agg(id ORDER BY index) FROM stored), (SELECT work FROM backlog)
 """)
 
 
 def _insert_job():
-    """SQLite: the job's row, returning the owner's other unfinished jobs (their pending puzzles and
-    their number), a round trip fewer than asking first. The new row is left out by id (SQLite's
-    WITH sees it)."""
+    """SQLite: the job's row, returning the owner's other unfinished jobs (their pending puzzles,
+    their number and their predicted seconds left), a round trip fewer than asking first. The new
+    row is left out by id (SQLite's WITH sees it)."""
     theirs = (_jobs.c.owner == bindparam("backlog_owner"), _jobs.c.status.in_(UNFINISHED),
               _jobs.c.id != bindparam("new_job"))
+    left = func.coalesce(_jobs.c.estimated_seconds, 0.0) - _jobs.c.done_seconds
     backlog = select(func.coalesce(func.sum(_jobs.c.pending), 0).label("pending"),
-                     func.count().label("jobs")).where(*theirs).cte("backlog")
+                     func.count().label("jobs"), func.coalesce(func.sum(left), 0.0).label("work"),
+                     ).where(*theirs).cte("backlog")
     return insert(_jobs).add_cte(backlog).returning(select(backlog.c.pending).scalar_subquery(),
-                                                    select(backlog.c.jobs).scalar_subquery())
+                                                    select(backlog.c.jobs).scalar_subquery(),
+                                                    select(backlog.c.work).scalar_subquery())
 
 
 _INSERT_JOB = _insert_job()
 _INSERT_PUZZLES_ON_SQLITE = text("""
-INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at, deadline,
-                     parts_total, parts_done, stop_requested)
-SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, :deadline, 0, 0, 0
+INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at,
+                     parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
+                     estimate_basis)
+SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, 0, 0, 0,
+       p.value ->> 3, p.value ->> 4, p.value ->> 5
 FROM json_each(:puzzles) AS p
-""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type),
-                bindparam("deadline", type_=_puzzles.c.deadline.type))
+""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type))
 _PUZZLE_IDS = select(_puzzles.c.id).where(_puzzles.c.job_id == bindparam("job_id")).order_by(_puzzles.c.index)
 
 

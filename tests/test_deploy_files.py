@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from deploy import lock
+from store.broker import WORKER_FLAGS
 from store.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -306,3 +307,28 @@ def test_the_stack_deploys_on_a_swarm_without_ipvs_and_updates_safely() -> None:
         grace = float(STACK_SERVICES[name]["stop_grace_period"].rstrip("s"))
         assert grace > hard, (name, grace, hard)
     assert STACK_SERVICES["scheduler"]["deploy"]["replicas"] == 1
+
+
+def _is_worker(command: object) -> bool:
+    return isinstance(command, list) and command[:1] == ["celery"] and "worker" in command
+
+
+def test_every_worker_command_line_carries_the_same_fleet_flags() -> None:
+    """Compose, swarm, Kubernetes, the swarm test's scaled workers and the local starters alike
+    (store.broker.WORKER_FLAGS): a worker started without them would gossip with the rest."""
+    k8s_file = ROOT / "deploy" / "k8s" / "base" / "workers.yaml"
+    k8s = [doc for doc in yaml.safe_load_all(k8s_file.read_text()) if doc]
+    commands = {f"compose {name}": s.get("command") for name, s in SERVICES.items()}
+    commands |= {f"stack {name}": s.get("command") for name, s in STACK_SERVICES.items()}
+    commands |= {f"k8s {doc['metadata']['name']}": c.get("command") for doc in k8s
+                 if doc["kind"] == "Deployment" for c in doc["spec"]["template"]["spec"]["containers"]}
+    swarm_args = re.search(r'args = (\["celery".*?\])', (ROOT / "deploy" / "swarm_test.py").read_text(), re.S)
+    assert swarm_args is not None
+    commands["swarm_test scaled workers"] = re.findall(r'"([^"]+)"', swarm_args.group(1))
+    workers = {name: command for name, command in commands.items() if _is_worker(command)}
+    assert len(workers) == 7, sorted(workers)
+    for name, command in workers.items():
+        assert [flag for flag in command if flag.startswith("--without")] == list(WORKER_FLAGS), name
+    for starter in ("devstack.py", "run_local.py"):  # the benches', tests' and `make run`'s workers
+        text = (ROOT / "deploy" / starter).read_text()
+        assert "*WORKER_FLAGS" in text and "--without" not in text, starter

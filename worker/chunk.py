@@ -22,11 +22,12 @@ from itertools import takewhile
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session, sessionmaker
 
+from solvers.base import Estimate
 from store import logs, results, rows
 from store.models import FAILED, now
 from store.publish import publish_in_lanes, publish_or_mark_due
 from store.rows import Assigned, Result, SplitPuzzle
-from store.settings import Recovery, TimeBudget
+from store.settings import Recovery, Settings, TimeBudget
 from worker import heartbeat
 from worker.limits import Watch, alarms_raise_timeout, watching
 from worker.outcome import (
@@ -214,13 +215,14 @@ def _solve(batch: Batch) -> None:
                 ready = run[0].ready if run else None  # prepared already: a run of one goes on below
             if ready is None:
                 ready = prepared_or_none(a)
-            cost = ready.cost() if ready is not None else 0.0
-            expensive = cost > settings.lanes.optimistic_seconds
+            estimate = ready.estimate() if ready is not None else None
+            expensive = estimate is not None and estimate.seconds > settings.lanes.optimistic_seconds
             if a.optimistic and (expensive or batch.due()):
                 batch.flush()  # claims the rest: anything slow shows running, with a lease
                 continue       # its first puzzle is claimed now, or gone to another task
-            with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive) as watch:
-                answer = solve_one(a, seconds, plans, ready, watch)
+            limit, predicted = _limit(settings, seconds, estimate)
+            with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive, limit) as watch:
+                answer = solve_one(a, limit, plans, ready, watch, predicted)
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
             batch.give_back()
             return
@@ -272,12 +274,20 @@ def _overran(answer: Result | SplitPuzzle, cap: float) -> bool:
     return isinstance(answer, Result) and answer.status == FAILED and answer.error == too_long(cap, "puzzle")
 
 
-def _watched(batch: Batch, a: Assigned, expensive: bool) -> AbstractContextManager[Watch | None]:
-    """A puzzle estimated expensive is watched: it stops at its time limit (the cheap lane's cap,
-    in that lane) or on a cancel, even inside a compiled kernel."""
+def _limit(settings: Settings, most: float, estimate: Estimate | None) -> tuple[float, float | None]:
+    """A puzzle's time limit: the one its prediction gives it (PREDICTION_TIME_FACTOR) when less than
+    ``most`` (PUZZLE_TIME_LIMIT, or the cheap lane's cap), with the seconds predicted; else ``most``."""
+    if estimate is None:
+        return most, None
+    own = settings.costs.time_limit(estimate.high, settings.time.puzzle_time_limit)
+    return (own, estimate.seconds) if own < most else (most, None)
+
+
+def _watched(batch: Batch, a: Assigned, expensive: bool,
+             limit: float) -> AbstractContextManager[Watch | None]:
+    """A puzzle estimated expensive is watched: it stops at its time limit (``limit``) or on a
+    cancel, even inside a compiled kernel."""
     if not expensive:
         return nullcontext()
-    budget = batch.runtime.settings.time
-    if batch.cap is not None:
-        budget = dataclasses.replace(budget, puzzle_time_limit=batch.cap)
+    budget = dataclasses.replace(batch.runtime.settings.time, puzzle_time_limit=limit)
     return watching(batch.runtime.sessions, a.id, budget)

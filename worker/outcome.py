@@ -26,6 +26,12 @@ def too_long(seconds: float, per: str) -> str:
     return f"exceeded the time limit of {seconds:g} s per {per}"
 
 
+def past_prediction(seconds: float, predicted: float) -> str:
+    """A puzzle stopped at the time limit its prediction gave it (store.cost_settings)."""
+    past = f"{seconds / predicted:.3g} x its predicted {predicted:g} s" if predicted > 0 else "its prediction"
+    return f"exceeded its time limit of {seconds:g} s: it ran past {past} (PREDICTION_TIME_FACTOR)"
+
+
 def gave_up(tries: int, seconds: float, per: str) -> str:
     """A puzzle or part whose every claim lost its worker."""
     return (f"gave up after {tries} attempts: the worker was lost each time (it crashed or ran past the "
@@ -61,11 +67,14 @@ class Prepared:
 
     def cost(self) -> float:
         """Predicted seconds of one core (``Kind.predict``)."""
-        return self.kind.predict(self.puzzle, self.options).seconds
+        return self.estimate().seconds
+
+    def estimate(self) -> solvers.Estimate:
+        return self.kind.predict(self.puzzle, self.options)
 
 
 def prepare(a: Assigned) -> Prepared:
-    kind = solvers.get(a.kind)
+    kind = solvers.kind_for(a.kind, a.options)
     return Prepared(kind, *kind.prepare(a.input, a.options))
 
 
@@ -82,7 +91,7 @@ def prepared_alike(alike: Sequence[Assigned]) -> list[Prepared | None]:
     (their options read once); None for each one that fails, for all of them when their options
     or the call fail (solve_one then says why, one by one)."""
     try:
-        kind = solvers.get(alike[0].kind)
+        kind = solvers.kind_for(alike[0].kind, alike[0].options)
         options = kind.read_options(alike[0].options)
         puzzles = kind.prepare_batch([a.input for a in alike], options)
     except Exception:
@@ -114,10 +123,11 @@ def solve_or_split(p: Prepared, settings: Settings, stop: StopFlag | None = None
 
 
 def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared | None = None,
-              watch: Watch | None = None) -> Result | SplitPuzzle:
+              watch: Watch | None = None, predicted: float | None = None) -> Result | SplitPuzzle:
     """Solve and verify one puzzle (or cut it into parts, see solve_or_split); every failure
     becomes a ``failed`` result with its reason. ``ready``: the puzzle already prepared;
-    ``watch``: a stop flag raised at the time limit or when the puzzle is cancelled."""
+    ``watch``: a stop flag raised at the time limit or when the puzzle is cancelled;
+    ``predicted``: the seconds predicted of it when its prediction set ``seconds``."""
     out = Result(a.id, a.job_id, a.attempts, FAILED, optimistic=a.optimistic)
     start = time.perf_counter()
     try:
@@ -130,6 +140,8 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     except Exception as exc:  # a solver bug must end this puzzle, not the whole chunk
         expired = watch is not None and watch.expired
         out.error = failure_reason(exc, f"puzzle {a.id}", seconds, "puzzle", expired=expired)
+        if predicted is not None and out.error == too_long(seconds, "puzzle"):
+            out.error = past_prediction(seconds, predicted)
     else:
         out.status, out.result, out.stats = outcome.status, outcome.result, outcome.stats
     out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)

@@ -6,6 +6,11 @@ worker's ``since``), queued while the broker's queues are empty (the messages ar
 due by a refused publish, or past a deadline (the backstop). Worker processes take turns running
 it from their heartbeat threads every REAP_INTERVAL; one run at a time holds the ``reaper_runs``
 row. docs/operations.md tells each fault and how it is recovered.
+
+A run reads what the fleet holds, not the backlog: the rows with a deadline (claimed, published
+again, marked due: a partial index), the optimistic chunks by id, and a slice of SWEEP ids of
+the rest (queued at submit and untouched since, dated by ``created_at``), from where the last run
+stopped (``reaper_runs.swept_to``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, update
+from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from store.db import changed_rows, plan_for_each_list
@@ -48,6 +53,9 @@ log = logging.getLogger(__name__)
 
 # Stale rows handled per run; the next run (REAP_INTERVAL later) takes the rest.
 BATCH = 10_000
+# Puzzle ids a run's sweep reads: a pass over a backlog of a million takes 100 runs (5 minutes at
+# the default REAP_INTERVAL), well inside QUEUED_STALE_SECONDS, for a few milliseconds a run.
+SWEEP = 10_000
 
 
 @dataclass
@@ -69,6 +77,8 @@ class Lost:
     held_by_living: set[int]   # those of chunks that living workers run: not lost, however old
     broker_empty: bool         # the broker's queue is empty: anything queued long ago was lost
     published_before: datetime  # queued rows whose deadline is before this were published long ago
+    stale_before: datetime     # queued at submit before this: its task never started (the backstop)
+    sweep: tuple[int, int | None]  # the ids this run's sweep reads: after the first, up to the second
 
 
 def reap_if_due(runtime: Runtime, trust_silence: bool) -> Reaped | None:
@@ -98,6 +108,7 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
         _take_turn(s, t)
         plan_for_each_list(s)  # see statements.among's per_row
         lost = _survey(s, t, recovery, trust_silence, broker_empty=depth == 0)
+        s.execute(update(ReaperRun).where(ReaperRun.id == 1).values(swept_to=lost.sweep[1] or 0))
         puzzles, subtasks = _lost_puzzles(s, t, lost), _lost_subtasks(s, t, lost)
         dead = [row for row in puzzles if row.status == RUNNING and row.tries >= cap]
         write(s, [Result(row.id, row.job_id, row.attempts, FAILED,
@@ -185,7 +196,17 @@ def _survey(s: Session, t: datetime, recovery: Recovery, trust_silence: bool, br
         else:
             held_by_living.update(r.holding or [])
     published = t + timedelta(seconds=recovery.queued_stale_seconds - recovery.lost_task_seconds)
-    return Lost(silent, forgotten, stale_holders, held_by_none, held_by_living, broker_empty, published)
+    stale = t - timedelta(seconds=recovery.queued_stale_seconds)
+    return Lost(silent, forgotten, stale_holders, held_by_none, held_by_living, broker_empty, published,
+                stale, _sweep(s))
+
+
+def _sweep(s: Session) -> tuple[int, int | None]:
+    """The slice of ids after the last run's: SWEEP of them, or up to the last id (and the next run
+    starts over)."""
+    after = s.scalar(select(ReaperRun.swept_to).where(ReaperRun.id == 1)) or 0
+    upto = s.scalar(select(Puzzle.id).where(Puzzle.id > after).order_by(Puzzle.id).offset(SWEEP - 1).limit(1))
+    return after, upto
 
 
 def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:
@@ -199,18 +220,28 @@ def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:
 
 
 def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
+    """Three reads, each bounded by what the fleet holds or by SWEEP: the rows with a deadline
+    (through its partial index), the optimistic chunks of lost workers, and the sweep's slice."""
     claimed = and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0)
     held_by_dead = and_(claimed, Puzzle.worker.in_(lost.silent))
+    with_deadline = and_(Puzzle.deadline.is_not(None),
+                         or_(Puzzle.deadline < t, held_by_dead,
+                             and_(claimed, _orphaned(Puzzle.worker, Puzzle.started_at)),
+                             _gone_from_broker(s, Puzzle.status, Puzzle.deadline < lost.published_before,
+                                               Puzzle.id, lost)))
     held_by_none = and_(Puzzle.status == QUEUED, among(s, Puzzle.id, lost.held_by_none, per_row=True))
-    return list(s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind,
-                                 Puzzle.input, Puzzle.options,
-                                 (Puzzle.attempts - Puzzle.attempts_base).label("tries"))
-                          .join(Job, Job.id == Puzzle.job_id)
-                          .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED),
-                                 or_(Puzzle.deadline < t, held_by_dead, held_by_none,
-                                     and_(claimed, _orphaned(Puzzle.worker, Puzzle.started_at)),
-                                     _gone_from_broker(s, Puzzle.status, Puzzle.deadline, Puzzle.id, lost)))
-                          .order_by(Puzzle.id).limit(BATCH)))
+    after, upto = lost.sweep
+    submitted_long_ago = Puzzle.created_at < lost.published_before - (t - lost.stale_before)
+    swept = and_(Puzzle.id > after, true() if upto is None else Puzzle.id <= upto, Puzzle.deadline.is_(None),
+                 or_(and_(Puzzle.status == QUEUED, Puzzle.created_at < lost.stale_before),
+                     _gone_from_broker(s, Puzzle.status, submitted_long_ago, Puzzle.id, lost)))
+    columns = (Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind, Puzzle.input,
+               Puzzle.options, (Puzzle.attempts - Puzzle.attempts_base).label("tries"))
+    found = {row.id: row for condition in (with_deadline, held_by_none, swept)
+             for row in s.execute(select(*columns).join(Job, Job.id == Puzzle.job_id)
+                                  .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED), condition)
+                                  .order_by(Puzzle.id).limit(BATCH))}
+    return [found[i] for i in sorted(found)[:BATCH]]
 
 
 def _lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
@@ -224,7 +255,8 @@ def _lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
                                  or_(Subtask.deadline < t, held_by_dead,
                                      and_(Subtask.status == RUNNING,
                                           _orphaned(Subtask.worker, Subtask.started_at)),
-                                     _gone_from_broker(s, Subtask.status, Subtask.deadline, None, lost)))
+                                     _gone_from_broker(s, Subtask.status,
+                                                       Subtask.deadline < lost.published_before, None, lost)))
                           .order_by(Subtask.id).limit(BATCH)))
 
 
@@ -233,11 +265,12 @@ def _orphaned(worker: Any, started_at: Any) -> ColumnElement[bool]:
     return exists().where(WorkerBeat.name == worker, WorkerBeat.since > started_at)
 
 
-def _gone_from_broker(s: Session, status: Any, deadline: Any, ids: Any, lost: Lost) -> ColumnElement[bool]:
+def _gone_from_broker(s: Session, status: Any, published_long_ago: ColumnElement[bool], ids: Any,
+                      lost: Lost) -> ColumnElement[bool]:
     """Queued, published long ago, held by no living worker, and the broker's queue is empty."""
     if not lost.broker_empty:
         return false()
-    gone = and_(status == QUEUED, deadline < lost.published_before)
+    gone = and_(status == QUEUED, published_long_ago)
     if ids is not None and lost.held_by_living:
         gone = and_(gone, ~among(s, ids, sorted(lost.held_by_living), "living", per_row=True))
     return gone

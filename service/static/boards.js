@@ -20,18 +20,52 @@ const Boards = (() => {
     return root;
   }
 
-  // -- Sudoku: givens in black, the digits found in blue
+  // A board with buttons under it to step through `count` steps: show(step) redraws the board for
+  // that step and returns the line of text between the buttons.
+  function stepper(root, count, show) {
+    const wrap = PQ.el("div", {className: "stepper"}, root);
+    let step = 0;
+    const info = PQ.el("span", {className: "step"});
+    const draw = () => { info.textContent = show(step); };
+    if (count) {
+      const button = (label, title, go) => {
+        const b = PQ.el("button", {type: "button", className: "step-button", text: label, title});
+        b.addEventListener("click", () => { step = Math.max(0, Math.min(count, go(step))); draw(); });
+        return b;
+      };
+      wrap.append(PQ.el("div", {className: "row"}, button("«", "first", () => 0),
+                        button("‹", "previous", i => i - 1), info, button("›", "next", i => i + 1),
+                        button("»", "last", () => count)));
+    }
+    draw();
+    return wrap;
+  }
+
+  // -- Sudoku: givens in black, the digits found in blue; a generated puzzle's own givens; with
+  // an explanation, a stepper through the grader's steps with the candidates left at each one
 
   function sudokuCells(puzzle) {
     if (Array.isArray(puzzle)) return puzzle.flat().map(v => (v ? SYMBOLS[v - 1] : "."));
     return String(puzzle).replace(/\s+/g, "").toUpperCase().split("").map(c => (c === "0" ? "." : c));
   }
 
-  function sudoku(p) {
-    const givens = sudokuCells(p.puzzle);
-    const n = Math.round(Math.sqrt(givens.length));
+  function sudokuGrid(root, n, s) {
     const box = Math.round(Math.sqrt(n));
+    for (let i = 0; i <= n; i++) {
+      const cls = i % box === 0 ? "grid thick" : "grid";
+      root.append(svg("line", {x1: 0, y1: i * s, x2: n * s, y2: i * s, class: cls}));
+      root.append(svg("line", {x1: i * s, y1: 0, x2: i * s, y2: n * s, class: cls}));
+    }
+  }
+
+  function sudoku(p) {
+    const made = p.result && typeof p.result.puzzle === "string";  // a generate request's puzzle
+    if (!made && typeof p.puzzle === "number") return null;  // one not made yet: nothing to draw
+    const givens = sudokuCells(made ? p.result.puzzle : p.puzzle);
+    const n = Math.round(Math.sqrt(givens.length));
     const solution = p.result && p.result.solution ? p.result.solution.split("") : null;
+    const told = p.result && p.result.explanation;
+    if (told && told.steps && n === 9) return sudokuSteps(givens, told);
     const s = 30;
     const root = board("sudoku", n * s, n * s, `${n}x${n} Sudoku`);
     root.append(svg("rect", {x: 0, y: 0, width: n * s, height: n * s, class: "paper"}));
@@ -44,12 +78,68 @@ const Boards = (() => {
                                  "data-row": r, "data-col": c}, symbol));
       }
     }
-    for (let i = 0; i <= n; i++) {
-      const cls = i % box === 0 ? "grid thick" : "grid";
-      root.append(svg("line", {x1: 0, y1: i * s, x2: n * s, y2: i * s, class: cls}));
-      root.append(svg("line", {x1: i * s, y1: 0, x2: i * s, y2: n * s, class: cls}));
-    }
+    sudokuGrid(root, n, s);
     return root;
+  }
+
+  // The position after `count` steps: values (0 blank) and each cell's candidates (a Set), the
+  // peers' values and the steps' eliminations removed, as the grader keeps them.
+  function position(givens, steps, count) {
+    const values = givens.map(c => (c === "." ? 0 : Number(c)));
+    const removed = Array.from({length: 81}, () => new Set());
+    for (const step of steps.slice(0, count)) {
+      for (const [cell, value] of step.placements) values[cell] = value;
+      for (const [cell, value] of step.eliminations) removed[cell].add(value);
+    }
+    const peer = (a, b) => a !== b && (Math.floor(a / 9) === Math.floor(b / 9) || a % 9 === b % 9 ||
+      (Math.floor(a / 27) === Math.floor(b / 27) && Math.floor(a % 9 / 3) === Math.floor(b % 9 / 3)));
+    const cands = values.map((v, i) => {
+      if (v) return new Set();
+      const left = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9].filter(d => !removed[i].has(d)));
+      values.forEach((w, j) => { if (w && peer(i, j)) left.delete(w); });
+      return left;
+    });
+    return {values, cands};
+  }
+
+  function stepText(step, k, total) {
+    if (!step) return `step 0 of ${total}`;
+    const guess = step.guesses !== undefined ? `, ${step.guesses} guesses, depth ${step.depth}` : "";
+    return `step ${k} of ${total}: ${step.technique} (${Number(step.rating).toFixed(1)}${guess})`;
+  }
+
+  function sudokuSteps(givens, told) {
+    const s = 36, steps = told.steps;
+    const root = board("sudoku", 9 * s, 9 * s, `9x9 Sudoku, rated ${told.rating} (${told.hardest})`);
+    root.classList.add("explained");
+    return stepper(root, steps.length, k => {
+      // Step k shown on the position before it: its cells marked, what it places and removes.
+      const step = k ? steps[k - 1] : null;
+      const {values, cands} = position(givens, steps, k ? k - 1 : 0);
+      const placed = new Map((step ? step.placements : []).map(([c, v]) => [c, v]));
+      const gone = new Set((step ? step.eliminations : []).map(([c, v]) => c * 10 + v));
+      const marked = new Set(step ? step.cells : []);
+      root.replaceChildren(svg("rect", {x: 0, y: 0, width: 9 * s, height: 9 * s, class: "paper"}));
+      for (let i = 0; i < 81; i++) {
+        const x = (i % 9) * s, y = Math.floor(i / 9) * s;
+        if (marked.has(i)) root.append(svg("rect", {x, y, width: s, height: s, class: "marked", "data-cell": i}));
+        if (values[i]) {
+          root.append(svg("text", {x: x + s / 2, y: y + s / 2, class: givens[i] !== "." ? "cell given" : "cell found",
+                                   "data-cell": i}, String(values[i])));
+        } else if (placed.has(i)) {
+          root.append(svg("text", {x: x + s / 2, y: y + s / 2, class: "cell placed", "data-cell": i},
+                          String(placed.get(i))));
+        } else {
+          for (const d of cands[i]) {
+            const cx = x + ((d - 1) % 3 + 0.5) * s / 3, cy = y + (Math.floor((d - 1) / 3) + 0.5) * s / 3;
+            root.append(svg("text", {x: cx, y: cy, class: gone.has(i * 10 + d) ? "cand removed" : "cand",
+                                     "data-cell": i}, String(d)));
+          }
+        }
+      }
+      sudokuGrid(root, 9, s);
+      return stepText(step, k, steps.length);
+    });
   }
 
   // -- n-Queens: the board and its queens (solve, n <= 64), else the figures
@@ -124,10 +214,7 @@ const Boards = (() => {
     const moves = (p.result && p.result.moves) || "";
     const s = 50;
     const root = board("sliding", k * s, k * s, `${k}x${k} sliding tiles`);
-    const wrap = PQ.el("div", {className: "stepper"}, root);
-    let step = 0;
-    const info = PQ.el("span", {className: "step"});
-    function draw() {
+    return stepper(root, moves.length, step => {
       root.replaceChildren();
       after(start, k, moves.slice(0, step)).forEach((t, i) => {
         const x = (i % k) * s, y = Math.floor(i / k) * s;
@@ -135,21 +222,9 @@ const Boards = (() => {
         root.append(svg("rect", {x: x + 2, y: y + 2, width: s - 4, height: s - 4, rx: 6, class: "tile"}));
         root.append(svg("text", {x: x + s / 2, y: y + s / 2, class: "tile-number"}, String(t)));
       });
-      info.textContent = moves ? `move ${step} of ${moves.length}` + (step ? ` (${moves[step - 1]})` : "") +
+      return moves ? `move ${step} of ${moves.length}` + (step ? ` (${moves[step - 1]})` : "") +
         (p.result.optimal === false ? ", not proved the fewest" : "") : "";
-    }
-    if (moves) {
-      const button = (label, title, go) => {
-        const b = PQ.el("button", {type: "button", className: "step-button", text: label, title});
-        b.addEventListener("click", () => { step = Math.max(0, Math.min(moves.length, go(step))); draw(); });
-        return b;
-      };
-      wrap.append(PQ.el("div", {className: "row"}, button("«", "first", () => 0),
-                        button("‹", "previous", i => i - 1), info, button("›", "next", i => i + 1),
-                        button("»", "last", () => moves.length)));
-    }
-    draw();
-    return wrap;
+    });
   }
 
   // -- Spokes: hubs with their clues, and the spokes found

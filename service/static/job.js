@@ -20,7 +20,7 @@
   const filter = () => document.getElementById("status-filter").value;
   const pageCount = () => Math.max(1, Math.ceil((lastJob ? lastJob.total : 0) / PAGE));
 
-  const DRAWN = ["solution", "queens", "spokes"];  // result fields the board shows
+  const DRAWN = ["solution", "queens", "spokes", "explanation"];  // result fields the board shows
   const isObject = value => value !== null && typeof value === "object";
   const isEmpty = value => value === null || value === undefined ||
     (isObject(value) && !Object.keys(value).length);
@@ -46,9 +46,16 @@
   // A field's name, which may break after its underscores only (estimated_tree_nodes).
   const fieldName = name => el("th", {}, ...name.split(/(?<=_)/).flatMap(part => [part, el("wbr")]).slice(0, -1));
 
+  // An explained solve's summary (its board steps through the steps themselves).
+  function explained(result) {
+    const e = result && result.explanation;
+    if (!e) return [];
+    return [["rating", e.rating], ["hardest", e.hardest], ["band", e.band], ["guess steps", e.guesses.length]];
+  }
+
   function statsTable(p) {
     const fields = [...Object.entries(p.result || {}).filter(([name]) => !DRAWN.includes(name)),
-                    ...Object.entries(p.stats || {})];
+                    ...explained(p.result), ...Object.entries(p.stats || {})];
     const rows = fields.filter(([, value]) => !isEmpty(value))
       .map(([name, value]) => el("tr", {}, fieldName(name), el("td", {}, cell(value))));
     return el("table", {className: "stats"}, ...rows);
@@ -106,11 +113,23 @@
 
   const show = (id, visible) => { document.getElementById(id).hidden = !visible; };
 
+  // Seconds as a wait reads: 45s, 3m05s, 2h10m.
+  function duration(seconds) {
+    const s = Math.round(seconds), pad = n => String(n).padStart(2, "0");
+    if (s >= 3600) return `${Math.floor(s / 3600)}h${pad(Math.floor(s % 3600 / 60))}m`;
+    return s >= 60 ? `${Math.floor(s / 60)}m${pad(s % 60)}s` : `${s}s`;
+  }
+
+  // The job's progress is its work done as predicted (each puzzle weighted by its estimate); a
+  // running job's eta comes from the rate that work has gone at, with its band.
   function showProgress(job) {
     const percent = (100 * PQ.doneShare(job)).toFixed(1);
+    const eta = job.status === "running" && job.eta_seconds != null && job.eta_range
+      ? ` · about ${duration(job.eta_seconds)} left (${duration(job.eta_range[0])}–${duration(job.eta_range[1])})`
+      : "";
     document.getElementById("job-bar").style.width = `${percent}%`;
     document.getElementById("job-progress").textContent = `${percent}% of ${PQ.number(job.total)} puzzles` +
-      (job.status === "cancelled" ? " done before the cancel" : "");
+      (job.status === "cancelled" ? " done before the cancel" : "") + eta;
   }
 
   function showTimes(job) {

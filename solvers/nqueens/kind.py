@@ -26,7 +26,6 @@ from solvers.base import (
     NO_SOLUTION,
     WHOLE,
     BadExample,
-    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -48,6 +47,7 @@ from solvers.nqueens import construct, count, estimate
 from solvers.nqueens.count import AUTO_CONSTELLATIONS_N, MAX_COUNT_N, MAX_TREE_N
 from solvers.nqueens.estimate import MAX_ESTIMATE_N, MAX_PROBES, PROBE_BUDGET
 from solvers.nqueens.outcome import N
+from solvers.nqueens.predict import predict
 
 MAX_SOLVE_N = 1_000_000
 PART_SECONDS = 30.0                # a count of big n is cut into parts of about this much work
@@ -167,18 +167,6 @@ def verify(n: N, options: Options, outcome: Outcome) -> None:
         estimate.verify(n, options, outcome)
     else:
         construct.verify(n, outcome)
-
-
-def predict(n: N, options: Options) -> Estimate:
-    """Seconds, from bench/nqueens.py: counting grows geometrically with n, an estimate linearly
-    with probes x n; a placement is constructed in O(n)."""
-    if options["mode"] == "count":
-        if count.strategy_of(n, options["strategy"]) == count.CONSTELLATIONS:
-            return Estimate(max(1e-5, 1.53 * 7.0 ** (n - 16)))
-        return Estimate(max(1e-5, 0.73 * 6.5 ** (n - 15)))
-    if options["mode"] == "estimate":
-        return Estimate(float(options["probes"] * 2e-7 * n / 16))
-    return Estimate(1e-5 + n * 1e-7)
 
 
 KIND = Kind(

@@ -9,7 +9,6 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
-    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -23,6 +22,7 @@ from solvers.base import (
 )
 from solvers.sliding import pdb
 from solvers.sliding.board import STEP, Puzzle, blank_step, goal_of, inversion_parity_solvable, parse
+from solvers.sliding.predict import predict
 from solvers.sliding.solve import (
     DATABASE_OF,
     HEURISTICS,
@@ -86,19 +86,6 @@ def verify(puzzle: Puzzle, options: Options, outcome: Outcome) -> None:
         board = following
     if board != goal:
         raise WrongAnswer(f"after the {len(moves)} moves the board is {board}, not the goal {goal}")
-
-
-# -- predicted work: seconds for a typical puzzle (sliding puzzles are never split)
-
-
-def predict(puzzle: Puzzle, options: Options) -> Estimate:
-    """Seconds, from bench/sliding.py: the kernel's IDA* by board side, auto's answer without a
-    proof on bigger boards, the generic Python searches capped by their node budget."""
-    if options["algorithm"] == "auto" and not options["optimal"]:
-        return Estimate({2: 1e-4, 3: 2e-3, 4: 0.5}.get(puzzle.k, 0.3))
-    if options["algorithm"] in ("idastar", "auto"):
-        return Estimate({2: 1e-4, 3: 2e-3, 4: 1.0}.get(puzzle.k, 100.0))
-    return Estimate({2: 1e-3, 3: 0.5}.get(puzzle.k, 10.0))
 
 
 EXAMPLE_6X6 = (  # shuffled at random: auto answers without proof

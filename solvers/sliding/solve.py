@@ -71,7 +71,7 @@ class SlidingStats(Stats):
     note: str | None = None
 
 
-def _heuristic(k: int, goal: Board, algorithm: str, chosen: str) -> tuple[str | None, str | None]:
+def heuristic_for(k: int, goal: Board, algorithm: str, chosen: str) -> tuple[str | None, str | None]:
     """(the heuristic that will run, why it differs from the one asked); auto = the strongest available:
     the 7-8 database once it is built (it is built only on request), else the 6-6-3."""
     if algorithm not in ("astar", "idastar", "auto"):
@@ -121,7 +121,7 @@ def _kernel(k: int, board: Board, goal: Board, heuristic: str, budget: int,
     tables = pdb.NO_TABLES
     if heuristic in DATABASE_OF:
         found_frame, found_tables = pdb.frame_for(k, goal), pdb.load(DATABASE_OF[heuristic])
-        assert found_frame is not None and found_tables is not None, "_heuristic chose pdb"
+        assert found_frame is not None and found_tables is not None, "heuristic_for chose pdb"
         frame, tables = found_frame, found_tables
         cells = np.array(frame.to_canonical(k, board, goal), np.int64)
         goal_pos = np.arange(k * k, dtype=np.int64)
@@ -153,7 +153,7 @@ def _square(k: int, board: Board, goal: Board, stop: StopFlag) -> tuple[list[int
         moves, after, square = reduce.peel(k, board, goal, side)
         check_stop(stop)
         small, small_goal = square.puzzle(after, goal)
-        heuristic = _heuristic(side, small_goal, "idastar", "auto")[0] or "manhattan"
+        heuristic = heuristic_for(side, small_goal, "idastar", "auto")[0] or "manhattan"
         if side == 4 and heuristic not in DATABASE_OF:
             continue  # without the database a 4x4 can take longer than peeling it
         try:
@@ -179,7 +179,7 @@ def _reduction(k: int, board: Board, goal: Board, stop: StopFlag) -> search.Sear
 def _auto(puzzle: Puzzle, goal: Board, options: Options, node_limit: int | None, stop: StopFlag,
           stats: SlidingStats) -> search.SearchResult:
     """IDA* within a budget for the board's size, then the reduction (unless optimal: true)."""
-    heuristic, stats.note = _heuristic(puzzle.k, goal, "auto", options["heuristic"])
+    heuristic, stats.note = heuristic_for(puzzle.k, goal, "auto", options["heuristic"])
     assert heuristic is not None
     budget = _auto_budget(puzzle.k, heuristic, options, node_limit)
     try:
@@ -201,7 +201,7 @@ def solve(puzzle: Puzzle, options: Options, node_limit: int | None = None,
     signal instead, and a flag set meanwhile is honoured when they return."""
     clock = Stopwatch()
     goal, algorithm = goal_of(puzzle, options), options["algorithm"]
-    heuristic, note = _heuristic(puzzle.k, goal, algorithm, options["heuristic"])
+    heuristic, note = heuristic_for(puzzle.k, goal, algorithm, options["heuristic"])
     stats = SlidingStats(algorithm=algorithm, strategy=algorithm, heuristic=heuristic, note=note)
     if not solvable(puzzle.k, puzzle.board, goal):
         check_stop(stop)

@@ -24,7 +24,6 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
-    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -35,6 +34,7 @@ from solvers.base import (
     ParseError,
     WrongAnswer,
 )
+from solvers.spokes.predict import predict
 from solvers.spokes.puzzle import MAX_SIDE, Spokes, Wire, graph, parse
 from solvers.spokes.solve import merge, plan, solve, solve_part, split
 
@@ -121,18 +121,6 @@ def check_spokes(puzzle: Spokes, spokes: Wire) -> None:
                 todo.append(q)
     if len(reached) != len(hubs):
         raise WrongAnswer(f"the spokes leave {len(hubs) - len(reached)} hub(s) cut off from the rest")
-
-
-# -- predicted work: seconds for a typical puzzle (bench/spokes.py)
-
-
-def predict(puzzle: Spokes, options: Options) -> Estimate:
-    """Seconds (bench/spokes.py): sat (and so auto) grows with the points, the search with their
-    square (when it does not hang), the pruning strategy a few times the search."""
-    points = puzzle.width * puzzle.height
-    if options["strategy"] in ("auto", "sat"):
-        return Estimate(points * 1.5e-4)
-    return Estimate(points * points * 1e-6 * (4 if options["strategy"] == "pruning" else 1))
 
 
 # -- the record

@@ -12,6 +12,8 @@
   gradek.py    the grader's numba kernels (every technique but the chains)
   generate.py  the 9x9 generator: unique, minimal, symmetric, by band or rating, from a seed
   genk.py      the generator's numba kernels (completing a grid, removing givens)
+  making.py    the kind's generator record: generate options, made puzzles and their check
+  explain.py   option ``explain``: the grader's steps with a solution, and their check
 """
 
 from solvers.sudoku.kind import KIND

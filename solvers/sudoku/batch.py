@@ -45,7 +45,7 @@ def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> list[
         return prepare_each(kind, puzzles, options)
     rows, givens = read_9x9(puzzles)
     givens.flags.writeable = False
-    bad = kernels.conflicting_rows(givens, layout(FAST_N).peers)
+    bad = kernels.conflicting_rows(givens, layout(FAST_N).cell_units)
     if len(rows) == len(puzzles) and not bad.any():  # the usual chunk
         return [Grid(FAST_N, row) for row in givens]
     out: list[Grid | PuzzleError | None] = [None] * len(puzzles)

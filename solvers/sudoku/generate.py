@@ -22,27 +22,24 @@ Sizes 4x4 and 16x16 are made the same way by gensat.py (CaDiCaL with the givens 
 assumptions in place of the bit-parallel kernels), and the kind's own solver, counting up to two,
 proves each puzzle unique. They carry no rating: the grader and its scale (Sudoku Explainer's)
 are 9x9 only, so a band or rating range is refused for them and ``rating`` is None.
-
-``GENERATE_OPTIONS`` and ``make`` are the factory's entry: one puzzle of a request as the wire
-form with its facts.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from solvers.base import InvalidOption, Option, WrongAnswer
-from solvers.sudoku import genk, gensat, grade, gradek
-from solvers.sudoku.grid import render
-from solvers.sudoku.kind import KIND
+from solvers.base import WrongAnswer
+from solvers.sudoku import genk, gensat, grade, gradek, sat
+from solvers.sudoku import solve as solving
+from solvers.sudoku.grid import Grid, render
 
 SYMMETRIES = ("none", "rotational", "diagonal", "mirror")
 SIZES = (4, 9, 16)  # 25x25: one minimal puzzle took more than 8 minutes (no uniqueness proof is cheap there)
 GRADED_SIZE = 9
+UNIQUENESS = {"strategy": "auto", "sat_solver": sat.SOLVERS[0], "max_solutions": 2, "split": 0}
 DIAGONAL_BOXES = (0, 4, 8)
 # the rating interval [low, high] the singles allow, by gradek.singles_level
 SINGLES_BOUNDS = ((1.0, 1.5), (2.3, 2.3), (2.6, grade.GUESS_MAX))
@@ -95,8 +92,8 @@ class Options:
 @dataclass(frozen=True)
 class Generated:
     """Puzzle ``index`` of a request: the givens ('.' blank) and solution as n*n symbols, the
-    grader's rating, hardest technique and band (None for sizes other than 9x9), and the
-    attempts it took."""
+    grader's rating, hardest technique, band and number of steps (None for sizes other than
+    9x9), and the attempts it took."""
     index: int
     puzzle: str
     solution: str
@@ -104,6 +101,7 @@ class Generated:
     hardest: str | None
     band: str | None
     attempts: int
+    steps: int | None
 
 
 @functools.cache
@@ -165,14 +163,14 @@ def _make(options: Options, index: int, low: float, high: float) -> Generated:
         graded = grade.grade_below(puzzle[0], high)
         if graded is not None and graded.rating >= low:
             return Generated(index, render(puzzle[0]), render(solution[0]), graded.rating, graded.hardest,
-                             graded.band, attempt)
+                             graded.band, attempt, graded.steps)
     raise ValueError(f"puzzle {index}: no puzzle rated in [{low}, {high}) after "
                      f"{options.max_attempts} attempts (max_attempts)")
 
 
 def _make_ungraded(options: Options, index: int) -> Generated:
     """Puzzle ``index`` of a size without a grader (module doc): its first attempt; the kind's
-    solver, counting to two, proves it unique."""
+    solver (auto), counting to two, proves it unique."""
     n, rng = options.size, np.random.default_rng([options.seed, index])
     remover = gensat.Remover(n)
     try:
@@ -185,13 +183,11 @@ def _make_ungraded(options: Options, index: int) -> Generated:
         remover.close()
     if not options.minimal:
         _give_back(rng, puzzle, solution, orbits)
-    grid, opts = KIND.prepare(render(puzzle), {"max_solutions": 2})
-    outcome = KIND.solve(grid, opts)
-    KIND.verify(grid, opts, outcome)
+    outcome = solving.solve(Grid(n, puzzle), UNIQUENESS)
     if outcome.result is None or outcome.result["solutions_found"] != 1 \
             or outcome.result["solution"] != render(solution):
         raise WrongAnswer(f"the generator made {render(puzzle)}, which does not have exactly one solution")
-    return Generated(index, render(puzzle), render(solution), None, None, None, 1)
+    return Generated(index, render(puzzle), render(solution), None, None, None, 1, None)
 
 
 def generate(options: Options, start: int, stop: int) -> list[Generated]:
@@ -203,39 +199,4 @@ def generate(options: Options, start: int, stop: int) -> list[Generated]:
         return [_make_ungraded(options, i) for i in range(start, stop)]
     low, high = options.rating_range()
     return [_make(options, i, low, high) for i in range(start, stop)]
-
-
-# -- the factory's entry
-
-GENERATE_OPTIONS = (
-    Option("size", int, GRADED_SIZE, "n of the n x n grid; only 9x9 puzzles are rated", choices=SIZES),
-    Option("difficulty", str, None, "9x9: the band of the grader's rating (Sudoku Explainer's scale): "
-           + ", ".join(f"{name} [{low}, {high})" for name, (low, high) in grade.BANDS.items())
-           + "; none = any rating", choices=tuple(grade.BANDS)),
-    Option("rating_min", float, None, "9x9: the lowest rating, instead of a difficulty", minimum=1.0,
-           maximum=12.0),
-    Option("rating_max", float, None, "9x9: the rating to stay below, instead of a difficulty",
-           minimum=1.0, maximum=12.0),
-    Option("symmetry", str, "none", "the givens' symmetry", choices=SYMMETRIES),
-    Option("minimal", bool, True, "no given can be removed without losing uniqueness (false: one to "
-           "four removed cells or orbits given back)"),
-    Option("seed", int, 0, "puzzle i of a request comes from (seed, i) alone", minimum=0),
-    Option("max_attempts", int, 5000, "9x9: attempts per puzzle before giving up on the rating range",
-           minimum=1, maximum=1_000_000),
-)
-
-
-def make(options: dict[str, Any], index: int) -> dict[str, Any]:
-    """Puzzle ``index`` of a request (options read with GENERATE_OPTIONS): the wire puzzle, its
-    solution, rating, hardest technique and band (None off 9x9), and the attempts it took."""
-    request = Options(seed=options["seed"], band=options["difficulty"], rating_min=options["rating_min"],
-                      rating_max=options["rating_max"], symmetry=options["symmetry"],
-                      minimal=options["minimal"], max_attempts=options["max_attempts"], size=options["size"])
-    try:
-        request.check()
-    except ValueError as exc:
-        raise InvalidOption(str(exc)) from None
-    made = generate(request, index, index + 1)[0]
-    return {"puzzle": made.puzzle, "solution": made.solution, "rating": made.rating,
-            "hardest": made.hardest, "band": made.band, "attempts": made.attempts}
 

@@ -12,7 +12,6 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
-    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -22,10 +21,13 @@ from solvers.base import (
     Outcome,
     ParseError,
     PuzzleError,
+    StopFlag,
     WrongAnswer,
+    solve_each,
 )
-from solvers.sudoku import batch, kernels, sat, solve, tree
+from solvers.sudoku import batch, explain, kernels, making, sat, solve, tree
 from solvers.sudoku.grid import SYMBOLS, Grid, layout, parse, parse_text, where
+from solvers.sudoku.predict import predict
 from solvers.sudoku.solve import BACKTRACK_MAX_N, FAST_N, STRATEGIES
 
 MAX_SOLUTIONS = 10_000_000
@@ -41,6 +43,8 @@ def validate(grid: Grid, options: Options) -> None:
                             f"'greedy' or 'sat'")
     if chosen != "sat" and options["sat_solver"] != sat.SOLVERS[0]:
         raise InvalidOption(f"option 'sat_solver' applies to strategy 'sat' only, not {chosen!r}")
+    if options["explain"] and grid.n != FAST_N:
+        raise InvalidOption(f"option 'explain' is for 9x9 grids (the grader's), not {grid.n}x{grid.n}")
     if chosen == "sat" and options["max_solutions"] > sat.MAX_SOLUTIONS:
         raise InvalidOption(f"strategy 'sat' adds one clause per solution it finds, so max_solutions must be "
                             f"at most {sat.MAX_SOLUTIONS} with it; use 'greedy' to count more")
@@ -78,14 +82,18 @@ def verify(grid: Grid, options: Options, outcome: Outcome) -> None:
     if outcome.status != SOLVED:
         raise WrongAnswer(f"unknown status {outcome.status!r}")
     result = outcome.result
-    if not isinstance(result, dict) or set(result) != {"solution", "unique", "solutions_found"}:
-        raise WrongAnswer(f"a solved sudoku result has solution, unique and solutions_found; got {result!r}")
+    fields = ("solution", "unique", "solutions_found", *([explain.FIELD] if options["explain"] else []))
+    if not isinstance(result, dict) or set(result) != set(fields):
+        named = f"{', '.join(fields[:-1])} and {fields[-1]}"
+        raise WrongAnswer(f"a solved sudoku result has {named}; got {result!r}")
     found, unique = result["solutions_found"], result["unique"]
     if isinstance(found, bool) or not isinstance(found, int) or not 1 <= found <= options["max_solutions"]:
         raise WrongAnswer(f"solutions_found must be 1..{options['max_solutions']}, not {found!r}")
     if unique is not (found == 1 and options["max_solutions"] > 1):
         raise WrongAnswer(f"unique={unique!r} contradicts solutions_found={found}")
     _check_solution(grid, result["solution"])
+    if options["explain"]:
+        explain.check(grid, result)
 
 
 def _check_solution(grid: Grid, solution: Any) -> None:
@@ -105,21 +113,6 @@ def _check_solution(grid: Grid, solution: Any) -> None:
         raise WrongAnswer(f"{('row', 'column', 'box')[at // n]} {at % n + 1} of the solution repeats a value")
 
 
-# -- predicted work: seconds for a typical puzzle of this size and strategy (bench/sudoku.py)
-
-_COST = {"auto": {4: 2e-5, 9: 2e-5, 16: 2e-4, 25: 5.0},
-         "fast": {9: 2e-5},
-         "greedy": {4: 2e-5, 9: 1e-4, 16: 2e-4, 25: 10.0},
-         "backtrack": {4: 1e-4, 9: 3e-2},
-         "sat": {4: 1e-3, 9: 4e-3, 16: 1.5e-2, 25: 5.0}}
-
-
-def predict(grid: Grid, options: Options) -> Estimate:
-    # Counting many solutions costs about a microsecond per solution on top.
-    extra = options["max_solutions"] * 1e-6 if options["max_solutions"] > 2 else 0.0
-    return Estimate(_COST[options["strategy"]][grid.n] + extra)
-
-
 # -- the record
 
 
@@ -128,7 +121,19 @@ def prepare_batch(puzzles: Sequence[Any], options: Options) -> list[Grid | Puzzl
 
 
 def solve_batch(grids: Sequence[Grid], options: Options) -> list[Outcome]:
+    # An explanation is the grader's, one puzzle at a time.
+    if options["explain"]:
+        return solve_each(KIND, grids, options)
     return batch.solve_batch(KIND, grids, options)
+
+
+def solve_explained(grid: Grid, options: Options, node_limit: int | None = None,
+                    stop: StopFlag | None = None) -> Outcome:
+    return explain.add(grid, options, solve.solve(grid, options, node_limit, stop))
+
+
+def merge_explained(grid: Grid, options: Options, head: Outcome, outcomes: Sequence[Outcome]) -> Outcome:
+    return explain.add(grid, options, tree.merge(grid, options, head, outcomes))
 
 
 EXAMPLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -161,11 +166,17 @@ KIND = Kind(
                "how many open tree nodes the coordinator may fan out as subtasks (greedy, backtrack and "
                "auto's greedy tree; sat and fast run whole); 0 = never, null = automatic",
                minimum=0, maximum=tree.MAX_PARTS),
+        Option("explain", bool, False,
+               "9x9: add the grader's solve as a person would do it (result.explanation): its steps, "
+               "rating on Sudoku Explainer's scale, hardest technique, band, and where it had to guess"),
     ),
     result_fields={
         "solution": "the first solution found, n*n symbols",
         "unique": "true when the search proved it is the only solution (needs max_solutions >= 2)",
         "solutions_found": "solutions found, at most max_solutions",
+        "explanation": "with explain: {rating, hardest, band, steps: [{technique, rating, cells, placements "
+                       "[[cell, value]], eliminations [[cell, value]], and for a guess guesses, depth}], "
+                       "guesses: [{step, cell, guesses, depth}]}; null when the puzzle is not unique",
     },
     stats_fields={
         "nodes": "search-tree nodes entered (root included)",
@@ -180,15 +191,16 @@ KIND = Kind(
     },
     parse=parse,
     validate=validate,
-    solve=solve.solve,
+    solve=solve_explained,
     verify=verify,
     predict=predict,
     plan=solve.split_plan,
     split=solve.split,
     solve_part=solve.solve_part,
-    merge=tree.merge,
+    merge=merge_explained,
     prepare_batch=prepare_batch,
     solve_batch=solve_batch,
+    generator=making.GENERATOR,
     examples=(
         Example(EXAMPLE),
         Example("1.3..4.22..3..2.", {"strategy": "backtrack"}),
@@ -199,6 +211,7 @@ KIND = Kind(
         Example("8.........95.......76.........426798...571243...893165......916....3.487....1.532",
                 {"strategy": "sat", "max_solutions": 10}),
         Example(EXAMPLE, {"strategy": "sat", "sat_solver": "cadical195"}),
+        Example(EXAMPLE, {"explain": True}),
     ),
     bad_examples=(
         BadExample("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..7"),
@@ -208,5 +221,6 @@ KIND = Kind(
         BadExample([[1, 2], [3, 4]]),
         BadExample(EXAMPLE, {"max_solutions": 0}, error=InvalidOption),
         BadExample(EXAMPLE, {"sat_solver": "cadical195"}, error=InvalidOption),
+        BadExample("1.3..4.22..3..2.", {"explain": True}, error=InvalidOption),
     ),
 )

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 import solvers
 from service import create_app
 from store import tallies
-from store.models import Base, Job, Puzzle, Subtask, Tally
+from store.models import FINAL, Base, Job, Puzzle, Subtask, Tally
 from store.settings import Settings
 from tests.toykind import TOY
 from worker import parts
@@ -21,12 +21,14 @@ class RecordingPublisher:
         self.parts: list[list[int]] = []
         self.dear: list[list[int]] = []  # the chunks published to the dear lane
         self.ranks: list[int] = []  # of each publish call
+        self.dear_ranks: list[int] = []  # the rank of the call that published each chunk of the dear lane
         self.deliveries: list[tuple[int, int]] = []  # callback deliveries: (id, attempts so far)
 
     def publish(self, chunks, dear=False, rank=0):
         self.chunks.extend([list(c) for c in chunks])
         if dear:
             self.dear.extend([list(c) for c in chunks])
+            self.dear_ranks.extend([rank] * len(chunks))
         self.ranks.append(rank)
 
     def publish_parts(self, groups):
@@ -136,3 +138,18 @@ def assert_tallies_match_rows(sessions) -> None:
     assert set(stored) == set(counted), (stored, counted)
     for key, value in counted.items():
         assert stored[key] == pytest.approx(value), key
+    assert_job_costs_match_rows(sessions)
+
+
+def assert_job_costs_match_rows(sessions) -> None:
+    """Each job's predicted sums as counting its puzzles gives them: all of them, their high ends, and
+    the finished ones (``done_seconds``, moved with ``pending``: each finish counted once)."""
+    final = Puzzle.status.in_(FINAL)
+    with sessions() as s:
+        rows = s.execute(select(Job.id, Job.estimated_seconds, Job.estimated_high, Job.done_seconds,
+                                func.sum(Puzzle.estimated_seconds),
+                                func.sum(Puzzle.estimated_seconds * Puzzle.estimate_factor),
+                                func.sum(case((final, Puzzle.estimated_seconds), else_=0.0)))
+                         .join(Puzzle, Puzzle.job_id == Job.id).group_by(Job.id)).all()
+    for job_id, seconds, high, done, *counted in rows:
+        assert [seconds, high, done] == pytest.approx([float(c or 0.0) for c in counted], abs=1e-9), job_id

@@ -43,7 +43,8 @@ def item_by_item(body):
         submit = JobSubmit.model_validate(body, context={"limits": LIMITS})
     except ValidationError:
         return None
-    items = [batches.CheckedItem(p.kind, p.puzzle, p.checked_options, p.cost) for p in submit.puzzles]
+    items = [batches.CheckedItem(p.kind, puzzle, options, estimate) for p in submit.puzzles
+             for puzzle, options, estimate in p.stored()]
     return batches.CheckedBatch(submit.label, items)
 
 

@@ -1,6 +1,6 @@
 """The Sudoku generator: uniqueness proved by other solvers (SAT, the greedy tree), minimality by
 removing each given, bands met, seeds reproducible and independent of how a request is split;
-4x4 and 16x16 unrated; the factory's make and its options."""
+4x4 and 16x16 unrated; the factory's record (making.py) over them."""
 
 import dataclasses
 import json
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from solvers.base import InvalidOption, read_options
-from solvers.sudoku import gradek
-from solvers.sudoku.generate import GENERATE_OPTIONS, ORBITS, SINGLES_BOUNDS, Options, generate, make
+from solvers.sudoku import gradek, making
+from solvers.sudoku.generate import ORBITS, SINGLES_BOUNDS, Options, generate
 from solvers.sudoku.grade import BANDS, grade
 from solvers.sudoku.kind import KIND
 from tests.solvers.test_sudoku import python_env
@@ -131,7 +131,17 @@ def test_kernels_agree_without_the_jit():
 
 
 def made_by(**raw):
-    return read_options(GENERATE_OPTIONS, raw, "sudoku")
+    """A request through the factory's options, checked as the service checks it."""
+    options = read_options(making.OPTIONS, raw, "sudoku")
+    making.check(options)
+    return options
+
+
+def make(options, index):
+    """making.make's puzzle, checked again by making.verify."""
+    made = making.make(options, index)
+    making.verify(options, made)
+    return made
 
 
 @pytest.mark.parametrize("size", [4, 16])
@@ -160,7 +170,7 @@ def test_sixteen_symmetric_and_not_minimal():
     assert solutions(loose["puzzle"], "sat") == (1, loose["solution"])
 
 
-def test_make_wraps_generate_by_seed_and_index():
+def test_making_wraps_generate_by_seed_and_index():
     options = made_by(difficulty="medium", seed=42)
     assert make(options, 3)["puzzle"] == generate(Options(seed=42, band="medium"), 3, 4)[0].puzzle
     made = make(options, 1)
@@ -181,4 +191,4 @@ def test_make_wraps_generate_by_seed_and_index():
 ])
 def test_bad_factory_options_raise_invalid_option(raw, message):
     with pytest.raises(InvalidOption, match=message):
-        make(made_by(**raw), 0)
+        made_by(**raw)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select, update
 
 from store.models import Job, Puzzle, now
-from store.publish import PRIORITIES, SOLVE_CHUNK, CeleryPublisher, priorities
+from store.publish import PRIORITIES, SOLVE_CHUNK, CeleryPublisher, dear_levels, priorities
 from store.settings import Settings
 from store.submit import chunk_sizes
 from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
@@ -134,3 +134,26 @@ def test_through_redis_a_small_job_is_served_after_the_first_tasks_of_a_big_one(
         assert order[:3] == [1, 100, 2], order
         assert sorted(order) == [*range(1, 21), 100]
         assert parts == [7, 8]
+
+
+def test_dear_tasks_take_their_levels_by_the_predicted_seconds_ahead_of_them():
+    assert dear_levels([30.0, 30.0, 100.0, 10.0], rank=0, queued=0.0, quantum=60.0) == [0, 0, 1, 2]
+    assert dear_levels([1.0, 1.0], rank=1, queued=130.0, quantum=60.0) == [3, 3]  # behind 1 job and 130 s
+    assert priorities(1, dear_levels([1.0], rank=0, queued=6000.0, quantum=60.0)[0], 1) == [PRIORITIES - 1]
+
+
+def test_in_the_dear_lane_clients_share_by_predicted_seconds_not_by_tasks(make_app, toy):
+    app = make_app(DEAR_SECONDS=1.0, DEAR_SHARE_SECONDS=5.0)
+    client, sent = app.test_client(), app.extensions["publisher"]
+
+    def post(address, *sleeps):
+        body = {"puzzles": [{"kind": "toy", "puzzle": "1", "options": {"sleep": s}} for s in sleeps]}
+        r = client.post("/api/v1/jobs", json=body, environ_base={"REMOTE_ADDR": address})
+        assert r.status_code == 202, r.json
+
+    post("10.0.0.1", 3.0, 3.0, 3.0, 3.0)  # each puzzle alone in the dear lane, 3 s ahead per task
+    post("10.0.0.2", 3.0)  # nothing of its client ahead
+    post("10.0.0.1", 3.0)  # behind its client's other job, and the 12 s of work it holds
+    post("10.0.0.3", 25.0, 2.0)  # one big task, then a small one behind its 25 s
+    assert len(sent.dear) == 8 and all(len(task) == 1 for task in sent.dear)
+    assert sent.dear_ranks == [0, 0, 1, 1, 0, 1 + 2, 0, 5]

@@ -6,10 +6,16 @@ import collections
 from dataclasses import replace
 
 import pytest
+from sqlalchemy import select
 
+import solvers
+from solvers.base import Estimate
+from store.cost_settings import Costs
+from store.models import Puzzle
 from store.rows import Assigned
-from tests.service.conftest import plans_of, settings_of
-from worker import outcome
+from tests.service.conftest import plans_of, runtime_of, settings_of
+from tests.toykind import TOY
+from worker import chunk, outcome
 from worker.limits import PuzzleTimeout, alarms_raise_timeout, time_limit, watching
 
 # Korf's first 15-puzzle by IDA* with the Manhattan distance alone: minutes in the compiled kernel.
@@ -51,3 +57,37 @@ def test_any_exception_raised_once_the_alarm_went_off_is_the_time_limit():
 def test_an_error_before_the_alarm_goes_off_is_left_alone():
     with alarms_raise_timeout(), pytest.raises(ZeroDivisionError), time_limit(5):
         print(1 / 0)
+
+
+def test_a_prediction_sets_the_time_limit_within_the_floor_and_the_puzzle_limit():
+    costs = Costs(prediction_time_factor=5.0, prediction_time_floor=2.0)
+    assert costs.time_limit(high=1.0, most=120.0) == 5.0  # 5 x the high end
+    assert costs.time_limit(high=0.001, most=120.0) == 2.0  # never below the floor
+    assert costs.time_limit(high=100.0, most=120.0) == 120.0  # never above PUZZLE_TIME_LIMIT
+    assert costs.time_limit(high=0.001, most=1.0) == 1.0  # nor the floor either
+    assert Costs(prediction_time_factor=0).time_limit(high=0.001, most=120.0) == 120.0  # off
+
+
+def predicted_at(seconds):
+    """The toy kind predicting ``seconds`` of every puzzle, within a factor of 2."""
+    return replace(TOY, predict=lambda puzzle, options: Estimate(seconds, 2.0, "test"))
+
+
+@pytest.mark.parametrize(("predicted", "error"), [
+    # 5 x its high end (0.04 s) is 0.2 s: 10 times its predicted seconds
+    (0.02, "exceeded its time limit of 0.2 s: it ran past 10 x its predicted 0.02 s "
+           "(PREDICTION_TIME_FACTOR)"),
+    # 5 x 1 s passes PUZZLE_TIME_LIMIT, which holds
+    (0.5, "exceeded the time limit of 0.6 s per puzzle"),
+])
+def test_a_puzzle_stopped_at_its_predicted_limit_says_so(make_app, monkeypatch, predicted, error):
+    monkeypatch.setitem(solvers.KINDS, "toy", predicted_at(predicted))
+    app = make_app(PUZZLE_TIME_LIMIT=0.6, PREDICTION_TIME_FACTOR=5.0, PREDICTION_TIME_FLOOR=0.1)
+    r = app.test_client().post("/api/v1/jobs", json={"puzzles": [
+        {"kind": "toy", "puzzle": "1", "options": {"sleep": 3.0}}, {"kind": "toy", "puzzle": "2"}]})
+    with app.extensions["sessions"]() as s:
+        ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == r.json["id"]).order_by(Puzzle.index)))
+    chunk.run_chunk(runtime_of(app), ids, "w")
+    slow, quick = app.test_client().get(f"/api/v1/jobs/{r.json['id']}/puzzles").json["items"]
+    assert slow["status"] == "failed" and slow["error"] == error
+    assert quick["status"] == "solved"

@@ -1,0 +1,82 @@
+"""Predicted costs as the API shows them: a puzzle's prediction when accepted, a job's sums (its
+weighted progress), and the eta of a running job from the rate its work is observed to go at.
+
+Every puzzle keeps its ``Kind.predict`` estimate (seconds, factor, basis); a job keeps the sum of
+its puzzles' seconds, of their high ends, and of its finished puzzles' seconds (``done_seconds``,
+moved with ``pending`` by the statements that finish puzzles: store.statements, store.jobs'
+cancel, store.retry), so a read takes three numbers from the job's row instead of every puzzle.
+A running split puzzle counts the share of its seconds its finished parts stand for.
+
+The eta: the job's predicted seconds done per wall second since it started is its observed rate;
+the predicted seconds left at that rate is the eta. Its band is the remaining work's predicted
+range at that rate, narrowed as work is done (the observed rate already absorbs how far the
+predictions of the finished work were off): ``eta / f .. eta * f`` with ``f = F ** left``, ``F``
+the job's factor (the sum of high ends over the sum of seconds) and ``left`` the share of its
+predicted seconds not yet done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, case, func
+
+from store.models import UNFINISHED, aware
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A job's predicted CPU seconds: in all, their high ends in all, and done."""
+
+    seconds: float
+    high: float
+    done: float
+
+    @property
+    def factor(self) -> float:
+        return max(self.high / self.seconds, 1.0) if self.seconds > 0 else 1.0
+
+
+def of_job(seconds: float | None, high: float | None, done: float) -> Cost | None:
+    """A job's cost from its row; None for a job stored before predictions were kept."""
+    if seconds is None or high is None:
+        return None
+    return Cost(seconds, high, max(min(done, seconds), 0.0))
+
+
+def parts_done_seconds(seconds: Any, done: Any, total: Any) -> ColumnElement[Any]:
+    """SQL: a split puzzle's predicted seconds shared among its parts, the finished parts' share."""
+    return case((total > 0, func.coalesce(seconds, 0.0) * done / total), else_=0.0)
+
+
+def summary(cost: Cost | None, status: str, started_at: datetime | None, at: datetime) -> dict[str, Any]:
+    """A job's predicted seconds and eta as GET /api/v1/jobs/{id} shows them (service.schemas.JobOut)."""
+    if cost is None:
+        return {"estimated_seconds_total": None, "estimated_seconds_done": None,
+                "eta_seconds": None, "eta_range": None}
+    out = {"estimated_seconds_total": _rounded(cost.seconds), "estimated_seconds_done": _rounded(cost.done)}
+    if status not in UNFINISHED:
+        return out | {"eta_seconds": 0.0, "eta_range": [0.0, 0.0]}
+    elapsed = (at - aware(started_at)).total_seconds() if started_at is not None else 0.0
+    if cost.done <= 0 or elapsed <= 0:
+        return out | {"eta_seconds": None, "eta_range": None}  # no rate observed yet
+    left = max(cost.seconds - cost.done, 0.0)
+    eta = left / (cost.done / elapsed)
+    band = cost.factor ** (left / cost.seconds)
+    return out | {"eta_seconds": _rounded(eta), "eta_range": [_rounded(eta / band), _rounded(eta * band)]}
+
+
+def of_puzzle(seconds: float | None, factor: float | None, basis: str | None) -> dict[str, Any]:
+    """A puzzle's prediction as its result shows it (service.schemas.PuzzleOut)."""
+    if seconds is None or factor is None:
+        return {"estimated_seconds": None, "estimated_range": None, "estimate_basis": None}
+    return {"estimated_seconds": _rounded(seconds),
+            "estimated_range": [_rounded(seconds / factor), _rounded(seconds * factor)],
+            "estimate_basis": basis}
+
+
+def _rounded(seconds: float) -> float:
+    """Seconds to the microsecond: predictions are far coarser, and sums of floats show their noise."""
+    return round(seconds, 6)

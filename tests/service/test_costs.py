@@ -1,0 +1,202 @@
+"""Predicted costs in the API: each puzzle's estimate, the job's predicted total, its progress
+weighted by predicted seconds (a split puzzle's parts by their share) and its eta from the
+observed rate; the job's sums move with its counter, each finish counted once."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select, update
+
+import solvers
+from solvers.base import Estimate
+from store.models import Job, Puzzle, now
+from tests.service.conftest import assert_job_costs_match_rows, row_counts, runtime_of
+from tests.services import database_url, postgres_url  # noqa: F401  the statements differ by database
+from tests.toykind import TOY
+from worker import parts as worker_parts
+from worker.chunk import run_chunk
+
+
+def by_digit_sum(puzzle, options):
+    """A prediction each test can steer: the digits' sum in seconds, within a factor of 2."""
+    return Estimate(float(sum(puzzle)), 2.0, "test")
+
+
+@pytest.fixture
+def steered(monkeypatch):
+    monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(TOY, predict=by_digit_sum))
+
+
+@pytest.fixture
+def app(make_app, steered):
+    return make_app(PUZZLE_TIME_LIMIT=20.0)
+
+
+def submit(client, *digits, **options):
+    body = {"puzzles": [{"kind": "toy", "puzzle": d, "options": options} for d in digits]}
+    r = client.post("/api/v1/jobs", json=body)
+    assert r.status_code == 202, r.json
+    return r.json
+
+
+def ids_of(app, job_id):
+    with app.extensions["sessions"]() as s:
+        return list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+
+
+def job(client, job_id):
+    return client.get(f"/api/v1/jobs/{job_id}").json
+
+
+def test_each_puzzle_shows_its_estimate_and_the_job_their_total(client, app):
+    stored = submit(client, "1", "27", "0")
+    assert stored["estimated_seconds_total"] == 10.0 and stored["estimated_seconds_done"] == 0.0
+    assert stored["eta_seconds"] is None and stored["eta_range"] is None  # nothing done: no rate yet
+    assert job(client, stored["id"])["estimated_seconds_total"] == 10.0
+    one = client.get(f"/api/v1/jobs/{stored['id']}/puzzles/1").json
+    assert one["estimated_seconds"] == 9.0 and one["estimated_range"] == [4.5, 18.0]
+    assert one["estimate_basis"] == "test"
+    page = client.get(f"/api/v1/jobs/{stored['id']}/puzzles").json["items"]
+    assert [p["estimated_seconds"] for p in page] == [1.0, 9.0, 0.0]
+
+
+def test_progress_is_weighted_by_predicted_seconds_and_the_eta_by_the_observed_rate(client, app):
+    stored = submit(client, "1", "333")
+    light, heavy = ids_of(app, stored["id"])
+    run_chunk(runtime_of(app), [light], "w")
+    # One puzzle of two is finished, but only a tenth of the predicted work.
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).values(started_at=now() - timedelta(seconds=20)))
+    shown = job(client, stored["id"])
+    assert shown["counts"]["solved"] == 1 and shown["progress"] == 0.1
+    assert shown["estimated_seconds_done"] == 1.0
+    # 1 predicted second done in about 20 wall seconds: the 9 left take about 180.
+    assert shown["eta_seconds"] == pytest.approx(180.0, rel=0.02)
+    low, high = shown["eta_range"]
+    # The band: the job's factor (2) to the power of the share left (0.9).
+    assert low == pytest.approx(shown["eta_seconds"] / 2 ** 0.9, rel=1e-3)
+    assert high == pytest.approx(shown["eta_seconds"] * 2 ** 0.9, rel=1e-3)
+    run_chunk(runtime_of(app), [heavy], "w")
+    done = job(client, stored["id"])
+    assert done["status"] == "completed" and done["progress"] == 1.0
+    assert done["eta_seconds"] == 0.0 and done["eta_range"] == [0.0, 0.0]
+    assert done["estimated_seconds_done"] == 10.0
+    assert_job_costs_match_rows(app.extensions["sessions"])
+
+
+def test_a_redelivered_chunk_counts_its_puzzles_done_once(client, app):
+    stored = submit(client, "2", "3")
+    ids = ids_of(app, stored["id"])
+    run_chunk(runtime_of(app), ids[:1], "w")
+    run_chunk(runtime_of(app), ids[:1], "w", redelivered=True)
+    run_chunk(runtime_of(app), ids[:1], "w")
+    assert job(client, stored["id"])["estimated_seconds_done"] == 2.0
+    assert_job_costs_match_rows(app.extensions["sessions"])
+
+
+def test_a_split_puzzle_counts_its_estimate_shared_among_its_parts(client, app):
+    stored = submit(client, "1234", "1111", split=4)  # 10 and 4 predicted seconds
+    split_id, _other = ids_of(app, stored["id"])
+    report = run_chunk(runtime_of(app), [split_id], "coordinator")
+    assert len(report.fanned) == 4
+    for part in report.fanned[:2]:
+        assert worker_parts.run_part(runtime_of(app), part, "w")
+    assert job(client, stored["id"])["progress"] == pytest.approx(5 / 14, abs=1e-6)
+    assert job(client, stored["id"])["estimated_seconds_done"] == pytest.approx(5.0)
+    assert_job_costs_match_rows(app.extensions["sessions"])
+
+
+def test_cancel_and_retry_move_the_done_seconds(client, app):
+    stored = submit(client, "5", "6", "7")
+    first, *_ = ids_of(app, stored["id"])
+    run_chunk(runtime_of(app), [first], "w")
+    assert client.post(f"/api/v1/jobs/{stored['id']}/cancel").status_code == 202
+    cancelled = job(client, stored["id"])
+    assert cancelled["progress"] == 1.0 and cancelled["estimated_seconds_done"] == 18.0
+    assert_job_costs_match_rows(app.extensions["sessions"])
+    retried = client.post(f"/api/v1/jobs/{stored['id']}/retry", json={"indexes": [2]}).json
+    assert retried["estimated_seconds_done"] == 11.0
+    assert retried["progress"] == pytest.approx(11 / 18, abs=1e-6)
+    assert_job_costs_match_rows(app.extensions["sessions"])
+
+
+def test_a_job_stored_without_predictions_counts_puzzles(client, app):
+    stored = submit(client, "2", "4")
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).values(estimated_seconds=None, estimated_high=None))
+        s.execute(update(Puzzle).values(estimated_seconds=None, estimate_factor=None, estimate_basis=None))
+    run_chunk(runtime_of(app), ids_of(app, stored["id"])[:1], "w")
+    shown = job(client, stored["id"])
+    assert shown["progress"] == 0.5
+    assert shown["estimated_seconds_total"] is None and shown["eta_seconds"] is None
+    one = client.get(f"/api/v1/jobs/{stored['id']}/puzzles/0").json
+    assert one["estimated_seconds"] is None and one["estimated_range"] is None
+
+
+def test_validate_predicts_the_cost_of_each_item_and_of_the_batch_and_stores_nothing(client, app):
+    body = {"puzzles": [{"kind": "toy", "puzzle": d} for d in ("1", "22", "333")]}
+    r = client.post("/api/v1/validate", json=body)
+    assert r.status_code == 200, r.json
+    assert r.json["puzzles"] == 3 and r.json["estimated_seconds_total"] == 14.0
+    assert r.json["estimated_range_total"] == [7.0, 28.0]
+    assert [i["estimated_seconds"] for i in r.json["items"]] == [1.0, 4.0, 9.0]
+    assert r.json["items"][2] == {"estimated_seconds": 9.0, "estimated_range": [4.5, 18.0],
+                                  "estimate_basis": "test"}
+    assert row_counts(app) == (0, 0, 0)
+
+
+BUDGETS = {"API_TOKENS": "alice:secret-a,bob:secret-b", "MAX_PUZZLE_CPU_SECONDS": 10.0,
+           "CLIENT_CPU_BUDGET": 30.0, "CLIENT_CPU_BUDGETS": {"bob": 100.0}}
+ALICE, BOB = {"Authorization": "Bearer secret-a"}, {"Authorization": "Bearer secret-b"}
+
+
+def post(client, digits, headers, **job):
+    return client.post("/api/v1/jobs", headers=headers,
+                       json={**job, "puzzles": [{"kind": "toy", "puzzle": d} for d in digits]})
+
+
+def test_a_puzzle_over_the_cap_refuses_the_batch_naming_each_such_item(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    for url in ("/api/v1/jobs", "/api/v1/validate"):
+        # 1, 10 (at the cap: accepted), 12 and 18 predicted seconds
+        r = client.post(url, headers=ALICE, json={"puzzles": [{"kind": "toy", "puzzle": d}
+                                                              for d in ("1", "55", "66", "99")]})
+        assert r.status_code == 422 and r.mimetype == "application/problem+json"
+        assert r.json["max_puzzle_cpu_seconds"] == 10.0
+        assert [(e["index"], e["field"], e["estimated_seconds"]) for e in r.json["errors"]] == \
+            [(2, "puzzle", 12.0), (3, "puzzle", 18.0)]
+        assert "predicted at 18 CPU seconds, above this service's cap of 10" in r.json["errors"][1]["message"]
+    assert row_counts(app) == (0, 0, 0)
+
+
+def test_accept_cost_lifts_the_cap_but_not_the_budget(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    accepted = post(client, ["99"], ALICE, accept_cost=True)  # 18 seconds, over the cap of 10
+    assert accepted.status_code == 202 and accepted.json["estimated_seconds_total"] == 18.0
+    refused = post(client, ["99"], ALICE, accept_cost=True)  # 36 of a budget of 30
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert "Retry-After" in refused.headers
+    assert (refused.json["estimated_seconds"], refused.json["budget"], refused.json["budget_left"]) == \
+        (18.0, 30.0, 12.0)
+    assert row_counts(app)[:2] == (1, 1)
+
+
+def test_the_budget_counts_unfinished_work_and_names_overrides(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    first = post(client, ["9", "9", "9"], ALICE)  # 27 of 30
+    assert first.status_code == 202
+    assert post(client, ["4"], ALICE).status_code == 429  # 31
+    assert post(client, ["9", "9", "9", "9"], BOB).status_code == 202  # bob's own budget: 100
+    run_chunk(runtime_of(app), ids_of(app, first.json["id"])[:2], "w")  # 18 of alice's done
+    assert post(client, ["4"], ALICE).status_code == 202  # 9 + 4 of 30
+    cancelled = client.post(f"/api/v1/jobs/{first.json['id']}/cancel", headers=ALICE)
+    assert cancelled.status_code == 202
+    assert post(client, ["9", "9", "8"], ALICE).status_code == 202  # 4 + 26: finished work counts no more
+    assert post(client, ["1"], ALICE).status_code == 429
+    assert row_counts(app)[:2] == (4, 11)
