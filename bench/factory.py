@@ -43,7 +43,7 @@ import numpy as np  # noqa: E402
 from solvers.base import Option, read_options  # noqa: E402
 from solvers.sliding import generate as sliding  # noqa: E402
 from solvers.spokes import generate as spokes  # noqa: E402
-from solvers.sudoku import generate as sudoku  # noqa: E402
+from solvers.sudoku import making  # noqa: E402
 from solvers.sudoku.generate import Options, generate  # noqa: E402
 from solvers.sudoku.grade import BANDS, grade  # noqa: E402
 
@@ -201,8 +201,8 @@ OTHERS: tuple[tuple[str, tuple[Option, ...], dict[str, object], int, str, str], 
     *((f"sliding {size}x{size}, random walk of {moves}", sliding.GENERATE_OPTIONS,
        {"size": size, "moves": moves}, 200, "sgt-fifteen", f"{size}x{size}")
       for size, moves in ((6, 200), (8, 500))),
-    ("sudoku 4x4, minimal", sudoku.GENERATE_OPTIONS, {"size": 4}, 500, "sgt-solo", "2x2db"),
-    ("sudoku 16x16, minimal", sudoku.GENERATE_OPTIONS, {"size": 16}, 10, "sgt-solo", "4x4db"),
+    ("sudoku 4x4, minimal", making.OPTIONS, {"size": 4}, 500, "sgt-solo", "2x2db"),
+    ("sudoku 16x16, minimal", making.OPTIONS, {"size": 16}, 10, "sgt-solo", "4x4db"),
 )
 
 
@@ -217,7 +217,7 @@ def other_rows(quick: bool, only: str) -> None:
         count = max(count // 5, 1) if quick else count
         options = read_options(spec, {**raw, "seed": 1}, name)
         maker = {spokes.GENERATE_OPTIONS: spokes.make,
-                 sliding.GENERATE_OPTIONS: sliding.make}.get(spec, sudoku.make)
+                 sliding.GENERATE_OPTIONS: sliding.make}.get(spec, making.make)
         maker(options, count)  # the compiled kernels and cached tables loaded
         rate = cpu_rate(lambda maker=maker, options=options, count=count:
                         len([maker(options, i) for i in range(count)]), 1 if quick or count < 20 else REPEATS)
