@@ -41,7 +41,7 @@ def test_eight_puzzle_distances_by_bfs(moves):
         check_route(made["puzzle"], made["solution"])
 
 
-@pytest.mark.parametrize("moves", [1, 12, 24])
+@pytest.mark.parametrize("moves", [0, 1, 12, 24])
 def test_fifteen_puzzle_distances_by_ida(moves):
     for index in range(2):
         made = make(request(size=4, moves=moves, seed=3), index)
