@@ -24,14 +24,12 @@ import numpy as np
 
 from solvers.base import InvalidOption, Option, Options, read_options
 from solvers.sliding.board import MOVES, Board, Puzzle, blank_step, default_goal
-from solvers.sliding.kind import OPTIONS
 from solvers.sliding.solve import solve
 
 BFS_SIDES = (2, 3)
 EXACT_MAX = {2: 6, 3: 31, 4: 60}  # the largest distance asked per exact side (2x2, 3x3: their diameter)
 WALK_MAX = 10_000
 OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}
-OPTIMAL = read_options(OPTIONS, {"algorithm": "idastar"}, "sliding")
 
 GENERATE_OPTIONS = (
     Option("size", int, 4, "board side k (k x k board): 2-4 at an exact optimal distance, 5-8 at a "
@@ -61,9 +59,18 @@ def layers(k: int) -> tuple[tuple[Board, ...], ...]:
     return tuple(out)
 
 
+@functools.cache
+def _optimal() -> Options:
+    """The kind's options for its optimal IDA*, every default filled in."""
+    # The kind's record names this module's generator: its options are read at call time.
+    from solvers.sliding.kind import OPTIONS
+
+    return read_options(OPTIONS, {"algorithm": "idastar"}, "sliding")
+
+
 def distance(k: int, board: Board) -> tuple[int, str]:
     """(fewest moves, an optimal route) by the kind's IDA*."""
-    outcome = solve(Puzzle(k, board), OPTIMAL)
+    outcome = solve(Puzzle(k, board), _optimal())
     assert outcome.result is not None and outcome.result["optimal"]
     return outcome.result["length"], outcome.result["moves"]
 
@@ -119,13 +126,19 @@ def _at_distance(k: int, target: int, rng: np.random.Generator) -> tuple[Board, 
         low, high = (mid, high) if found < target else (low, mid)
 
 
+def check_moves(k: int, target: int) -> None:
+    """InvalidOption unless a k x k board has positions at an exact distance ``target`` (any walk
+    length from 5x5 up)."""
+    if k in EXACT_MAX and target > EXACT_MAX[k]:
+        raise InvalidOption(f"option 'moves' is at most {EXACT_MAX[k]} on a {k}x{k} board "
+                            f"(an exact optimal distance); got {target}")
+
+
 def make(options: Options, index: int) -> dict[str, Any]:
     """Puzzle ``index`` of a request (options read with GENERATE_OPTIONS), from the generator
     seeded with (seed, index) alone."""
     k, target = options["size"], options["moves"]
-    if k in EXACT_MAX and target > EXACT_MAX[k]:
-        raise InvalidOption(f"option 'moves' is at most {EXACT_MAX[k]} on a {k}x{k} board "
-                            f"(an exact optimal distance); got {target}")
+    check_moves(k, target)
     rng = np.random.default_rng([options["seed"], index])
     facts: dict[str, Any] = {"moves": target, "optimal": True, "random_walk": False}
     if k in BFS_SIDES:

@@ -22,6 +22,7 @@ from solvers.base import (
 )
 from solvers.sliding import pdb
 from solvers.sliding.board import STEP, Puzzle, blank_step, goal_of, inversion_parity_solvable, parse
+from solvers.sliding.making import GENERATOR
 from solvers.sliding.predict import predict
 from solvers.sliding.solve import (
     DATABASE_OF,
@@ -133,6 +134,7 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     predict=predict,
+    generator=GENERATOR,
     provision=Provision(missing=pdb.missing, build=pdb.ensure),
     examples=(
         Example("8 6 7 2 5 4 3 0 1", {"algorithm": "astar"}),

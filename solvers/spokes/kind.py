@@ -34,6 +34,7 @@ from solvers.base import (
     ParseError,
     WrongAnswer,
 )
+from solvers.spokes.making import GENERATOR
 from solvers.spokes.predict import predict
 from solvers.spokes.puzzle import MAX_SIDE, Spokes, Wire, graph, parse
 from solvers.spokes.solve import merge, plan, solve, solve_part, split
@@ -166,6 +167,7 @@ KIND = Kind(
     solve=solve,
     verify=verify,
     predict=predict,
+    generator=GENERATOR,
     plan=plan,
     split=split,
     solve_part=solve_part,

@@ -28,10 +28,10 @@ def chunks(app) -> list[list[int]]:
     return got
 
 
-def generated(app, client, request: dict, split=None) -> list[dict]:
+def generated(app, client, request: dict, split=None, kind: str = "sudoku") -> list[dict]:
     """The results of a generate job of ``request``, its tasks run as published, or by ``split``
     (the ids cut into tasks of that size, last first)."""
-    job = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "sudoku", "generate": request}]})
+    job = client.post("/api/v1/jobs", json={"puzzles": [{"kind": kind, "generate": request}]})
     assert job.status_code == 202, job.json
     tasks = chunks(app)
     if split is not None:
@@ -165,3 +165,19 @@ def test_explain_is_for_9x9_only(app, client):
     r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "sudoku", "puzzle": "1.3..4.22..3..2.",
                                                        "options": {"explain": True}}]})
     assert r.status_code == 422 and r.json["errors"][0]["field"] == "options"
+
+
+@pytest.mark.parametrize(("kind", "request_"), [
+    ("spokes", {"count": 3, "width": 5, "height": 5, "level": "easy", "seed": 2}),
+    ("sliding", {"count": 3, "size": 3, "moves": 24, "seed": 2}),
+])
+def test_spokes_and_sliding_generate_items_make_rows_that_solve_as_posted(app, client, kind, request_):
+    results = generated(app, client, request_, kind=kind)
+    assert generated(app, client, request_, split=1, kind=kind) == results  # same seed, any split
+    posted = client.post("/api/v1/jobs", json={"puzzles": [{"kind": kind, "puzzle": r["puzzle"]}
+                                                           for r in results]})
+    assert posted.status_code == 202, posted.json
+    for task in chunks(app):
+        run_chunk(runtime_of(app), task, "w")
+    state = client.get(f"/api/v1/jobs/{posted.json['id']}").json
+    assert state["counts"]["solved"] == len(results), state
