@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from solvers.nqueens.kernels import STOP_CHECK_NODES, _popcount
+from solvers.nqueens.kernels import STOP_CHECK_NODES, _popcount, complete
 
 Array = NDArray[Any]
 
@@ -203,18 +203,15 @@ def orient(n: int, consts: Array) -> Array:
 def count_completions(n: int, consts: Array, weights: Array, stop: Array) -> tuple[int, int]:
     """(search nodes, weighted solutions) over the completions of the constellations.
 
-    The free rows of each are filled from the top as in kernels.count_subtrees; nodes
-    are the placements made, unweighted, plus one per constellation. The stack is
-    indexed by free rows (fewer than n). Returns partial sums once ``stop[0]`` is set.
+    The free rows of each are filled from the top by kernels.complete, the constellation's
+    squares fixed in ``blocked``; nodes are the placements made, unweighted, plus one per
+    constellation. Returns partial sums once ``stop[0]`` is set.
     """
     mask = (np.int64(1) << n) - 1
     rows = np.zeros(n, np.int64)
     blocked = np.zeros(n, np.int64)
     shifts = np.zeros(n, np.int64)
-    cols = np.zeros(n, np.int64)
-    left = np.zeros(n, np.int64)
-    right = np.zeros(n, np.int64)
-    free = np.zeros(n, np.int64)
+    stack = np.zeros((n, 4), np.int64)
     total_nodes = 0
     total_solutions = 0
     countdown = STOP_CHECK_NODES
@@ -223,58 +220,10 @@ def count_completions(n: int, consts: Array, weights: Array, stop: Array) -> tup
             break
         m = _row_plan(n, consts[p], rows, blocked, shifts)
         nodes = 1
-        solutions = 0
-        if m == 0:
-            solutions = 1
-        else:
-            depth = 0
-            cl = np.int64(0)
-            lft = np.int64(0)
-            rgt = np.int64(0)
-            avail = mask & ~blocked[0]
-            while True:
-                if avail == 0:
-                    if depth == 0:
-                        break
-                    depth -= 1
-                    cl = cols[depth]
-                    lft = left[depth]
-                    rgt = right[depth]
-                    avail = free[depth]
-                    continue
-                bit = avail & -avail
-                avail ^= bit
-                nodes += 1
-                if depth + 1 == m:
-                    solutions += 1
-                    continue
-                s = shifts[depth]
-                nc = cl | bit
-                nl = ((lft | bit) << s) & mask
-                nr = (rgt | bit) >> s
-                below = mask & ~(nc | nl | nr | blocked[depth + 1])
-                if depth + 2 == m:
-                    # One free column is left for the last free row: count it without descending.
-                    if below != 0:
-                        nodes += 1
-                        solutions += 1
-                    continue
-                if below == 0:
-                    continue  # a dead end: nothing to come back to
-                countdown -= 1
-                if countdown == 0:
-                    if stop[0]:
-                        break
-                    countdown = STOP_CHECK_NODES
-                cols[depth] = cl
-                left[depth] = lft
-                right[depth] = rgt
-                free[depth] = avail
-                depth += 1
-                cl = nc
-                lft = nl
-                rgt = nr
-                avail = below
+        solutions = 1
+        if m > 0:
+            below, solutions, countdown = complete(mask, m, blocked, shifts, 0, 0, 0, stack, stop, countdown)
+            nodes += below
         total_nodes += nodes
         total_solutions += weights[p] * solutions
     return total_nodes, total_solutions

@@ -47,6 +47,94 @@ _S32 = np.uint64(32)
 STOP_CHECK_NODES = 4096
 
 
+# -- the backtracking step shared by both counting strategies
+
+
+@njit(cache=True)
+def _last_two(mask: int, cols: int, left: int, right: int, avail: int, shift: int, last: int) -> tuple[int, int]:
+    """(nodes, solutions) of the last two free rows, counted without a stack: ``avail`` the free
+    squares of the first of them and the words as they stand there, ``shift`` the rows down to the
+    last one and ``last`` the squares fixed queens take there. The last row has at most one free
+    square (one column is left), so each queen placed above it completes at most one solution.
+    Words are not masked: only the bits inside ``mask`` are read."""
+    nodes = 0
+    solutions = 0
+    while avail != 0:
+        bit = avail & -avail
+        avail ^= bit
+        nodes += 1
+        if mask & ~(cols | bit | ((left | bit) << shift) | ((right | bit) >> shift) | last) != 0:
+            nodes += 1
+            solutions += 1
+    return nodes, solutions
+
+
+@njit(cache=True)
+def complete(mask: int, m: int, blocked: Array, shifts: Array, cols: int, left: int, right: int,
+             stack: Array, stop: Array, countdown: int) -> tuple[int, int, int]:
+    """(nodes, solutions, countdown) below one node, which is not counted itself.
+
+    ``m`` free rows are left to fill, from the top: for the k-th of them ``blocked[k]`` holds
+    the squares that fixed queens take there and ``shifts[k]`` the rows down to the next free
+    row (fixed queens' rows are stepped over, so their rows cost nothing); ``cols``, ``left``
+    and ``right`` are the words of the placed queens as they stand at the first free row. The
+    current node lives in locals; ``stack`` (int64[>= m, 4]) keeps its ancestors, and a node is
+    saved only when some square below it is free and more than two free rows are left. The
+    stop flag is read once per STOP_CHECK_NODES descents (``countdown`` carries the tally
+    across calls); once it is set the sums are partial.
+    """
+    avail = mask & ~(cols | left | right | blocked[0])
+    if m == 1:
+        found = _popcount(avail)
+        return found, found, countdown
+    if m == 2:
+        nodes, solutions = _last_two(mask, cols, left, right, avail, shifts[0], blocked[1])
+        return nodes, solutions, countdown
+    nodes = 0
+    solutions = 0
+    depth = 0
+    while True:
+        if avail == 0:
+            if depth == 0:
+                break
+            depth -= 1
+            cols = stack[depth, 0]
+            left = stack[depth, 1]
+            right = stack[depth, 2]
+            avail = stack[depth, 3]
+            continue
+        bit = avail & -avail
+        avail ^= bit
+        nodes += 1
+        s = shifts[depth]
+        nc = cols | bit
+        nl = ((left | bit) << s) & mask
+        nr = (right | bit) >> s
+        below = mask & ~(nc | nl | nr | blocked[depth + 1])
+        if depth + 3 == m:
+            more, found = _last_two(mask, nc, nl, nr, below, shifts[depth + 1], blocked[depth + 2])
+            nodes += more
+            solutions += found
+            continue
+        if below == 0:
+            continue  # a dead end: nothing to come back to
+        countdown -= 1
+        if countdown == 0:
+            if stop[0]:
+                break
+            countdown = STOP_CHECK_NODES
+        stack[depth, 0] = cols
+        stack[depth, 1] = left
+        stack[depth, 2] = right
+        stack[depth, 3] = avail
+        depth += 1
+        cols = nc
+        left = nl
+        right = nr
+        avail = below
+    return nodes, solutions, countdown
+
+
 # -- counting the whole row-by-row tree below given prefixes
 
 
@@ -55,17 +143,15 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tupl
     """Weighted sums over the prefixes of (nodes of the subtree rooted at the prefix, solutions in it).
 
     ``prefixes[p]`` holds the columns of the queens in rows 0..k-1 (a valid partial
-    placement); the subtree includes the prefix node itself. The stack saves a node
-    only when descending from it to a node above the last two rows, so it is
-    indexed by depths k..n-3: n + 1 entries are more than enough. Returns partial sums
+    placement); the subtree includes the prefix node itself. Every row below is free
+    (nothing blocked, one row apart) and filled by ``complete``. Returns partial sums
     once ``stop[0]`` is set.
     """
     mask = (np.int64(1) << n) - 1
     k = prefixes.shape[1]
-    cols = np.zeros(n + 1, np.int64)
-    left = np.zeros(n + 1, np.int64)
-    right = np.zeros(n + 1, np.int64)
-    free = np.zeros(n + 1, np.int64)
+    blocked = np.zeros(n + 1, np.int64)
+    shifts = np.ones(n + 1, np.int64)
+    stack = np.zeros((n + 1, 4), np.int64)
     total_nodes = 0
     total_solutions = 0
     countdown = STOP_CHECK_NODES
@@ -81,53 +167,11 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tupl
             lft = ((lft | bit) << 1) & mask
             rgt = (rgt | bit) >> 1
         nodes = 1
-        solutions = 0
-        if k == n:
-            solutions = 1
-        else:
-            # The current node lives in locals; the stack keeps its ancestors only.
-            depth = k
-            avail = mask & ~(c | lft | rgt)
-            while True:
-                if avail == 0:
-                    if depth == k:
-                        break
-                    depth -= 1
-                    c = cols[depth]
-                    lft = left[depth]
-                    rgt = right[depth]
-                    avail = free[depth]
-                    continue
-                bit = avail & -avail
-                avail ^= bit
-                nodes += 1
-                if depth + 1 == n:
-                    solutions += 1
-                    continue
-                nc = c | bit
-                nl = ((lft | bit) << 1) & mask
-                nr = (rgt | bit) >> 1
-                below = mask & ~(nc | nl | nr)
-                if depth + 2 == n:
-                    # The last row has at most one free square: count it without descending.
-                    if below != 0:
-                        nodes += 1
-                        solutions += 1
-                    continue
-                countdown -= 1
-                if countdown == 0:
-                    if stop[0]:
-                        break
-                    countdown = STOP_CHECK_NODES
-                cols[depth] = c
-                left[depth] = lft
-                right[depth] = rgt
-                free[depth] = avail
-                depth += 1
-                c = nc
-                lft = nl
-                rgt = nr
-                avail = below
+        solutions = 1
+        if k < n:
+            below, solutions, countdown = complete(mask, n - k, blocked, shifts, c, lft, rgt, stack, stop,
+                                                   countdown)
+            nodes += below
         total_nodes += weights[p] * nodes
         total_solutions += weights[p] * solutions
     return total_nodes, total_solutions
