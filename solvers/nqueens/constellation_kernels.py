@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from solvers.nqueens.kernels import _popcount, complete
+from solvers.nqueens.kernels import FRAME, _popcount, complete, set_frames
 
 Array = NDArray[Any]
 
@@ -209,7 +209,7 @@ def count_completions(n: int, consts: Array, weights: Array, stop: Array) -> tup
     rows = np.zeros(n, np.int64)
     blocked = np.zeros(n, np.int64)
     shifts = np.zeros(n, np.int64)
-    stack = np.zeros(4 * n, np.int64)
+    frames = np.zeros(FRAME * n, np.int64)
     total_nodes = 0
     total_solutions = 0
     for p in range(consts.shape[0]):
@@ -219,7 +219,8 @@ def count_completions(n: int, consts: Array, weights: Array, stop: Array) -> tup
         nodes = 1
         solutions = 1
         if m > 0:
-            below, solutions = complete(m, blocked, shifts, 0, 0, 0, stack, stop)
+            set_frames(m, blocked, shifts, frames)
+            below, solutions = complete(m, frames, 0, 0, 0, ~blocked[0], stop)
             nodes += below
         total_nodes += nodes
         total_solutions += weights[p] * solutions

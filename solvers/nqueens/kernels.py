@@ -72,50 +72,66 @@ def _last_two(cols: int, left: int, right: int, avail: int, shift: int, last: in
     return nodes, solutions
 
 
+# ``complete`` keeps everything a free row needs in one frame of FRAME words, so that a single
+# index reaches it: the four words saved when the search descends from the row, then the shift
+# and blocked word of the step to the next row and of the step after it.
+FRAME = 8
+SHIFT_NEXT, BLOCKED_NEXT, SHIFT_AFTER, BLOCKED_AFTER = 4, 5, 6, 7
+
+
 @njit(cache=True)
-def complete(m: int, blocked: Array, shifts: Array, cols: int, left: int, right: int, stack: Array,
+def set_frames(m: int, blocked: Array, shifts: Array, frames: Array) -> None:
+    """The row plan into ``frames`` (int64[>= FRAME m]) for ``m`` free rows: for the k-th of them
+    ``blocked[k]`` is its blocked word and ``shifts[k]`` the rows down to the next free row."""
+    for k in range(m - 1):
+        frames[FRAME * k + SHIFT_NEXT] = shifts[k]
+        frames[FRAME * k + BLOCKED_NEXT] = blocked[k + 1]
+        if k + 2 < m:
+            frames[FRAME * k + SHIFT_AFTER] = shifts[k + 1]
+            frames[FRAME * k + BLOCKED_AFTER] = blocked[k + 2]
+
+
+@njit(cache=True)
+def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int,
              stop: Array) -> tuple[int, int]:
     """(nodes, solutions) below one node, which is not counted itself.
 
-    ``m`` free rows are left to fill, from the top: for the k-th of them ``blocked[k]`` is its
-    blocked word and ``shifts[k]`` the rows down to the next free row (fixed queens' rows are
-    stepped over, so they cost nothing); ``cols``, ``left`` and ``right`` are the words of the
-    placed queens as they stand at the first free row. The current node lives in locals;
-    ``stack`` (int64[>= 4 m]) keeps its ancestors, four words each, and a node is saved only
-    when some square below it is free and more than two free rows are left. Once ``stop[0]``
-    is set the sums are partial.
+    ``m`` free rows are left to fill, from the top, as ``set_frames`` planned them in
+    ``frames`` (fixed queens' rows are stepped over, so they cost nothing); ``cols``, ``left``
+    and ``right`` are the words of the placed queens as they stand at the first free row,
+    ``avail`` its free squares. The current node lives in locals, its ancestors in the frames;
+    a node is saved only when some square below it is free and more than two free rows are
+    left. Once ``stop[0]`` is set the sums are partial.
     """
-    avail = ~(cols | left | right | blocked[0])
     if m == 1:
         found = _popcount(avail)
         return found, found
     if m == 2:
-        return _last_two(cols, left, right, avail, shifts[0], blocked[1])
-    last = m - 3
+        return _last_two(cols, left, right, avail, frames[SHIFT_NEXT], frames[BLOCKED_NEXT])
+    last = FRAME * (m - 3)
     nodes = 0
     solutions = 0
-    top = 0  # 4 * the free rows filled
+    top = 0  # the frame of the current row
     while True:
         if avail != 0:
             bit = avail & -avail
             avail ^= bit
             nodes += 1
-            depth = top >> 2
-            s = shifts[depth]
+            s = frames[top + SHIFT_NEXT]
             nc = cols | bit
             nl = (left | bit) << s
             nr = (right | bit) >> s
-            below = ~(nc | nl | nr | blocked[depth + 1])
-            if depth == last:
-                more, found = _last_two(nc, nl, nr, below, shifts[depth + 1], blocked[depth + 2])
+            below = ~(nc | nl | nr | frames[top + BLOCKED_NEXT])
+            if top == last:
+                more, found = _last_two(nc, nl, nr, below, frames[top + SHIFT_AFTER], frames[top + BLOCKED_AFTER])
                 nodes += more
                 solutions += found
             elif below != 0:
-                stack[top] = cols
-                stack[top + 1] = left
-                stack[top + 2] = right
-                stack[top + 3] = avail
-                top += 4
+                frames[top] = cols
+                frames[top + 1] = left
+                frames[top + 2] = right
+                frames[top + 3] = avail
+                top += FRAME
                 cols = nc
                 left = nl
                 right = nr
@@ -123,13 +139,13 @@ def complete(m: int, blocked: Array, shifts: Array, cols: int, left: int, right:
         elif top == 0:
             break
         else:
-            top -= 4
-            if top < 4 * STOP_CHECK_DEPTH and stop[0]:
+            top -= FRAME
+            if top < FRAME * STOP_CHECK_DEPTH and stop[0]:
                 break
-            cols = stack[top]
-            left = stack[top + 1]
-            right = stack[top + 2]
-            avail = stack[top + 3]
+            cols = frames[top]
+            left = frames[top + 1]
+            right = frames[top + 2]
+            avail = frames[top + 3]
     return nodes, solutions
 
 
@@ -147,9 +163,8 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tupl
     """
     mask = (np.int64(1) << n) - 1
     k = prefixes.shape[1]
-    blocked = np.full(n + 1, ~mask, np.int64)
-    shifts = np.ones(n + 1, np.int64)
-    stack = np.zeros(4 * n, np.int64)
+    frames = np.zeros(FRAME * n, np.int64)
+    set_frames(n, np.full(n, ~mask, np.int64), np.ones(n, np.int64), frames)
     total_nodes = 0
     total_solutions = 0
     for p in range(prefixes.shape[0]):
@@ -166,7 +181,7 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tupl
         nodes = 1
         solutions = 1
         if k < n:
-            below, solutions = complete(n - k, blocked, shifts, c, lft, rgt, stack, stop)
+            below, solutions = complete(n - k, frames, c, lft, rgt, ~(c | lft | rgt | ~mask), stop)
             nodes += below
         total_nodes += weights[p] * nodes
         total_solutions += weights[p] * solutions
