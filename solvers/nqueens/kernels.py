@@ -74,9 +74,12 @@ def _last_two(cols: int, left: int, right: int, avail: int, shift: int, last: in
 
 # ``complete`` keeps everything a free row needs in one frame of FRAME words, so that a single
 # index reaches it: the four words saved when the search descends from the row, then the shift
-# and blocked word of the step to the next row and of the step after it.
+# and blocked word of the step to the next row and of the step after it. The offsets are
+# unsigned, as is the index they are added to: numba then indexes without testing for a
+# negative index to wrap around, which would cost a compare per access.
 FRAME = 8
-SHIFT_NEXT, BLOCKED_NEXT, SHIFT_AFTER, BLOCKED_AFTER = 4, 5, 6, 7
+SAVED_COLS, SAVED_LEFT, SAVED_RIGHT, SAVED_AVAIL, SHIFT_NEXT, BLOCKED_NEXT, SHIFT_AFTER, BLOCKED_AFTER = (
+    np.uint64(i) for i in range(FRAME))
 
 
 @njit(cache=True)
@@ -84,11 +87,12 @@ def set_frames(m: int, blocked: Array, shifts: Array, frames: Array) -> None:
     """The row plan into ``frames`` (int64[>= FRAME m]) for ``m`` free rows: for the k-th of them
     ``blocked[k]`` is its blocked word and ``shifts[k]`` the rows down to the next free row."""
     for k in range(m - 1):
-        frames[FRAME * k + SHIFT_NEXT] = shifts[k]
-        frames[FRAME * k + BLOCKED_NEXT] = blocked[k + 1]
+        top = np.uint64(FRAME * k)
+        frames[top + SHIFT_NEXT] = shifts[k]
+        frames[top + BLOCKED_NEXT] = blocked[k + 1]
         if k + 2 < m:
-            frames[FRAME * k + SHIFT_AFTER] = shifts[k + 1]
-            frames[FRAME * k + BLOCKED_AFTER] = blocked[k + 2]
+            frames[top + SHIFT_AFTER] = shifts[k + 1]
+            frames[top + BLOCKED_AFTER] = blocked[k + 2]
 
 
 @njit(cache=True)
@@ -108,10 +112,13 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
         return found, found
     if m == 2:
         return _last_two(cols, left, right, avail, frames[SHIFT_NEXT], frames[BLOCKED_NEXT])
-    last = FRAME * (m - 3)
+    frame = np.uint64(FRAME)
+    root = np.uint64(0)
+    last = np.uint64(FRAME * (m - 3))
+    check_below = np.uint64(FRAME * STOP_CHECK_DEPTH)
     nodes = 0
     solutions = 0
-    top = 0  # the frame of the current row
+    top = root  # the frame of the current row
     while True:
         if avail != 0:
             bit = avail & -avail
@@ -127,25 +134,25 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
                 nodes += more
                 solutions += found
             elif below != 0:
-                frames[top] = cols
-                frames[top + 1] = left
-                frames[top + 2] = right
-                frames[top + 3] = avail
-                top += FRAME
+                frames[top + SAVED_COLS] = cols
+                frames[top + SAVED_LEFT] = left
+                frames[top + SAVED_RIGHT] = right
+                frames[top + SAVED_AVAIL] = avail
+                top += frame
                 cols = nc
                 left = nl
                 right = nr
                 avail = below
-        elif top == 0:
+        elif top == root:
             break
         else:
-            top -= FRAME
-            if top < FRAME * STOP_CHECK_DEPTH and stop[0]:
+            top -= frame
+            if top < check_below and stop[0]:
                 break
-            cols = frames[top]
-            left = frames[top + 1]
-            right = frames[top + 2]
-            avail = frames[top + 3]
+            cols = frames[top + SAVED_COLS]
+            left = frames[top + SAVED_LEFT]
+            right = frames[top + SAVED_RIGHT]
+            avail = frames[top + SAVED_AVAIL]
     return nodes, solutions
 
 
