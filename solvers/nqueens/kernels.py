@@ -3,9 +3,11 @@
 Bitboards: bit c of a row word stands for column c. ``cols`` marks the occupied
 columns, ``left`` the diagonals whose column grows by one per row (the word shifts
 left going down a row), ``right`` those whose column shrinks (shifts right); the
-free squares of the next row are ``mask & ~(cols | left | right)``. Every word is
+free squares of the next row are ``mask & ~(cols | left | right)``. The words are
 kept inside ``mask`` (n <= 63 bits), so the signed 64-bit arithmetic is the same
-in numba and in plain Python (``NUMBA_DISABLE_JIT=1``).
+in numba and in plain Python (``NUMBA_DISABLE_JIT=1``); the one exception, ``left``
+in ``complete``, carries bits past the board that are never read (shifted by fewer
+than n rows in all, they stay below bit 2n, inside the 64 bits for the sizes counted).
 
 ``stop`` is a one-element int8 array that another thread may set: the counting and
 probe kernels then return early with partial sums (the caller discards them). They
@@ -42,8 +44,9 @@ _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 
 # The counting kernels look at the stop flag when the search climbs back above this many free
-# rows below its root: a subtree that deep takes microseconds at n = 16 and some milliseconds at
-# n = 21, while a look per node would be a visible share of the work.
+# rows below its root: a subtree hanging that deep is a small share of one root's search (the
+# branching multiplies three times above it), while a look per node would be a visible share
+# of the work.
 STOP_CHECK_DEPTH = 3
 
 
