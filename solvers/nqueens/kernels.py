@@ -133,7 +133,8 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
             nr = (right | bit) >> s
             below = ~(nc | nl | nr | frames[top + BLOCKED_NEXT])
             if top == last:
-                more, found = _last_two(nc, nl, nr, below, frames[top + SHIFT_AFTER], frames[top + BLOCKED_AFTER])
+                more, found = _last_two(nc, nl, nr, below, frames[top + SHIFT_AFTER],
+                                        frames[top + BLOCKED_AFTER])
                 nodes += more
                 solutions += found
             elif below != 0:
