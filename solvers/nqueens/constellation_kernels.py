@@ -2,8 +2,7 @@
 board's symmetries, the member of each class to search, and the count of completions.
 
 A constellation is an int64[4] (a, b, c, d): the queens at (0, a), (n-1, b), (c, 0)
-and (d, n-1) (constellations.py has the terms). Bitboards as in kernels.py; the words
-stay inside ``mask`` (n <= 63 bits), so numba and plain Python agree.
+and (d, n-1) (constellations.py has the terms). Bitboards and blocked words as in kernels.py.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from solvers.nqueens.kernels import STOP_CHECK_NODES, _popcount
+from solvers.nqueens.kernels import FRAME, _popcount, complete, set_frames
 
 Array = NDArray[Any]
 
@@ -133,15 +132,15 @@ def list_classes(n: int) -> tuple[Array, Array]:
 def _row_plan(n: int, const: Array, rows: Array, blocked: Array, shifts: Array) -> int:
     """The rows left to fill around a constellation, from the top; returns their number m.
 
-    For the k-th free row, ``rows[k]`` is the row, ``blocked[k]`` the columns the
-    constellation takes there (its columns and its diagonals through that row), and
-    ``shifts[k]`` the rows down to the next free row. The constellation's diagonals
+    For the k-th free row, ``rows[k]`` is the row, ``blocked[k]`` its blocked word (the
+    squares the constellation takes there, by its columns and its diagonals, and the bits
+    outside the board), and ``shifts[k]`` the rows down to the next free row. The constellation's diagonals
     are fixed, so the search never carries its queens in the shifting words.
     """
     m = n - 1
     qrows = np.array([0, m, const[2], const[3]], np.int64)
     qcols = np.array([const[0], const[1], 0, m], np.int64)
-    taken = np.int64(0)
+    taken = ~((np.int64(1) << n) - 1)  # the bits outside the board, as kernels.complete wants them
     for q in range(4):
         taken |= np.int64(1) << qcols[q]
     k = 0
@@ -203,78 +202,26 @@ def orient(n: int, consts: Array) -> Array:
 def count_completions(n: int, consts: Array, weights: Array, stop: Array) -> tuple[int, int]:
     """(search nodes, weighted solutions) over the completions of the constellations.
 
-    The free rows of each are filled from the top as in kernels.count_subtrees; nodes
-    are the placements made, unweighted, plus one per constellation. The stack is
-    indexed by free rows (fewer than n). Returns partial sums once ``stop[0]`` is set.
+    The free rows of each are filled from the top by kernels.complete, the constellation's
+    squares fixed in ``blocked``; nodes are the placements made, unweighted, plus one per
+    constellation. Returns partial sums once ``stop[0]`` is set.
     """
-    mask = (np.int64(1) << n) - 1
     rows = np.zeros(n, np.int64)
     blocked = np.zeros(n, np.int64)
     shifts = np.zeros(n, np.int64)
-    cols = np.zeros(n, np.int64)
-    left = np.zeros(n, np.int64)
-    right = np.zeros(n, np.int64)
-    free = np.zeros(n, np.int64)
+    frames = np.zeros(FRAME * n, np.int64)
     total_nodes = 0
     total_solutions = 0
-    countdown = STOP_CHECK_NODES
     for p in range(consts.shape[0]):
         if stop[0]:
             break
         m = _row_plan(n, consts[p], rows, blocked, shifts)
         nodes = 1
-        solutions = 0
-        if m == 0:
-            solutions = 1
-        else:
-            depth = 0
-            cl = np.int64(0)
-            lft = np.int64(0)
-            rgt = np.int64(0)
-            avail = mask & ~blocked[0]
-            while True:
-                if avail == 0:
-                    if depth == 0:
-                        break
-                    depth -= 1
-                    cl = cols[depth]
-                    lft = left[depth]
-                    rgt = right[depth]
-                    avail = free[depth]
-                    continue
-                bit = avail & -avail
-                avail ^= bit
-                nodes += 1
-                if depth + 1 == m:
-                    solutions += 1
-                    continue
-                s = shifts[depth]
-                nc = cl | bit
-                nl = ((lft | bit) << s) & mask
-                nr = (rgt | bit) >> s
-                below = mask & ~(nc | nl | nr | blocked[depth + 1])
-                if depth + 2 == m:
-                    # One free column is left for the last free row: count it without descending.
-                    if below != 0:
-                        nodes += 1
-                        solutions += 1
-                    continue
-                if below == 0:
-                    continue  # a dead end: nothing to come back to
-                countdown -= 1
-                if countdown == 0:
-                    if stop[0]:
-                        break
-                    countdown = STOP_CHECK_NODES
-                cols[depth] = cl
-                left[depth] = lft
-                right[depth] = rgt
-                free[depth] = avail
-                depth += 1
-                cl = nc
-                lft = nl
-                rgt = nr
-                avail = below
+        solutions = 1
+        if m > 0:
+            set_frames(m, blocked, shifts, frames)
+            below, solutions = complete(m, frames, 0, 0, 0, ~blocked[0], stop)
+            nodes += below
         total_nodes += nodes
         total_solutions += weights[p] * solutions
     return total_nodes, total_solutions

@@ -3,9 +3,11 @@
 Bitboards: bit c of a row word stands for column c. ``cols`` marks the occupied
 columns, ``left`` the diagonals whose column grows by one per row (the word shifts
 left going down a row), ``right`` those whose column shrinks (shifts right); the
-free squares of the next row are ``mask & ~(cols | left | right)``. Every word is
+free squares of the next row are ``mask & ~(cols | left | right)``. The words are
 kept inside ``mask`` (n <= 63 bits), so the signed 64-bit arithmetic is the same
-in numba and in plain Python (``NUMBA_DISABLE_JIT=1``).
+in numba and in plain Python (``NUMBA_DISABLE_JIT=1``); the one exception, ``left``
+in ``complete``, carries bits past the board that are never read (shifted by fewer
+than n rows in all, they stay below bit 2n, inside the 64 bits for the sizes counted).
 
 ``stop`` is a one-element int8 array that another thread may set: the counting and
 probe kernels then return early with partial sums (the caller discards them). They
@@ -41,10 +43,121 @@ _S30 = np.uint64(30)
 _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 
-# count_subtrees looks at the stop flag once per this many descents: nodes cost a few
-# nanoseconds each, so a check per node would be a visible share of the work, while
-# this many take some tens of microseconds.
-STOP_CHECK_NODES = 4096
+# The counting kernels look at the stop flag when the search climbs back above this many free
+# rows below its root: a subtree hanging that deep is a small share of one root's search (the
+# branching multiplies three times above it), while a look per node would be a visible share
+# of the work.
+STOP_CHECK_DEPTH = 3
+
+
+# -- the backtracking step shared by both counting strategies
+#
+# A row's free squares are ~(cols | left | right | blocked): ``blocked`` holds the squares that
+# fixed queens take in that row and every bit outside the board (~mask), so no mask is applied
+# per node. Bits that ``left`` carries past the board are never read.
+
+
+@njit(cache=True)
+def _last_two(cols: int, left: int, right: int, avail: int, shift: int, last: int) -> tuple[int, int]:
+    """(nodes, solutions) of the last two free rows, counted without a stack: ``avail`` the free
+    squares of the first of them and the words as they stand there, ``shift`` the rows down to the
+    last one and ``last`` its blocked word. The last row has at most one free square (one column
+    is left), so each queen placed above it completes at most one solution."""
+    nodes = 0
+    solutions = 0
+    while avail != 0:
+        bit = avail & -avail
+        avail ^= bit
+        nodes += 1
+        if ~(cols | bit | ((left | bit) << shift) | ((right | bit) >> shift) | last) != 0:
+            nodes += 1
+            solutions += 1
+    return nodes, solutions
+
+
+# ``complete`` keeps everything a free row needs in one frame of FRAME words, so that a single
+# index reaches it: the four words saved when the search descends from the row, then the shift
+# and blocked word of the step to the next row and of the step after it. The offsets are
+# unsigned, as is the index they are added to: numba then indexes without testing for a
+# negative index to wrap around, which would cost a compare per access.
+FRAME = 8
+SAVED_COLS, SAVED_LEFT, SAVED_RIGHT, SAVED_AVAIL, SHIFT_NEXT, BLOCKED_NEXT, SHIFT_AFTER, BLOCKED_AFTER = (
+    np.uint64(i) for i in range(FRAME))
+
+
+@njit(cache=True)
+def set_frames(m: int, blocked: Array, shifts: Array, frames: Array) -> None:
+    """The row plan into ``frames`` (int64[>= FRAME m]) for ``m`` free rows: for the k-th of them
+    ``blocked[k]`` is its blocked word and ``shifts[k]`` the rows down to the next free row."""
+    for k in range(m - 1):
+        top = np.uint64(FRAME * k)
+        frames[top + SHIFT_NEXT] = shifts[k]
+        frames[top + BLOCKED_NEXT] = blocked[k + 1]
+        if k + 2 < m:
+            frames[top + SHIFT_AFTER] = shifts[k + 1]
+            frames[top + BLOCKED_AFTER] = blocked[k + 2]
+
+
+@njit(cache=True)
+def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int,
+             stop: Array) -> tuple[int, int]:
+    """(nodes, solutions) below one node, which is not counted itself.
+
+    ``m`` free rows are left to fill, from the top, as ``set_frames`` planned them in
+    ``frames`` (fixed queens' rows are stepped over, so they cost nothing); ``cols``, ``left``
+    and ``right`` are the words of the placed queens as they stand at the first free row,
+    ``avail`` its free squares. The current node lives in locals, its ancestors in the frames;
+    a node is saved only when some square below it is free and more than two free rows are
+    left. Once ``stop[0]`` is set the sums are partial.
+    """
+    if m == 1:
+        found = _popcount(avail)
+        return found, found
+    if m == 2:
+        return _last_two(cols, left, right, avail, frames[SHIFT_NEXT], frames[BLOCKED_NEXT])
+    frame = np.uint64(FRAME)
+    root = np.uint64(0)
+    last = np.uint64(FRAME * (m - 3))
+    check_below = np.uint64(FRAME * STOP_CHECK_DEPTH)
+    nodes = 0
+    solutions = 0
+    top = root  # the frame of the current row
+    while True:
+        if avail != 0:
+            bit = avail & -avail
+            avail ^= bit
+            nodes += 1
+            s = frames[top + SHIFT_NEXT]
+            nc = cols | bit
+            nl = (left | bit) << s
+            nr = (right | bit) >> s
+            below = ~(nc | nl | nr | frames[top + BLOCKED_NEXT])
+            if top == last:
+                more, found = _last_two(nc, nl, nr, below, frames[top + SHIFT_AFTER],
+                                        frames[top + BLOCKED_AFTER])
+                nodes += more
+                solutions += found
+            elif below != 0:
+                frames[top + SAVED_COLS] = cols
+                frames[top + SAVED_LEFT] = left
+                frames[top + SAVED_RIGHT] = right
+                frames[top + SAVED_AVAIL] = avail
+                top += frame
+                cols = nc
+                left = nl
+                right = nr
+                avail = below
+        elif top == root:
+            break
+        else:
+            top -= frame
+            if top < check_below and stop[0]:
+                break
+            cols = frames[top + SAVED_COLS]
+            left = frames[top + SAVED_LEFT]
+            right = frames[top + SAVED_RIGHT]
+            avail = frames[top + SAVED_AVAIL]
+    return nodes, solutions
 
 
 # -- counting the whole row-by-row tree below given prefixes
@@ -55,20 +168,16 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tupl
     """Weighted sums over the prefixes of (nodes of the subtree rooted at the prefix, solutions in it).
 
     ``prefixes[p]`` holds the columns of the queens in rows 0..k-1 (a valid partial
-    placement); the subtree includes the prefix node itself. The stack saves a node
-    only when descending from it to a node above the last two rows, so it is
-    indexed by depths k..n-3: n + 1 entries are more than enough. Returns partial sums
-    once ``stop[0]`` is set.
+    placement); the subtree includes the prefix node itself. Every row below is free
+    (nothing blocked but the bits outside the board, one row apart) and filled by
+    ``complete``. Returns partial sums once ``stop[0]`` is set.
     """
     mask = (np.int64(1) << n) - 1
     k = prefixes.shape[1]
-    cols = np.zeros(n + 1, np.int64)
-    left = np.zeros(n + 1, np.int64)
-    right = np.zeros(n + 1, np.int64)
-    free = np.zeros(n + 1, np.int64)
+    frames = np.zeros(FRAME * n, np.int64)
+    set_frames(n, np.full(n, ~mask, np.int64), np.ones(n, np.int64), frames)
     total_nodes = 0
     total_solutions = 0
-    countdown = STOP_CHECK_NODES
     for p in range(prefixes.shape[0]):
         if stop[0]:
             break
@@ -81,53 +190,10 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tupl
             lft = ((lft | bit) << 1) & mask
             rgt = (rgt | bit) >> 1
         nodes = 1
-        solutions = 0
-        if k == n:
-            solutions = 1
-        else:
-            # The current node lives in locals; the stack keeps its ancestors only.
-            depth = k
-            avail = mask & ~(c | lft | rgt)
-            while True:
-                if avail == 0:
-                    if depth == k:
-                        break
-                    depth -= 1
-                    c = cols[depth]
-                    lft = left[depth]
-                    rgt = right[depth]
-                    avail = free[depth]
-                    continue
-                bit = avail & -avail
-                avail ^= bit
-                nodes += 1
-                if depth + 1 == n:
-                    solutions += 1
-                    continue
-                nc = c | bit
-                nl = ((lft | bit) << 1) & mask
-                nr = (rgt | bit) >> 1
-                below = mask & ~(nc | nl | nr)
-                if depth + 2 == n:
-                    # The last row has at most one free square: count it without descending.
-                    if below != 0:
-                        nodes += 1
-                        solutions += 1
-                    continue
-                countdown -= 1
-                if countdown == 0:
-                    if stop[0]:
-                        break
-                    countdown = STOP_CHECK_NODES
-                cols[depth] = c
-                left[depth] = lft
-                right[depth] = rgt
-                free[depth] = avail
-                depth += 1
-                c = nc
-                lft = nl
-                rgt = nr
-                avail = below
+        solutions = 1
+        if k < n:
+            below, solutions = complete(n - k, frames, c, lft, rgt, ~(c | lft | rgt | ~mask), stop)
+            nodes += below
         total_nodes += weights[p] * nodes
         total_solutions += weights[p] * solutions
     return total_nodes, total_solutions
