@@ -116,8 +116,7 @@ class Puzzle(Base):
     input: Mapped[Any]
     options: Mapped[dict[str, Any]]
     status: Mapped[str] = mapped_column(String(16), default=QUEUED)
-    # A finished puzzle's result and stats are in its block (store.blocks); only rows finished
-    # before blocks existed (revision 0005) hold theirs here.
+    # A finished puzzle's result and stats are in its block (store.blocks); rows of revision 0004 here.
     result: Mapped[dict[str, Any] | None]
     stats: Mapped[dict[str, Any] | None]
     block_id: Mapped[int | None] = mapped_column(RowId)
@@ -133,8 +132,7 @@ class Puzzle(Base):
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     deadline: Mapped[datetime | None]
-    # Distributed solving: subtasks done out of total, and a flag running subtasks poll
-    # (set on cancel, or once enough solutions are found).
+    # Subtasks done out of total; a flag running subtasks poll (cancel, or enough solutions found).
     parts_total: Mapped[int] = mapped_column(Integer, default=0)
     parts_done: Mapped[int] = mapped_column(Integer, default=0)
     stop_requested: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -221,8 +219,7 @@ class WorkerBeat(Base):
     name: Mapped[str] = mapped_column(String(200), primary_key=True)
     started_at: Mapped[datetime] = mapped_column(default=now)
     beat_at: Mapped[datetime] = mapped_column(default=now)
-    # The puzzle ids of the optimistic chunk it runs (unclaimed, so no puzzle row names it), and
-    # when it recorded them.
+    # The puzzle ids of the optimistic chunk it runs (no puzzle row names it) and when recorded.
     holding: Mapped[list[int] | None] = mapped_column(JSON)
     held_at: Mapped[datetime | None]
     # The start of the oldest task the process runs, or the end of its last one, as of beat_at:

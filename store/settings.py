@@ -55,8 +55,7 @@ class Connections:
 
     @property
     def direct_url(self) -> str:
-        """DIRECT_DATABASE_URL, or DATABASE_URL when unset (derived on use, so that an override of
-        DATABASE_URL carries it along)."""
+        """DIRECT_DATABASE_URL, or DATABASE_URL when unset (derived on use: an override follows)."""
         return self.direct_database_url or self.database_url
 
     @property
