@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 from store.environment import setting
 
-# A CPU-day: above every puzzle a kind accepts as predicted by the kinds' typical figures (the
-# largest, an n-Queens count of n=21, some hours), so no cap refuses what the kinds accept unless set.
+# A CPU-day: above every puzzle's prediction that a kind accepts (the largest, an n-Queens count
+# of n=21, about ten hours), so no cap refuses what the kinds accept unless set.
 PUZZLE_CAP_SECONDS = 86400.0
 # Ten CPU-days of unfinished work per client: a large batch of costly puzzles, not an unbounded one.
 CLIENT_BUDGET_SECONDS = 864000.0
-# A puzzle stops at ten times the high end of its prediction (itself ten times its seconds with the
-# kinds' typical figures), but no sooner than ten seconds: a prediction off by less is no reason to fail.
+# A puzzle stops at ten times the high end of its prediction (seconds x factor), but no sooner than
+# ten seconds: a prediction off by less is no reason to fail.
 PREDICTION_FACTOR = 10.0
 PREDICTION_FLOOR_SECONDS = 10.0
 # A CPU-minute per level of the dear lane: ten levels tell apart up to ten minutes of a client's work.
