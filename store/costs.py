@@ -40,7 +40,7 @@ class Cost:
 
 
 def of_job(seconds: float | None, high: float | None, done: float) -> Cost | None:
-    """A job's cost from its row; None for a job stored before predictions were kept."""
+    """A job's cost from its row; None for a job stored without predictions."""
     if seconds is None or high is None:
         return None
     return Cost(seconds, high, max(min(done, seconds), 0.0))

@@ -50,7 +50,7 @@ class JobState:
     total: int
     counts: Mapping[str, int] = field(default_factory=dict)
     progress: float = 0.0
-    cost: Cost | None = None  # None: a job stored before predictions were kept
+    cost: Cost | None = None  # None: a job stored without predictions
 
     def summary(self) -> dict[str, Any]:
         """The job as GET /api/v1/jobs/{id} shows it (service.schemas.JobOut), as plain JSON values."""

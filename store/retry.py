@@ -122,7 +122,7 @@ def _predicted_again(s: Session, job: Job, checked: Sequence[tuple[Any, dict[str
                                 "estimate_factor": estimate.factor, "estimate_basis": estimate.basis}
                                for row, _options, estimate in checked])
     if job.estimated_seconds is None:
-        return  # stored before predictions were kept: its sums cover none of its other puzzles
+        return  # stored without predictions: its sums cover none of its other puzzles
     old = sum(row.estimated_seconds or 0.0 for row, _o, _e in checked)
     old_high = sum((row.estimated_seconds or 0.0) * (row.estimate_factor or 1.0) for row, _o, _e in checked)
     s.execute(update(Job).where(Job.id == job.id)
