@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import make_url
+
 from deploy.devstack import (
     Workers,
     app_for,
@@ -46,14 +48,23 @@ class Running:
 
 
 @contextlib.contextmanager
-def stack(workers: int, concurrency: int = 1, redis: str | None = None, **settings: str) -> Iterator[Running]:
+def stack(workers: int, concurrency: int = 1, redis: str | None = None, pooler_port: int | None = None,
+          **settings: str) -> Iterator[Running]:
     """The API with `workers` warmed-up celery workers behind it, each of ``concurrency`` pool
     processes; ``settings`` are environment variables of both (store/settings.py). ``redis``: a
-    Redis URL of the caller's, else a free database of TEST_REDIS_URL's server."""
+    Redis URL of the caller's, else a free database of TEST_REDIS_URL's server. ``pooler_port``:
+    a PgBouncer in transaction mode on this host in front of the database's server, which the
+    API and the workers then go through (what needs a session of its own goes directly)."""
     redis_db = contextlib.nullcontext(redis) if redis else fresh_redis()
     with fresh_postgres() as db_url, redis_db as redis_url, tempfile.TemporaryDirectory() as logs:
         migrate(db_url)
-        env = service_env(db_url, redis_url, f"bench-{uuid.uuid4().hex[:8]}", **settings)
+        queue = f"bench-{uuid.uuid4().hex[:8]}"
+        if pooler_port is None:
+            env = service_env(db_url, redis_url, queue, **settings)
+        else:
+            pooled = make_url(db_url).set(host="127.0.0.1", port=pooler_port)
+            env = service_env(pooled.render_as_string(hide_password=False), redis_url, queue,
+                              DIRECT_DATABASE_URL=db_url, DATABASE_POOLING="transaction", **settings)
         pool = Workers(env, Path(logs))
         port = free_port()
         api = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",

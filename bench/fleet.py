@@ -29,6 +29,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -36,13 +37,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import solvers
 from bench._services import Running, stack
 from bench.service import call, load_puzzles, submit, wait_done
-from deploy.devstack import free_port, process_tree
+from deploy.devstack import PG_URL, free_port, process_tree
 from store.db import make_engine
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -75,6 +77,44 @@ def private_redis() -> Iterator[tuple[str, int]]:
         proc.wait(timeout=10)
 
 
+@contextlib.contextmanager
+def private_pgbouncer(server_url: str) -> Iterator[tuple[int, int]]:
+    """A PgBouncer in transaction mode with deploy/pgbouncer.ini's pool (10 server connections)
+    on a free port, in front of ``server_url``'s server, trusting local clients: (port, pid)."""
+    server = make_url(server_url)
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        os.chmod(folder, 0o755)  # PgBouncer refuses to run as root: it runs as postgres
+        config = Path(folder) / "pgbouncer.ini"
+        config.write_text(f"""[databases]
+* = host={server.host or "127.0.0.1"} port={server.port or 5432}
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = {port}
+unix_socket_dir =
+auth_type = trust
+auth_file = {folder}/users.txt
+pool_mode = transaction
+default_pool_size = 10
+max_db_connections = 10
+reserve_pool_size = 0
+max_client_conn = 2000
+query_wait_timeout = 60
+""")
+        users = Path(folder) / "users.txt"
+        users.write_text(f'"{server.username or "postgres"}" ""\n')  # trust still names its users
+        for written in (config, users):
+            written.chmod(0o644)
+        proc = subprocess.Popen(["pgbouncer", "-u", "postgres", str(config)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(0.5)
+            yield port, proc.pid
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
 class Database:
     """This database's backends (their pids) and connections, seen from a connection of its own."""
 
@@ -105,9 +145,10 @@ class Spent:
 
 
 @contextlib.contextmanager
-def measured(running: Running, db: Database, redis_pid: int) -> Iterator[list[Spent]]:
-    """CPU of each side from entering to leaving; the Spent is appended to the yielded list."""
-    sides = {"api": lambda: process_tree(running.api.pid), "postgres": db.backends,
+def measured(running: Running, db: Database, redis_pid: int, pooler: list[int]) -> Iterator[list[Spent]]:
+    """CPU of each side from entering to leaving (the pooler's, if any, is PostgreSQL's); the Spent
+    is appended to the yielded list."""
+    sides = {"api": lambda: process_tree(running.api.pid), "postgres": lambda: db.backends() + pooler,
              "redis": lambda: [redis_pid],
              "workers": lambda: [p for w in running.workers for p in process_tree(w.pid)]}
     peak, stop = [0], threading.Event()
@@ -234,6 +275,8 @@ def main() -> None:
     ap.add_argument("--idle", type=float, default=20.0, help="seconds of the idle window")
     ap.add_argument("--beats", type=int, default=5000, help="heartbeats timed on their own")
     ap.add_argument("--beats-only", action="store_true", help="only the heartbeats' cost")
+    ap.add_argument("--pgbouncer", action="store_true",
+                    help="the API and workers through a private PgBouncer in transaction mode")
     args = ap.parse_args()
     print(beat_cost(args.beats, max(args.sizes)) + "\n", flush=True)
     if args.beats_only:
@@ -244,8 +287,10 @@ def main() -> None:
     rows: list[tuple[int, str, float, Spent, float, int]] = []
     idle: list[tuple[int, Spent]] = []
     settings = {"SPLIT_PARTS": str(args.parts), "SPLIT_QUEENS_N": "10", "PUZZLE_TIME_LIMIT": "600"}
-    with private_redis() as (redis_url, redis_pid), \
-            stack(args.sizes[0], redis=redis_url, **settings) as running:
+    bouncer = private_pgbouncer(PG_URL) if args.pgbouncer else contextlib.nullcontext((None, None))
+    with private_redis() as (redis_url, redis_pid), bouncer as (pooler_port, pooler_pid), \
+            stack(args.sizes[0], redis=redis_url, pooler_port=pooler_port, **settings) as running:
+        pooler = [] if pooler_pid is None else [pooler_pid]
         db = Database(running.db_url)
         run_cheap(running, puzzles[:2000])  # every connection open, every statement compiled
         run_dear(running, 1)
@@ -253,15 +298,15 @@ def main() -> None:
             while len(running.workers) < size:
                 running.pool.start()
             time.sleep(5)  # the new workers' first beats and connections
-            with measured(running, db, redis_pid) as spent:
+            with measured(running, db, redis_pid, pooler) as spent:
                 time.sleep(args.idle)
             idle.append((size, spent[0]))
             print(idle_text(size, spent[0]), file=sys.stderr, flush=True)
-            with measured(running, db, redis_pid) as spent:
+            with measured(running, db, redis_pid, pooler) as spent:
                 ids = run_cheap(running, puzzles)
             rows.append((size, "cheap", len(puzzles) / 1000, spent[0], anchors["cheap"][0],
                          failures(running, ids)))
-            with measured(running, db, redis_pid) as spent:
+            with measured(running, db, redis_pid, pooler) as spent:
                 ids = run_dear(running, args.dear)
             rows.append((size, "dear", parts_solved(db, ids), spent[0], anchors["dear"][0],
                          failures(running, ids)))
