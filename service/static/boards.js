@@ -277,5 +277,25 @@ const Boards = (() => {
     }
   }
 
-  return {draw};
+  // -- the printed sheet: a puzzle's board as given (a generate job's made puzzle, else the one
+  // posted) and, solved, its solution as the job page draws it; a sliding solution's moves as a
+  // line of text under the start board, since paper cannot step through them
+
+  const SOLVED = {
+    sudoku: r => ({result: {solution: r.solution}}),  // without an explanation's stepper
+    spokes: r => ({result: {spokes: r.spokes || r.solution}}),
+    sliding: r => ({result: null, line: typeof r.moves === "string" ? r.moves : r.solution}),
+  };
+
+  // {board, line} for the sheet, or null for a puzzle not made yet or a kind without a drawing.
+  function printed(p, solved) {
+    const made = Boolean(p.options && p.options.generate);
+    const puzzle = made ? p.result && p.result.puzzle : p.puzzle;
+    if (puzzle === undefined || puzzle === null) return null;
+    const shown = solved && p.result ? (SOLVED[p.kind] || (r => ({result: r})))(p.result) : {result: null};
+    const board = draw({kind: p.kind, puzzle, options: made ? {} : p.options, result: shown.result});
+    return board && {board, line: shown.line || ""};
+  }
+
+  return {draw, printed};
 })();
