@@ -70,8 +70,8 @@ def test_a_bad_generate_option_shows_the_services_message(web_url, offline):
 
 def test_the_sheet_prints_six_boards_a_page_and_solutions_when_asked(web_url, offline):
     with Client(web_url) as c:
-        made = c.wait(c.submit([{"kind": "sliding", "generate": {"count": 13, "size": 3, "moves": 9, "seed": 2}}],
-                               label="to print"), poll=1)
+        item = {"kind": "sliding", "generate": {"count": 13, "size": 3, "moves": 9, "seed": 2}}
+        made = c.wait(c.submit([item], label="to print"), poll=1)
         moves = [r["result"]["solution"] for r in c.results(made)]
         posted = c.wait(c.submit([{"kind": "sudoku", "puzzle": SUDOKU}]), poll=1)
     assert made["counts"]["solved"] == 13 and posted["counts"]["solved"] == 1
@@ -94,6 +94,8 @@ def test_the_sheet_prints_six_boards_a_page_and_solutions_when_asked(web_url, of
     expect(page.locator("header")).to_be_hidden()
     expect(page.locator("#print-head")).to_be_hidden()
     page.emulate_media(media="screen")
+    pdf = page.pdf(format="A4", prefer_css_page_size=True)  # Chromium's own printing of the sheet
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 3
 
     page.click("#solutions-link")
     expect(page).to_have_url(re.compile(r"/print\?solutions=1$"))
