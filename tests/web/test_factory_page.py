@@ -77,7 +77,13 @@ def test_the_sheet_prints_six_boards_a_page_and_solutions_when_asked(web_url, of
     assert made["counts"]["solved"] == 13 and posted["counts"]["solved"] == 1
 
     page = offline(web_url)
-    page.goto(f"{web_url}/jobs/{made['id']}/print")
+    # The job page draws the position made (not the stored index), stepping through its solution.
+    page.goto(f"{web_url}/jobs/{made['id']}")
+    first = page.locator(".puzzle[data-index='0']")
+    expect(first.locator("svg.board[data-kind=sliding] rect.tile")).to_have_count(8)
+    expect(first.locator(".step")).to_have_text(f"move 0 of {len(moves[0])}")
+    page.click("#print-link")
+    expect(page).to_have_url(f"{web_url}/jobs/{made['id']}/print")
     expect(page.locator("#print")).to_have_attribute("data-status", "ready")
     sheets = page.locator(".sheet")
     expect(sheets).to_have_count(3)  # 13 puzzles: 6, 6 and 1
