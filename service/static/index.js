@@ -57,8 +57,8 @@
     const out = {};
     for (const input of box.querySelectorAll("input, select")) {
       if (input.type === "checkbox") out[input.name] = input.checked;
-      if (input.type === "checkbox" || input.value === "") continue;
-      if (input.tagName === "SELECT") out[input.name] = JSON.parse(input.value);
+      else if (input.value === "") continue;
+      else if (input.tagName === "SELECT") out[input.name] = JSON.parse(input.value);
       else out[input.name] = input.dataset.type === "int" || input.dataset.type === "float"
         ? Number(input.value) : input.value;
     }
