@@ -41,8 +41,7 @@ const Boards = (() => {
     return wrap;
   }
 
-  // -- Sudoku: givens in black, the digits found in blue; a generated puzzle's own givens; with
-  // an explanation, a stepper through the grader's steps with the candidates left at each one
+  // -- Sudoku: givens in black, the digits found in blue; with an explanation, a stepper through the grader's steps with the candidates left at each one
 
   function sudokuCells(puzzle) {
     if (Array.isArray(puzzle)) return puzzle.flat().map(v => (v ? SYMBOLS[v - 1] : "."));
@@ -59,9 +58,7 @@ const Boards = (() => {
   }
 
   function sudoku(p) {
-    const made = p.result && typeof p.result.puzzle === "string";  // a generate request's puzzle
-    if (!made && typeof p.puzzle === "number") return null;  // one not made yet: nothing to draw
-    const givens = sudokuCells(made ? p.result.puzzle : p.puzzle);
+    const givens = sudokuCells(p.puzzle);
     const n = Math.round(Math.sqrt(givens.length));
     const solution = p.result && p.result.solution ? p.result.solution.split("") : null;
     const told = p.result && p.result.explanation;
@@ -265,17 +262,49 @@ const Boards = (() => {
 
   const DRAW = {sudoku, nqueens, sliding, spokes};
 
+  // A generate job's puzzle as if posted: the puzzle made, its solution in the result field the
+  // kind's drawing reads; null while it is not made yet (nothing to draw).
+  const POSTED = {
+    spokes: r => ({...r, spokes: r.solution}),
+    sliding: r => ({...r, moves: r.solution}),
+  };
+
+  function asPosted(p) {
+    if (!(p.options && p.options.generate)) return p;
+    if (!p.result) return null;
+    return {...p, puzzle: p.result.puzzle, options: {}, result: (POSTED[p.kind] || (r => r))(p.result)};
+  }
+
   // The board of a puzzle, or null for a kind without a drawing (or an input it cannot read).
   function draw(p) {
     const fn = DRAW[p.kind];
-    if (!fn) return null;
+    const posted = asPosted(p);
+    if (!fn || !posted) return null;
     try {
-      return fn(p);
+      return fn(posted);
     } catch (err) {
       console.warn("cannot draw", p, err);
       return null;
     }
   }
 
-  return {draw};
+  // -- the printed sheet: a puzzle's board as given (a generate job's made puzzle, else the one
+  // posted) and, solved, its solution as the job page draws it; a sliding solution's moves as a
+  // line of text under the start board, since paper cannot step through them
+
+  const SOLVED = {
+    sudoku: r => ({result: {solution: r.solution}}),  // without an explanation's stepper
+    sliding: r => ({result: null, line: r.moves}),
+  };
+
+  // {board, line} for the sheet, or null for a puzzle not made yet or a kind without a drawing.
+  function printed(p, solved) {
+    const posted = asPosted(p);
+    if (!posted) return null;
+    const shown = solved && posted.result ? (SOLVED[p.kind] || (r => ({result: r})))(posted.result) : {result: null};
+    const board = draw({...posted, result: shown.result});
+    return board && {board, line: shown.line || ""};
+  }
+
+  return {draw, printed};
 })();

@@ -1,6 +1,7 @@
 "use strict";
 // The front page: the submit form (kinds and options from /api/v1/kinds, 422 errors shown
-// against their lines) and the client's jobs with live progress bars.
+// against their lines), the generate form (a kind's generate options, the same way), and the
+// client's jobs with live progress bars.
 
 (() => {
   const {el} = PQ;
@@ -24,10 +25,14 @@
     return typeof puzzle === "string" ? puzzle : JSON.stringify(puzzle);
   }
 
-  function optionField(name, spec) {
-    const id = `option-${name}`;
+  // An option's control: a select for choices (and, in the submit form, a boolean, so that blank
+  // keeps the default), a checkbox for a generate form's boolean, a number input with its bounds.
+  function optionField(name, spec, prefix = "option") {
+    const id = `${prefix}-${name}`;
     let input;
-    if (spec.choices || spec.type === "bool") {
+    if (spec.type === "bool" && prefix === "generate") {
+      input = el("input", {id, name, type: "checkbox", checked: spec.default === true});
+    } else if (spec.choices || spec.type === "bool") {
       const choices = spec.choices || [true, false];
       input = el("select", {id, name}, el("option", {value: "", text: `default (${JSON.stringify(spec.default)})`}),
                  ...choices.map(c => el("option", {value: JSON.stringify(c), text: String(c)})));
@@ -48,11 +53,12 @@
                                ...Object.entries(kind ? kind.options : {}).map(([n, s]) => optionField(n, s)));
   }
 
-  function options() {
+  function options(box) {
     const out = {};
-    for (const input of optionsBox.querySelectorAll("input, select")) {
-      if (input.value === "") continue;
-      if (input.tagName === "SELECT") out[input.name] = JSON.parse(input.value);
+    for (const input of box.querySelectorAll("input, select")) {
+      if (input.type === "checkbox") out[input.name] = input.checked;
+      else if (input.value === "") continue;
+      else if (input.tagName === "SELECT") out[input.name] = JSON.parse(input.value);
       else out[input.name] = input.dataset.type === "int" || input.dataset.type === "float"
         ? Number(input.value) : input.value;
     }
@@ -73,7 +79,7 @@
   form.addEventListener("submit", async event => {
     event.preventDefault();
     document.getElementById("submit-errors").hidden = true;
-    const kind = kindSelect.value, opts = options(), lineOf = [], puzzles = [];
+    const kind = kindSelect.value, opts = options(optionsBox), lineOf = [], puzzles = [];
     textarea.value.split("\n").forEach((raw, i) => {
       const text = raw.trim();
       if (!text || text.startsWith("#")) return;
@@ -100,6 +106,37 @@
   document.getElementById("example-button").addEventListener("click", () => {
     const kind = kinds[kindSelect.value];
     if (kind) textarea.value = asLine(kind.kind, kind.example.puzzle) + "\n";
+  });
+
+  // -- the generate form: a kind with `generate`, its options, a count; one generate item
+
+  const generateForm = document.getElementById("generate-form");
+  const generateKind = document.getElementById("generate-kind");
+  const generateBox = document.getElementById("generate-options");
+
+  function showGenerateKind() {
+    const kind = kinds[generateKind.value];
+    generateBox.replaceChildren(el("legend", {text: "Generate options (blank = the default)"}),
+      ...Object.entries(kind ? kind.generate.options : {}).map(([n, s]) => optionField(n, s, "generate")));
+  }
+
+  generateForm.addEventListener("submit", async event => {
+    event.preventDefault();
+    const box = document.getElementById("generate-errors");
+    box.hidden = true;
+    const generate = {count: Number(document.getElementById("generate-count").value), ...options(generateBox)};
+    const body = {puzzles: [{kind: generateKind.value, generate}]};
+    const label = document.getElementById("generate-label").value.trim();
+    if (label) body.label = label;
+    try {
+      const job = await PQ.post("/api/v1/jobs", body);
+      location.href = `/jobs/${job.id}`;
+    } catch (err) {
+      box.hidden = false;
+      document.getElementById("generate-error-title").textContent = `Refused (${err.status}): ${err.message}`;
+      document.getElementById("generate-messages").replaceChildren(...(err.problem.errors || []).map(
+        e => el("li", {className: "line-error", text: `${e.field}: ${e.message}`})));
+    }
   });
 
   function jobRow(job) {
@@ -180,6 +217,10 @@
     kindSelect.replaceChildren(...list.map(k => el("option", {value: k.kind, text: k.kind, title: k.summary})));
     kindSelect.addEventListener("change", showKind);
     showKind();
+    generateKind.replaceChildren(...list.filter(k => k.generate).map(
+      k => el("option", {value: k.kind, text: k.kind, title: k.summary})));
+    generateKind.addEventListener("change", showGenerateKind);
+    showGenerateKind();
   })();
   refreshJobs();
 })();

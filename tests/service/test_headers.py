@@ -11,6 +11,7 @@ from service import headers
 
 @pytest.mark.parametrize(("path", "policy"), [
     ("/", headers.PAGE),
+    ("/jobs/none/print", headers.PAGE),
     ("/static/api.js", headers.PAGE),
     ("/api/v1/docs/swagger/", headers.DOCS),
     ("/api/v1/kinds", headers.DATA),
@@ -27,6 +28,7 @@ def test_every_answer_carries_the_headers(client, path, policy):
     assert r.headers["Referrer-Policy"] == "no-referrer"
 
 
-def test_the_page_has_no_inline_script_or_style(client):
-    page = client.get("/").get_data(as_text=True)
+@pytest.mark.parametrize("path", ["/", "/jobs/none", "/jobs/none/print", "/jobs/none/print?solutions=1"])
+def test_the_pages_have_no_inline_script_or_style(client, path):
+    page = client.get(path).get_data(as_text=True)
     assert "<script>" not in page and "style=" not in page and "<style" not in page
