@@ -17,15 +17,20 @@ NETWORK="${K8S_PLAY_NETWORK:-puzzle-queue-k8s-play}"
 PORT="${K8S_PLAY_PORT:-18000}"
 # Podman's default rlimits for rootful containers (nofile and nproc at their highest) are more than
 # runc may set inside this machine's own container: lower ones (nginx asks for 16384 files),
-# read from this file only.
+# read from this file only. The runtime is runc, as Docker's here: crun refuses a machine whose
+# cgroups are mounted in hybrid mode with a controller in the v2 hierarchy.
 export CONTAINERS_CONF="$PLAY/containers.conf"
+
+# The CNI plugin that resolves a pod's name on its network (Services by name): podman's network
+# has no DNS without it.
+DNSNAME=golang-github-containernetworking-plugin-dnsname
 
 install_podman() {
     command -v apt-get >/dev/null || die "no podman and no apt-get: install podman"
-    log "installing Debian's podman (and catatonit, the init of its pause image)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends podman catatonit >&2 \
+    log "installing Debian's podman (with catatonit, the init of its pause image, and $DNSNAME)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends podman catatonit $DNSNAME >&2 \
         || { apt-get update >&2 && DEBIAN_FRONTEND=noninteractive \
-             apt-get install -y --no-install-recommends podman catatonit >&2; }
+             apt-get install -y --no-install-recommends podman catatonit $DNSNAME >&2; }
 }
 
 # Volumes mounted by the containers of our pods (the PVCs' and emptyDir's), read before they go.
@@ -67,9 +72,10 @@ teardown() {
     return $status
 }
 
-command -v podman >/dev/null && command -v catatonit >/dev/null || install_podman
+command -v podman >/dev/null && command -v catatonit >/dev/null && [ -x /usr/lib/cni/dnsname ] || install_podman
 rm -rf "$PLAY" && mkdir -p "$PLAY"
-printf '[containers]\ndefault_ulimits = ["nofile=16384:16384", "nproc=8192:8192"]\n' > "$CONTAINERS_CONF"
+printf '[containers]\ndefault_ulimits = ["nofile=16384:16384", "nproc=8192:8192"]\n[engine]\nruntime = "runc"\n' \
+    > "$CONTAINERS_CONF"
 trap 'status=$?; teardown || status=1; exit $status' EXIT
 started=$(now_ms)
 

@@ -56,6 +56,9 @@ Doc = dict[str, Any]
 # Kinds made into files or pods (ConfigMaps as they are, Secrets as files, Services as pod names);
 # every other kind (PodDisruptionBudget, ScaledObject, HorizontalPodAutoscaler, Namespace) is dropped.
 USED = {"ConfigMap", "Secret", "Service"}
+# The play's settings beside the manifests' own: the dear cases (15-puzzles by A*,
+# swarm_test.dear_cases) are predicted at milliseconds, and must reach the dear lane's pods.
+TEST_SETTINGS = {"DEAR_SECONDS": "0.001"}
 STAND_IN = "puzzle-queue-base/"
 # The stand-in PostgreSQL reads POSTGRES_PASSWORD only; its PGDATA directory must exist, and the
 # socket directory (an emptyDir) be postgres's.
@@ -202,6 +205,9 @@ def transform(docs: list[Doc], out: Path, images: dict[str, str], published: dic
     out.mkdir(parents=True, exist_ok=True)
     secrets = write_secrets(docs, out)
     config_maps = [d for d in docs if d["kind"] == "ConfigMap"]
+    for config in config_maps:
+        if config["metadata"]["name"].startswith("app-env"):
+            config["data"].update(TEST_SETTINGS)
     pods, pvcs, jobs = workloads(docs)
     check_services(docs, pods)
     publish(pods, docs, published)
