@@ -239,6 +239,12 @@ def pgbouncer_setting(name: str) -> str:
     return found.group(1).strip()
 
 
+def unset_default(value: str) -> str:
+    """A value as compose and stack deploy give it with its variable unset: ``${VAR:-default}``."""
+    found = re.fullmatch(r"\$\{\w+:-(.*)\}", value)
+    return found.group(1) if found else value
+
+
 @pytest.mark.parametrize("services", [SERVICES, STACK_SERVICES], ids=["compose", "stack"])
 def test_transactions_go_through_pgbouncer_and_sessions_go_direct(services) -> None:
     assert pgbouncer_setting("pool_mode") == "transaction"
@@ -247,7 +253,7 @@ def test_transactions_go_through_pgbouncer_and_sessions_go_direct(services) -> N
         if name not in services:
             continue
         env = services[name]["environment"]
-        read = {k: str(v) for k, v in env.items() if not k.endswith("_FILE")}
+        read = {k: unset_default(str(v)) for k, v in env.items() if not k.endswith("_FILE")}
         settings = Settings.from_env(read).connections
         assert "@pgbouncer:6432/" in settings.database_url and settings.transaction_pooled, name
         # The API's LISTEN and the migrations: a session of their own, on PostgreSQL itself.

@@ -9,6 +9,7 @@ import yaml
 
 from deploy.k8s_render import ROOT, render
 from store.settings import Settings
+from tests.test_deploy_files import unset_default
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
@@ -65,7 +66,8 @@ def test_every_app_container_has_composes_environment_with_secrets_in_files(obje
     for name, compose in compose_names.items():
         container = pod(objects, "Deployment", name)["containers"][0]
         env = env_of(objects, container)
-        expected = {k: str(v) for k, v in COMPOSE[compose]["environment"].items() if k not in SECRET_ENV}
+        expected = {k: unset_default(str(v)) for k, v in COMPOSE[compose]["environment"].items()
+                    if k not in SECRET_ENV}
         assert {k: v for k, v in env.items() if not k.endswith("_FILE")} == expected, name
         # Secrets are files under /run/secrets/, never values.
         mounts = {m["mountPath"] for m in container["volumeMounts"]}
