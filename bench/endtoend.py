@@ -68,8 +68,9 @@ def make_run(backend: str) -> Iterator[str]:
     with tempfile.TemporaryDirectory() as folder, servers(backend) as urls:
         port = free_port()
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "API_TOKENS")}
-        env.update(PORT=str(port), PYTHONPATH=str(ROOT), RATE_LIMIT="", READ_RATE_LIMIT="",
-                   DATABASE_URL=f"sqlite:///{folder}/db.sqlite", BROKER_DIR=f"{folder}/broker", **urls)
+        env.update({"PORT": str(port), "PYTHONPATH": str(ROOT), "RATE_LIMIT": "", "READ_RATE_LIMIT": "",
+                    "DATABASE_URL": f"sqlite:///{folder}/db.sqlite", "BROKER_DIR": f"{folder}/broker",
+                    **urls})
         log = Path(folder) / "service.log"
         with open(log, "w") as out:
             proc = subprocess.Popen([sys.executable, "-m", "deploy.run_local"], cwd=ROOT, env=env,
