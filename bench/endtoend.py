@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -36,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import solvers
 import solvers.factory
 from bench.service import call, load_puzzles
-from deploy.devstack import free_port, fresh_postgres, fresh_redis
+from deploy.devstack import free_port, fresh_postgres, fresh_redis, interrupt
 
 ROOT = Path(__file__).resolve().parents[1]
 SUDOKU = solvers.get("sudoku")
@@ -83,12 +82,7 @@ def make_run(backend: str) -> Iterator[str]:
                 time.sleep(0.3)
             yield f"http://127.0.0.1:{port}"
         finally:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            interrupt(proc)
 
 
 def one_run(base: str, puzzles: list[str], jobs: int, batch: int) -> tuple[float, list[float]]:

@@ -52,6 +52,16 @@ class Unavailable(Exception):
     """A server the stack needs does not answer."""
 
 
+def interrupt(proc: subprocess.Popen, timeout: float = 60) -> None:
+    """Stop a process as Ctrl-C does (SIGINT), killed if it has not ended within ``timeout``."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def unavailable(what: str, exc: BaseException) -> Unavailable:
     return Unavailable(f"{what} is not reachable ({type(exc).__name__}: {exc})")
 

@@ -4,7 +4,6 @@ in a temporary folder: for its own test, and for the tests of the client and of 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from deploy.devstack import interrupt
 from tests.services import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,9 +58,4 @@ def embedded_service(folder: Path, **env_extra: str) -> Iterator[Embedded]:
             time.sleep(0.3)
         yield Embedded(base, log, proc)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        interrupt(proc)
