@@ -20,6 +20,7 @@ import bisect
 import itertools
 import json
 import math
+import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -120,12 +121,6 @@ def _log_line(xs: Sequence[float], ts: Sequence[float]) -> tuple[float, float]:
     return my - slope * mx, slope
 
 
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
 def _points(xs: Sequence[float], ts: Sequence[float], growth: Callable[[float], float]) -> dict[str, Any]:
     """Deterministic work measured at a few x: the median per x; past the largest x the caller
     scales by ``growth``, a known measure of the work (such as a count of solutions). The factor
@@ -136,8 +131,8 @@ def _points(xs: Sequence[float], ts: Sequence[float], growth: Callable[[float], 
         by_x.setdefault(x, []).append(t)
     px = sorted(by_x)
     # the work grows with x: a median below the one before it is the machine's noise on tiny jobs
-    pt = list(itertools.accumulate((_median(by_x[x]) for x in px), max))
-    noise = [t / _median(by_x[x]) for x, t in zip(xs, ts, strict=True)]
+    pt = list(itertools.accumulate((statistics.median(by_x[x]) for x in px), max))
+    noise = [t / statistics.median(by_x[x]) for x, t in zip(xs, ts, strict=True)]
     misses = [pt[i] / (pt[i - 2] * growth(px[i]) / growth(px[i - 2])) for i in range(2, len(px))]
     return {"x": px, "seconds": pt, "factor": max(spread(noise), spread(misses[-3:]))}
 
@@ -147,17 +142,17 @@ def fit(kind_of_fit: str, xs: Sequence[float], ts: Sequence[float],
     """The entry of one fit (FITS) to measured seconds ``ts`` at ``xs``, its factor the spread of
     the measurements around it (``growth``: see _points)."""
     if kind_of_fit == FIXED:
-        typical = _median(ts)
+        typical = statistics.median(ts)
         return {"seconds": typical, "factor": spread(t / typical for t in ts)}
     if kind_of_fit == RATE:
         pairs = [(max(x, 1.0), t) for x, t in zip(xs, ts, strict=True)]
-        per = math.exp(_median([math.log(max(t, MIN_SECONDS) / x) for x, t in pairs]))
+        per = math.exp(statistics.median([math.log(max(t, MIN_SECONDS) / x) for x, t in pairs]))
         return {"seconds": 0.0, "per": per, "factor": spread(t / (per * x) for x, t in pairs)}
     if kind_of_fit == LINEAR:
         # a fixed cost from the smallest jobs, then the median cost per unit of the rest above it
-        small = _median([t for x, t in zip(xs, ts, strict=True) if x <= min(xs) * 4])
+        small = statistics.median([t for x, t in zip(xs, ts, strict=True) if x <= min(xs) * 4])
         big = [(x, t) for x, t in zip(xs, ts, strict=True) if x > min(xs) * 4]
-        per = _median([max(t - small, MIN_SECONDS) / x for x, t in big] or [0.0])
+        per = statistics.median([max(t - small, MIN_SECONDS) / x for x, t in big] or [0.0])
         factor = spread(t / (small + per * x) for x, t in zip(xs, ts, strict=True))
         return {"seconds": small, "per": per, "factor": factor}
     if kind_of_fit == POINTS:
