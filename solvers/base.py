@@ -123,6 +123,39 @@ class Outcome:
         return cls(data["status"], data.get("result"), dict(data.get("stats") or {}))
 
 
+class Outcomes(Sequence[Outcome]):
+    """What ``solve_batch`` returns: one outcome per puzzle, in order. This plain form holds
+    Outcome objects; a kind that solves in bulk subclasses it to keep its results as arrays and
+    make an Outcome only when one is indexed. The worker writes a run through ``statuses``,
+    ``nodes`` and ``encoded`` alone, so that such a kind makes no object per puzzle."""
+
+    def __init__(self, outcomes: Sequence[Outcome] = ()):
+        self._outcomes = list(outcomes)
+
+    def __len__(self) -> int:
+        return len(self._outcomes)
+
+    def __getitem__(self, i: Any) -> Any:  # an int gives an Outcome, a slice a list of them
+        return self._outcomes[i]
+
+    def statuses(self) -> list[str]:
+        return [o.status for o in self._outcomes]
+
+    def nodes(self) -> list[int | None]:
+        """Each outcome's ``stats["nodes"]`` (None where it has none): a budgeted plan reads it."""
+        return [_nodes(o.stats) for o in self._outcomes]
+
+    def encoded(self, encode: Callable[[Any], str]) -> list[str]:
+        """Each outcome's ``[result, stats]`` as JSON text; ``encode``: the writer's encoder, for
+        what a kind does not encode itself."""
+        return [encode([o.result, o.stats]) for o in self._outcomes]
+
+
+def _nodes(stats: Mapping[str, Any]) -> int | None:
+    nodes = stats.get("nodes")
+    return nodes if isinstance(nodes, int) else None
+
+
 @dataclass
 class Stats:
     """Fields every kind reports; each kind's stats record extends it."""
@@ -298,7 +331,7 @@ def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: st
 # -- the record each kind fills
 
 PrepareBatch = Callable[[Sequence[JSON], Options], "list[Puzzle | PuzzleError]"]
-SolveBatch = Callable[[Sequence[Puzzle], Options], "list[Outcome]"]
+SolveBatch = Callable[[Sequence[Puzzle], Options], Outcomes]
 
 
 @dataclass(frozen=True)
@@ -484,11 +517,11 @@ def prepare_each(kind: Kind, puzzles: Sequence[JSON], opts: Options) -> list[Puz
     return out
 
 
-def solve_each(kind: Kind, puzzles: Sequence[Puzzle], opts: Options) -> list[Outcome]:
+def solve_each(kind: Kind, puzzles: Sequence[Puzzle], opts: Options) -> Outcomes:
     """The default ``solve_batch``: solve and verify one prepared puzzle after another."""
     out: list[Outcome] = []
     for puzzle in puzzles:
         outcome = kind.solve(puzzle, opts)
         kind.verify(puzzle, opts, outcome)
         out.append(outcome)
-    return out
+    return Outcomes(out)

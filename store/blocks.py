@@ -38,9 +38,15 @@ class Stored(Protocol):
     def stats(self) -> dict[str, Any] | None: ...
 
 
-def encode(answers: Mapping[int, Answer]) -> str:
-    """A block's text: the answers of its puzzles, by puzzle id."""
-    return fastjson.dumps({str(puzzle_id): answer for puzzle_id, answer in answers.items()})
+def answer(result: dict[str, Any] | None, stats: dict[str, Any] | None) -> str:
+    """One puzzle's entry of a block: ``[result, stats]`` as JSON text."""
+    return fastjson.dumps([result, stats])
+
+
+def encode(answers: Mapping[int, str]) -> str:
+    """A block's text: the answers of its puzzles (each ``answer``'s text), by puzzle id; joined as
+    text, since a batch's answers come encoded already (``solvers.base.Outcomes.encoded``)."""
+    return "{" + ",".join([f'"{puzzle_id}":{text}' for puzzle_id, text in answers.items()]) + "}"
 
 
 def answers(s: Session, rows: Iterable[Stored], cache: dict[int, dict[str, Any]] | None = None,

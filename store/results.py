@@ -78,6 +78,6 @@ def _write_group(s: Session, group: Sequence[Result], t: datetime) -> Counter[st
     return counts
 
 
-def _answers(results: Sequence[Result]) -> dict[int, blocks.Answer]:
+def _answers(results: Sequence[Result]) -> dict[int, str]:
     """The answers of the results that have one, by puzzle id: a block's content."""
-    return {r.id: (r.result, r.stats) for r in results if r.result is not None or r.stats is not None}
+    return {r.id: r.answer for r in results if r.answer is not None}

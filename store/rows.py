@@ -47,6 +47,7 @@ class Assigned:
     options: dict[str, Any]
     attempts: int
     base: int = 0  # the attempt number it was last retried at (``Puzzle.attempts_base``)
+    estimated: float | None = None  # its predicted seconds as stored (None: stored without)
     optimistic: bool = False
 
     @property
@@ -63,8 +64,7 @@ class Result:
     job_id: str
     attempts: int
     status: str
-    result: dict[str, Any] | None = None
-    stats: dict[str, Any] | None = None
+    answer: str | None = None  # ``[result, stats]`` as JSON text (``store.blocks.answer``), for its block
     error: str | None = None
     solve_ms: float | None = None
     # An optimistic result also records what a claim would have: who, and since when.
@@ -137,13 +137,14 @@ def _unclaimed(rows: Sequence[Row[Any]]) -> list[Assigned] | None:
     if not rows:
         return []
     # By column: a chunk's thousand rows cost less to check and decode that way than row by row.
-    puzzle_ids, job_ids, kinds, wires, texts, attempts, statuses = zip(*rows, strict=True)
+    puzzle_ids, job_ids, kinds, wires, texts, attempts, estimates, statuses = zip(*rows, strict=True)
     if any(attempts) or set(statuses) != {QUEUED}:
         return None
     inputs = fastjson.loads("[" + ",".join(wires) + "]")  # one decoder call for the whole chunk
     options = functools.cache(fastjson.loads)  # by text: a batch's puzzles mostly share theirs
-    return [Assigned(i, job_id, kind, wire, options(text), 1, optimistic=True)
-            for i, job_id, kind, wire, text in zip(puzzle_ids, job_ids, kinds, inputs, texts, strict=True)]
+    return [Assigned(i, job_id, kind, wire, options(text), 1, estimated=estimate, optimistic=True)
+            for i, job_id, kind, wire, text, estimate
+            in zip(puzzle_ids, job_ids, kinds, inputs, texts, estimates, strict=True)]
 
 
 def held_as(a: Assigned | Result) -> tuple[str, int]:

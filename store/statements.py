@@ -61,10 +61,10 @@ _PUZZLES = cast_type(Table, Puzzle.__table__)
 CLAIMABLE = (_PUZZLES.c.status.in_(UNFINISHED), _PUZZLES.c.stop_requested.is_(False),
               _PUZZLES.c.parts_total == 0)
 ASSIGNED = (Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts,
-            Puzzle.attempts_base)
+            Puzzle.attempts_base, Puzzle.estimated_seconds)
 # The same, input and options as JSON text: decoded here, a batch's shared options once.
 _AS_TEXT = (_PUZZLES.c.id, _PUZZLES.c.job_id, _PUZZLES.c.kind, cast(_PUZZLES.c.input, Text),
-            cast(_PUZZLES.c.options, Text), _PUZZLES.c.attempts)
+            cast(_PUZZLES.c.options, Text), _PUZZLES.c.attempts, _PUZZLES.c.estimated_seconds)
 
 
 

@@ -13,6 +13,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 import solvers
 from solvers.base import Budgeted, Outcome, Parts, Settings, Split, StopFlag, Whole
+from store import blocks, fastjson
 from store.models import FAILED
 from store.rows import Assigned, Result, SplitPuzzle
 from worker.limits import PuzzleTimeout, Watch, time_limit
@@ -143,7 +144,7 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
         if predicted is not None and out.error == too_long(seconds, "puzzle"):
             out.error = past_prediction(seconds, predicted)
     else:
-        out.status, out.result, out.stats = outcome.status, outcome.result, outcome.stats
+        out.status, out.answer = outcome.status, blocks.answer(outcome.result, outcome.stats)
     out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)
     return out
 
@@ -160,21 +161,21 @@ class Cheap:
 
 def batchable(a: Assigned, ready: Prepared, settings: Settings, most: float) -> Cheap | None:
     """The puzzle as a ``Cheap`` one when it is estimated at most ``most`` seconds (it needs neither
-    a claim nor a watcher) and its kind plans to solve it whole, or whole within a node budget."""
-    cost = ready.cost()
+    a claim nor a watcher) and its kind plans to solve it whole, or whole within a node budget.
+    The estimate is the one stored with it, made again only for a row stored without one."""
+    cost = ready.cost() if a.estimated is None else a.estimated
     if cost > most:
         return None
     plan = ready.kind.plan(ready.puzzle, ready.options, settings)
     return Cheap(a, ready, plan, cost) if isinstance(plan, (Whole, Budgeted)) else None
 
 
-def within_plan(c: Cheap, outcome: Outcome) -> bool:
+def within_plan(c: Cheap, nodes: int | None) -> bool:
     """A batch outcome stands for the plan: always for a whole solve; for a budgeted one only
     within the budget, counted in the ``nodes`` the kind reports (past it the puzzle is split)."""
     if isinstance(c.plan, Whole):
         return True
-    nodes = outcome.stats.get("nodes")
-    return isinstance(nodes, int) and nodes <= c.plan.nodes
+    return nodes is not None and nodes <= c.plan.nodes
 
 
 def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings) -> list[Result | SplitPuzzle] | None:
@@ -182,7 +183,8 @@ def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings) -> list[
     the kind's ``solve_batch``, whose outcomes come verified. None when the call fails as a whole (a solver
     error, a wrong answer, the time limit over the whole run): solved one by one instead, each
     failure falls on its own puzzle. An outcome past its plan's node budget is solved again alone
-    (``solve_one``, which splits it). ``solve_ms`` is the run's time shared equally."""
+    (``solve_one``, which splits it). ``solve_ms`` is the run's time shared equally. The outcomes
+    are read by column (``Outcomes``), their answers encoded by the kind where it can."""
     kind, options = run[0].ready.kind, run[0].ready.options
     start = time.perf_counter()
     try:
@@ -196,11 +198,12 @@ def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings) -> list[
         return None
     share = round((time.perf_counter() - start) * 1000.0 / len(run), 3)
     out: list[Result | SplitPuzzle] = []
-    for c, got in zip(run, outcomes, strict=True):
+    for c, status, nodes, answer in zip(run, outcomes.statuses(), outcomes.nodes(),
+                                        outcomes.encoded(fastjson.dumps), strict=True):
         a = c.assigned
-        if not within_plan(c, got):
+        if not within_plan(c, nodes):
             out.append(solve_one(a, seconds, settings, c.ready))
             continue
-        out.append(Result(a.id, a.job_id, a.attempts, got.status, result=got.result, stats=got.stats,
-                          optimistic=a.optimistic, solve_ms=share))
+        out.append(Result(a.id, a.job_id, a.attempts, status, answer=answer, optimistic=a.optimistic,
+                          solve_ms=share))
     return out

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
 from solvers.base import Outcome
-from store import logs
+from store import blocks, logs
 from store.db import changed_rows, through_outages
 from store.models import (
     CANCELLED,
@@ -214,7 +214,7 @@ def _merged(s: Session, p: Row[Any]) -> Result:
         out.error = failure_reason(exc, f"puzzle {p.id}", error="merge error",
                                    answer=f"the merged answer of {len(outcomes)} parts")
     else:
-        out.status, out.result, out.stats = merged.status, merged.result, merged.stats
+        out.status, out.answer = merged.status, blocks.answer(merged.result, merged.stats)
         out.solve_ms = merged.stats.get("elapsed_ms")
     return out
 

@@ -5,8 +5,7 @@ other puzzle goes one by one through the kind's own calls."""
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ from solvers.base import (
     Kind,
     Options,
     Outcome,
+    Outcomes,
     PuzzleError,
     Stopwatch,
     WrongAnswer,
@@ -26,7 +26,7 @@ from solvers.base import (
 from solvers.sudoku import fast as fastk
 from solvers.sudoku import kernels
 from solvers.sudoku.grid import SYMBOL_CODES, Grid, layout, render, where
-from solvers.sudoku.outcome import fast_stats, result
+from solvers.sudoku.outcome import fast_json, fast_stats, result
 from solvers.sudoku.solve import FAST_N
 
 
@@ -57,27 +57,26 @@ def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> list[
     return out  # type: ignore[return-value]  # every slot is filled above
 
 
-def solve_batch(kind: Kind, grids: Sequence[Grid], options: Options) -> list[Outcome]:
+def solve_batch(kind: Kind, grids: Sequence[Grid], options: Options) -> Outcomes:
     """One verified outcome per prepared puzzle (``prepare_batch``, ``kind.prepare_with``).
 
     With strategy ``auto`` or ``fast`` the givens of the 9x9 grids are stacked into one array, and
     one call of ``fast.solve_batch`` solves them and verifies each solution with
-    ``verify``'s own check (the result fields are made by the same ``result`` as ``solve``'s);
-    ``elapsed_ms`` is the chunk's time shared equally. Any other grid or strategy is solved and
-    verified one by one. The kernel also checks the givens: that it finds a prepared grid's
-    contradictory, which ``validate`` let pass, is a bug of one of the two, raised as WrongAnswer
-    like a solution that fails the check (never the user's fault: a grid with givens that
-    contradict each other is not prepared).
+    ``verify``'s own check; the outcomes stay in its arrays (``FastOutcomes``). ``elapsed_ms`` is
+    the chunk's time shared equally. Any other grid or strategy is solved and verified one by
+    one. The kernel also checks the givens: that it finds a prepared grid's contradictory, which
+    ``validate`` let pass, is a bug of one of the two, raised as WrongAnswer like a solution that
+    fails the check (never the user's fault: a grid with givens that contradict each other is not
+    prepared).
     """
     if options["strategy"] not in ("auto", "fast"):
         return solve_each(kind, grids, options)
     watch = Stopwatch()
-    out: list[Outcome | None] = [None] * len(grids)
     rows = [i for i, grid in enumerate(grids) if grid.n == FAST_N]
+    others: dict[int, Outcome] = {}
     if len(rows) < len(grids):
-        others = sorted(set(range(len(grids))) - set(rows))
-        for i, outcome in zip(others, solve_each(kind, [grids[i] for i in others], options), strict=True):
-            out[i] = outcome
+        slow = sorted(set(range(len(grids))) - set(rows))
+        others = dict(zip(slow, solve_each(kind, [grids[i] for i in slow], options), strict=True))
     batch = len(rows)
     cells = FAST_N * FAST_N
     # concatenate: np.stack costs three times as much on a chunk of rows
@@ -91,18 +90,9 @@ def solve_batch(kind: Kind, grids: Sequence[Grid], options: Options) -> list[Out
     if faulty.size:
         j = int(faulty[0])
         raise _fault(rows[j], faults[j].tolist())
-    texts = render(solutions)
     share = round(watch.ms() / max(batch, 1), 4)
-    # The loop below makes a handful of small containers per puzzle and no cycles; with the
-    # collector on, its passes over them cost about as much as the search of an easy puzzle.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        _fill(out, rows, texts, found, counters, options, share)
-    finally:
-        if collecting:
-            gc.enable()
-    return out  # type: ignore[return-value]  # every slot is filled above or in _fill
+    return FastOutcomes(rows, others, render(solutions), found.tolist(), counters.T.tolist(),
+                        options["max_solutions"], share)
 
 
 def _fault(i: int, fault: list[int]) -> WrongAnswer:
@@ -114,24 +104,66 @@ def _fault(i: int, fault: list[int]) -> WrongAnswer:
     return WrongAnswer(f"puzzle {i} of the batch: fault {at} at {other} in the solution")
 
 
-def _fill(out: list[Outcome | None], rows: list[int], texts: str, found: np.ndarray, counters: np.ndarray,
-          opts: Options, share: float) -> None:
-    """The outcomes of the batch kernel's rows into their puzzles' slots of ``out``: one
-    comprehension over all rows (a loop with a test per row costs a noticeable share of an easy
-    puzzle)."""
-    max_solutions = opts["max_solutions"]
-    cells = FAST_N * FAST_N
-    outcomes = [Outcome(SOLVED if n_found else NO_SOLUTION,
-                        result(texts[j * cells:(j + 1) * cells], n_found, max_solutions),
-                        fast_stats(nodes, leaves, depth, guesses, naked, hidden, share))
-                # the counters by column: zip then makes no list per row
-                for j, n_found, nodes, leaves, depth, guesses, naked, hidden
-                in zip(range(len(rows)), found.tolist(), *counters.T.tolist(), strict=True)]
-    if len(rows) == len(out):
-        out[:] = outcomes
-        return
-    for i, outcome in zip(rows, outcomes, strict=True):
-        out[i] = outcome
+class FastOutcomes(Outcomes):
+    """The outcomes of one batch kernel call, kept as its arrays: the solutions as one text of 81
+    symbols per row, the solutions found and the counters by column (``fast``'s counter order).
+    ``rows``: the puzzle each kernel row stands for; ``others``: the outcomes of the puzzles solved
+    one by one. An Outcome is made only when one is indexed: the worker's write reads the columns
+    (a dict or two per puzzle cost as much as the search of an easy one)."""
+
+    def __init__(self, rows: list[int], others: dict[int, Outcome], texts: str, found: list[int],
+                 counters: list[list[int]], max_solutions: int, share: float):
+        super().__init__()
+        self._size = len(rows) + len(others)
+        self._rows, self._others, self._texts, self._found = rows, others, texts, found
+        self._counters, self._max, self._share = counters, max_solutions, share
+        self._row_of = {i: j for j, i in enumerate(rows)} if others else None
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._size))]
+        i = range(self._size)[i]  # negative indices, and IndexError past the end
+        if i in self._others:
+            return self._others[i]
+        j = i if self._row_of is None else self._row_of[i]
+        n_found = self._found[j]
+        nodes, leaves, depth, guesses, naked, hidden = (column[j] for column in self._counters)
+        return Outcome(SOLVED if n_found else NO_SOLUTION,
+                       result(self._solution(j), n_found, self._max),
+                       fast_stats(nodes, leaves, depth, guesses, naked, hidden, self._share))
+
+    def statuses(self) -> list[str]:
+        fast = [SOLVED if n else NO_SOLUTION for n in self._found]
+        return fast if not self._others else self._merged(fast, [o.status for o in self._others.values()])
+
+    def nodes(self) -> list[int | None]:
+        fast: list[int | None] = list(self._counters[0])
+        return fast if not self._others else self._merged(fast, Outcomes(list(self._others.values())).nodes())
+
+    def encoded(self, encode: Callable[[Any], str]) -> list[str]:
+        share = encode(self._share)
+        fast = [fast_json(self._solution(j), n_found, self._max, share, *counts)
+                for j, n_found, *counts in zip(range(len(self._rows)), self._found, *self._counters,
+                                               strict=True)]
+        if not self._others:
+            return fast
+        return self._merged(fast, [encode([o.result, o.stats]) for o in self._others.values()])
+
+    def _solution(self, j: int) -> str:
+        cells = FAST_N * FAST_N
+        return self._texts[j * cells:(j + 1) * cells]
+
+    def _merged(self, fast: list[Any], slow: list[Any]) -> list[Any]:
+        """The kernel rows' column and the others' (in the order of ``others``) in puzzle order."""
+        out: list[Any] = [None] * self._size
+        for i, value in zip(self._rows, fast, strict=True):
+            out[i] = value
+        for i, value in zip(self._others, slow, strict=True):
+            out[i] = value
+        return out
 
 
 def read_9x9(puzzles: Sequence[Any]) -> tuple[list[int], np.ndarray]:

@@ -19,6 +19,7 @@ from solvers.base import (
     Option,
     Options,
     Outcome,
+    Outcomes,
     ParseError,
     PuzzleError,
     StopFlag,
@@ -120,7 +121,7 @@ def prepare_batch(puzzles: Sequence[Any], options: Options) -> list[Grid | Puzzl
     return batch.prepare_batch(KIND, puzzles, options)
 
 
-def solve_batch(grids: Sequence[Grid], options: Options) -> list[Outcome]:
+def solve_batch(grids: Sequence[Grid], options: Options) -> Outcomes:
     # An explanation is the grader's, one puzzle at a time.
     if options["explain"]:
         return solve_each(KIND, grids, options)

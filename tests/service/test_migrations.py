@@ -143,7 +143,8 @@ def results_stay_readable_across_result_blocks(url: str) -> None:
         sessions = make_sessionmaker(engine)
         with sessions() as s, s.begin():
             old = s.scalar(select(Puzzle).where(Puzzle.index == 0))
-            block = ResultBlock(job_id="j", outcomes=blocks.encode({old.id + 1: ({"sum": 2}, {"nodes": 2})}))
+            answer = blocks.answer({"sum": 2}, {"nodes": 2})
+            block = ResultBlock(job_id="j", outcomes=blocks.encode({old.id + 1: answer}))
             s.add(block)
             s.flush()
             s.execute(insert_puzzle, {"i": 1, "result": None, "stats": None})

@@ -96,6 +96,12 @@ def test_the_batch_calls_agree_with_prepare_solve_and_verify(kind, example):
         kind.verify(puzzle, options, outcome)
         alone = kind.solve(puzzle, options)
         assert (outcome.status, outcome.result) == (alone.status, alone.result)
+    # The columns the worker writes say what the outcomes say.
+    listed = list(outcomes)
+    assert outcomes.statuses() == [o.status for o in listed]
+    assert outcomes.nodes() == [o.stats.get("nodes") for o in listed]
+    encoded = outcomes.encoded(json.dumps)
+    assert [json.loads(text) for text in encoded] == [[o.result, o.stats] for o in listed]
 
 
 @pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=ids(EXAMPLES))

@@ -1,5 +1,6 @@
 """Sudoku's prepare_batch and solve_batch, and the default strategy auto; the fast kernels without the JIT."""
 
+import json
 import os
 import subprocess
 import sys
@@ -117,6 +118,18 @@ def test_batch_agrees_with_one_by_one(options):
     assert all(same(g, w) for g, w in zip(got, want, strict=True)), list(zip(got, want, strict=True))
 
 
+@pytest.mark.parametrize("options", [None, {"max_solutions": 1}, {"max_solutions": 50}])
+def test_the_columns_say_what_the_outcomes_say(options):
+    # what the worker writes (statuses, nodes, answers as JSON text) without making an Outcome
+    grids, opts = prepared([*MIXED, MULTI, NONE], options)
+    got = KIND.solve_batch(grids, opts)
+    listed = [got[i] for i in range(len(got))]
+    assert got[-1] == listed[-1] and got[1:3] == listed[1:3]
+    assert got.statuses() == [o.status for o in listed]
+    assert got.nodes() == [o.stats["nodes"] for o in listed]
+    assert [json.loads(text) for text in got.encoded(json.dumps)] == [[o.result, o.stats] for o in listed]
+
+
 def test_a_mix_of_sizes_keeps_its_order():
     grids, opts = prepared([EASY, "1.3..4.22..3..2.", ROWS, NONE, "." * 16])
     got = KIND.solve_batch(grids, opts)
@@ -154,7 +167,7 @@ def test_givens_the_kernel_finds_contradictory_are_a_bug_not_a_no_solution():
 
 def test_an_empty_batch():
     opts = KIND.read_options(None)
-    assert KIND.prepare_batch([], opts) == [] and KIND.solve_batch([], opts) == []
+    assert KIND.prepare_batch([], opts) == [] and len(KIND.solve_batch([], opts)) == 0
 
 
 def test_other_kinds_get_the_default_loop():

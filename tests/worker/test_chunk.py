@@ -146,7 +146,7 @@ def test_the_write_writes_nothing_to_a_puzzle_cancelled_meanwhile(app):
 def test_the_write_of_a_failure_stores_no_block(app):
     job_id = post(app, toys("3", crash=True))
     _, failed = read_one(app, job_id)
-    assert failed.status == "failed" and failed.result is None and failed.stats is None
+    assert failed.status == "failed" and failed.answer is None
     assert write(app, [failed]) == 1
     (p,) = rows(app, job_id)
     assert (p.status, p.block_id, p.error) == ("failed", None, failed.error)
