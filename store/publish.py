@@ -92,9 +92,18 @@ class CeleryPublisher:
         with self.celery.producer_or_acquire() as producer:
             for ids, priority in zip(groups, levels, strict=True):
                 soft, hard = self.time.task_limits(len(ids))
+                # argsrepr: what monitors show of the ids; Celery's own repr of a thousand costs
+                # more than sending them
                 self.celery.send_task(task, args=[list(ids)], queue=queue, priority=priority,
                                       soft_time_limit=soft, time_limit=hard, producer=producer,
-                                      headers={PUBLISHED_AT: time.time()})
+                                      headers={PUBLISHED_AT: time.time()}, argsrepr=ids_repr(ids),
+                                      kwargsrepr="{}")
+
+
+def ids_repr(ids: Sequence[int]) -> str:
+    """A task's ids as monitors (Flower, events) show them: a few, and how many in all."""
+    shown = ", ".join(map(str, ids[:3]))
+    return f"[[{shown}]]" if len(ids) <= 3 else f"[[{shown}, ... ({len(ids)} ids)]]"
 
 
 def queue_depth(publisher: Publisher) -> int | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -92,8 +93,8 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     job_id = uuid.uuid4().hex
     work = sum(item.estimate.seconds for item in items)
     tallies.submitted(s)
-    for item in items:
-        tallies.moved(s, item.kind, None, QUEUED)
+    for kind, n in Counter(item.kind for item in items).items():
+        tallies.moved(s, kind, None, QUEUED, n)
     params = {"id": job_id, "owner": owner, "label": label, "callback_url": submit.callback_url,
               "status": QUEUED, "total": len(items), "pending": len(items), "idempotency_key": key,
               "request_hash": body_hash, "created_at": created,

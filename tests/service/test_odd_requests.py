@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 
 import httpx
 import pytest
 
+from service.bodies import nesting_depth
 from tests.liveserver import serving
 from tests.service.conftest import row_counts
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
@@ -69,6 +71,16 @@ def test_depth_is_counted_outside_strings_and_up_to_the_setting(make_app, toy):
     r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": [[[1]]]}]})
     assert_problem(r, 400, "deeper than 5 levels")
     assert client.post("/api/v1/jobs", json={"label": "[[[[[[", **GOOD}).status_code == 202
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_depth_scans_with_and_without_escapes_agree(seed):
+    # A text with a backslash goes through the regex, one without through numpy alone: a string
+    # of one escaped backslash at the end moves a text to the regex and adds no bracket.
+    rng = random.Random(seed)
+    raw = "".join(rng.choice('[]{}"ab,:') for _ in range(rng.randrange(1, 400))).encode()
+    assert nesting_depth(raw) == nesting_depth(raw + b' "\\\\"')
+    assert nesting_depth(b'["\\"[[[", ["\\\\", [1]]]') == 3  # escaped quotes: no string ends there
 
 
 # -- item 2: a puzzle index no row can have

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select, update
 
 from store.models import Job, Puzzle, now
-from store.publish import PRIORITIES, SOLVE_CHUNK, CeleryPublisher, dear_levels, priorities
+from store.publish import PRIORITIES, SOLVE_CHUNK, CeleryPublisher, dear_levels, ids_repr, priorities
 from store.settings import Settings
 from store.submit import chunk_sizes
 from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
@@ -32,6 +32,7 @@ def test_celery_publisher_sends_ids_with_time_limits(make_app):
         assert args == [ids]
         hard, soft = message.headers["timelimit"]
         assert soft == 10.0 * len(ids) + 1 and hard == soft + 5.0
+        assert message.headers["argsrepr"] == ids_repr(ids)
 
 
 def test_a_broker_failure_does_not_lose_the_job(make_app, toy):
@@ -157,3 +158,8 @@ def test_in_the_dear_lane_clients_share_by_predicted_seconds_not_by_tasks(make_a
     post("10.0.0.3", 25.0, 2.0)  # one big task, then a small one behind its 25 s
     assert len(sent.dear) == 8 and all(len(task) == 1 for task in sent.dear)
     assert sent.dear_ranks == [0, 0, 1, 1, 0, 1 + 2, 0, 5]
+
+
+def test_monitors_see_a_few_ids_and_their_number():
+    assert ids_repr([7, 8, 9]) == "[[7, 8, 9]]"
+    assert ids_repr(list(range(5, 1005))) == "[[5, 6, 7, ... (1000 ids)]]"
