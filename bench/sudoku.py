@@ -13,7 +13,8 @@ it counts in the time and in the "over budget" column). py-sudoku (PyPI), run in
 child process with a time cap per puzzle, is compared with greedy on the same puzzles.
 
 The batch table runs whole data sets through ``batch`` (the worker's calls: ``KIND.prepare_batch``
-reads and checks a chunk, ``KIND.solve_batch`` solves and verifies it in one kernel call) with the
+reads and checks a chunk, ``KIND.solve_batch`` solves and verifies it in one kernel call, and the
+outcomes' columns are read as the worker writes them) with the
 default strategy, against tdoku on the same puzzles in the same run (``--tdoku``, a shared library
 of tdoku's solver built from its sources, which are not part of this project; ``bench/tdoku.py``),
 as CPU seconds (``time.process_time``), the medians of REPEATS alternating runs of each; beside
@@ -21,7 +22,7 @@ them the per-puzzle ``prepare`` + ``solve`` (+ ``verify``) of ``fast`` and of ``
 
 The profile table splits ``batch``'s time per puzzle into the batch kernel's
 (``solvers.sudoku.fast.solve_batch`` on the chunk's givens array: check, search, verify) and the Python
-around it (options, reading the strings into one array, building and sharing out the outcomes),
+around it (options, reading the strings into one array, the outcomes' columns and answers as text),
 the medians of PROFILE_REPEATS alternating runs.
 """
 
@@ -48,6 +49,7 @@ from bench import tdoku as bench_tdoku
 from solvers.base import BudgetExceeded
 from solvers.sudoku import KIND, fast
 from solvers.sudoku.batch import read_9x9
+from store import fastjson
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -193,9 +195,11 @@ def cpu_rate(work: Callable[[], object], count: int, repeats: int) -> float:
 
 def batch(puzzles: list[str], options: dict[str, Any] | None) -> None:
     """Wire puzzles to verified outcomes as the worker takes a run of them: one ``prepare_batch``
-    call, then one ``solve_batch`` call."""
+    call, one ``solve_batch`` call, and the columns of its outcomes that the worker writes
+    (statuses, node counts, each answer as JSON text)."""
     opts = KIND.read_options(options)
-    KIND.solve_batch(KIND.prepare_batch(puzzles, opts), opts)
+    outcomes = KIND.solve_batch(KIND.prepare_batch(puzzles, opts), opts)
+    outcomes.statuses(), outcomes.nodes(), outcomes.encoded(fastjson.dumps)
 
 
 def one_by_one(puzzles: list[str], options: dict[str, Any]) -> None:
