@@ -3,7 +3,7 @@ have a deadline (claimed, published again, marked due; a puzzle queued at submit
 ``reaper_runs.swept_to``, where its sweep of the other queued rows goes on from
 
 Revision ID: reaper_sweep
-Revises: worker_queues
+Revises: predicted_costs
 """
 
 import sqlalchemy as sa

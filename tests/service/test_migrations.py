@@ -214,3 +214,17 @@ def test_sqlite_never_gives_a_deleted_rows_id_again(tmp_path):
     finally:
         engine.dispose()
     assert "AUTOINCREMENT" in made["puzzles"] and "AUTOINCREMENT" in made["subtasks"]
+
+
+@pytest.mark.integration
+def test_result_blocks_are_compressed_by_lz4_on_postgres():
+    with fresh_postgres() as url:
+        upgraded(url)
+        engine = make_engine(url)
+        try:
+            with engine.connect() as conn:
+                method = conn.scalar(text("SELECT attcompression FROM pg_attribute WHERE attrelid = "
+                                          "'result_blocks'::regclass AND attname = 'outcomes'"))
+        finally:
+            engine.dispose()
+    assert method == "l"
