@@ -207,7 +207,8 @@ def _solve(batch: Batch) -> None:
             if a.optimistic and not one_by_one and not batch.due():
                 run = _cheap_run(batch)
                 with logs.context(job=a.job_id):
-                    answers = solve_run(run, seconds, plans) if len(run) > 1 else None
+                    limit = _run_limit(settings, seconds, run)
+                    answers = solve_run(run, limit, plans) if len(run) > 1 else None
                 if answers is not None:
                     _done(batch, answers, started)
                     continue
@@ -281,6 +282,13 @@ def _limit(settings: Settings, most: float, estimate: Estimate | None) -> tuple[
         return most, None
     own = settings.costs.time_limit(estimate.high, settings.time.puzzle_time_limit)
     return (own, estimate.seconds) if own < most else (most, None)
+
+
+def _run_limit(settings: Settings, most: float, run: Sequence[Cheap]) -> float:
+    """A run's time limit: what its predicted seconds give (PREDICTION_TIME_FACTOR, within
+    PREDICTION_TIME_FLOOR and ``most``). A run past it is solved again one by one, where each
+    puzzle has its own predicted limit, so that the puzzles predicted wrong fail saying so."""
+    return settings.costs.time_limit(sum(c.cost for c in run), most)
 
 
 def _watched(batch: Batch, a: Assigned, expensive: bool,

@@ -91,3 +91,18 @@ def test_a_puzzle_stopped_at_its_predicted_limit_says_so(make_app, monkeypatch, 
     slow, quick = app.test_client().get(f"/api/v1/jobs/{r.json['id']}/puzzles").json["items"]
     assert slow["status"] == "failed" and slow["error"] == error
     assert quick["status"] == "solved"
+
+
+def test_a_run_predicted_wrong_is_stopped_at_its_predicted_limit_and_solved_one_by_one(make_app, monkeypatch):
+    # Three puzzles predicted at 1 ms each go through one solve_batch call; each sleeps 0.3 s.
+    monkeypatch.setitem(solvers.KINDS, "toy", predicted_at(0.001))
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, PREDICTION_TIME_FACTOR=5.0, PREDICTION_TIME_FLOOR=0.2)
+    r = app.test_client().post("/api/v1/jobs", json={"puzzles": [
+        {"kind": "toy", "puzzle": str(i), "options": {"sleep": 0.3}} for i in (1, 2, 3)]})
+    with app.extensions["sessions"]() as s:
+        ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == r.json["id"]).order_by(Puzzle.index)))
+    chunk.run_chunk(runtime_of(app), ids, "w")
+    items = app.test_client().get(f"/api/v1/jobs/{r.json['id']}/puzzles").json["items"]
+    # The run stopped at 0.2 s (not PUZZLE_TIME_LIMIT's 5 s); alone, each ran past its own limit.
+    assert [p["status"] for p in items] == ["failed"] * 3
+    assert all(p["error"].startswith("exceeded its time limit of 0.2 s: it ran past") for p in items)
