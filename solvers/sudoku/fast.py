@@ -46,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from solvers.sudoku import kernels
+from solvers.sudoku.bits import lowest_bit, popcount
 
 N = 9
 CELLS = 81
@@ -85,14 +86,6 @@ def _peer_words() -> np.ndarray:
     return words
 
 
-def _bit_index() -> np.ndarray:
-    """The de Bruijn table: bit i of a one-bit word b is INDEX[((b * DE_BRUIJN) & 2^32-1) >> 27]."""
-    index = np.zeros(32, np.int64)
-    for i in range(32):
-        index[((1 << i) * DE_BRUIJN & 0xFFFFFFFF) >> 27] = i
-    return index
-
-
 def _locked_table() -> np.ndarray:
     """int64[512]: the segments left of a 3x3 occupancy (bit line*3 + box: the digit is still
     possible in that line's part of that box) once pointing (a box confined to one line clears
@@ -117,8 +110,6 @@ def _locked_table() -> np.ndarray:
     return table
 
 
-DE_BRUIJN = 0x077CB531
-INDEX = _bit_index()
 PEER_WORDS = _peer_words()
 LOCKED = _locked_table()
 BOX_WORDS = np.array([0x1C0E07 << 3 * k for k in range(3)], np.int64)  # box k of a band
@@ -126,19 +117,12 @@ BOX_WORDS = np.array([0x1C0E07 << 3 * k for k in range(3)], np.int64)  # box k o
 # boxes it touches (bit box)
 SEGMENTS = np.array([sum(7 << (9 * (s // 3) + 3 * (s % 3)) for s in range(9) if occ >> s & 1)
                      for occ in range(512)], np.int64)
-POPCOUNT9 = np.array([bin(x).count("1") for x in range(512)], np.int64)
 ROW_BOXES = np.array([sum(1 << k for k in range(3) if row >> 3 * k & 7) for row in range(512)], np.int64)
 # a stack's 3 column bits spread to bits column*3 (a stack's occupancy, with band b shifted by b)
 SPREAD = np.array([sum(1 << 3 * j for j in range(3) if x >> j & 1) for x in range(8)], np.int64)
 UNITS = np.concatenate([np.arange(CELLS).reshape(N, N), np.arange(CELLS).reshape(N, N).T,
                         np.arange(CELLS).reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(N, N)]
                        ).astype(np.int64)  # rows, columns, boxes: for the shared solution check
-
-
-@njit(cache=True, inline="always")
-def bit_index(b: int) -> int:
-    """The index of the one-bit word ``b`` (bits 0..31)."""
-    return int(INDEX[((b * DE_BRUIJN) & 0xFFFFFFFF) >> 27])
 
 
 @njit(cache=True, inline="always")
@@ -184,7 +168,7 @@ def naked_singles(state: np.ndarray) -> tuple[int, int]:
             while singles:
                 bit = singles & -singles
                 singles ^= bit
-                shift = bit_index(bit)
+                shift = lowest_bit(bit)
                 d = 0
                 has = 0
                 for e in range(N):  # the cell's one digit, without a branch per digit
@@ -251,7 +235,7 @@ def hidden_singles(state: np.ndarray, d: int) -> tuple[int, int]:
         while new:
             bit = new & -new
             new ^= bit
-            more = place(state, 27 * b + bit_index(bit), d)
+            more = place(state, 27 * b + lowest_bit(bit), d)
             if more < 0:
                 return -1, placed
             changed |= more
@@ -309,7 +293,7 @@ def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) 
         todo |= more
         lock_todo |= more
         while todo:
-            d = bit_index(todo & -todo)
+            d = lowest_bit(todo)
             todo &= todo - 1
             more, placed = hidden_singles(state, d)
             hidden += placed
@@ -329,7 +313,7 @@ def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) 
         if not ok or not locked:
             break
         while lock_todo:
-            d = bit_index(lock_todo & -lock_todo)
+            d = lowest_bit(lock_todo)
             lock_todo &= lock_todo - 1
             if locked_candidates(state, d):
                 todo |= 1 << d
@@ -339,11 +323,6 @@ def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) 
     counters[NAKED] += naked
     counters[HIDDEN] += hidden
     return ok
-
-
-@njit(cache=True, inline="always")
-def popcount27(w: int) -> int:
-    return int(POPCOUNT9[w & 0x1FF] + POPCOUNT9[(w >> 9) & 0x1FF] + POPCOUNT9[w >> 18])
 
 
 @njit(cache=True)
@@ -375,7 +354,7 @@ def branch_cell(state: np.ndarray) -> int:
         while exact:
             bit = exact & -exact
             exact ^= bit
-            shift = bit_index(bit)
+            shift = lowest_bit(bit)
             cell = 27 * b + shift
             column = shift % 9
             b1 = 1 if b == 0 else 0
@@ -385,20 +364,20 @@ def branch_cell(state: np.ndarray) -> int:
                 digits |= (state[d * 3 + b] >> shift & 1) << d
             score = 1
             while digits:
-                d = bit_index(digits & -digits)
+                d = lowest_bit(digits)
                 digits &= digits - 1
                 # the other bands' peers are the cell's column: their bits summed by one multiply
                 others = ((state[d * 3 + b1] >> column & THREE_ROWS)
                           + (state[d * 3 + b2] >> column & THREE_ROWS))
-                score *= popcount27(state[d * 3 + b] & PEER_WORDS[cell, b]) + (others * THREE_ROWS >> 18 & 7)
+                score *= popcount(state[d * 3 + b] & PEER_WORDS[cell, b]) + (others * THREE_ROWS >> 18 & 7)
             if score > best_score:
                 best_score = score
                 best = cell
         exact = thrice & ~four & open_cells
         if three < 0 and exact:
-            three = 27 * b + bit_index(exact & -exact)
+            three = 27 * b + lowest_bit(exact)
         if first < 0:
-            first = 27 * b + bit_index(open_cells & -open_cells)
+            first = 27 * b + lowest_bit(open_cells)
     if best >= 0:
         return best
     return three if three >= 0 else first
@@ -423,7 +402,7 @@ def write_values(state: np.ndarray, values: np.ndarray, row: int) -> None:
             while w:
                 bit = w & -w
                 w ^= bit
-                values[row, 27 * b + bit_index(bit)] = d + 1
+                values[row, 27 * b + lowest_bit(bit)] = d + 1
 
 
 @njit(cache=True)
