@@ -43,7 +43,7 @@ def _cttz(typingctx: Any, x: Any) -> Any:
 @overload(popcount, inline="always")
 def _popcount_jit(x: Any) -> Any:
     def impl(x: Any) -> Any:  # the typing function's signature, annotations included
-        return _ctpop(np.int64(x))
+        return _ctpop(np.int64(x))  # type: ignore[call-arg]  # numba passes the typing context
 
     return impl if isinstance(x, types.Integer) else None
 
@@ -51,6 +51,6 @@ def _popcount_jit(x: Any) -> Any:
 @overload(lowest_bit, inline="always")
 def _lowest_bit_jit(x: Any) -> Any:
     def impl(x: Any) -> Any:
-        return _cttz(np.int64(x))
+        return _cttz(np.int64(x))  # type: ignore[call-arg]  # numba passes the typing context
 
     return impl if isinstance(x, types.Integer) else None
