@@ -165,22 +165,24 @@ def naked_singles(state: np.ndarray) -> tuple[int, int]:
             if once != BAND:
                 return -1, placed
             singles = once & ~twice & ~state[SOLVED + b]
-            while singles:
-                bit = singles & -singles
-                singles ^= bit
-                shift = lowest_bit(bit)
-                d = 0
-                has = 0
-                for e in range(N):  # the cell's one digit, without a branch per digit
-                    x = state[e * 3 + b] >> shift & 1
-                    d += e * x
-                    has |= x
-                if has == 0:
-                    return -1, placed  # a single placed before it in this band took its digit
-                more = place(state, 27 * b + shift, d)
-                changed |= more
-                placed += 1
-                again = True
+            if singles == 0:
+                continue
+            state[SOLVED + b] |= singles
+            placed += popcount(singles)
+            again = True
+            for d in range(N):  # the singles of each digit at once: their other digits are gone already
+                mine = singles & state[d * 3 + b]
+                if mine == 0:
+                    continue
+                changed |= 1 << d
+                while mine:
+                    bit = mine & -mine
+                    mine ^= bit
+                    if state[d * 3 + b] & bit == 0:
+                        return -1, placed  # an earlier single of the same digit sees this one
+                    cell = 27 * b + lowest_bit(bit)
+                    for k in range(3):
+                        state[d * 3 + k] &= ~PEER_WORDS[cell, k]
     return changed, placed
 
 
