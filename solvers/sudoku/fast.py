@@ -229,19 +229,35 @@ def hidden_singles(state: np.ndarray, d: int) -> tuple[int, int]:
     if missing or col_once != 0x1FF:
         return -1, 0
     col_uniq = (col_once & ~col_twice) * THREE_ROWS
-    changed = 0
-    placed = 0
+    news = ((uniq0 | (w0 & col_uniq)) & ~state[SOLVED], (uniq1 | (w1 & col_uniq)) & ~state[SOLVED + 1],
+            (uniq2 | (w2 & col_uniq)) & ~state[SOLVED + 2])
+    if news[0] | news[1] | news[2] == 0:
+        return 0, 0
+    # placed all at once: first the digit's peers of every new cell, then the cells from the
+    # other digits' boards band by band (one pass over the boards, not one per cell)
     for b in range(3):
-        uniq = uniq0 if b == 0 else (uniq1 if b == 1 else uniq2)
-        new = (uniq | (state[d * 3 + b] & col_uniq)) & ~state[SOLVED + b]
+        new = news[b]
         while new:
             bit = new & -new
             new ^= bit
-            more = place(state, 27 * b + lowest_bit(bit), d)
-            if more < 0:
-                return -1, placed
-            changed |= more
-            placed += 1
+            cell = 27 * b + lowest_bit(bit)
+            for k in range(3):
+                state[d * 3 + k] &= ~PEER_WORDS[cell, k]
+    changed = 1 << d
+    placed = 0
+    for b in range(3):
+        new = news[b]
+        if new == 0:
+            continue
+        if state[d * 3 + b] & new != new:
+            return -1, placed  # two of the new cells see each other
+        state[SOLVED + b] |= new
+        placed += popcount(new)
+        for e in range(N):
+            w = state[e * 3 + b]
+            clear = new & -int(e != d)  # without a branch, as in place
+            changed |= int(w & clear != 0) << e
+            state[e * 3 + b] = w & ~clear
     return changed, placed
 
 
