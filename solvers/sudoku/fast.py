@@ -120,6 +120,10 @@ SEGMENTS = np.array([sum(7 << (9 * (s // 3) + 3 * (s % 3)) for s in range(9) if 
 ROW_BOXES = np.array([sum(1 << k for k in range(3) if row >> 3 * k & 7) for row in range(512)], np.int64)
 # a stack's 3 column bits spread to bits column*3 (a stack's occupancy, with band b shifted by b)
 SPREAD = np.array([sum(1 << 3 * j for j in range(3) if x >> j & 1) for x in range(8)], np.int64)
+# a stack's occupancy bits of band 0 (column*3), and the band word of stack s's columns among them
+STACK_BAND = 0b001_001_001
+STACK_COLUMNS = np.array([[sum((1 << 3 * s + j) * THREE_ROWS for j in range(3) if x >> 3 * j & 1)
+                           for x in range(STACK_BAND + 1)] for s in range(3)], np.int64)
 UNITS = np.concatenate([np.arange(CELLS).reshape(N, N), np.arange(CELLS).reshape(N, N).T,
                         np.arange(CELLS).reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(N, N)]
                        ).astype(np.int64)  # rows, columns, boxes: for the shared solution check
@@ -270,25 +274,25 @@ def locked_candidates(state: np.ndarray, d: int) -> bool:
         w = state[d * 3 + b]
         occ = ROW_BOXES[w & 0x1FF] | ROW_BOXES[(w >> 9) & 0x1FF] << 3 | ROW_BOXES[w >> 18] << 6
         keep = LOCKED[occ]
-        if keep != occ:
-            state[d * 3 + b] = w & SEGMENTS[keep]
-            changed = True
+        changed |= keep != occ
+        state[d * 3 + b] = w & SEGMENTS[keep]
     cols0 = state[d * 3] | state[d * 3] >> 9 | state[d * 3] >> 18
     cols1 = state[d * 3 + 1] | state[d * 3 + 1] >> 9 | state[d * 3 + 1] >> 18
     cols2 = state[d * 3 + 2] | state[d * 3 + 2] >> 9 | state[d * 3 + 2] >> 18
+    kept0 = kept1 = kept2 = 0  # the columns each band keeps, as words
     for s in range(3):
         # bit column*3 + band: the stack's columns are its lines, its bands its boxes
         occ = (SPREAD[(cols0 >> 3 * s) & 7] | SPREAD[(cols1 >> 3 * s) & 7] << 1
                | SPREAD[(cols2 >> 3 * s) & 7] << 2)
         keep = LOCKED[occ]
-        if keep == occ:
-            continue
-        gone = occ & ~keep
-        for b in range(3):
-            for j in range(3):
-                if gone >> (j * 3 + b) & 1:
-                    state[d * 3 + b] &= ~((1 << (3 * s + j)) * THREE_ROWS)
-        changed = True
+        changed |= keep != occ
+        kept0 |= STACK_COLUMNS[s, keep & STACK_BAND]
+        kept1 |= STACK_COLUMNS[s, keep >> 1 & STACK_BAND]
+        kept2 |= STACK_COLUMNS[s, keep >> 2 & STACK_BAND]
+    if changed:  # without a branch per segment: the columns kept cover every candidate left
+        state[d * 3] &= kept0
+        state[d * 3 + 1] &= kept1
+        state[d * 3 + 2] &= kept2
     return changed
 
 
