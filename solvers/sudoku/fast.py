@@ -25,14 +25,17 @@ Representation (9x9 only):
               placed by naked and by hidden singles).
 
 Propagation to a fixed point: naked singles (per band, the cells set in exactly one digit's
-board, by a bit-sliced count over the nine boards), hidden singles (per digit whose board
-changed: the rows, columns and boxes with one cell left), then locked candidates (per changed
-digit: the 3x3 box-line segments that hold it, in each band and each stack, reduced by a table
-of pointing and claiming). Branching takes the cell with two digits left whose digits the most
+board, by a bit-sliced count over the nine boards, placed digit by digit: such a cell has no
+other digit to clear), hidden singles (per digit whose board changed: the rows, columns and
+boxes with one cell left, placed together: the digit's peers per cell, then one pass over the
+other digits' boards per band), then locked candidates (per changed digit: the 3x3 box-line
+segments that hold it, in each band and each stack, reduced by a table of pointing and
+claiming, and applied as masks without a branch per segment). Branching takes the cell with two digits left whose digits the most
 peers still have (the product of the two counts), else the first cell with three digits left,
 else the first open cell.
 
-The per-node helpers are inlined (``inline="always"``), and the counts of the search are kept
+Bit counts (``bits.popcount``, ``bits.lowest_bit``) compile to the processor's own
+instructions. The per-node helpers are inlined (``inline="always"``), and the counts of the search are kept
 in local variables and stored into ``counters`` once per call: a store into that int64 array
 inside the loops that change the state could alias it, and made the compiler reload the state.
 
