@@ -30,9 +30,9 @@ other digit to clear), hidden singles (per digit whose board changed: the rows, 
 boxes with one cell left, placed together: the digit's peers per cell, then one pass over the
 other digits' boards per band), then locked candidates (per changed digit: the 3x3 box-line
 segments that hold it, in each band and each stack, reduced by a table of pointing and
-claiming, and applied as masks without a branch per segment). Branching takes the cell with two digits left whose digits the most
-peers still have (the product of the two counts), else the first cell with three digits left,
-else the first open cell.
+claiming, and applied as masks without a branch per segment). Branching takes the cell with
+two digits left whose digits the most peers still have (the product of the two counts), else
+the first cell with three digits left, else the first open cell.
 
 Bit counts (``bits.popcount``, ``bits.lowest_bit``) compile to the processor's own
 instructions. The per-node helpers are inlined (``inline="always"``), and the counts of the search are kept
