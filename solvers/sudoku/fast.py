@@ -25,14 +25,17 @@ Representation (9x9 only):
               placed by naked and by hidden singles).
 
 Propagation to a fixed point: naked singles (per band, the cells set in exactly one digit's
-board, by a bit-sliced count over the nine boards), hidden singles (per digit whose board
-changed: the rows, columns and boxes with one cell left), then locked candidates (per changed
-digit: the 3x3 box-line segments that hold it, in each band and each stack, reduced by a table
-of pointing and claiming). Branching takes the cell with two digits left whose digits the most
-peers still have (the product of the two counts), else the first cell with three digits left,
-else the first open cell.
+board, by a bit-sliced count over the nine boards, placed digit by digit: such a cell has no
+other digit to clear), hidden singles (per digit whose board changed: the rows, columns and
+boxes with one cell left, placed together: the digit's peers per cell, then one pass over the
+other digits' boards per band), then locked candidates (per changed digit: the 3x3 box-line
+segments that hold it, in each band and each stack, reduced by a table of pointing and
+claiming, and applied as masks without a branch per segment). Branching takes the cell with
+two digits left whose digits the most peers still have (the product of the two counts), else
+the first cell with three digits left, else the first open cell.
 
-The per-node helpers are inlined (``inline="always"``), and the counts of the search are kept
+Bit counts (``bits.popcount``, ``bits.lowest_bit``) compile to the processor's own
+instructions. The per-node helpers are inlined (``inline="always"``), and the counts of the search are kept
 in local variables and stored into ``counters`` once per call: a store into that int64 array
 inside the loops that change the state could alias it, and made the compiler reload the state.
 
@@ -46,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from solvers.sudoku import kernels
+from solvers.sudoku.bits import lowest_bit, popcount
 
 N = 9
 CELLS = 81
@@ -85,14 +89,6 @@ def _peer_words() -> np.ndarray:
     return words
 
 
-def _bit_index() -> np.ndarray:
-    """The de Bruijn table: bit i of a one-bit word b is INDEX[((b * DE_BRUIJN) & 2^32-1) >> 27]."""
-    index = np.zeros(32, np.int64)
-    for i in range(32):
-        index[((1 << i) * DE_BRUIJN & 0xFFFFFFFF) >> 27] = i
-    return index
-
-
 def _locked_table() -> np.ndarray:
     """int64[512]: the segments left of a 3x3 occupancy (bit line*3 + box: the digit is still
     possible in that line's part of that box) once pointing (a box confined to one line clears
@@ -117,8 +113,6 @@ def _locked_table() -> np.ndarray:
     return table
 
 
-DE_BRUIJN = 0x077CB531
-INDEX = _bit_index()
 PEER_WORDS = _peer_words()
 LOCKED = _locked_table()
 BOX_WORDS = np.array([0x1C0E07 << 3 * k for k in range(3)], np.int64)  # box k of a band
@@ -126,19 +120,16 @@ BOX_WORDS = np.array([0x1C0E07 << 3 * k for k in range(3)], np.int64)  # box k o
 # boxes it touches (bit box)
 SEGMENTS = np.array([sum(7 << (9 * (s // 3) + 3 * (s % 3)) for s in range(9) if occ >> s & 1)
                      for occ in range(512)], np.int64)
-POPCOUNT9 = np.array([bin(x).count("1") for x in range(512)], np.int64)
 ROW_BOXES = np.array([sum(1 << k for k in range(3) if row >> 3 * k & 7) for row in range(512)], np.int64)
 # a stack's 3 column bits spread to bits column*3 (a stack's occupancy, with band b shifted by b)
 SPREAD = np.array([sum(1 << 3 * j for j in range(3) if x >> j & 1) for x in range(8)], np.int64)
+# a stack's occupancy bits of band 0 (column*3), and the band word of stack s's columns among them
+STACK_BAND = 0b001_001_001
+STACK_COLUMNS = np.array([[sum((1 << 3 * s + j) * THREE_ROWS for j in range(3) if x >> 3 * j & 1)
+                           for x in range(STACK_BAND + 1)] for s in range(3)], np.int64)
 UNITS = np.concatenate([np.arange(CELLS).reshape(N, N), np.arange(CELLS).reshape(N, N).T,
                         np.arange(CELLS).reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(N, N)]
                        ).astype(np.int64)  # rows, columns, boxes: for the shared solution check
-
-
-@njit(cache=True, inline="always")
-def bit_index(b: int) -> int:
-    """The index of the one-bit word ``b`` (bits 0..31)."""
-    return int(INDEX[((b * DE_BRUIJN) & 0xFFFFFFFF) >> 27])
 
 
 @njit(cache=True, inline="always")
@@ -181,22 +172,24 @@ def naked_singles(state: np.ndarray) -> tuple[int, int]:
             if once != BAND:
                 return -1, placed
             singles = once & ~twice & ~state[SOLVED + b]
-            while singles:
-                bit = singles & -singles
-                singles ^= bit
-                shift = bit_index(bit)
-                d = 0
-                has = 0
-                for e in range(N):  # the cell's one digit, without a branch per digit
-                    x = state[e * 3 + b] >> shift & 1
-                    d += e * x
-                    has |= x
-                if has == 0:
-                    return -1, placed  # a single placed before it in this band took its digit
-                more = place(state, 27 * b + shift, d)
-                changed |= more
-                placed += 1
-                again = True
+            if singles == 0:
+                continue
+            state[SOLVED + b] |= singles
+            placed += popcount(singles)
+            again = True
+            for d in range(N):  # the singles of each digit at once: their other digits are gone already
+                mine = singles & state[d * 3 + b]
+                if mine == 0:
+                    continue
+                changed |= 1 << d
+                while mine:
+                    bit = mine & -mine
+                    mine ^= bit
+                    if state[d * 3 + b] & bit == 0:
+                        return -1, placed  # an earlier single of the same digit sees this one
+                    cell = 27 * b + lowest_bit(bit)
+                    for k in range(3):
+                        state[d * 3 + k] &= ~PEER_WORDS[cell, k]
     return changed, placed
 
 
@@ -243,19 +236,35 @@ def hidden_singles(state: np.ndarray, d: int) -> tuple[int, int]:
     if missing or col_once != 0x1FF:
         return -1, 0
     col_uniq = (col_once & ~col_twice) * THREE_ROWS
-    changed = 0
-    placed = 0
+    news = ((uniq0 | (w0 & col_uniq)) & ~state[SOLVED], (uniq1 | (w1 & col_uniq)) & ~state[SOLVED + 1],
+            (uniq2 | (w2 & col_uniq)) & ~state[SOLVED + 2])
+    if news[0] | news[1] | news[2] == 0:
+        return 0, 0
+    # placed all at once: first the digit's peers of every new cell, then the cells from the
+    # other digits' boards band by band (one pass over the boards, not one per cell)
     for b in range(3):
-        uniq = uniq0 if b == 0 else (uniq1 if b == 1 else uniq2)
-        new = (uniq | (state[d * 3 + b] & col_uniq)) & ~state[SOLVED + b]
+        new = news[b]
         while new:
             bit = new & -new
             new ^= bit
-            more = place(state, 27 * b + bit_index(bit), d)
-            if more < 0:
-                return -1, placed
-            changed |= more
-            placed += 1
+            cell = 27 * b + lowest_bit(bit)
+            for k in range(3):
+                state[d * 3 + k] &= ~PEER_WORDS[cell, k]
+    changed = 1 << d
+    placed = 0
+    for b in range(3):
+        new = news[b]
+        if new == 0:
+            continue
+        if state[d * 3 + b] & new != new:
+            return -1, placed  # two of the new cells see each other
+        state[SOLVED + b] |= new
+        placed += popcount(new)
+        for e in range(N):
+            w = state[e * 3 + b]
+            clear = new & -int(e != d)  # without a branch, as in place
+            changed |= int(w & clear != 0) << e
+            state[e * 3 + b] = w & ~clear
     return changed, placed
 
 
@@ -268,25 +277,25 @@ def locked_candidates(state: np.ndarray, d: int) -> bool:
         w = state[d * 3 + b]
         occ = ROW_BOXES[w & 0x1FF] | ROW_BOXES[(w >> 9) & 0x1FF] << 3 | ROW_BOXES[w >> 18] << 6
         keep = LOCKED[occ]
-        if keep != occ:
-            state[d * 3 + b] = w & SEGMENTS[keep]
-            changed = True
+        changed |= keep != occ
+        state[d * 3 + b] = w & SEGMENTS[keep]
     cols0 = state[d * 3] | state[d * 3] >> 9 | state[d * 3] >> 18
     cols1 = state[d * 3 + 1] | state[d * 3 + 1] >> 9 | state[d * 3 + 1] >> 18
     cols2 = state[d * 3 + 2] | state[d * 3 + 2] >> 9 | state[d * 3 + 2] >> 18
+    kept0 = kept1 = kept2 = 0  # the columns each band keeps, as words
     for s in range(3):
         # bit column*3 + band: the stack's columns are its lines, its bands its boxes
         occ = (SPREAD[(cols0 >> 3 * s) & 7] | SPREAD[(cols1 >> 3 * s) & 7] << 1
                | SPREAD[(cols2 >> 3 * s) & 7] << 2)
         keep = LOCKED[occ]
-        if keep == occ:
-            continue
-        gone = occ & ~keep
-        for b in range(3):
-            for j in range(3):
-                if gone >> (j * 3 + b) & 1:
-                    state[d * 3 + b] &= ~((1 << (3 * s + j)) * THREE_ROWS)
-        changed = True
+        changed |= keep != occ
+        kept0 |= STACK_COLUMNS[s, keep & STACK_BAND]
+        kept1 |= STACK_COLUMNS[s, keep >> 1 & STACK_BAND]
+        kept2 |= STACK_COLUMNS[s, keep >> 2 & STACK_BAND]
+    if changed:  # without a branch per segment: the columns kept cover every candidate left
+        state[d * 3] &= kept0
+        state[d * 3 + 1] &= kept1
+        state[d * 3 + 2] &= kept2
     return changed
 
 
@@ -309,7 +318,7 @@ def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) 
         todo |= more
         lock_todo |= more
         while todo:
-            d = bit_index(todo & -todo)
+            d = lowest_bit(todo)
             todo &= todo - 1
             more, placed = hidden_singles(state, d)
             hidden += placed
@@ -329,7 +338,7 @@ def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) 
         if not ok or not locked:
             break
         while lock_todo:
-            d = bit_index(lock_todo & -lock_todo)
+            d = lowest_bit(lock_todo)
             lock_todo &= lock_todo - 1
             if locked_candidates(state, d):
                 todo |= 1 << d
@@ -339,11 +348,6 @@ def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) 
     counters[NAKED] += naked
     counters[HIDDEN] += hidden
     return ok
-
-
-@njit(cache=True, inline="always")
-def popcount27(w: int) -> int:
-    return int(POPCOUNT9[w & 0x1FF] + POPCOUNT9[(w >> 9) & 0x1FF] + POPCOUNT9[w >> 18])
 
 
 @njit(cache=True)
@@ -375,7 +379,7 @@ def branch_cell(state: np.ndarray) -> int:
         while exact:
             bit = exact & -exact
             exact ^= bit
-            shift = bit_index(bit)
+            shift = lowest_bit(bit)
             cell = 27 * b + shift
             column = shift % 9
             b1 = 1 if b == 0 else 0
@@ -385,20 +389,20 @@ def branch_cell(state: np.ndarray) -> int:
                 digits |= (state[d * 3 + b] >> shift & 1) << d
             score = 1
             while digits:
-                d = bit_index(digits & -digits)
+                d = lowest_bit(digits)
                 digits &= digits - 1
                 # the other bands' peers are the cell's column: their bits summed by one multiply
                 others = ((state[d * 3 + b1] >> column & THREE_ROWS)
                           + (state[d * 3 + b2] >> column & THREE_ROWS))
-                score *= popcount27(state[d * 3 + b] & PEER_WORDS[cell, b]) + (others * THREE_ROWS >> 18 & 7)
+                score *= popcount(state[d * 3 + b] & PEER_WORDS[cell, b]) + (others * THREE_ROWS >> 18 & 7)
             if score > best_score:
                 best_score = score
                 best = cell
         exact = thrice & ~four & open_cells
         if three < 0 and exact:
-            three = 27 * b + bit_index(exact & -exact)
+            three = 27 * b + lowest_bit(exact)
         if first < 0:
-            first = 27 * b + bit_index(open_cells & -open_cells)
+            first = 27 * b + lowest_bit(open_cells)
     if best >= 0:
         return best
     return three if three >= 0 else first
@@ -423,7 +427,7 @@ def write_values(state: np.ndarray, values: np.ndarray, row: int) -> None:
             while w:
                 bit = w & -w
                 w ^= bit
-                values[row, 27 * b + bit_index(bit)] = d + 1
+                values[row, 27 * b + lowest_bit(bit)] = d + 1
 
 
 @njit(cache=True)

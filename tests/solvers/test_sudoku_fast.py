@@ -4,6 +4,7 @@ without the JIT and with bounds checks)."""
 import numpy as np
 
 from solvers.sudoku import fast as fastk
+from solvers.sudoku.bits import lowest_bit, popcount
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 EASY_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -56,13 +57,18 @@ def test_tables():
     # row, box and column in the cell's band; the column elsewhere
     assert bits == [[14, 3, 3], [3, 14, 3], [3, 3, 14]]
     assert not fastk.PEER_WORDS[0, 0] & 1 and fastk.PEER_WORDS[0, 0] & (1 << 8 | 1 << 10 | 1 << 18)
-    assert [fastk.bit_index(1 << i) for i in range(27)] == list(range(27))
     assert [fastk.single(x) for x in (0, 0b100, 0b110, 1 << 26)] == [0, 0b100, 0, 1 << 26]
     assert fastk.LOCKED[0b111_111_111] == 0b111_111_111  # nothing confined
     # box 0 only in line 0: line 0 leaves boxes 1 and 2 (pointing)
     assert fastk.LOCKED[0b110_110_111] == 0b110_110_001
     # line 0 only in box 0: box 0 leaves lines 1 and 2 (claiming)
     assert fastk.LOCKED[0b111_111_001] == 0b110_110_001
+
+
+def test_bit_counts():
+    assert [lowest_bit(1 << i) for i in range(63)] == list(range(63))
+    assert lowest_bit(0b101000) == 3
+    assert [popcount(x) for x in (0, fastk.BAND, 1 << 26 | 1 << 9 | 1, 2**63 - 1)] == [0, 27, 3, 63]
 
 
 def test_place_clears_the_cell_and_the_peers():
@@ -188,7 +194,6 @@ def test_branch_cell_takes_the_two_digit_cell_whose_digits_most_peers_have():
     assert fastk.branch_cell(state) == 0  # a tie: the first
     remove(state, [1, 2, 3, 9, 10], 1)  # five peers of cell 0 lose 1: cell 80's digits reach more
     assert fastk.branch_cell(state) == 80
-    assert fastk.popcount27(fastk.BAND) == 27 and fastk.popcount27(1 << 26 | 1 << 9 | 1) == 3
 
 
 def test_search_solves_proves_and_counts():
