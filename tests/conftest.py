@@ -1,3 +1,4 @@
+import signal
 from pathlib import Path
 
 import pytest
@@ -12,3 +13,11 @@ def data_dir() -> Path:
     if not DATA.is_dir():
         pytest.fail(f"test data not found at {DATA}")
     return DATA
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A suite started in the background by a non-interactive shell has SIGINT ignored, and its
+    # children would inherit that: the tests that stop a client or make run's stack as Ctrl-C
+    # does need it delivered. A handler here is reset to the default in every child.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
