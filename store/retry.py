@@ -12,14 +12,13 @@ from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
 from store import tallies
+from store.costs import SECONDS_LEFT
 from store.fastjson import canonical
 from store.jobs import Backlogged, possible_index
 from store.models import CANCELLED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
 from store.submit import OverBudget
 
 RETRYABLE = (FAILED, CANCELLED)
-# A job's predicted seconds not yet done (none for a job stored without predictions).
-_LEFT = func.coalesce(Job.estimated_seconds, 0.0) - Job.done_seconds
 
 
 @dataclass(frozen=True)
@@ -91,7 +90,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     checked = [(row, *recheck(row.at, row.kind, row.input, {**row.options, **options})) for row in rows]
     others = (Job.owner == job.owner, Job.status.in_(UNFINISHED), Job.id != job.id)
     pending, rank, left = s.execute(select(func.coalesce(func.sum(Job.pending), 0), func.count(),
-                                           func.coalesce(func.sum(_LEFT), 0.0)).where(*others)).one()
+                                           func.coalesce(func.sum(SECONDS_LEFT), 0.0)).where(*others)).one()
     if job.status in UNFINISHED:  # the rest of this job is the owner's unfinished work too
         left += (job.estimated_seconds or 0.0) - job.done_seconds
     if not checked:
