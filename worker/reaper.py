@@ -176,9 +176,9 @@ def _owners_work_left(s: Session, rows: Sequence[Row[Any]]) -> dict[str, float]:
         again[row.owner] = again.get(row.owner, 0.0) + (row.estimated_seconds or 0.0)
     if not again:
         return {}
-    left = {owner: seconds for owner, seconds in s.execute(
-        select(Job.owner, func.sum(SECONDS_LEFT))
-        .where(Job.owner.in_(list(again)), Job.status.in_(UNFINISHED)).group_by(Job.owner))}
+    left = dict(s.execute(select(Job.owner, func.sum(SECONDS_LEFT))
+                          .where(Job.owner.in_(list(again)), Job.status.in_(UNFINISHED))
+                          .group_by(Job.owner)).all())
     return {owner: max((left.get(owner) or 0.0) - seconds, 0.0) for owner, seconds in again.items()}
 
 
