@@ -51,6 +51,13 @@ class Costs:
             return most
         return min(most, max(self.prediction_time_floor, self.prediction_time_factor * high))
 
+    def limit_of(self, seconds: float, factor: float, most: float) -> tuple[float, float | None]:
+        """The time limit of a solve predicted at ``seconds`` within ``factor``, with those seconds,
+        when it is below ``most`` (PUZZLE_TIME_LIMIT, or the cheap lane's cap); else ``most`` and
+        None: the prediction set no limit."""
+        own = self.time_limit(seconds * factor, most)
+        return (own, seconds) if own < most else (most, None)
+
     def budget_of(self, owner: str) -> float:
         """The client's budget; 0: none."""
         return self.client_cpu_budgets.get(owner, self.client_cpu_budget)
