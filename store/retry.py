@@ -29,7 +29,7 @@ class Retried:
 
     puzzles: list[tuple[int, float]]
     rank: int
-    queued: float = 0.0
+    queued: float
 
 
 class NoSuchPuzzle(Exception):
