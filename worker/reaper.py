@@ -170,7 +170,7 @@ def _publish_by_job(runtime: Runtime, rows: Sequence[Row[Any]], ahead: Mapping[s
 
 def _owners_work_left(s: Session, rows: Sequence[Row[Any]]) -> dict[str, float]:
     """Per owner of these lost puzzles, its unfinished jobs' predicted seconds not yet done, less
-    those of the puzzles themselves (published again, each counts once it is ahead of the next)."""
+    those of the puzzles themselves (dear_levels counts each of them ahead of the ones after it)."""
     again: dict[str, float] = {}
     for row in rows:
         again[row.owner] = again.get(row.owner, 0.0) + (row.estimated_seconds or 0.0)
