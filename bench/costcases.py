@@ -170,6 +170,19 @@ def sliding(half: int, scale: int) -> Iterator[Case]:
         for _ in range(3 * scale):
             board = " ".join(map(str, random_board(k, rng)))
             yield Case(f"sliding {k}x{k} auto", "sliding", board, {})
+    walks = random.Random(400 + half)  # apart, so the boards above stay as they were
+    for board in korf[:12 * scale]:  # the 7-8 database where built, else the 6-6-3 (with a note)
+        yield Case("sliding 4x4 idastar pdb78", "sliding", board,
+                   {"algorithm": "idastar", "heuristic": "pdb78"})
+    # Korf's boards take minutes without a database, and hours in Python: shorter walks instead,
+    # many of them, since a bound tells these searches' time less well than a database's.
+    for _ in range(20 * scale):
+        board = _walked(4, walks.randrange(20, 1000), walks)
+        yield Case("sliding 4x4 idastar linear_conflict", "sliding", board,
+                   {"algorithm": "idastar", "heuristic": "linear_conflict"})
+    for _ in range(16 * scale):
+        board = _walked(4, walks.randrange(4, 120), walks)
+        yield Case("sliding 4x4 astar", "sliding", board, {"algorithm": "astar"})
 
 
 def spokes(half: int, scale: int) -> Iterator[Case]:

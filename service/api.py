@@ -159,6 +159,12 @@ def _within_cap(batch: CheckedBatch, cap: float) -> None:
         raise Problem(422, "Invalid request", detail, errors=over, max_puzzle_cpu_seconds=cap)
 
 
+def _over_budget(exc: submit.OverBudget) -> Problem:
+    """429 naming the work refused (a batch, or a retry's puzzles), the client's budget and what is left."""
+    return Problem(429, "Too Many Requests", str(exc), headers={"Retry-After": "10"},
+                   estimated_seconds=exc.batch, budget=exc.budget, budget_left=exc.left)
+
+
 def _poll_headers(job_id: str) -> dict[str, str]:
     retry = str(settings().http.retry_after_seconds)
     return {"Location": f"/api/v1/jobs/{job_id}", "Retry-After": retry}
@@ -198,8 +204,7 @@ def submit_job():
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
     except submit.OverBudget as exc:  # nothing stored, as above
-        raise Problem(429, "Too Many Requests", str(exc), headers={"Retry-After": "10"},
-                      estimated_seconds=exc.batch, budget=exc.budget, budget_left=exc.left) from None
+        raise _over_budget(exc) from None
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         with snapshot() as s:
@@ -336,7 +341,8 @@ def retry_job(job_id: str):
     with its options merged with `options`; the job runs again.
 
     An index the job does not have, or bad options, is 422; a puzzle at `indexes` that is not
-    failed or cancelled is 409. Either way nothing changes.
+    failed or cancelled is 409; puzzles that would pass the client's cap on unfinished puzzles or
+    its budget of predicted CPU seconds are 429. Either way nothing changes.
     """
     body = _retry_body()
     retry_job_puzzles(job_id, body)
@@ -365,7 +371,8 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
             job = job_or_404(s, job_id)
             retried = retry.retry_puzzles(s, job, body.indexes, body.options, recheck,
                                          queued_stale_seconds=config.recovery.queued_stale_seconds,
-                                         max_pending=config.limits.max_pending_puzzles)
+                                         max_pending=config.limits.max_pending_puzzles,
+                                         budget=config.costs.budget_of(job.owner))
     except retry.NoSuchPuzzle as exc:
         raise invalid([{"index": exc.index, "field": "indexes", "message": str(exc)}]) from None
     except retry.NotRetryable as exc:
@@ -374,12 +381,15 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
         raise Problem(429, "Too Many Requests",
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
+    except submit.OverBudget as exc:  # nothing changed: the transaction rolled back
+        raise _over_budget(exc) from None
     if retried.puzzles:
         ids, costs = [i for i, _ in retried.puzzles], [c for _, c in retried.puzzles]
         extensions = current_app.extensions
         publish_in_lanes(extensions["publisher"], extensions["sessions"], config.lanes,
                          submit.chunks_of(ids, costs, config.lanes),
-                         job_rank(retried.rank, sum(costs), config.lanes))
+                         job_rank(retried.rank, sum(costs), config.lanes), queued=retried.queued,
+                         quantum=config.costs.dear_share_seconds)
     return len(retried.puzzles)
 
 

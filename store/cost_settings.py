@@ -29,20 +29,21 @@ class Costs:
         PUZZLE_CAP_SECONDS, "a puzzle predicted above this many CPU seconds is refused (422) unless its "
                             "job says accept_cost; 0: no cap", minimum=0)
     client_cpu_budget: float = setting(
-        CLIENT_BUDGET_SECONDS, "predicted CPU seconds of one client's unfinished work (its batch's included) "
-                               "above which a batch is refused (429); 0: no budget", minimum=0)
+        CLIENT_BUDGET_SECONDS, "predicted CPU seconds of one client's unfinished work (its batch's, or its "
+                               "retry's, included) above which a batch or a retry is refused (429); 0: no "
+                               "budget", minimum=0)
     client_cpu_budgets: Mapping[str, float] = setting(
         {}, "CLIENT_CPU_BUDGET of named clients (API_TOKENS' names): 'nightly=5000000,guest=600'")
     prediction_time_factor: float = setting(
-        PREDICTION_FACTOR, "a puzzle's time limit is this many times the high end of its prediction, "
-                           "within PREDICTION_TIME_FLOOR and PUZZLE_TIME_LIMIT; 0: PUZZLE_TIME_LIMIT for "
-                           "every puzzle", minimum=0)
+        PREDICTION_FACTOR, "a puzzle's time limit is this many times the high end of its prediction (a "
+                           "part's: of its share of its puzzle's), within PREDICTION_TIME_FLOOR and "
+                           "PUZZLE_TIME_LIMIT; 0: PUZZLE_TIME_LIMIT for every puzzle and part", minimum=0)
     prediction_time_floor: float = setting(
         PREDICTION_FLOOR_SECONDS, "the least time limit a prediction gives a puzzle", minimum=0.001)
     dear_share_seconds: float = setting(
-        DEAR_SHARE_SECONDS, "in the dear lane a new job's task waits one broker priority level more per this "
-                            "many predicted CPU seconds of its client's work ahead of it; 0: levels by task "
-                            "count, as in the cheap lane", minimum=0)
+        DEAR_SHARE_SECONDS, "in the dear lane a task (of a new job, a retry or the reaper) waits one broker "
+                            "priority level more per this many predicted CPU seconds of its client's work "
+                            "ahead of it; 0: levels by task count, as in the cheap lane", minimum=0)
 
     def time_limit(self, high: float, most: float) -> float:
         """The time limit of a puzzle predicted at ``high`` seconds at most, within ``most``
@@ -50,6 +51,13 @@ class Costs:
         if self.prediction_time_factor <= 0:
             return most
         return min(most, max(self.prediction_time_floor, self.prediction_time_factor * high))
+
+    def limit_of(self, seconds: float, factor: float, most: float) -> tuple[float, float | None]:
+        """The time limit of a solve predicted at ``seconds`` within ``factor``, with those seconds,
+        when it is below ``most`` (PUZZLE_TIME_LIMIT, or the cheap lane's cap); else ``most`` and
+        None: the prediction set no limit."""
+        own = self.time_limit(seconds * factor, most)
+        return (own, seconds) if own < most else (most, None)
 
     def budget_of(self, owner: str) -> float:
         """The client's budget; 0: none."""

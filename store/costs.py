@@ -23,7 +23,11 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, case, func
 
-from store.models import UNFINISHED, aware
+from store.models import UNFINISHED, Job, aware
+
+# SQL: a job's predicted seconds not yet done, what it holds of its client's budget and of the work
+# ahead of its client's dear tasks (store.publish); none for a job stored without predictions.
+SECONDS_LEFT = func.coalesce(Job.estimated_seconds, 0.0) - Job.done_seconds
 
 
 @dataclass(frozen=True)

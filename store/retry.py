@@ -12,9 +12,11 @@ from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
 from store import tallies
+from store.costs import SECONDS_LEFT
 from store.fastjson import canonical
 from store.jobs import Backlogged, possible_index
 from store.models import CANCELLED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
+from store.submit import OverBudget
 
 RETRYABLE = (FAILED, CANCELLED)
 
@@ -22,10 +24,12 @@ RETRYABLE = (FAILED, CANCELLED)
 @dataclass(frozen=True)
 class Retried:
     """Puzzles put back in the queue: their ids in batch order, each with its estimated seconds,
-    and the owner's other unfinished jobs (the rank of their tasks, store.publish)."""
+    the owner's other unfinished jobs (the rank of their tasks, store.publish) and the owner's
+    predicted seconds not yet done before the retry (the levels of its dear tasks, store.publish)."""
 
     puzzles: list[tuple[int, float]]
     rank: int
+    queued: float
 
 
 class NoSuchPuzzle(Exception):
@@ -46,7 +50,8 @@ Recheck = Callable[[int, str, Any, dict[str, Any]], tuple[dict[str, Any], Estima
 
 
 def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: Mapping[str, Any],
-                  recheck: Recheck, queued_stale_seconds: float, max_pending: int) -> Retried:
+                  recheck: Recheck, queued_stale_seconds: float, max_pending: int,
+                  budget: float = 0.0) -> Retried:
     """Put failed and cancelled puzzles back in the queue: all of the job's, or those at
     ``indexes``, each of which must be one (NoSuchPuzzle, NotRetryable otherwise). Each keeps its
     input, takes its options merged with ``options`` and checked again by ``recheck`` (whose
@@ -59,7 +64,8 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     each with its estimated seconds, to publish once this transaction commits. The tallies count
     each puzzle put back as newly queued; the final statuses keep counting every time a puzzle
     reached them. Raises Backlogged if the owner would have more than ``max_pending`` puzzles
-    unfinished."""
+    unfinished, and OverBudget if more than ``budget`` predicted seconds of unfinished work (the
+    retried puzzles' new predictions included; 0: no budget)."""
     lock_job(s, job.id)
     s.refresh(job)  # its counter as of the lock
     # "at": "index" would name the row's tuple method
@@ -83,12 +89,17 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
             raise NotRetryable(i, found[i].status)
     checked = [(row, *recheck(row.at, row.kind, row.input, {**row.options, **options})) for row in rows]
     others = (Job.owner == job.owner, Job.status.in_(UNFINISHED), Job.id != job.id)
-    pending, rank = s.execute(select(func.coalesce(func.sum(Job.pending), 0), func.count())
-                              .where(*others)).one()
+    pending, rank, left = s.execute(select(func.coalesce(func.sum(Job.pending), 0), func.count(),
+                                           func.coalesce(func.sum(SECONDS_LEFT), 0.0)).where(*others)).one()
+    if job.status in UNFINISHED:  # the rest of this job is the owner's unfinished work too
+        left += (job.estimated_seconds or 0.0) - job.done_seconds
     if not checked:
-        return Retried([], int(rank))
+        return Retried([], int(rank), float(left))
     if pending + job.pending + len(checked) > max_pending:
         raise Backlogged(int(pending + job.pending), max_pending)
+    work = sum(estimate.seconds for _row, _options, estimate in checked)
+    if budget > 0 and left + work > budget:
+        raise OverBudget(work, budget, max(budget - left, 0.0), "the retried puzzles are")
     t = now()
     ids = [row.id for row in rows]
     s.execute(delete(Subtask).where(Subtask.puzzle_id.in_(ids)).execution_options(synchronize_session=False))
@@ -112,7 +123,8 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
                       finished_at=None, status=case((Job.started_at.is_(None), QUEUED), else_=RUNNING))
               .execution_options(synchronize_session=False))
     s.refresh(job)
-    return Retried([(row.id, estimate.seconds) for row, _options, estimate in checked], int(rank))
+    return Retried([(row.id, estimate.seconds) for row, _options, estimate in checked], int(rank),
+                   float(left))
 
 
 def _predicted_again(s: Session, job: Job, checked: Sequence[tuple[Any, dict[str, Any], Estimate]]) -> None:

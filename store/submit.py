@@ -118,11 +118,11 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
 
 
 class OverBudget(Exception):
-    """The owner's unfinished work and the batch's together pass the client's budget of predicted
-    CPU seconds (CLIENT_CPU_BUDGET); nothing is stored."""
+    """The owner's unfinished work and the batch's (or a retry's puzzles') together pass the client's
+    budget of predicted CPU seconds (CLIENT_CPU_BUDGET); nothing is stored."""
 
-    def __init__(self, batch: float, budget: float, left: float):
-        super().__init__(f"the batch is predicted at {batch:g} CPU seconds; {left:g} of your budget of "
+    def __init__(self, batch: float, budget: float, left: float, what: str = "the batch is"):
+        super().__init__(f"{what} predicted at {batch:g} CPU seconds; {left:g} of your budget of "
                          f"{budget:g} are left")
         self.batch, self.budget, self.left = batch, budget, left
 

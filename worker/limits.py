@@ -99,15 +99,18 @@ class Watch:
 
 
 @contextmanager
-def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget) -> Iterator[Watch]:
+def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget,
+             seconds: float | None = None) -> Iterator[Watch]:
     """A stop flag for one solve (a part, or a puzzle estimated expensive), raised by a thread that
     looks every STOP_POLL_SECONDS whether the puzzle is still running and not stopped, and raises
-    it anyway at the time limit: the limit's signal reaches Python only once a compiled kernel
-    returns, the flag reaches the kernel itself, so the solve ends cleanly instead of the hard
-    limit killing the process. The thread is stopped and joined on the way out."""
+    it anyway at the time limit (``seconds``, PUZZLE_TIME_LIMIT unless given): the limit's signal
+    reaches Python only once a compiled kernel returns, the flag reaches the kernel itself, so the
+    solve ends cleanly instead of the hard limit killing the process. The thread is stopped and
+    joined on the way out."""
     watch = Watch(stop_flag())
     done = threading.Event()
-    poll, deadline = budget.stop_poll_seconds, time.monotonic() + budget.puzzle_time_limit
+    limit = budget.puzzle_time_limit if seconds is None else seconds
+    poll, deadline = budget.stop_poll_seconds, time.monotonic() + limit
 
     def run() -> None:
         while not done.wait(max(0.0, min(poll, deadline - time.monotonic()))):

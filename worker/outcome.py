@@ -40,16 +40,17 @@ def gave_up(tries: int, seconds: float, per: str) -> str:
 
 
 def failure_reason(exc: Exception, where: str, seconds: float | None = None, per: str = "puzzle", *,
-                   expired: bool = False, answer: str = "the solver's answer",
-                   error: str = "solver error") -> str:
+                   expired: bool = False, predicted: float | None = None,
+                   answer: str = "the solver's answer", error: str = "solver error") -> str:
     """What the user reads when solving a puzzle or a part (``per``) under a limit of ``seconds``,
     or merging parts, raised ``exc``. ``expired``: the watcher raised the stop flag at the time
-    limit; ``answer`` names what was verified; ``error`` heads a crash, which is also logged with
+    limit; ``predicted``: the seconds predicted of the solve, when its prediction set ``seconds``;
+    ``answer`` names what was verified; ``error`` heads a crash, which is also logged with
     ``where`` it happened."""
-    if seconds is not None and isinstance(exc, (PuzzleTimeout, SoftTimeLimitExceeded)):
-        return too_long(seconds, per)
-    if seconds is not None and isinstance(exc, solvers.Stopped):
-        return too_long(seconds, per) if expired else CANCELLED_WHILE_RUNNING
+    if seconds is not None and isinstance(exc, (PuzzleTimeout, SoftTimeLimitExceeded, solvers.Stopped)):
+        if isinstance(exc, solvers.Stopped) and not expired:
+            return CANCELLED_WHILE_RUNNING
+        return too_long(seconds, per) if predicted is None else past_prediction(seconds, predicted)
     if isinstance(exc, solvers.WrongAnswer):
         return f"internal error: {answer} failed verification ({exc})"
     if isinstance(exc, solvers.PuzzleError):
@@ -140,9 +141,8 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
         p.kind.verify(p.puzzle, p.options, outcome)
     except Exception as exc:  # a solver bug must end this puzzle, not the whole chunk
         expired = watch is not None and watch.expired
-        out.error = failure_reason(exc, f"puzzle {a.id}", seconds, "puzzle", expired=expired)
-        if predicted is not None and out.error == too_long(seconds, "puzzle"):
-            out.error = past_prediction(seconds, predicted)
+        out.error = failure_reason(exc, f"puzzle {a.id}", seconds, "puzzle", expired=expired,
+                                   predicted=predicted)
     else:
         out.status, out.answer = outcome.status, blocks.answer(outcome.result, outcome.stats)
     out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)

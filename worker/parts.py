@@ -36,7 +36,7 @@ from store.models import (
 )
 from store.results import write
 from store.rows import Result
-from store.settings import Recovery, TimeBudget
+from store.settings import Recovery, Settings, TimeBudget
 from worker.limits import Watch, alarms_raise_timeout, time_limit, watching
 from worker.outcome import failure_reason, gave_up
 from worker.runtime import Runtime
@@ -70,9 +70,10 @@ def run_part(runtime: Runtime, subtask_id: int, worker: str) -> bool:
         if claimed is None:
             return False
         part, p = claimed
+    limit, predicted = part_limit(settings, p)
     with logs.context(job=p.job_id, puzzle=p.id, subtask=part.id):
-        with watching(sessions, p.id, settings.time) as watch:
-            outcome, error = solve(p, part, settings.time.puzzle_time_limit, watch)
+        with watching(sessions, p.id, settings.time, limit) as watch:
+            outcome, error = solve(p, part, limit, watch, predicted)
         if outcome is None and error is None:
             log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
         # A long solve is not done again for a database restart at its end.
@@ -97,7 +98,7 @@ def lock_puzzle(s: Session, puzzle_id: int) -> Row[Any] | None:
     lock_job(s, job_id)
     return s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options,
                             Puzzle.status, Puzzle.attempts, Puzzle.stop_requested, Puzzle.parts_total,
-                            Puzzle.split_head)
+                            Puzzle.split_head, Puzzle.estimated_seconds, Puzzle.estimate_factor)
                      .where(Puzzle.id == puzzle_id).with_for_update()).one()
 
 
@@ -139,8 +140,20 @@ def _skip(s: Session, p: Row[Any], mine: ColumnElement[bool]) -> None:
 # -- solving
 
 
-def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch) -> tuple[Outcome | None, str | None]:
-    """(outcome, None), or (None, error), or (None, None) when the puzzle no longer needs the part."""
+def part_limit(settings: Settings, p: Row[Any]) -> tuple[float, float | None]:
+    """A part's time limit and the seconds predicted of it: its puzzle's prediction shared equally
+    over its parts gives the part a limit as a puzzle's own prediction does (PREDICTION_TIME_FACTOR x
+    the high end, within PREDICTION_TIME_FLOOR) when below PUZZLE_TIME_LIMIT; else PUZZLE_TIME_LIMIT."""
+    most = settings.time.puzzle_time_limit
+    if p.estimated_seconds is None or p.parts_total <= 0:
+        return most, None  # stored without a prediction
+    return settings.costs.limit_of(p.estimated_seconds / p.parts_total, p.estimate_factor or 1.0, most)
+
+
+def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch,
+          predicted: float | None = None) -> tuple[Outcome | None, str | None]:
+    """(outcome, None), or (None, error), or (None, None) when the puzzle no longer needs the part;
+    ``predicted``: the part's predicted seconds, when they set ``seconds``."""
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
@@ -149,7 +162,8 @@ def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch) -> tuple[O
     except Exception as exc:  # a solver bug ends this puzzle, never the worker
         if isinstance(exc, solvers.Stopped) and not watch.expired:
             return None, None
-        return None, failure_reason(exc, f"subtask {part.id}", seconds, "part", expired=watch.expired)
+        return None, failure_reason(exc, f"subtask {part.id}", seconds, "part", expired=watch.expired,
+                                    predicted=predicted)
 
 
 # -- recording, counting, merging

@@ -16,14 +16,15 @@ stopped (``reaper_runs.swept_to``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, true, update
+from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
+from store.costs import SECONDS_LEFT
 from store.db import changed_rows, plan_for_each_list
 from store.models import (
     FAILED,
@@ -38,15 +39,14 @@ from store.models import (
     aware,
     now,
 )
-from store.publish import publish_or_mark_due, queue_depth
+from store.publish import publish_in_lanes, publish_or_mark_due, queue_depth
 from store.results import write
 from store.rows import Assigned, Result
 from store.settings import Recovery
 from store.statements import among
 from worker import parts, retention, webhooks
-from worker.chunk import publish_one_per_task
 from worker.heartbeat import node_of
-from worker.outcome import gave_up
+from worker.outcome import estimated_cost, gave_up
 from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -120,6 +120,7 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
                 parts.fail(s, p, parts.PartClaim(row.id, row.puzzle_id, row.part, {}, row.attempts),
                            gave_up(row.attempts, limit, "part"))
         lost_puzzles = [row for row in puzzles if row not in dead]
+        ahead = _owners_work_left(s, lost_puzzles)
         lost_parts = [row.id for row in subtasks if row not in dead_parts]
         again = Reaped([row.id for row in lost_puzzles], lost_parts)
         _count_lost_optimistic_runs(s, lost.held_by_none)
@@ -141,23 +142,44 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
                     recovery.worker_silent_seconds)
     if again.puzzles:
         log.warning("reaper: publishing %d lost puzzle(s) again", len(again.puzzles))
-        _publish_by_job(runtime, lost_puzzles)
+        _publish_by_job(runtime, lost_puzzles, ahead)
     if again.parts:
         log.warning("reaper: publishing %d lost subtask(s) again", len(again.parts))
         publish_or_mark_due(publisher, sessions, [[i] for i in again.parts], parts=True)
     return again
 
 
-def _publish_by_job(runtime: Runtime, rows: Sequence[Row[Any]]) -> None:
+def _publish_by_job(runtime: Runtime, rows: Sequence[Row[Any]], ahead: Mapping[str, float]) -> None:
     """One puzzle a task, in its lane; each job's ranked on its own, so that a job that lost many
-    does not push another's behind them."""
+    does not push another's behind them. In the dear lane by predicted seconds, as a new job's
+    (store.publish.dear_levels): behind its owner's other work (``ahead``) and the job's tasks
+    before it."""
     by_job: dict[str, list[Assigned]] = {}
+    owners: dict[str, str] = {}
     for row in rows:
         by_job.setdefault(row.job_id, []).append(
             Assigned(row.id, row.job_id, row.kind, row.input, row.options, row.attempts,
                      base=row.attempts - row.tries))
-    for puzzles in by_job.values():
-        publish_one_per_task(runtime, puzzles)
+        owners[row.job_id] = row.owner
+    settings = runtime.settings
+    for job_id, puzzles in by_job.items():
+        publish_in_lanes(runtime.publisher, runtime.sessions, settings.lanes,
+                         [([a.id], estimated_cost(a)) for a in puzzles], queued=ahead[owners[job_id]],
+                         quantum=settings.costs.dear_share_seconds)
+
+
+def _owners_work_left(s: Session, rows: Sequence[Row[Any]]) -> dict[str, float]:
+    """Per owner of these lost puzzles, its unfinished jobs' predicted seconds not yet done, less
+    those of the puzzles themselves (dear_levels counts each of them ahead of the ones after it)."""
+    again: dict[str, float] = {}
+    for row in rows:
+        again[row.owner] = again.get(row.owner, 0.0) + (row.estimated_seconds or 0.0)
+    if not again:
+        return {}
+    left = dict(s.execute(select(Job.owner, func.sum(SECONDS_LEFT))
+                          .where(Job.owner.in_(list(again)), Job.status.in_(UNFINISHED))
+                          .group_by(Job.owner)).all())
+    return {owner: max((left.get(owner) or 0.0) - seconds, 0.0) for owner, seconds in again.items()}
 
 
 def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
@@ -236,7 +258,8 @@ def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
                  or_(and_(Puzzle.status == QUEUED, Puzzle.created_at < lost.stale_before),
                      _gone_from_broker(s, Puzzle.status, submitted_long_ago, Puzzle.id, lost)))
     columns = (Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind, Puzzle.input,
-               Puzzle.options, (Puzzle.attempts - Puzzle.attempts_base).label("tries"))
+               Puzzle.options, (Puzzle.attempts - Puzzle.attempts_base).label("tries"), Job.owner,
+               Puzzle.estimated_seconds)
     found = {row.id: row for condition in (with_deadline, held_by_none, swept)
              for row in s.execute(select(*columns).join(Job, Job.id == Puzzle.job_id)
                                   .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED), condition)

@@ -200,3 +200,27 @@ def test_the_budget_counts_unfinished_work_and_names_overrides(make_app, steered
     assert post(client, ["9", "9", "8"], ALICE).status_code == 202  # 4 + 26: finished work counts no more
     assert post(client, ["1"], ALICE).status_code == 429
     assert row_counts(app)[:2] == (4, 11)
+
+
+def test_a_retry_past_the_budget_is_refused_whole_and_changes_nothing(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    failing = [{"kind": "toy", "puzzle": d, "options": {"crash": c}} for d, c in (("9", True), ("9", True),
+                                                                                   ("5", False))]
+    done = client.post("/api/v1/jobs", headers=ALICE, json={"puzzles": failing}).json
+    run_chunk(runtime_of(app), ids_of(app, done["id"]), "w")  # two of 9 s failed, nothing left
+    assert post(client, ["55", "3"], ALICE).status_code == 202  # 13 s unfinished
+    url, sent = f"/api/v1/jobs/{done['id']}/retry", app.extensions["publisher"]
+    before, published = job(client, done["id"]), len(sent.chunks)
+    refused = client.post(url, headers=ALICE, json={"options": {"crash": False}})  # 13 + 18 of 30
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert "Retry-After" in refused.headers
+    assert (refused.json["estimated_seconds"], refused.json["budget"], refused.json["budget_left"]) == \
+        (18.0, 30.0, 17.0)
+    assert "the retried puzzles are predicted at 18 CPU seconds" in refused.json["detail"]
+    assert job(client, done["id"]) == before and len(sent.chunks) == published
+    assert client.post(url, headers=ALICE, json={"indexes": [1]}).status_code == 202  # 13 + 9
+    again = client.post(url, headers=ALICE, json={"indexes": [0]})  # 22, this job's 9 among them, + 9
+    assert again.status_code == 429 and again.json["budget_left"] == 8.0
+    assert client.post(url, headers=BOB, json={"indexes": [0]}).status_code == 404  # alice's job
+    assert_job_costs_match_rows(app.extensions["sessions"])

@@ -96,6 +96,17 @@ def test_a_sliding_prediction_grows_with_the_bound():
     assert kind.predict(*boards[1]).basis == "bound"
 
 
+@pytest.mark.parametrize("options", [{"algorithm": "astar"},
+                                     {"algorithm": "idastar", "heuristic": "linear_conflict"},
+                                     {"algorithm": "idastar", "heuristic": "pdb78"}])
+def test_every_4x4_search_is_predicted_from_its_bound_not_a_typical_figure(options):
+    kind = solvers.get("sliding")  # pdb78 where the 7-8 database is missing: the 6-6-3 or linear_conflict
+    near, far = (kind.prepare(b, options) for b in ("1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15",
+                                                    "13 6 8 12 15 14 0 10 11 7 4 5 9 1 3 2"))
+    assert kind.predict(*near).basis == kind.predict(*far).basis == "bound"
+    assert kind.predict(*near).seconds * 10 < kind.predict(*far).seconds
+
+
 def test_a_spokes_prediction_grows_with_the_points():
     kind = solvers.get("spokes")
     seconds = [kind.predict(*kind.prepare(generate(s, s, seed=1).text())).seconds for s in (5, 10, 20, 30)]

@@ -163,3 +163,38 @@ def test_in_the_dear_lane_clients_share_by_predicted_seconds_not_by_tasks(make_a
 def test_monitors_see_a_few_ids_and_their_number():
     assert ids_repr([7, 8, 9]) == "[[7, 8, 9]]"
     assert ids_repr(list(range(5, 1005))) == "[[5, 6, 7, ... (1000 ids)]]"
+
+
+def dear_jobs(app, *jobs):
+    """Post each job of dear toy puzzles (3 s each, alone in their tasks) from its client's address;
+    returns the jobs' ids and forgets what was published."""
+    client, ids = app.test_client(), []
+    for address, count in jobs:
+        body = {"puzzles": [{"kind": "toy", "puzzle": "1", "options": {"sleep": 3.0}}] * count}
+        r = client.post("/api/v1/jobs", json=body, environ_base={"REMOTE_ADDR": address})
+        assert r.status_code == 202, r.json
+        ids.append(r.json["id"])
+    app.extensions["publisher"] = RecordingPublisher()
+    return ids
+
+
+def test_the_reaper_levels_lost_dear_work_by_the_predicted_seconds_of_its_owner(make_app, toy):
+    app = make_app(DEAR_SECONDS=1.0, DEAR_SHARE_SECONDS=5.0)
+    _first, lost, other = dear_jobs(app, ("10.0.0.1", 2), ("10.0.0.1", 3), ("10.0.0.2", 1))
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).where(Puzzle.job_id.in_([lost, other]))
+                  .values(deadline=now() - timedelta(seconds=1)))
+    again = RecordingPublisher()
+    assert len(reaper.reap(runtime_of(app, again)).puzzles) == 4
+    # 6 s of its owner's other job ahead of the first task, 9 s of the second: by count, [0, 0, 0, 0]
+    assert again.dear_ranks == [1, 1, 2, 0]
+
+
+def test_a_retry_levels_its_dear_tasks_by_the_predicted_seconds_ahead(make_app, toy):
+    app = make_app(DEAR_SECONDS=1.0, DEAR_SHARE_SECONDS=5.0)
+    _first, retried = dear_jobs(app, ("10.0.0.1", 2), ("10.0.0.1", 3))
+    client = app.test_client()
+    assert client.post(f"/api/v1/jobs/{retried}/cancel").status_code == 202
+    assert client.post(f"/api/v1/jobs/{retried}/retry").status_code == 202
+    # behind one other job (rank 1) and its 6 s, then each task behind the ones before it
+    assert app.extensions["publisher"].dear_ranks == [2, 2, 3]

@@ -18,6 +18,7 @@ from solvers.base import stop_flag
 from store.models import Job, Puzzle, Subtask, now
 from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of
 from tests.worker.conftest import as_read
+from tests.worker.test_limits import predicted_at
 from worker import chunk, reaper
 from worker import parts as worker_parts
 from worker.limits import Watch
@@ -162,6 +163,21 @@ def test_a_part_past_the_time_limit_fails_the_puzzle(make_app, toy):
     assert puzzle_row(app, job_id).error == "part 1 of 2: exceeded the time limit of 0.2 s per part"
 
 
+@pytest.mark.parametrize(("predicted", "error"), [
+    # its share, 0.02 s, within a factor of 2: 5 x its high end is 0.2 s
+    (0.08, "part 1 of 4: exceeded its time limit of 0.2 s: it ran past 10 x its predicted 0.02 s "
+           "(PREDICTION_TIME_FACTOR)"),
+    # 5 x the high end of its share (0.5 s) passes PUZZLE_TIME_LIMIT, which holds
+    (1.0, "part 1 of 4: exceeded the time limit of 0.3 s per part"),
+])
+def test_a_part_stopped_at_its_share_of_the_prediction_says_so(make_app, monkeypatch, predicted, error):
+    monkeypatch.setitem(solvers.KINDS, "toy", predicted_at(predicted))
+    app = make_app(PUZZLE_TIME_LIMIT=0.3, PREDICTION_TIME_FACTOR=5.0, PREDICTION_TIME_FLOOR=0.1)
+    job_id, _p, parts = fan_out(app, toy_item("1234", split=4, sleep=1.0))
+    assert not run_part(app, parts[0])
+    assert puzzle_row(app, job_id).error == error
+
+
 def test_a_compiled_part_past_the_time_limit_is_stopped_by_its_flag(make_app, monkeypatch):
     # The limit's signal cannot enter a compiled kernel; with it switched off here, only the
     # watcher's flag can end this half of an n=17 count (many seconds) at the limit.
@@ -273,7 +289,9 @@ TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5.
 
 
 def test_enough_solutions_stop_a_running_part_which_is_counted_once(make_app, caplog):
-    app = make_app(PUZZLE_TIME_LIMIT=300.0, STOP_POLL_SECONDS=0.05)
+    # No limits by prediction: this puzzle is predicted at hundredths of a second, and its two
+    # parts that run at once take seconds each, more on a busy machine.
+    app = make_app(PUZZLE_TIME_LIMIT=300.0, STOP_POLL_SECONDS=0.05, PREDICTION_TIME_FACTOR=0)
     options = {"strategy": "backtrack", "max_solutions": 1, "split": 4}
     job_id, p, parts = fan_out(app, {"kind": "sudoku", "puzzle": TOP95_FIRST, "options": options})
     assert len(parts) == 4
