@@ -280,8 +280,7 @@ def _limit(settings: Settings, most: float, estimate: Estimate | None) -> tuple[
     ``most`` (PUZZLE_TIME_LIMIT, or the cheap lane's cap), with the seconds predicted; else ``most``."""
     if estimate is None:
         return most, None
-    own = settings.costs.time_limit(estimate.high, settings.time.puzzle_time_limit)
-    return (own, estimate.seconds) if own < most else (most, None)
+    return settings.costs.limit_of(estimate.seconds, estimate.factor, most)
 
 
 def _run_limit(settings: Settings, most: float, run: Sequence[Cheap]) -> float:

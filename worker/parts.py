@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement, Row, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
-from solvers.base import Outcome
+from solvers.base import Outcome, Parts
 from store import blocks, logs
 from store.db import changed_rows, through_outages
 from store.models import (
@@ -143,11 +143,26 @@ def _skip(s: Session, p: Row[Any], mine: ColumnElement[bool]) -> None:
 def part_limit(settings: Settings, p: Row[Any]) -> tuple[float, float | None]:
     """A part's time limit and the seconds predicted of it: its puzzle's prediction shared equally
     over its parts gives the part a limit as a puzzle's own prediction does (PREDICTION_TIME_FACTOR x
-    the high end, within PREDICTION_TIME_FLOOR) when below PUZZLE_TIME_LIMIT; else PUZZLE_TIME_LIMIT."""
+    the high end, within PREDICTION_TIME_FLOOR) when below PUZZLE_TIME_LIMIT; else PUZZLE_TIME_LIMIT.
+    Only a puzzle its kind cuts up at once (``Parts``) is held to that: one split after running past
+    its node budget has already shown its prediction wrong."""
     most = settings.time.puzzle_time_limit
     if p.estimated_seconds is None or p.parts_total <= 0:
         return most, None  # stored without a prediction
+    if not _cut_at_once(settings, p):
+        return most, None
     return settings.costs.limit_of(p.estimated_seconds / p.parts_total, p.estimate_factor or 1.0, most)
+
+
+def _cut_at_once(settings: Settings, p: Row[Any]) -> bool:
+    """Whether the puzzle's kind plans to cut it up before any search (a puzzle that no longer
+    prepares fails in ``solve``, which says why)."""
+    try:
+        kind = solvers.get(p.kind)
+        puzzle, options = kind.prepare(p.input, p.options)
+        return isinstance(kind.plan(puzzle, options, settings.splitting.for_plans), Parts)
+    except Exception:
+        return False
 
 
 def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch,

@@ -178,6 +178,19 @@ def test_a_part_stopped_at_its_share_of_the_prediction_says_so(make_app, monkeyp
     assert puzzle_row(app, job_id).error == error
 
 
+def test_only_a_puzzle_cut_up_at_once_gives_its_parts_predicted_limits(make_app):
+    # Past its node budget, a puzzle has shown its prediction wrong: its parts keep PUZZLE_TIME_LIMIT.
+    app = make_app(PUZZLE_TIME_LIMIT=300.0, SPLIT_NODE_BUDGET=1000, SPLIT_PARTS=4, PREDICTION_TIME_FACTOR=5.0)
+    options = {"strategy": "backtrack", "max_solutions": 1}
+    _job, budgeted, _parts = fan_out(app, {"kind": "sudoku", "puzzle": TOP95_FIRST, "options": options})
+    assert budgeted.parts_total == 4
+    assert worker_parts.part_limit(settings_of(app), budgeted) == (300.0, None)
+    _job, at_once, _parts = fan_out(app, {"kind": "sudoku", "puzzle": TOP95_FIRST,
+                                           "options": {**options, "split": 4}})
+    limit, predicted = worker_parts.part_limit(settings_of(app), at_once)
+    assert predicted == at_once.estimated_seconds / 4 and limit < 300.0
+
+
 def test_a_compiled_part_past_the_time_limit_is_stopped_by_its_flag(make_app, monkeypatch):
     # The limit's signal cannot enter a compiled kernel; with it switched off here, only the
     # watcher's flag can end this half of an n=17 count (many seconds) at the limit.
