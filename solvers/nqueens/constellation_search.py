@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import njit
-from numba.core import types
+from numba.core import config, types
 from numba.extending import intrinsic
 from numpy.typing import NDArray
 
@@ -50,19 +49,19 @@ def _ctpop(typingctx: Any, word: Any) -> Any:
 
 # The search counts free squares of several rows per placement: the instruction, compiled; the
 # bit-field sum of kernels.py where the kernels run as plain Python (NUMBA_DISABLE_JIT=1).
-_count_bits = _popcount if numba.config.DISABLE_JIT else _ctpop
+_count_bits: Any = _popcount if config.DISABLE_JIT else _ctpop  # type: ignore[attr-defined]
 
 
 @njit(cache=True)
 def popcount(word: int) -> int:
     """Set bits of an int64."""
-    return _count_bits(word)  # type: ignore[no-any-return]
+    return int(_count_bits(word))
 
 
 @njit(cache=True)
 def _word(cols: int, down: int, up: int, row: int, last: int, blocked: Array) -> int:
     """The free squares of ``row`` (``last`` = n - 1)."""
-    return ~(cols | (down >> row) | (up >> (last - row)) | blocked[np.uint64(row)])
+    return ~(cols | (down >> row) | (up >> (last - row)) | int(blocked[np.uint64(row)]))
 
 
 @njit(cache=True)
@@ -139,12 +138,12 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
                 nodes += 2 * found
                 continue
             key = 1 << 20
-            i = depth + _ONE
-            while i < end:
-                word = _word(nc, nd, nu, rows[i], last, blocked)
-                words[i] = word
-                key = min(key, (popcount(word) << _INDEX_BITS) | np.int64(i))
-                i += _ONE
+            at = depth + _ONE
+            while at < end:
+                word = _word(nc, nd, nu, rows[at], last, blocked)
+                words[at] = word
+                key = min(key, (popcount(word) << _INDEX_BITS) | int(at))
+                at += _ONE
             if key >> _INDEX_BITS != 0:  # no row left without a free square
                 save = STACK * depth
                 stack[save + _COLS] = cols
