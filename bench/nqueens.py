@@ -121,9 +121,9 @@ def strategies_table(sizes: list[int]) -> None:
         binary = compile_c(C_SOURCE, Path(folder))
         if binary is None:
             print("No C compiler (cc, clang, gcc) on PATH: the C column is empty.\n")
-        print("| n | solutions | constellations (s) | tree (s) | plain C (s) | tree / constellations "
-              "| C / constellations |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
+        print("| n | solutions | constellations' nodes | constellations (s) | tree (s) | plain C (s) "
+              "| tree / constellations | C / constellations |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
         for n in sizes:
             found, _, fast = timed({"n": n}, mode="count", strategy="constellations")
             tree, _, slow = timed({"n": n}, mode="count", strategy="tree")
@@ -134,8 +134,8 @@ def strategies_table(sizes: list[int]) -> None:
                 c_found, c_seconds = c_count(binary, n, 1 if slow > C_LONG else C_RUNS)
                 assert c_found == solutions, (n, c_found)
                 c_time, c_ratio = f"{c_seconds:.3g}", f"{c_seconds / fast:.2f}"
-            print(f"| {n} | {solutions:,} | {fast:.3g} | {slow:.3g} | {c_time} | {slow / fast:.2f} "
-                  f"| {c_ratio} |", flush=True)
+            print(f"| {n} | {solutions:,} | {found.stats['nodes']:,} | {fast:.3g} | {slow:.3g} | {c_time} "
+                  f"| {slow / fast:.2f} | {c_ratio} |", flush=True)
     print()
 
 

@@ -1,5 +1,6 @@
 """Compiled loops of the constellations strategy: the classes of constellations under the
-board's symmetries, the member of each class to search, and the count of completions.
+board's symmetries, and the count of their completions (the search itself is in
+constellation_search.py).
 
 A constellation is an int64[4] (a, b, c, d): the queens at (0, a), (n-1, b), (c, 0)
 and (d, n-1) (constellations.py has the terms). Bitboards and blocked words as in kernels.py.
@@ -13,12 +14,11 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from solvers.nqueens.kernels import FRAME, _popcount, complete, set_frames
+from solvers.nqueens.constellation_search import STACK, fill
 
 Array = NDArray[Any]
 
 SYMMETRIES = 8        # the 4 turns, each alone and after the mirror image
-ORIENT_ROWS = 6       # free rows whose free squares orient weighs: the most nodes saved at n = 12..14
 
 
 # -- the geometry of constellations
@@ -128,19 +128,20 @@ def list_classes(n: int) -> tuple[Array, Array]:
     return found[:k].copy(), sizes[:k].copy()
 
 
-@njit(cache=True)
-def _row_plan(n: int, const: Array, rows: Array, blocked: Array, shifts: Array) -> int:
-    """The rows left to fill around a constellation, from the top; returns their number m.
+# -- the completions
 
-    For the k-th free row, ``rows[k]`` is the row, ``blocked[k]`` its blocked word (the
-    squares the constellation takes there, by its columns and its diagonals, and the bits
-    outside the board), and ``shifts[k]`` the rows down to the next free row. The constellation's diagonals
-    are fixed, so the search never carries its queens in the shifting words.
+
+@njit(cache=True)
+def _free_rows(n: int, const: Array, rows: Array, blocked: Array) -> int:
+    """The rows left to fill around a constellation into ``rows``, from the top; returns their
+    number m. ``blocked[r]`` receives free row r's blocked word: the squares the constellation
+    takes there, by its columns and its diagonals, and the bits outside the board. The
+    constellation's diagonals are fixed, so the search never carries its queens in its words.
     """
     m = n - 1
     qrows = np.array([0, m, const[2], const[3]], np.int64)
     qcols = np.array([const[0], const[1], 0, m], np.int64)
-    taken = ~((np.int64(1) << n) - 1)  # the bits outside the board, as kernels.complete wants them
+    taken = ~((np.int64(1) << n) - 1)  # the bits outside the board
     for q in range(4):
         taken |= np.int64(1) << qcols[q]
     k = 0
@@ -155,73 +156,28 @@ def _row_plan(n: int, const: Array, rows: Array, blocked: Array, shifts: Array) 
             if qcols[q] + dist < n:
                 word |= np.int64(1) << (qcols[q] + dist)
         rows[k] = r
-        blocked[k] = word
+        blocked[r] = word
         k += 1
-    for i in range(k - 1):
-        shifts[i] = rows[i + 1] - rows[i]
     return k
-
-
-@njit(cache=True)
-def _top_freedom(n: int, const: Array, rows: Array, blocked: Array, shifts: Array) -> float:
-    """The product of the squares the constellation leaves free in its first ORIENT_ROWS free rows."""
-    mask = (np.int64(1) << n) - 1
-    free_rows = _row_plan(n, const, rows, blocked, shifts)
-    product = 1.0
-    for k in range(min(free_rows, ORIENT_ROWS)):
-        product *= _popcount(mask & ~blocked[k])
-    return product
-
-
-@njit(cache=True)
-def orient(n: int, consts: Array) -> Array:
-    """For each constellation, the member of its class to search: the search fills rows from
-    the top, and the fewest free squares in the first free rows make the smallest search
-    (some 1.6 times smaller than the smallest member's at n = 12..14). Ties go to the
-    lexicographically first."""
-    out = consts.copy()
-    images = np.zeros((SYMMETRIES, 4), np.int64)
-    rows = np.zeros(n, np.int64)
-    blocked = np.zeros(n, np.int64)
-    shifts = np.zeros(n, np.int64)
-    for p in range(consts.shape[0]):
-        class_of(n, consts[p], images)
-        best = -1.0
-        for s in range(SYMMETRIES):
-            freedom = _top_freedom(n, images[s], rows, blocked, shifts)
-            if best < 0 or freedom < best or (freedom == best and _before(images[s], out[p])):
-                best = freedom
-                out[p] = images[s]
-    return out
-
-
-# -- the completions
 
 
 @njit(cache=True, nogil=True)
 def count_completions(n: int, consts: Array, weights: Array, stop: Array) -> tuple[int, int]:
-    """(search nodes, weighted solutions) over the completions of the constellations.
-
-    The free rows of each are filled from the top by kernels.complete, the constellation's
-    squares fixed in ``blocked``; nodes are the placements made, unweighted, plus one per
+    """(search nodes, weighted solutions) over the completions of the constellations, each
+    counted by constellation_search.fill; nodes are its placements, unweighted, plus one per
     constellation. Returns partial sums once ``stop[0]`` is set.
     """
     rows = np.zeros(n, np.int64)
     blocked = np.zeros(n, np.int64)
-    shifts = np.zeros(n, np.int64)
-    frames = np.zeros(FRAME * n, np.int64)
+    stack = np.zeros(int(STACK) * n, np.int64)
+    words = np.zeros(n, np.int64)
     total_nodes = 0
     total_solutions = 0
     for p in range(consts.shape[0]):
         if stop[0]:
             break
-        m = _row_plan(n, consts[p], rows, blocked, shifts)
-        nodes = 1
-        solutions = 1
-        if m > 0:
-            set_frames(m, blocked, shifts, frames)
-            below, solutions = complete(m, frames, 0, 0, 0, ~blocked[0], stop)
-            nodes += below
-        total_nodes += nodes
+        m = _free_rows(n, consts[p], rows, blocked)
+        nodes, solutions = fill(n, m, rows, blocked, stack, words, stop)
+        total_nodes += 1 + nodes
         total_solutions += weights[p] * solutions
     return total_nodes, total_solutions

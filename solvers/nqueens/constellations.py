@@ -1,6 +1,7 @@
 """Strategy ``constellations`` of mode ``count``: the queens on the border lines first, one
 symmetry class at a time, then the completions of each (the method of the Q27 project and
-NQueensFAF); split by sharing the classes out. The loops are in constellation_kernels.py.
+NQueensFAF); split by sharing the classes out. The loops are in constellation_kernels.py and
+constellation_search.py.
 
   constellation  (a, b, c, d): the queens every solution has on the border lines, at
                  (0, a), (n-1, b), (c, 0) and (d, n-1); a corner queen sits on two lines
@@ -11,8 +12,8 @@ NQueensFAF); split by sharing the classes out. The loops are in constellation_ke
   size           8, 4 when a half turn maps the constellation onto itself, 2 for a
                  quarter turn (no reflection can: it would put two of the border queens
                  on one row or one diagonal), 1 for the lone queen of n = 1.
-  orientation    the member of its class a constellation is searched in (see
-                 constellation_kernels.orient); parts list the smallest member.
+  member         each class is listed, searched and sent in parts as its smallest
+                 member (lexicographically).
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def count(n: N, consts: Sequence[Constellation], sizes: Sequence[int],
           stop: StopFlag | None = None) -> tuple[int, int]:
     """(search nodes, solutions): the completions of each class's member times the class size."""
     stop = stop_flag() if stop is None else stop
-    oriented = kernels.orient(n, np.array(consts, np.int64).reshape(-1, 4))
-    nodes, solutions = kernels.count_completions(n, oriented, np.array(sizes, np.int64), stop)
+    members = np.array(consts, np.int64).reshape(-1, 4)
+    nodes, solutions = kernels.count_completions(n, members, np.array(sizes, np.int64), stop)
     check_stop(stop)
     return int(nodes), int(solutions)
 

@@ -9,7 +9,7 @@ prefixes out.
   fixed      solutions that a half or quarter turn maps onto themselves; with the
              total they give the classes under the 8 symmetries (Burnside's lemma).
 
-``constellations`` (constellations.py: the border queens first, faster from n = 13 on) reports
+``constellations`` (constellations.py: the border queens first, faster from n = 12 on) reports
 its own search's nodes and is split by sharing the classes of constellations out. Both strategies
 solve, split, merge and are verified here.
 """
@@ -30,7 +30,7 @@ Prefix = tuple[int, ...]
 
 TREE = "tree"
 CONSTELLATIONS = "constellations"
-MAX_TREE_N = 18                    # minutes of one core; the constellations need about a third of that
+MAX_TREE_N = 18                    # minutes of one core; the constellations need about a quarter of that
 MAX_COUNT_N = 21
 AUTO_CONSTELLATIONS_N = 13         # auto counts by constellations from here on (bench/nqueens.py)
 PREFIXES_PER_PART = 64             # many subtrees per part even out their unequal sizes

@@ -50,7 +50,7 @@ _S32 = np.uint64(32)
 STOP_CHECK_DEPTH = 3
 
 
-# -- the backtracking step shared by both counting strategies
+# -- the backtracking step of the tree strategy
 #
 # A row's free squares are ~(cols | left | right | blocked): ``blocked`` holds the squares that
 # fixed queens take in that row and every bit outside the board (~mask), so no mask is applied

@@ -10,7 +10,7 @@ import pytest
 
 import solvers
 from solvers.base import Outcome, Parts
-from solvers.nqueens import checks, constellation_kernels, constellations, count
+from solvers.nqueens import checks, constellation_kernels, constellation_search, constellations, count
 from tests.solvers.test_nqueens import run_python
 
 KIND = solvers.get("nqueens")
@@ -83,14 +83,42 @@ def test_classes_cover_every_constellation_once(n):
     assert sum(constellations.classes(n)[1]) == len(every)
 
 
-def test_orientation_stays_in_the_class():
-    consts, _ = constellations.classes(12)
-    oriented = constellation_kernels.orient(12, np.array(consts, np.int64))
-    images = np.zeros((8, 4), np.int64)
-    for const, member in zip(consts, oriented, strict=True):
-        constellation_kernels.class_of(12, member, images)
-        assert min(tuple(int(v) for v in image) for image in images) == tuple(const)
-    assert (oriented != np.array(consts)).any()  # and it does reorient
+def row_by_row(n, rows, blocked):
+    """Solutions of filling ``rows`` in order, each square checked against the placed queens."""
+    def below(k, placed):
+        if k == len(rows):
+            return 1
+        r = rows[k]
+        return sum(below(k + 1, [*placed, (r, c)]) for c in range(n)
+                   if not blocked[r] >> c & 1
+                   and all(c != pc and abs(c - pc) != abs(r - pr) for pr, pc in placed))
+    return below(0, [])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fill_counts_as_a_plain_backtracker(seed):
+    # Random fixed squares on random free rows: the fewest-first order, the dead-row cut-off and
+    # the closed form of the last two rows must leave the count as a plain row-by-row search has it.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 10))
+    m = int(rng.integers(0, n + 1))
+    rows = sorted(int(r) for r in rng.choice(n, m, replace=False))
+    free_cols = sorted(int(c) for c in rng.choice(n, m, replace=False))
+    outside = ~((1 << n) - 1)
+    blocked = np.zeros(n, np.int64)
+    for r in rows:
+        taken = sum(1 << c for c in range(n) if c not in free_cols)
+        blocked[r] = outside | taken | int(rng.integers(0, 1 << n)) & int(rng.integers(0, 1 << n))
+    order = np.array(rows + [0] * (n - m), np.int64)
+    nodes, found = constellation_search.fill(n, m, order, blocked, np.zeros(4 * n, np.int64),
+                                             np.zeros(n, np.int64), np.zeros(1, np.int8))
+    assert found == row_by_row(n, rows, blocked)
+    assert sorted(order[:m].tolist()) == rows and nodes >= min(m, 2) * found
+
+
+def test_popcount_is_the_number_of_set_bits():
+    for word in (0, 1, 0b1011, (1 << 62) - 1, 0x5555_5555_5555_5555):
+        assert constellation_search.popcount(np.int64(word)) == bin(word).count("1")
 
 
 @pytest.mark.parametrize(("n", "parts"), [(10, 1), (12, 7), (13, 64), (14, 5000)])
@@ -148,11 +176,11 @@ def test_hours_of_counting_are_cut_into_more_parts():
 
 INTERPRETED = """
 import json, numpy as np
-from solvers.nqueens import constellation_kernels, constellations
-def listed(n):
-    return np.array(constellations.classes(n)[0], np.int64).reshape(-1, 4)
-out = {n: [constellations.classes(n), constellations.count(n, *constellations.classes(n)),
-           constellation_kernels.orient(n, listed(n)).tolist()] for n in range(1, 10)}
+from solvers.nqueens import constellation_search, constellations
+def popcounts(n):
+    return [int(constellation_search.popcount(np.int64((1 << k) - 1 << n))) for k in range(n)]
+out = {n: [constellations.classes(n), constellations.count(n, *constellations.classes(n)), popcounts(n)]
+       for n in range(1, 10)}
 print(json.dumps(out))
 """
 
