@@ -25,11 +25,10 @@ from typing import Any
 
 import numpy as np
 from numba import njit
-from numba.core import config, types
-from numba.extending import intrinsic
 from numpy.typing import NDArray
 
-from solvers.nqueens.kernels import STOP_CHECK_DEPTH, _popcount
+from solvers.bits import popcount
+from solvers.nqueens.kernels import STOP_CHECK_DEPTH
 
 Array = NDArray[Any]
 
@@ -37,25 +36,6 @@ STACK = np.uint64(4)  # the words saved per depth: columns, down, up, the square
 _COLS, _DOWN, _UP, _AVAIL = (np.uint64(i) for i in range(4))
 _ONE = np.uint64(1)
 _INDEX_BITS = 6       # a row's sort key: its free squares above the row's index (< 64)
-
-
-@intrinsic
-def _ctpop(typingctx: Any, word: Any) -> Any:
-    """The processor's population count (LLVM ctpop) on an int64."""
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctpop(args[0])
-    return types.int64(types.int64), codegen
-
-
-# The search counts free squares of several rows per placement: the instruction, compiled; the
-# bit-field sum of kernels.py where the kernels run as plain Python (NUMBA_DISABLE_JIT=1).
-_count_bits: Any = _popcount if config.DISABLE_JIT else _ctpop  # type: ignore[attr-defined]
-
-
-@njit(cache=True)
-def popcount(word: int) -> int:
-    """Set bits of an int64."""
-    return int(_count_bits(word))
 
 
 @njit(cache=True)

@@ -48,8 +48,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solvers.bits import lowest_bit, popcount
 from solvers.sudoku import kernels
-from solvers.sudoku.bits import lowest_bit, popcount
 
 N = 9
 CELLS = 81

@@ -4,7 +4,6 @@ without the JIT and with bounds checks)."""
 import numpy as np
 
 from solvers.sudoku import fast as fastk
-from solvers.sudoku.bits import lowest_bit, popcount
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 EASY_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -63,12 +62,6 @@ def test_tables():
     assert fastk.LOCKED[0b110_110_111] == 0b110_110_001
     # line 0 only in box 0: box 0 leaves lines 1 and 2 (claiming)
     assert fastk.LOCKED[0b111_111_001] == 0b110_110_001
-
-
-def test_bit_counts():
-    assert [lowest_bit(1 << i) for i in range(63)] == list(range(63))
-    assert lowest_bit(0b101000) == 3
-    assert [popcount(x) for x in (0, fastk.BAND, 1 << 26 | 1 << 9 | 1, 2**63 - 1)] == [0, 27, 3, 63]
 
 
 def test_place_clears_the_cell_and_the_peers():

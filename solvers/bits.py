@@ -1,7 +1,7 @@
-"""Bit counts for the numba kernels: ``popcount`` (bits set) and ``lowest_bit`` (the index of
-the lowest bit set) of a non-negative int64, compiled to the processor's own instructions
-(LLVM's ctpop and cttz) inside a kernel, and plain Python under NUMBA_DISABLE_JIT=1, where the
-kernels call these functions themselves."""
+"""Bit counts for the numba kernels (Sudoku's fast kernel, the n-Queens constellation search):
+``popcount`` (bits set) and ``lowest_bit`` (the index of the lowest bit set) of a non-negative
+int64, compiled to the processor's own instructions (LLVM's ctpop and cttz) inside a kernel, and
+plain Python under NUMBA_DISABLE_JIT=1, where the kernels call these functions themselves."""
 
 from __future__ import annotations
 
