@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from solvers.base import DONE, NODES, STOP
 from solvers.nqueens.kernels import FRAME, _popcount, complete, set_frames
 
 Array = NDArray[Any]
@@ -195,33 +196,52 @@ def orient(n: int, consts: Array) -> Array:
     return out
 
 
+@njit(cache=True)
+def freedoms(n: int, consts: Array) -> Array:
+    """Each constellation's ``_top_freedom`` as it is searched: the share of the whole count its
+    search is predicted to take (solvers/progress.py), closer than an equal share per class."""
+    out = np.zeros(consts.shape[0], np.float64)
+    rows = np.zeros(n, np.int64)
+    blocked = np.zeros(n, np.int64)
+    shifts = np.zeros(n, np.int64)
+    for p in range(consts.shape[0]):
+        out[p] = _top_freedom(n, consts[p], rows, blocked, shifts)
+    return out
+
+
 # -- the completions
 
 
 @njit(cache=True, nogil=True)
-def count_completions(n: int, consts: Array, weights: Array, stop: Array) -> tuple[int, int]:
+def count_completions(n: int, consts: Array, weights: Array, stop: Array, bounds: Array) -> tuple[int, int]:
     """(search nodes, weighted solutions) over the completions of the constellations.
 
     The free rows of each are filled from the top by kernels.complete, the constellation's
     squares fixed in ``blocked``; nodes are the placements made, unweighted, plus one per
-    constellation. Returns partial sums once ``stop[0]`` is set.
+    constellation. Returns partial sums once ``stop[STOP]`` is set. Constellation p stands for
+    ``bounds[p] .. bounds[p + 1]`` of the search (solvers/progress.py).
     """
     rows = np.zeros(n, np.int64)
     blocked = np.zeros(n, np.int64)
     shifts = np.zeros(n, np.int64)
     frames = np.zeros(FRAME * n, np.int64)
+    degrees = np.zeros(n, np.int64)
     total_nodes = 0
     total_solutions = 0
     for p in range(consts.shape[0]):
-        if stop[0]:
+        if stop[STOP]:
             break
         m = _row_plan(n, consts[p], rows, blocked, shifts)
         nodes = 1
         solutions = 1
+        stop[NODES] = total_nodes + 1
+        stop[DONE] = bounds[p]
         if m > 0:
             set_frames(m, blocked, shifts, frames)
-            below, solutions = complete(m, frames, 0, 0, 0, ~blocked[0], stop)
+            below, solutions = complete(m, frames, 0, 0, 0, ~blocked[0], stop, degrees, bounds[p + 1])
             nodes += below
         total_nodes += nodes
         total_solutions += weights[p] * solutions
+        stop[NODES] = total_nodes
+        stop[DONE] = bounds[p + 1]
     return total_nodes, total_solutions

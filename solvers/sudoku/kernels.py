@@ -13,8 +13,8 @@ Representation (grid.py's ``layout`` and tree.py build these arrays):
   order       int64[n] the values (as one-bit masks) of a branching cell, in the
               order their children are searched.
   stats       int64[STATS_LEN] counters, indexed by the constants below.
-  stop        int8[1] a flag another thread may set: ``search`` then returns early
-              (it releases the GIL so that such a thread can run).
+  stop        float64[3] (solvers.base.stop_flag): ``stop[0]``, which another thread may set:
+              ``search`` then returns early (it releases the GIL so that such a thread can run).
 
 Everything here is the numba subset that also runs as plain Python under
 NUMBA_DISABLE_JIT=1. Every array a kernel allocates is sized by the bound proved
