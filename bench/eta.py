@@ -101,7 +101,8 @@ def _unrefined_eta(job: dict[str, Any], running: list[dict[str, Any]], elapsed: 
     if total is None or done is None:
         return None
     done -= sum((p.get("progress") or 0.0) * (p.get("estimated_seconds") or 0.0) for p in running)
-    return (total - done) / (done / elapsed) if done > 1e-9 and elapsed > 0 else None
+    # The API rounds seconds to the microsecond: less is nothing done.
+    return (total - done) / (done / elapsed) if done >= 1e-6 and elapsed > 0 else None
 
 
 def at_marks(life: float, readings: list[tuple[float, dict]]) -> list[str]:
