@@ -88,18 +88,21 @@ def follow(base: str, items: list[dict[str, Any]], poll: float) -> tuple[float, 
     while True:
         now = _call(base, "GET", f"/api/v1/jobs/{job['id']}")
         running = _call(base, "GET", f"/api/v1/jobs/{job['id']}/puzzles?status=running&limit=1000")
-        at = time.monotonic() - start
-        readings.append((at, now | {"unrefined_eta": _unrefined_eta(now, running["items"], at)}))
+        unrefined = _unrefined_eta(now, running["items"])
+        readings.append((time.monotonic() - start, now | {"unrefined_eta": unrefined}))
         if now["status"] in ("completed", "cancelled"):
             return readings[-1][0], readings
         time.sleep(poll)
 
 
-def _unrefined_eta(job: dict[str, Any], running: list[dict[str, Any]], elapsed: float) -> float | None:
-    """store.costs' eta from the done seconds less the shares whole running puzzles reported."""
+def _unrefined_eta(job: dict[str, Any], running: list[dict[str, Any]]) -> float | None:
+    """store.costs' eta from the done seconds less the shares whole running puzzles reported, over
+    the same wall seconds since the job started (eta = left / (done / elapsed) gives them back)."""
     total, done = job.get("estimated_seconds_total"), job.get("estimated_seconds_done")
-    if total is None or done is None:
+    eta = job.get("eta_seconds")
+    if total is None or done is None or eta is None or done >= total:
         return None
+    elapsed = eta * done / (total - done)
     done -= sum((p.get("progress") or 0.0) * (p.get("estimated_seconds") or 0.0) for p in running)
     # The API rounds seconds to the microsecond: less is nothing done.
     return (total - done) / (done / elapsed) if done >= 1e-6 and elapsed > 0 else None
