@@ -1,5 +1,5 @@
 """puzzles.progress: the share of a running puzzle's search done, as its watcher last read it from
-the solver (store.progress), so that a long count's eta moves while it runs
+the solver (solvers/progress.py), so that a long count's eta moves while it runs
 
 Revision ID: puzzle_progress
 Revises: reaper_sweep
