@@ -225,7 +225,6 @@ def count_completions(n: int, consts: Array, weights: Array, stop: Array, bounds
     blocked = np.zeros(n, np.int64)
     shifts = np.zeros(n, np.int64)
     frames = np.zeros(FRAME * n, np.int64)
-    degrees = np.zeros(n, np.int64)
     total_nodes = 0
     total_solutions = 0
     for p in range(consts.shape[0]):
@@ -238,7 +237,7 @@ def count_completions(n: int, consts: Array, weights: Array, stop: Array, bounds
         stop[DONE] = bounds[p]
         if m > 0:
             set_frames(m, blocked, shifts, frames)
-            below, solutions = complete(m, frames, 0, 0, 0, ~blocked[0], stop, degrees, bounds[p + 1])
+            below, solutions = complete(m, frames, 0, 0, 0, ~blocked[0], stop, bounds[p + 1])
             nodes += below
         total_nodes += nodes
         total_solutions += weights[p] * solutions

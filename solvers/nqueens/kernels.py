@@ -102,23 +102,31 @@ def set_frames(m: int, blocked: Array, shifts: Array, frames: Array) -> None:
 
 
 @njit(cache=True)
-def _finished(frames: Array, degrees: Array, level: int) -> float:
+def _finished(frames: Array, first: int, level: int) -> float:
     """Kilby's weight of the finished subtrees below the root of ``complete``, the search standing
     at free row ``level`` (at most STOP_CHECK_DEPTH) having just finished a subtree: above it,
     each row's children tried before the one on the path; at it, those tried so far. A child
-    weighs its parent's weight over the parent's ``degrees`` (its number of children)."""
+    weighs its parent's weight over the parent's number of children: ``first`` at the root, below
+    it the free squares of the row as its saved words and the row's blocked word leave them (so
+    the descent, the hot path, records nothing for this)."""
     weight = 1.0
     share = 0.0
     for k in range(level + 1):
-        left = _popcount(frames[np.uint64(FRAME * k) + SAVED_AVAIL]) + (1 if k < level else 0)
-        share += weight * (degrees[k] - left) / degrees[k]
-        weight /= degrees[k]
+        top = np.uint64(FRAME * k)
+        children = first
+        if k > 0:
+            above = np.uint64(FRAME * (k - 1))
+            taken = frames[top + SAVED_COLS] | frames[top + SAVED_LEFT] | frames[top + SAVED_RIGHT]
+            children = _popcount(~(taken | frames[above + BLOCKED_NEXT]))
+        left = _popcount(frames[top + SAVED_AVAIL]) + (1 if k < level else 0)
+        share += weight * (children - left) / children
+        weight /= children
     return share
 
 
 @njit(cache=True)
 def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int,
-             stop: Array, degrees: Array, end: float) -> tuple[int, int]:
+             stop: Array, end: float) -> tuple[int, int]:
     """(nodes, solutions) below one node, which is not counted itself.
 
     ``m`` free rows are left to fill, from the top, as ``set_frames`` planned them in
@@ -130,8 +138,8 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
 
     Progress: ``stop[DONE]`` and ``stop[NODES]`` hold the whole search's share finished and
     nodes searched before this one, which finishes it up to ``end``; climbing back to one of
-    the STOP_CHECK_DEPTH top rows it moves them by its finished weight (``_finished``: the top
-    rows' numbers of children go into ``degrees``, int64[>= STOP_CHECK_DEPTH]) and its nodes.
+    the STOP_CHECK_DEPTH top rows it moves them by its finished weight (``_finished``) and its
+    nodes.
     """
     if m == 1:
         found = _popcount(avail)
@@ -144,7 +152,7 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
     check_below = np.uint64(FRAME * STOP_CHECK_DEPTH)
     done_before = stop[DONE]
     nodes_before = stop[NODES]
-    degrees[0] = _popcount(avail)
+    first = _popcount(avail)
     nodes = 0
     solutions = 0
     top = root  # the frame of the current row
@@ -173,8 +181,6 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
                 left = nl
                 right = nr
                 avail = below
-                if top < check_below:
-                    degrees[top // frame] = _popcount(below)
         elif top == root:
             break
         else:
@@ -184,7 +190,7 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
                     break
                 stop[NODES] = nodes_before + nodes
                 # The same weight summed in another order may come out an ulp lower: never back.
-                share = min(done_before + (end - done_before) * _finished(frames, degrees, top // frame), end)
+                share = min(done_before + (end - done_before) * _finished(frames, first, top // frame), end)
                 if share > stop[DONE]:
                     stop[DONE] = share
             cols = frames[top + SAVED_COLS]
@@ -211,7 +217,6 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array, bounds:
     mask = (np.int64(1) << n) - 1
     k = prefixes.shape[1]
     frames = np.zeros(FRAME * n, np.int64)
-    degrees = np.zeros(n, np.int64)
     set_frames(n, np.full(n, ~mask, np.int64), np.ones(n, np.int64), frames)
     total_nodes = 0
     total_solutions = 0
@@ -232,7 +237,7 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array, bounds:
         stop[NODES] = searched + 1
         stop[DONE] = bounds[p]
         if k < n:
-            below, solutions = complete(n - k, frames, c, lft, rgt, ~(c | lft | rgt | ~mask), stop, degrees,
+            below, solutions = complete(n - k, frames, c, lft, rgt, ~(c | lft | rgt | ~mask), stop,
                                         bounds[p + 1])
             nodes += below
         searched += nodes
