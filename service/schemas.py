@@ -202,6 +202,9 @@ class PuzzleOut(BaseModel):
     started_at: str | None
     finished_at: str | None
     subtasks: dict[str, int] | None = Field(None, description="{done, total} while a split puzzle runs")
+    progress: float | None = Field(
+        None, description="while a whole puzzle runs: the share of its search done, 0 to 1, as its solver "
+                          "last reported it (long n-Queens counts and estimates)")
     puzzle: Any = Field(None, description="the puzzle as it was submitted")
     options: dict[str, Any] | None = Field(None,
                                            description="the options it is solved with, defaults filled in")
@@ -215,9 +218,11 @@ class PuzzleOut(BaseModel):
         """A puzzle's row, with its result and stats as read from its block (store.blocks)."""
         split = p.parts_total and p.status == RUNNING
         parts = {"done": p.parts_done, "total": p.parts_total} if split else None
+        share = p.progress if p.status == RUNNING and not p.parts_total else None
         return cls(index=p.index, kind=p.kind, status=p.status, result=result, stats=stats,
                    error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
-                   finished_at=iso_time(p.finished_at), subtasks=parts, puzzle=p.input, options=p.options,
+                   finished_at=iso_time(p.finished_at), subtasks=parts, progress=share, puzzle=p.input,
+                   options=p.options,
                    **costs.of_puzzle(p.estimated_seconds, p.estimate_factor, p.estimate_basis))
 
 

@@ -16,7 +16,8 @@ Glossary
            ``solve`` or ``solve_part`` runs: the search then ends at its next check
            (every few thousand nodes, every block of probes) and raises
            :class:`Stopped`. The compiled kernels release the GIL, so that the
-           thread which sets it can run meanwhile.
+           thread which sets it can run meanwhile. A search that can tell how far it
+           got writes that into the same array (solvers/progress.py).
 
 Each kind is a package (``solvers/sudoku/`` ...) whose ``kind.py`` fills one :class:`Kind`
 record (like each game of Simon Tatham's collection fills one ``struct game``); the registry
@@ -91,18 +92,21 @@ class Stopped(Exception):
 
 # -- stopping a search from another thread
 
-StopFlag = np.ndarray  # int8[1]; nonzero = stop
+# The flag is also where a long search reports how far it got (solvers/progress.py): one float64
+# array that both threads hold, so a compiled kernel reads the one and writes the other in place.
+StopFlag = np.ndarray  # float64[3]: [STOP] nonzero = stop; [DONE], [NODES] the search's progress
+STOP, DONE, NODES = range(3)
 
 
 def stop_flag() -> StopFlag:
-    """A new, unset flag; ``flag[0] = 1`` (from any thread) stops the ``solve`` or ``solve_part``
+    """A new, unset flag; ``flag[STOP] = 1`` (from any thread) stops the ``solve`` or ``solve_part``
     it was given to."""
-    return np.zeros(1, np.int8)
+    return np.zeros(3, np.float64)
 
 
 def check_stop(stop: StopFlag | None) -> None:
     """Raise Stopped if the flag is set: a kernel that saw it returned early with partial counts."""
-    if stop is not None and stop[0]:
+    if stop is not None and stop[STOP]:
         raise Stopped
 
 

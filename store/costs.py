@@ -5,14 +5,16 @@ Every puzzle keeps its ``Kind.predict`` estimate (seconds, factor, basis); a job
 its puzzles' seconds, of their high ends, and of its finished puzzles' seconds (``done_seconds``,
 moved with ``pending`` by the statements that finish puzzles: store.statements, store.jobs'
 cancel, store.retry), so a read takes three numbers from the job's row instead of every puzzle.
-A running split puzzle counts the share of its seconds its finished parts stand for.
+A running puzzle counts the share of its seconds done: a split one's finished parts, a whole one
+the share of its search its solver reports (``puzzles.progress``, solvers/progress.py).
 
 The eta: the job's predicted seconds done per wall second since it started is its observed rate;
 the predicted seconds left at that rate is the eta. Its band is the remaining work's predicted
 range at that rate, narrowed as work is done (the observed rate already absorbs how far the
 predictions of the finished work were off): ``eta / f .. eta * f`` with ``f = F ** left``, ``F``
 the job's factor (the sum of high ends over the sum of seconds) and ``left`` the share of its
-predicted seconds not yet done.
+predicted seconds not yet done. ``left`` moves with every report of a running search's share, so
+the band narrows by small steps, not at each finished puzzle alone.
 """
 
 from __future__ import annotations
@@ -50,9 +52,15 @@ def of_job(seconds: float | None, high: float | None, done: float) -> Cost | Non
     return Cost(seconds, high, max(min(done, seconds), 0.0))
 
 
-def parts_done_seconds(seconds: Any, done: Any, total: Any) -> ColumnElement[Any]:
-    """SQL: a split puzzle's predicted seconds shared among its parts, the finished parts' share."""
-    return case((total > 0, func.coalesce(seconds, 0.0) * done / total), else_=0.0)
+def running_share(done: Any, total: Any, progress: Any) -> ColumnElement[Any]:
+    """SQL: the share of a running puzzle done: a split puzzle's finished parts out of all, a whole
+    one's share of its search as its solver last reported it (``puzzles.progress``), else 0."""
+    return case((total > 0, done * 1.0 / total), else_=func.coalesce(progress, 0.0))
+
+
+def running_done_seconds(seconds: Any, done: Any, total: Any, progress: Any) -> ColumnElement[Any]:
+    """SQL: the predicted seconds a running puzzle's ``running_share`` stands for."""
+    return func.coalesce(seconds, 0.0) * running_share(done, total, progress)
 
 
 def summary(cost: Cost | None, status: str, started_at: datetime | None, at: datetime) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, bindparam, case, delete, func, select, update
+from sqlalchemy import Row, Table, bindparam, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from store import costs, notices, tallies
@@ -105,15 +105,17 @@ def counts_for(s: Session, job_ids: Sequence[str]) -> dict[str, dict[str, int]]:
 
 
 def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """Per job, the finished fraction of its running split puzzles (sum of parts_done / parts_total)
-    and their predicted seconds shared among their parts likewise, so that progress moves while one
-    huge puzzle is solved in parts."""
+    """Per job, the done share of its running puzzles (costs.running_share: parts_done / parts_total
+    of a split one, its solver's report of a whole one), summed, and the predicted seconds these
+    shares stand for, so that progress moves while one huge puzzle is solved."""
     out = dict.fromkeys(job_ids, (0.0, 0.0))
-    rows = s.execute(select(Puzzle.job_id, func.sum(Puzzle.parts_done * 1.0 / Puzzle.parts_total),
-                            func.sum(costs.parts_done_seconds(Puzzle.estimated_seconds, Puzzle.parts_done,
-                                                              Puzzle.parts_total)))
-                     .where(Puzzle.job_id.in_(job_ids), Puzzle.status == RUNNING, Puzzle.parts_total > 0)
-                     .group_by(Puzzle.job_id))
+    p = Puzzle
+    rows = s.execute(select(p.job_id, func.sum(costs.running_share(p.parts_done, p.parts_total, p.progress)),
+                            func.sum(costs.running_done_seconds(p.estimated_seconds, p.parts_done,
+                                                                p.parts_total, p.progress)))
+                     .where(p.job_id.in_(job_ids), p.status == RUNNING,
+                            (p.parts_total > 0) | p.progress.is_not(None))
+                     .group_by(p.job_id))
     for job_id, fraction, seconds in rows:
         out[job_id] = (float(fraction or 0.0), float(seconds or 0.0))
     return out
@@ -121,8 +123,8 @@ def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, tuple[float, fl
 
 def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int],
               partial: tuple[float, float] = (0.0, 0.0)) -> JobState:
-    """``partial``: the finished share of its running split puzzles, as a number of puzzles and as
-    predicted seconds (``partial_for``)."""
+    """``partial``: the done share of its running puzzles, as a number of puzzles and as predicted
+    seconds (``partial_for``)."""
     cost = costs.of_job(job.estimated_seconds, job.estimated_high, job.done_seconds + partial[1])
     if job.pending == 0:
         progress = 1.0
@@ -135,17 +137,18 @@ def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int],
                     counts=counts, progress=progress, cost=cost)
 
 
-# A job's row beside its puzzles counted by status, with each status's sum of the finished fractions
-# of split puzzles (the running ones' is partial_for's): one statement, so one snapshot and one round
-# trip, built once (on the table's columns: no ORM entities to load) and compiled once.
+# A job's row beside its puzzles counted by status, with each status's sum of the done shares of
+# puzzles (the running ones' is partial_for's): one statement, so one snapshot and one round trip,
+# built once (on the table's columns: no ORM entities to load) and compiled once.
 _DESCRIBE = (select(_jobs.c.id, _jobs.c.owner, _jobs.c.label, _jobs.c.status, _jobs.c.total, _jobs.c.pending,
                     _jobs.c.created_at, _jobs.c.started_at, _jobs.c.finished_at, _jobs.c.estimated_seconds,
                     _jobs.c.estimated_high, _jobs.c.done_seconds,
                     _puzzles.c.status.label("puzzle_status"), func.count(_puzzles.c.id).label("n"),
-                    func.sum(case((_puzzles.c.parts_total > 0,
-                                   _puzzles.c.parts_done * 1.0 / _puzzles.c.parts_total))).label("parts"),
-                    func.sum(costs.parts_done_seconds(_puzzles.c.estimated_seconds, _puzzles.c.parts_done,
-                                                      _puzzles.c.parts_total)).label("parts_seconds"))
+                    func.sum(costs.running_share(_puzzles.c.parts_done, _puzzles.c.parts_total,
+                                                 _puzzles.c.progress)).label("share"),
+                    func.sum(costs.running_done_seconds(_puzzles.c.estimated_seconds, _puzzles.c.parts_done,
+                                                        _puzzles.c.parts_total, _puzzles.c.progress))
+                    .label("share_seconds"))
              .select_from(_jobs.outerjoin(_puzzles, _puzzles.c.job_id == _jobs.c.id))
              .where(_jobs.c.id == bindparam("job_id"))
              .group_by(_jobs.c.id, _puzzles.c.status))
@@ -161,9 +164,9 @@ def describe_job(s: Session, owner: str | None, job_id: str) -> JobState | None:
     for row in rows:
         if row.puzzle_status is not None:  # None: a job without puzzles, its row alone
             counts[row.puzzle_status] = row.n
-        # A final job has no running puzzles, whose parts alone move progress between whole puzzles.
+        # A final job has no running puzzles, whose shares alone move progress between whole puzzles.
         if row.puzzle_status == RUNNING and rows[0].status in UNFINISHED:
-            partial = (float(row.parts or 0.0), float(row.parts_seconds or 0.0))
+            partial = (float(row.share or 0.0), float(row.share_seconds or 0.0))
     return job_state(rows[0], counts, partial)
 
 

@@ -125,8 +125,7 @@ class Puzzle(Base):
     # The attempt number when the puzzle was last retried (store.retry): the cap counts
     # the claims past it.
     attempts_base: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    # Wall time of the solve in the worker, for the /metrics histogram without reading JSON.
-    solve_ms: Mapped[float | None] = mapped_column(Float)
+    solve_ms: Mapped[float | None] = mapped_column(Float)  # the solve's wall time, for /metrics' histogram
     worker: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(default=now)
     started_at: Mapped[datetime | None]
@@ -142,6 +141,7 @@ class Puzzle(Base):
     estimated_seconds: Mapped[float | None] = mapped_column(Float)  # predicted when accepted (store.costs)
     estimate_factor: Mapped[float | None] = mapped_column(Float)
     estimate_basis: Mapped[str | None] = mapped_column(String(32))
+    progress: Mapped[float | None] = mapped_column(Float)  # share of its search done, while it runs (claim)
 
     # Every puzzle row is updated once or twice (written; claimed first unless optimistic). No
     # index covers a column an optimistic write changes (``deadline`` stays NULL), and pages keep

@@ -97,7 +97,8 @@ def claim(s: Session, ids: Sequence[int], worker: str, deadline: datetime) -> li
         return []
     rows = s.execute(
         update(Puzzle).where(among(s, Puzzle.id, [row.id for row in was]), *CLAIMABLE)
-        .values(status=RUNNING, attempts=Puzzle.attempts + 1, started_at=t, worker=worker, deadline=deadline)
+        .values(status=RUNNING, attempts=Puzzle.attempts + 1, started_at=t, worker=worker, deadline=deadline,
+                progress=None)
         .returning(*ASSIGNED).execution_options(synchronize_session=False))
     for row in was:
         tallies.moved(s, row.kind, row.status, RUNNING)
@@ -162,6 +163,13 @@ def still_mine(a: Assigned | Result) -> ColumnElement[bool]:
     """The row is as this task left it (``_held_as``)."""
     status, attempts = held_as(a)
     return (Puzzle.status == status) & (Puzzle.attempts == attempts)
+
+
+def record_progress(s: Session, a: Assigned, share: float) -> None:
+    """The share of its search the solver of a puzzle this task holds reports (solvers/progress.py),
+    written only while the task still holds it whole (a split puzzle shows its parts instead)."""
+    s.execute(update(Puzzle).where(Puzzle.id == a.id, still_mine(a), Puzzle.parts_total == 0)
+              .values(progress=share).execution_options(synchronize_session=False))
 
 
 def extend(s: Session, held: Sequence[Assigned], deadline: datetime) -> None:

@@ -293,8 +293,8 @@ def _run_limit(settings: Settings, most: float, run: Sequence[Cheap]) -> float:
 def _watched(batch: Batch, a: Assigned, expensive: bool,
              limit: float) -> AbstractContextManager[Watch | None]:
     """A puzzle estimated expensive is watched: it stops at its time limit (``limit``) or on a
-    cancel, even inside a compiled kernel."""
+    cancel, even inside a compiled kernel, and its row shows the share of its search done."""
     if not expensive:
         return nullcontext()
     budget = dataclasses.replace(batch.runtime.settings.time, puzzle_time_limit=limit)
-    return watching(batch.runtime.sessions, a.id, budget)
+    return watching(batch.runtime.sessions, a.id, budget, held=a)

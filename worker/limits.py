@@ -1,5 +1,6 @@
 """Time limits of one solve: the alarm that interrupts Python code, and the watcher whose stop flag
-reaches a compiled kernel (at the limit, or once the puzzle is cancelled)."""
+reaches a compiled kernel (at the limit, or once the puzzle is cancelled) and which records the
+share of its search the solver reports in the same flag."""
 
 from __future__ import annotations
 
@@ -16,12 +17,17 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from solvers.base import StopFlag, stop_flag
+from solvers import progress
+from solvers.base import STOP, StopFlag, stop_flag
 from store.db import read_only
 from store.models import RUNNING, Puzzle
+from store.rows import Assigned, record_progress
 from store.settings import TimeBudget
 
 log = logging.getLogger(__name__)
+
+# The solver's share done goes to SQL at most this often: readers want it to move, not every poll.
+PROGRESS_SECONDS = 2.0
 
 
 class PuzzleTimeout(Exception):
@@ -100,28 +106,43 @@ class Watch:
 
 @contextmanager
 def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget,
-             seconds: float | None = None) -> Iterator[Watch]:
+             seconds: float | None = None, held: Assigned | None = None) -> Iterator[Watch]:
     """A stop flag for one solve (a part, or a puzzle estimated expensive), raised by a thread that
     looks every STOP_POLL_SECONDS whether the puzzle is still running and not stopped, and raises
     it anyway at the time limit (``seconds``, PUZZLE_TIME_LIMIT unless given): the limit's signal
     reaches Python only once a compiled kernel returns, the flag reaches the kernel itself, so the
     solve ends cleanly instead of the hard limit killing the process. The thread is stopped and
-    joined on the way out."""
+    joined on the way out.
+
+    For a whole puzzle this task holds (``held``) the thread also writes the share of the search
+    the solver reports in the flag to the puzzle's row, when it moved, at most every
+    PROGRESS_SECONDS."""
     watch = Watch(stop_flag())
     done = threading.Event()
     limit = budget.puzzle_time_limit if seconds is None else seconds
     poll, deadline = budget.stop_poll_seconds, time.monotonic() + limit
+    reported, reported_at = 0.0, -PROGRESS_SECONDS
+
+    def report() -> None:
+        nonlocal reported, reported_at
+        share = progress.done(watch.flag)
+        if held is None or share <= reported or time.monotonic() - reported_at < PROGRESS_SECONDS:
+            return
+        with sessions() as s, s.begin():
+            record_progress(s, held, share)
+        reported, reported_at = share, time.monotonic()
 
     def run() -> None:
         while not done.wait(max(0.0, min(poll, deadline - time.monotonic()))):
             if time.monotonic() >= deadline:
                 watch.expired = True
-                watch.flag[0] = 1
+                watch.flag[STOP] = 1
                 return
             try:
                 if not _still_needed(sessions, puzzle_id):
-                    watch.flag[0] = 1
+                    watch.flag[STOP] = 1
                     return
+                report()
             except Exception:  # a failed poll only delays the stop: the next one may get through
                 log.warning("could not poll puzzle %s for a stop", puzzle_id, exc_info=True)
 

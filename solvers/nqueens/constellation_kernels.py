@@ -14,11 +14,14 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from solvers.base import DONE, NODES, STOP
+from solvers.bits import popcount
 from solvers.nqueens.constellation_search import STACK, fill
 
 Array = NDArray[Any]
 
 SYMMETRIES = 8        # the 4 turns, each alone and after the mirror image
+FREEDOM_ROWS = 6      # free rows whose free squares weigh a constellation's share of the progress
 
 
 # -- the geometry of constellations
@@ -161,11 +164,33 @@ def _free_rows(n: int, const: Array, rows: Array, blocked: Array) -> int:
     return k
 
 
+@njit(cache=True)
+def freedoms(n: int, consts: Array) -> Array:
+    """Each constellation's weight in the progress a count reports (solvers/progress.py): the
+    product of the squares it leaves free in its first FREEDOM_ROWS free rows, closer to its share
+    of the search than an equal share per class."""
+    out = np.zeros(consts.shape[0], np.float64)
+    rows = np.zeros(n, np.int64)
+    blocked = np.zeros(n, np.int64)
+    for p in range(consts.shape[0]):
+        m = _free_rows(n, consts[p], rows, blocked)
+        product = 1.0
+        for k in range(min(m, FREEDOM_ROWS)):
+            product *= popcount(~blocked[rows[k]])
+        out[p] = product
+    return out
+
+
+# -- the completions
+
+
 @njit(cache=True, nogil=True)
-def count_completions(n: int, consts: Array, weights: Array, stop: Array) -> tuple[int, int]:
+def count_completions(n: int, consts: Array, weights: Array, stop: Array, bounds: Array) -> tuple[int, int]:
     """(search nodes, weighted solutions) over the completions of the constellations, each
     counted by constellation_search.fill; nodes are its placements, unweighted, plus one per
-    constellation. Returns partial sums once ``stop[0]`` is set.
+    constellation. Returns partial sums once ``stop[STOP]`` is set. Constellation p stands for
+    ``bounds[p] .. bounds[p + 1]`` of the search, which ``stop[DONE]`` reaches as it is counted
+    (solvers/progress.py).
     """
     rows = np.zeros(n, np.int64)
     blocked = np.zeros(n, np.int64)
@@ -174,10 +199,14 @@ def count_completions(n: int, consts: Array, weights: Array, stop: Array) -> tup
     total_nodes = 0
     total_solutions = 0
     for p in range(consts.shape[0]):
-        if stop[0]:
+        if stop[STOP]:
             break
+        stop[NODES] = total_nodes + 1
+        stop[DONE] = bounds[p]
         m = _free_rows(n, consts[p], rows, blocked)
         nodes, solutions = fill(n, m, rows, blocked, stack, words, stop)
         total_nodes += 1 + nodes
         total_solutions += weights[p] * solutions
+        stop[NODES] = total_nodes
+        stop[DONE] = bounds[p + 1]
     return total_nodes, total_solutions

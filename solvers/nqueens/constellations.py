@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from solvers import progress
 from solvers.base import Part, StopFlag, check_stop, stop_flag
 from solvers.nqueens import constellation_kernels as kernels
 from solvers.nqueens.outcome import N
@@ -37,10 +38,12 @@ def classes(n: N) -> tuple[list[Constellation], list[int]]:
 
 def count(n: N, consts: Sequence[Constellation], sizes: Sequence[int],
           stop: StopFlag | None = None) -> tuple[int, int]:
-    """(search nodes, solutions): the completions of each class's member times the class size."""
+    """(search nodes, solutions): the completions of each class's member times the class size. Each
+    class stands in ``stop``'s progress for its predicted share of the search (``freedoms``)."""
     stop = stop_flag() if stop is None else stop
     members = np.array(consts, np.int64).reshape(-1, 4)
-    nodes, solutions = kernels.count_completions(n, members, np.array(sizes, np.int64), stop)
+    shares = progress.bounds(kernels.freedoms(n, members))
+    nodes, solutions = kernels.count_completions(n, members, np.array(sizes, np.int64), stop, shares)
     check_stop(stop)
     return int(nodes), int(solutions)
 

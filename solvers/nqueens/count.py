@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from solvers import progress
 from solvers.base import SOLVED, Outcome, Part, Split, StopFlag, Stopwatch, check_stop, stop_flag
 from solvers.nqueens import constellations, kernels
 from solvers.nqueens.checks import brute_force_count, is_placement, need
@@ -63,9 +64,11 @@ def canonical_prefixes(n: N, depth: int) -> tuple[list[Prefix], list[int], int]:
 
 def count_prefixes(n: N, prefixes: Sequence[Sequence[int]], weights: Sequence[int],
                    stop: StopFlag | None = None) -> tuple[int, int]:
+    """(tree nodes, solutions) below the prefixes, each counted ``weights`` times; in ``stop``'s
+    progress each prefix stands for an equal share of the search, as Kilby's weights have it."""
     stop = stop_flag() if stop is None else stop
     nodes, solutions = kernels.count_subtrees(n, np.array(prefixes, np.int64), np.array(weights, np.int64),
-                                              stop)
+                                              stop, progress.bounds([1.0] * len(prefixes)))
     check_stop(stop)
     return int(nodes), int(solutions)
 

@@ -9,9 +9,10 @@ in numba and in plain Python (``NUMBA_DISABLE_JIT=1``); the one exception, ``lef
 in ``complete``, carries bits past the board that are never read (shifted by fewer
 than n rows in all, they stay below bit 2n, inside the 64 bits for the sizes counted).
 
-``stop`` is a one-element int8 array that another thread may set: the counting and
-probe kernels then return early with partial sums (the caller discards them). They
-release the GIL (``nogil``) so that the thread setting it can run meanwhile.
+``stop`` is the flag of solvers.base (float64[3]): once another thread sets ``stop[STOP]``
+the counting and probe kernels return early with partial sums (the caller discards them).
+They release the GIL (``nogil``) so that the thread setting it can run meanwhile. They
+write how far they got into ``stop[DONE]`` and ``stop[NODES]`` (solvers/progress.py).
 
 The random numbers of the probes come from splitmix64, written here on uint64, so
 that compiled and interpreted runs draw the very same numbers. The caller runs the
@@ -26,6 +27,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
+
+from solvers.base import DONE, NODES, STOP
 
 Array = NDArray[Any]
 
@@ -43,10 +46,10 @@ _S30 = np.uint64(30)
 _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 
-# The counting kernels look at the stop flag when the search climbs back above this many free
-# rows below its root: a subtree hanging that deep is a small share of one root's search (the
-# branching multiplies three times above it), while a look per node would be a visible share
-# of the work.
+# The counting kernels look at the stop flag, and report their progress, when the search climbs
+# back above this many free rows below its root: a subtree hanging that deep is a small share of
+# one root's search (the branching multiplies three times above it), while a look per node would
+# be a visible share of the work.
 STOP_CHECK_DEPTH = 3
 
 
@@ -99,8 +102,31 @@ def set_frames(m: int, blocked: Array, shifts: Array, frames: Array) -> None:
 
 
 @njit(cache=True)
+def _finished(frames: Array, first: int, level: int) -> float:
+    """Kilby's weight of the finished subtrees below the root of ``complete``, the search standing
+    at free row ``level`` (at most STOP_CHECK_DEPTH) having just finished a subtree: above it,
+    each row's children tried before the one on the path; at it, those tried so far. A child
+    weighs its parent's weight over the parent's number of children: ``first`` at the root, below
+    it the free squares of the row as its saved words and the row's blocked word leave them (so
+    the descent, the hot path, records nothing for this)."""
+    weight = 1.0
+    share = 0.0
+    for k in range(level + 1):
+        top = np.uint64(FRAME * k)
+        children = first
+        if k > 0:
+            above = np.uint64(FRAME * (k - 1))
+            taken = frames[top + SAVED_COLS] | frames[top + SAVED_LEFT] | frames[top + SAVED_RIGHT]
+            children = _popcount(~(taken | frames[above + BLOCKED_NEXT]))
+        left = _popcount(frames[top + SAVED_AVAIL]) + (1 if k < level else 0)
+        share += weight * (children - left) / children
+        weight /= children
+    return share
+
+
+@njit(cache=True)
 def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int,
-             stop: Array) -> tuple[int, int]:
+             stop: Array, end: float) -> tuple[int, int]:
     """(nodes, solutions) below one node, which is not counted itself.
 
     ``m`` free rows are left to fill, from the top, as ``set_frames`` planned them in
@@ -108,7 +134,12 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
     and ``right`` are the words of the placed queens as they stand at the first free row,
     ``avail`` its free squares. The current node lives in locals, its ancestors in the frames;
     a node is saved only when some square below it is free and more than two free rows are
-    left. Once ``stop[0]`` is set the sums are partial.
+    left. Once ``stop[STOP]`` is set the sums are partial.
+
+    Progress: ``stop[DONE]`` and ``stop[NODES]`` hold the whole search's share finished and
+    nodes searched before this one, which finishes it up to ``end``; climbing back to one of
+    the STOP_CHECK_DEPTH top rows it moves them by its finished weight (``_finished``) and its
+    nodes.
     """
     if m == 1:
         found = _popcount(avail)
@@ -119,6 +150,9 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
     root = np.uint64(0)
     last = np.uint64(FRAME * (m - 3))
     check_below = np.uint64(FRAME * STOP_CHECK_DEPTH)
+    done_before = stop[DONE]
+    nodes_before = stop[NODES]
+    first = _popcount(avail)
     nodes = 0
     solutions = 0
     top = root  # the frame of the current row
@@ -151,8 +185,14 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
             break
         else:
             top -= frame
-            if top < check_below and stop[0]:
-                break
+            if top < check_below:
+                if stop[STOP]:
+                    break
+                stop[NODES] = nodes_before + nodes
+                # The same weight summed in another order may come out an ulp lower: never back.
+                share = min(done_before + (end - done_before) * _finished(frames, first, top // frame), end)
+                if share > stop[DONE]:
+                    stop[DONE] = share
             cols = frames[top + SAVED_COLS]
             left = frames[top + SAVED_LEFT]
             right = frames[top + SAVED_RIGHT]
@@ -164,13 +204,15 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
 
 
 @njit(cache=True, nogil=True)
-def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tuple[int, int]:
+def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array, bounds: Array) -> tuple[int, int]:
     """Weighted sums over the prefixes of (nodes of the subtree rooted at the prefix, solutions in it).
 
     ``prefixes[p]`` holds the columns of the queens in rows 0..k-1 (a valid partial
     placement); the subtree includes the prefix node itself. Every row below is free
     (nothing blocked but the bits outside the board, one row apart) and filled by
-    ``complete``. Returns partial sums once ``stop[0]`` is set.
+    ``complete``. Returns partial sums once ``stop[STOP]`` is set. Prefix p stands for
+    ``bounds[p] .. bounds[p + 1]`` of the search (solvers/progress.py); ``stop[NODES]`` counts
+    the nodes searched, each subtree once.
     """
     mask = (np.int64(1) << n) - 1
     k = prefixes.shape[1]
@@ -178,8 +220,9 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tupl
     set_frames(n, np.full(n, ~mask, np.int64), np.ones(n, np.int64), frames)
     total_nodes = 0
     total_solutions = 0
+    searched = 0
     for p in range(prefixes.shape[0]):
-        if stop[0]:
+        if stop[STOP]:
             break
         c = np.int64(0)
         lft = np.int64(0)
@@ -191,9 +234,15 @@ def count_subtrees(n: int, prefixes: Array, weights: Array, stop: Array) -> tupl
             rgt = (rgt | bit) >> 1
         nodes = 1
         solutions = 1
+        stop[NODES] = searched + 1
+        stop[DONE] = bounds[p]
         if k < n:
-            below, solutions = complete(n - k, frames, c, lft, rgt, ~(c | lft | rgt | ~mask), stop)
+            below, solutions = complete(n - k, frames, c, lft, rgt, ~(c | lft | rgt | ~mask), stop,
+                                        bounds[p + 1])
             nodes += below
+        searched += nodes
+        stop[NODES] = searched
+        stop[DONE] = bounds[p + 1]
         total_nodes += weights[p] * nodes
         total_solutions += weights[p] * solutions
     return total_nodes, total_solutions
@@ -347,12 +396,13 @@ def probe_blocks(n: int, seed: int, first_block: int, blocks: int, probes: int, 
     far), the promising ones are counted, one is chosen at random. It also forms
     Knuth's tree-size estimate 1 + d1 + d1*d2 + ... and the solution estimate
     d1*...*dn. Products of degrees exceed int64 for large n: floats throughout.
-    The stop flag is looked at before each block (a block takes milliseconds).
+    The stop flag is looked at before each block (a block takes milliseconds); the share of
+    the blocks done goes into ``stop[DONE]`` after each.
     """
     mask = (np.int64(1) << n) - 1
     out = np.zeros((blocks, BLOCK_COLUMNS), np.float64)
     for b in range(blocks):
-        if stop[0]:
+        if stop[STOP]:
             break
         block = first_block + b
         state = _mix(np.uint64(seed) + _GOLDEN * np.uint64(block + 1))
@@ -392,4 +442,6 @@ def probe_blocks(n: int, seed: int, first_block: int, blocks: int, probes: int, 
             out[b, SOLUTIONS] += solutions
             out[b, SOLUTIONS_SQ] += solutions * solutions
             out[b, VISITED] += visited
+        stop[NODES] += out[b, VISITED]
+        stop[DONE] = (b + 1) / blocks
     return out

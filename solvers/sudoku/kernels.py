@@ -13,8 +13,8 @@ Representation (grid.py's ``layout`` and tree.py build these arrays):
   order       int64[n] the values (as one-bit masks) of a branching cell, in the
               order their children are searched.
   stats       int64[STATS_LEN] counters, indexed by the constants below.
-  stop        int8[1] a flag another thread may set: ``search`` then returns early
-              (it releases the GIL so that such a thread can run).
+  stop        float64[3] (solvers.base.stop_flag): ``stop[0]``, which another thread may set:
+              ``search`` then returns early (it releases the GIL so that such a thread can run).
 
 Everything here is the numba subset that also runs as plain Python under
 NUMBA_DISABLE_JIT=1. Every array a kernel allocates is sized by the bound proved
@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from solvers.base import DONE, STOP
+from solvers.base import NODES as SEARCHED  # the flag's slot; NODES below is the stats' own
 
 # stats indices
 NODES = 0
@@ -495,6 +498,23 @@ def expand(c: np.ndarray, greedy: bool, depth: int, full: int, peers: np.ndarray
                       peers, units, cell_units, order, stats)
 
 
+@njit(cache=True)
+def report(stop: np.ndarray, n_children: np.ndarray, tried: np.ndarray, depth: int, nodes: int) -> None:
+    """The share of the search done into ``stop[DONE]`` (solvers/progress.py), the search standing at
+    a node of relative depth ``depth``: the weight of the finished subtrees by Kilby's weighted
+    backtrack (a child weighs its parent's weight over the parent's number of children), those of
+    each ancestor's children tried before the one on the path. Never lowered (the same weight
+    summed in another order may come out an ulp lower); ``nodes`` into the flag's node slot."""
+    weight = 1.0
+    share = 0.0
+    for k in range(depth):
+        share += weight * (tried[k] - 1) / n_children[k]
+        weight /= n_children[k]
+    if share > stop[DONE]:
+        stop[DONE] = share
+    stop[SEARCHED] = nodes
+
+
 @njit(cache=True, nogil=True)
 def search(cands0: np.ndarray, depth0: int, greedy: bool, max_solutions: int, node_limit: int,
            full: int, peers: np.ndarray, units: np.ndarray, cell_units: np.ndarray, solution: np.ndarray,
@@ -504,8 +524,9 @@ def search(cands0: np.ndarray, depth0: int, greedy: bool, max_solutions: int, no
     Children are visited in ``order``; the first complete grid found goes to
     ``solution`` (values 1..n). Stops after ``max_solutions`` solutions. Returns the
     number found, or BUDGET_EXCEEDED once more than ``node_limit`` nodes were entered.
-    Once ``stop[0]`` is set it returns the solutions found so far (the caller knows the
-    count is partial from the flag).
+    Once ``stop[STOP]`` is set it returns the solutions found so far (the caller knows the
+    count is partial from the flag). Where it looks at the flag it also ``report``s its progress;
+    the whole tree searched, the share is 1.
     """
     n_cells = cands0.shape[0]
     n = units.shape[1]
@@ -538,8 +559,9 @@ def search(cands0: np.ndarray, depth0: int, greedy: bool, max_solutions: int, no
             return BUDGET_EXCEEDED
         countdown -= 1
         if countdown == 0:
-            if stop[0]:
+            if stop[STOP]:
                 return found
+            report(stop, n_children, tried, d, stats[NODES])
             countdown = STOP_CHECK_NODES
         if status == COMPLETE:
             found += 1
@@ -554,6 +576,8 @@ def search(cands0: np.ndarray, depth0: int, greedy: bool, max_solutions: int, no
         while d >= 0 and tried[d] == n_children[d]:
             d -= 1
         if d < 0:
+            stop[DONE] = 1.0
+            stop[SEARCHED] = stats[NODES]
             return found
         child = stack[d + 1]
         child[:] = stack[d]

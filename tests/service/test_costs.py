@@ -1,6 +1,7 @@
 """Predicted costs in the API: each puzzle's estimate, the job's predicted total, its progress
-weighted by predicted seconds (a split puzzle's parts by their share) and its eta from the
-observed rate; the job's sums move with its counter, each finish counted once."""
+weighted by predicted seconds (a split puzzle's parts, a running one's reported share of its
+search) and its eta from the observed rate; the job's sums move with its counter, each finish
+counted once."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from sqlalchemy import select, update
 
 import solvers
 from solvers.base import Estimate
+from store import rows
 from store.models import Job, Puzzle, now
 from tests.service.conftest import assert_job_costs_match_rows, row_counts, runtime_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements differ by database
@@ -107,6 +109,38 @@ def test_a_split_puzzle_counts_its_estimate_shared_among_its_parts(client, app):
     assert job(client, stored["id"])["progress"] == pytest.approx(5 / 14, abs=1e-6)
     assert job(client, stored["id"])["estimated_seconds_done"] == pytest.approx(5.0)
     assert_job_costs_match_rows(app.extensions["sessions"])
+
+
+def test_a_running_puzzle_counts_the_share_its_solver_reports(client, app):
+    stored = submit(client, "1", "333")
+    light, heavy = ids_of(app, stored["id"])
+    with app.extensions["sessions"]() as s, s.begin():
+        (held,) = rows.claim(s, [heavy], "w", now() + timedelta(minutes=5))
+    run_chunk(runtime_of(app), [light], "w")
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).values(started_at=now() - timedelta(seconds=20)))
+    bands = []
+    for share in (0.5, 0.75):
+        with app.extensions["sessions"]() as s, s.begin():
+            rows.record_progress(s, held, share)
+        shown = job(client, stored["id"])
+        done = 1.0 + 9.0 * share
+        assert shown["progress"] == pytest.approx(done / 10) and shown["estimated_seconds_done"] == done
+        assert shown["eta_seconds"] == pytest.approx((10 - done) / (done / 20), rel=0.02)
+        low, high = shown["eta_range"]
+        assert high == pytest.approx(shown["eta_seconds"] * 2 ** (1 - done / 10), rel=1e-3)
+        bands.append(high / low)
+        page = client.get(f"/api/v1/jobs/{stored['id']}/puzzles").json["items"]
+        assert [p["progress"] for p in page] == [None, share]
+    assert bands[1] < bands[0]  # the band narrows as the search goes on
+    # Another claim of the puzzle starts with nothing to show, and a late report of the old one is
+    # not written.
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).where(Puzzle.id == heavy).values(status="queued"))
+        rows.claim(s, [heavy], "w2", now() + timedelta(minutes=5))
+        rows.record_progress(s, held, 0.9)
+    assert job(client, stored["id"])["estimated_seconds_done"] == 1.0
+    assert client.get(f"/api/v1/jobs/{stored['id']}/puzzles/1").json["progress"] is None
 
 
 def test_cancel_and_retry_move_the_done_seconds(client, app):
