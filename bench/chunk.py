@@ -73,7 +73,7 @@ class Unpublished(list[list[int]]):
     def publish(self, chunks: list[list[int]], dear: bool = False, rank: int = 0) -> None:
         self.extend(chunks)
 
-    def publish_parts(self, groups: list[list[int]]) -> None:
+    def publish_parts(self, groups: list[list[int]], ranks: list[int] | None = None) -> None:
         self.extend(groups)
 
 

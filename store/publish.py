@@ -11,10 +11,11 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from store.models import UNFINISHED, Puzzle, Subtask, now
+from store.costs import SECONDS_LEFT
+from store.models import UNFINISHED, Job, Puzzle, Subtask, now
 from store.settings import Lanes, TimeBudget
 
 log = logging.getLogger(__name__)
@@ -36,8 +37,9 @@ class Publisher(Protocol):
     # Chunks of puzzle ids, all of one lane, in order; their priorities start at ``rank``.
     def publish(self, chunks: Sequence[Sequence[int]], dear: bool = False, rank: int = 0) -> None: ...
 
-    # Groups of subtask ids (the parts of split puzzles, always dear), see worker.parts.
-    def publish_parts(self, groups: Sequence[Sequence[int]]) -> None: ...
+    # Groups of subtask ids (the parts of split puzzles, always dear), see worker.parts; ``ranks``:
+    # each group's (``part_levels``), else spread from the first level by count.
+    def publish_parts(self, groups: Sequence[Sequence[int]], ranks: Sequence[int] | None = None) -> None: ...
 
     # Due callback deliveries as (id, attempts so far), one task each (worker.webhooks).
     def publish_deliveries(self, due: Sequence[tuple[int, int]]) -> None: ...
@@ -68,8 +70,12 @@ class CeleryPublisher:
     def publish(self, chunks: Sequence[Sequence[int]], dear: bool = False, rank: int = 0) -> None:
         self._send(SOLVE_CHUNK, chunks, self.lanes.dear_queue if dear else self.lanes.task_queue, rank)
 
-    def publish_parts(self, groups: Sequence[Sequence[int]]) -> None:
-        self._send(SOLVE_PARTS, groups, self.lanes.dear_queue, 0)
+    def publish_parts(self, groups: Sequence[Sequence[int]], ranks: Sequence[int] | None = None) -> None:
+        if ranks is None:
+            self._send(SOLVE_PARTS, groups, self.lanes.dear_queue, 0)
+            return
+        for group, rank in zip(groups, ranks, strict=True):
+            self._send(SOLVE_PARTS, [group], self.lanes.dear_queue, rank)
 
     def publish_deliveries(self, due: Sequence[tuple[int, int]]) -> None:
         """In the cheap lane at the first priority level: an attempt is short (WEBHOOK_TIMEOUT), and
@@ -120,12 +126,12 @@ def queue_depth(publisher: Publisher) -> int | None:
 
 
 def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]], parts: bool = False,
-                   dear: bool = False, rank: int = 0) -> bool:
+                   dear: bool = False, rank: int = 0, ranks: Sequence[int] | None = None) -> bool:
     """Publish puzzle chunks (or, with ``parts``, groups of subtask ids); on a broker failure the
     rows stay queued in SQL and the reaper publishes them again later, so nothing is lost."""
     try:
         if parts:
-            publisher.publish_parts(chunks)
+            publisher.publish_parts(chunks, ranks)
         else:
             publisher.publish(chunks, dear=dear, rank=rank)
         return True
@@ -136,10 +142,10 @@ def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]], parts:
 
 def publish_or_mark_due(publisher: Publisher, sessions: sessionmaker[Session],
                         groups: Sequence[Sequence[int]], parts: bool = False, dear: bool = False,
-                        rank: int = 0) -> bool:
+                        rank: int = 0, ranks: Sequence[int] | None = None) -> bool:
     """Publish; if the broker refuses, mark the rows due (deadline now), so that the reaper's next
     run publishes them again instead of waiting for QUEUED_STALE_SECONDS."""
-    if publish_safely(publisher, groups, parts=parts, dear=dear, rank=rank):
+    if publish_safely(publisher, groups, parts=parts, dear=dear, rank=rank, ranks=ranks):
         return True
     mark_due(sessions, [i for ids in groups for i in ids], parts=parts)
     return False
@@ -155,6 +161,34 @@ def dear_levels(costs: Sequence[float], rank: int, queued: float, quantum: float
         levels.append(rank + int(ahead // quantum))
         ahead += cost
     return levels
+
+
+def part_levels(s: Session, subtask_ids: Sequence[int], quantum: float) -> list[int] | None:
+    """The ranks of parts published together (one subtask a task, in order), by predicted seconds as
+    a new job's dear tasks (``dear_levels``): a split puzzle's parts share its prediction equally and
+    stand behind its owner's other unfinished work, then behind the parts before them. None (spread
+    by count) without a ``quantum`` (DEAR_SHARE_SECONDS)."""
+    if quantum <= 0 or not subtask_ids:
+        return None
+    rows = s.execute(select(Subtask.id, Subtask.puzzle_id, Puzzle.estimated_seconds, Puzzle.parts_total,
+                            Job.owner)
+                     .join(Puzzle, Puzzle.id == Subtask.puzzle_id).join(Job, Job.id == Puzzle.job_id)
+                     .where(Subtask.id.in_(list(subtask_ids)))).all()
+    split: dict[int, tuple[str, float, int]] = {r.puzzle_id: (r.owner, r.estimated_seconds or 0.0,
+                                                               max(r.parts_total, 1)) for r in rows}
+    owners = {owner for owner, _seconds, _parts in split.values()}
+    left = dict(s.execute(select(Job.owner, func.sum(SECONDS_LEFT))
+                          .where(Job.owner.in_(owners), Job.status.in_(UNFINISHED))
+                          .group_by(Job.owner)).all())
+    ahead = {owner: float(left.get(owner) or 0.0) for owner in owners}
+    for owner, seconds, _parts in split.values():  # their parts count one by one below
+        ahead[owner] -= seconds
+    level_of: dict[int, int] = {}
+    for r in sorted(rows, key=lambda row: row.id):
+        owner, seconds, parts = split[r.puzzle_id]
+        level_of[r.id] = dear_levels([seconds / parts], 0, max(ahead[owner], 0.0), quantum)[0]
+        ahead[owner] += seconds / parts
+    return [level_of[i] for i in subtask_ids]
 
 
 def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], lanes: Lanes,

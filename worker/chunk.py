@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from solvers.base import Estimate
 from store import logs, results, rows
 from store.models import FAILED, now
-from store.publish import publish_in_lanes, publish_or_mark_due
+from store.publish import part_levels, publish_in_lanes, publish_or_mark_due
 from store.rows import Assigned, Result, SplitPuzzle
 from store.settings import Recovery, Settings, TimeBudget
 from worker import heartbeat
@@ -116,19 +116,22 @@ class Batch:
             publish_or_mark_due(self.runtime.publisher, self.runtime.sessions, [[a.id]], dear=True)
             self.report.moved.append(a.id)
 
-    def _write(self, s: Session) -> list[int]:
-        """Write the results and fan out the split puzzles; returns the subtask ids to publish."""
+    def _write(self, s: Session) -> tuple[list[int], list[int] | None]:
+        """Write the results and fan out the split puzzles; returns the subtask ids to publish and
+        their ranks (``part_levels``)."""
         self.report.written += results.write(s, self.results)
-        stale = self.runtime.settings.recovery.queued_stale_seconds
-        parts = rows.fan_out(s, self.split_up, stale, self.worker)
+        settings = self.runtime.settings
+        parts = rows.fan_out(s, self.split_up, settings.recovery.queued_stale_seconds, self.worker)
         self.results, self.split_up = [], []
-        return parts
+        return parts, part_levels(s, parts, settings.costs.dear_share_seconds)
 
-    def _publish_parts(self, parts: list[int]) -> None:
+    def _publish_parts(self, fanned: tuple[list[int], list[int] | None]) -> None:
         # Published only after the commit: a subtask task must find its row.
+        parts, ranks = fanned
         if parts:
             runtime = self.runtime
-            publish_or_mark_due(runtime.publisher, runtime.sessions, [[i] for i in parts], parts=True)
+            publish_or_mark_due(runtime.publisher, runtime.sessions, [[i] for i in parts], parts=True,
+                                ranks=ranks)
         self.report.fanned += parts
         self.last_flush = self.clock()
 

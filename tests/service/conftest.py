@@ -23,6 +23,7 @@ class RecordingPublisher:
         self.ranks: list[int] = []  # of each publish call
         self.dear_ranks: list[int] = []  # the rank of the call that published each chunk of the dear lane
         self.deliveries: list[tuple[int, int]] = []  # callback deliveries: (id, attempts so far)
+        self.part_ranks: list[int | None] = []  # of each group of parts (None: spread by count)
 
     def publish(self, chunks, dear=False, rank=0):
         self.chunks.extend([list(c) for c in chunks])
@@ -31,8 +32,9 @@ class RecordingPublisher:
             self.dear_ranks.extend([rank] * len(chunks))
         self.ranks.append(rank)
 
-    def publish_parts(self, groups):
+    def publish_parts(self, groups, ranks=None):
         self.parts.extend([list(g) for g in groups])
+        self.part_ranks.extend(ranks if ranks is not None else [None] * len(groups))
 
     def publish_deliveries(self, due):
         self.deliveries.extend(due)

@@ -2,18 +2,22 @@
 limits and priorities (fair share)."""
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import select, update
 
+import solvers
+from solvers.base import Estimate
 from store.models import Job, Puzzle, now
 from store.publish import PRIORITIES, SOLVE_CHUNK, CeleryPublisher, dear_levels, ids_repr, priorities
 from store.settings import Settings
 from store.submit import chunk_sizes
 from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
 from tests.services import fresh_redis
-from worker import reaper
+from tests.toykind import TOY
+from worker import chunk, reaper
 
 
 def test_celery_publisher_sends_ids_with_time_limits(make_app):
@@ -198,3 +202,20 @@ def test_a_retry_levels_its_dear_tasks_by_the_predicted_seconds_ahead(make_app, 
     assert client.post(f"/api/v1/jobs/{retried}/retry").status_code == 202
     # behind one other job (rank 1) and its 6 s, then each task behind the ones before it
     assert app.extensions["publisher"].dear_ranks == [2, 2, 3]
+
+
+def test_parts_take_their_levels_by_the_predicted_seconds_of_their_owner(make_app, toy, monkeypatch):
+    # A 20 s puzzle cut into 4 parts of 5 s, behind its client's other job of 6 s: by count all
+    # four would start at the first level.
+    monkeypatch.setitem(solvers.KINDS, "toy", replace(TOY, predict=lambda p, o: Estimate(o["sleep"] or 20.0)))
+    app = make_app(DEAR_SECONDS=1.0, DEAR_SHARE_SECONDS=5.0)
+    client = app.test_client()
+    client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1", "options": {"sleep": 6.0}}]})
+    cut = {"kind": "toy", "puzzle": "1234", "options": {"split": 4}}
+    r = client.post("/api/v1/jobs", json={"puzzles": [cut]})
+    with app.extensions["sessions"]() as s:
+        split = s.scalar(select(Puzzle.id).where(Puzzle.job_id == r.json["id"]))
+    publisher = RecordingPublisher()
+    report = chunk.run_chunk(runtime_of(app, publisher), [split], "w")
+    assert len(report.fanned) == 4 and publisher.parts == [[i] for i in report.fanned]
+    assert publisher.part_ranks == [1, 2, 3, 4]  # 6 s, 11 s, 16 s, 21 s of its client's work ahead

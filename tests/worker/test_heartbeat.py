@@ -387,7 +387,7 @@ class DownBroker(RecordingPublisher):
     def publish(self, chunks, dear=False, rank=0):
         raise ConnectionError("broker down")
 
-    def publish_parts(self, groups):
+    def publish_parts(self, groups, ranks=None):
         raise ConnectionError("broker down")
 
 

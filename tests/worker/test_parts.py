@@ -36,8 +36,8 @@ class EagerPublisher(RecordingPublisher):
         for ids in chunks:
             chunk.run_chunk(runtime_of(self.app, self), ids, "eager")
 
-    def publish_parts(self, groups):
-        super().publish_parts(groups)
+    def publish_parts(self, groups, ranks=None):
+        super().publish_parts(groups, ranks)
         for ids in groups:
             worker_parts.run_parts(runtime_of(self.app), ids, "eager")
 
