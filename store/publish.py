@@ -166,8 +166,8 @@ def dear_levels(costs: Sequence[float], rank: int, queued: float, quantum: float
 def part_levels(s: Session, subtask_ids: Sequence[int], quantum: float) -> list[int] | None:
     """The ranks of parts published together (one subtask a task, in order), by predicted seconds as
     a new job's dear tasks (``dear_levels``): a split puzzle's parts share its prediction equally and
-    stand behind its owner's other unfinished work, then behind the parts before them. None (spread
-    by count) without a ``quantum`` (DEAR_SHARE_SECONDS)."""
+    stand behind its owner's unfinished work other than themselves, then behind the parts before
+    them. None (spread by count) without a ``quantum`` (DEAR_SHARE_SECONDS)."""
     if quantum <= 0 or not subtask_ids:
         return None
     rows = s.execute(select(Subtask.id, Subtask.puzzle_id, Puzzle.estimated_seconds, Puzzle.parts_total,
@@ -181,8 +181,9 @@ def part_levels(s: Session, subtask_ids: Sequence[int], quantum: float) -> list[
                           .where(Job.owner.in_(owners), Job.status.in_(UNFINISHED))
                           .group_by(Job.owner)).all())
     ahead = {owner: float(left.get(owner) or 0.0) for owner in owners}
-    for owner, seconds, _parts in split.values():  # their parts count one by one below
-        ahead[owner] -= seconds
+    for r in rows:  # the parts published here count one by one below; the puzzles' others stay ahead
+        owner, seconds, parts = split[r.puzzle_id]
+        ahead[owner] -= seconds / parts
     level_of: dict[int, int] = {}
     for r in sorted(rows, key=lambda row: row.id):
         owner, seconds, parts = split[r.puzzle_id]

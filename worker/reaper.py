@@ -39,7 +39,7 @@ from store.models import (
     aware,
     now,
 )
-from store.publish import publish_in_lanes, publish_or_mark_due, queue_depth
+from store.publish import part_levels, publish_in_lanes, publish_or_mark_due, queue_depth
 from store.results import write
 from store.rows import Assigned, Result
 from store.settings import Recovery
@@ -122,6 +122,7 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
         lost_puzzles = [row for row in puzzles if row not in dead]
         ahead = _owners_work_left(s, lost_puzzles)
         lost_parts = [row.id for row in subtasks if row not in dead_parts]
+        part_ranks = part_levels(s, lost_parts, settings.costs.dear_share_seconds)
         again = Reaped([row.id for row in lost_puzzles], lost_parts)
         _count_lost_optimistic_runs(s, lost.held_by_none)
         if lost.stale_holders:  # unless a new chunk was recorded meanwhile
@@ -145,7 +146,7 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
         _publish_by_job(runtime, lost_puzzles, ahead)
     if again.parts:
         log.warning("reaper: publishing %d lost subtask(s) again", len(again.parts))
-        publish_or_mark_due(publisher, sessions, [[i] for i in again.parts], parts=True)
+        publish_or_mark_due(publisher, sessions, [[i] for i in again.parts], parts=True, ranks=part_ranks)
     return again
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import select, update
 
 import solvers
 from solvers.base import Estimate
-from store.models import Job, Puzzle, now
+from store.models import Job, Puzzle, Subtask, now
 from store.publish import PRIORITIES, SOLVE_CHUNK, CeleryPublisher, dear_levels, ids_repr, priorities
 from store.settings import Settings
 from store.submit import chunk_sizes
@@ -204,11 +204,9 @@ def test_a_retry_levels_its_dear_tasks_by_the_predicted_seconds_ahead(make_app, 
     assert app.extensions["publisher"].dear_ranks == [2, 2, 3]
 
 
-def test_parts_take_their_levels_by_the_predicted_seconds_of_their_owner(make_app, toy, monkeypatch):
-    # A 20 s puzzle cut into 4 parts of 5 s, behind its client's other job of 6 s: by count all
-    # four would start at the first level.
-    monkeypatch.setitem(solvers.KINDS, "toy", replace(TOY, predict=lambda p, o: Estimate(o["sleep"] or 20.0)))
-    app = make_app(DEAR_SECONDS=1.0, DEAR_SHARE_SECONDS=5.0)
+def split_behind_other_work(app):
+    """A 20 s toy puzzle cut into 4 parts of 5 s, behind its client's other job of 6 s; the parts'
+    ids (by count all four would start at the first level)."""
     client = app.test_client()
     client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1", "options": {"sleep": 6.0}}]})
     cut = {"kind": "toy", "puzzle": "1234", "options": {"split": 4}}
@@ -219,3 +217,25 @@ def test_parts_take_their_levels_by_the_predicted_seconds_of_their_owner(make_ap
     report = chunk.run_chunk(runtime_of(app, publisher), [split], "w")
     assert len(report.fanned) == 4 and publisher.parts == [[i] for i in report.fanned]
     assert publisher.part_ranks == [1, 2, 3, 4]  # 6 s, 11 s, 16 s, 21 s of its client's work ahead
+    return report.fanned
+
+
+@pytest.fixture
+def twenty_seconds_toy(monkeypatch):
+    monkeypatch.setitem(solvers.KINDS, "toy", replace(TOY, predict=lambda p, o: Estimate(o["sleep"] or 20.0)))
+
+
+def test_parts_take_their_levels_by_the_predicted_seconds_of_their_owner(make_app, twenty_seconds_toy):
+    split_behind_other_work(make_app(DEAR_SECONDS=1.0, DEAR_SHARE_SECONDS=5.0))
+
+
+def test_lost_parts_are_published_again_at_their_levels(make_app, twenty_seconds_toy):
+    app = make_app(DEAR_SECONDS=1.0, DEAR_SHARE_SECONDS=5.0)
+    parts = split_behind_other_work(app)
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Subtask).where(Subtask.id.in_(parts[2:]))
+                  .values(deadline=now() - timedelta(seconds=1)))
+    again = RecordingPublisher()
+    assert reaper.reap(runtime_of(app, again)).parts == parts[2:]
+    # behind the client's 6 s and its puzzle's two other parts (10 s), then each other
+    assert again.part_ranks == [3, 4]
