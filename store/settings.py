@@ -134,8 +134,8 @@ class TimeBudget:
     puzzle_time_limit: float = setting(120.0, "seconds one puzzle (or one part of a split puzzle) may run",
                                        minimum=0.001)
     hard_time_grace: float = setting(15.0, "seconds past a limit before the process is killed", minimum=0)
-    stop_poll_seconds: float = setting(0.5, "how often a watched solve looks whether it was cancelled",
-                                       minimum=0.01)
+    stop_poll_seconds: float = setting(0.5, "how often a watched solve looks whether it was cancelled (and"
+                                       " records its search's share done, every 2 s at most)", minimum=0.01)
 
     def lease(self) -> timedelta:
         """How long a claim holds without news: renewed at each write, so the reaper takes over
