@@ -43,7 +43,7 @@ print(json.dumps(out))
 """.replace("CASES", repr(CASES))
 
 # The whole search's nodes that the share implies, halfway through, is within this factor of the
-# nodes finally searched (measured: 0.96 for the tree at n = 10..12, 0.87 and 0.93 for the
+# nodes finally searched (measured: 0.96 for the tree at n = 10..12, 0.84 and 0.87 for the
 # constellations at 12 and 13).
 HALFWAY_FACTOR = 1.5
 
