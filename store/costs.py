@@ -19,17 +19,27 @@ the band narrows by small steps, not at each finished puzzle alone.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, case, func
+from sqlalchemy import ColumnElement, case, func, select
+from sqlalchemy.orm import Session
 
 from store.models import UNFINISHED, Job, aware
 
 # SQL: a job's predicted seconds not yet done, what it holds of its client's budget and of the work
 # ahead of its client's dear tasks (store.publish); none for a job stored without predictions.
 SECONDS_LEFT = func.coalesce(Job.estimated_seconds, 0.0) - Job.done_seconds
+
+
+def work_left(s: Session, owners: Collection[str]) -> dict[str, float]:
+    """Each owner's unfinished jobs' predicted seconds not yet done (0 for an owner with none)."""
+    left = dict(s.execute(select(Job.owner, func.sum(SECONDS_LEFT))
+                          .where(Job.owner.in_(list(owners)), Job.status.in_(UNFINISHED))
+                          .group_by(Job.owner)).all())
+    return {owner: float(left.get(owner) or 0.0) for owner in owners}
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from store.costs import SECONDS_LEFT
+from store.costs import work_left
 from store.models import UNFINISHED, Job, Puzzle, Subtask, now
 from store.settings import Lanes, TimeBudget
 
@@ -177,10 +177,7 @@ def part_levels(s: Session, subtask_ids: Sequence[int], quantum: float) -> list[
     split: dict[int, tuple[str, float, int]] = {r.puzzle_id: (r.owner, r.estimated_seconds or 0.0,
                                                                max(r.parts_total, 1)) for r in rows}
     owners = {owner for owner, _seconds, _parts in split.values()}
-    left = dict(s.execute(select(Job.owner, func.sum(SECONDS_LEFT))
-                          .where(Job.owner.in_(owners), Job.status.in_(UNFINISHED))
-                          .group_by(Job.owner)).all())
-    ahead = {owner: float(left.get(owner) or 0.0) for owner in owners}
+    ahead = work_left(s, owners)
     for r in rows:  # the parts published here count one by one below; the puzzles' others stay ahead
         owner, seconds, parts = split[r.puzzle_id]
         ahead[owner] -= seconds / parts

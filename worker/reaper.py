@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, func, or_, select, true, update
+from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, true, update
 from sqlalchemy.orm import Session
 
-from store.costs import SECONDS_LEFT
+from store.costs import work_left
 from store.db import changed_rows, plan_for_each_list
 from store.models import (
     FAILED,
@@ -177,10 +177,8 @@ def _owners_work_left(s: Session, rows: Sequence[Row[Any]]) -> dict[str, float]:
         again[row.owner] = again.get(row.owner, 0.0) + (row.estimated_seconds or 0.0)
     if not again:
         return {}
-    left = dict(s.execute(select(Job.owner, func.sum(SECONDS_LEFT))
-                          .where(Job.owner.in_(list(again)), Job.status.in_(UNFINISHED))
-                          .group_by(Job.owner)).all())
-    return {owner: max((left.get(owner) or 0.0) - seconds, 0.0) for owner, seconds in again.items()}
+    left = work_left(s, again)
+    return {owner: max(left[owner] - seconds, 0.0) for owner, seconds in again.items()}
 
 
 def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
