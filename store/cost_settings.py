@@ -35,9 +35,10 @@ class Costs:
     client_cpu_budgets: Mapping[str, float] = setting(
         {}, "CLIENT_CPU_BUDGET of named clients (API_TOKENS' names): 'nightly=5000000,guest=600'")
     prediction_time_factor: float = setting(
-        PREDICTION_FACTOR, "a puzzle's time limit is this many times the high end of its prediction (a "
-                           "part's: of its share of its puzzle's), within PREDICTION_TIME_FLOOR and "
-                           "PUZZLE_TIME_LIMIT; 0: PUZZLE_TIME_LIMIT for every puzzle and part", minimum=0)
+        PREDICTION_FACTOR, "a puzzle's time limit in CPU seconds is this many times the high end of "
+                           "its prediction (a part's: of its share of its puzzle's), within "
+                           "PREDICTION_TIME_FLOOR and PUZZLE_TIME_LIMIT; 0: PUZZLE_TIME_LIMIT for every "
+                           "puzzle and part", minimum=0)
     prediction_time_floor: float = setting(
         PREDICTION_FLOOR_SECONDS, "the least time limit a prediction gives a puzzle", minimum=0.001)
     dear_share_seconds: float = setting(

@@ -210,8 +210,8 @@ def _solve(batch: Batch) -> None:
             if a.optimistic and not one_by_one and not batch.due():
                 run = _cheap_run(batch)
                 with logs.context(job=a.job_id):
-                    limit = _run_limit(settings, seconds, run)
-                    answers = solve_run(run, limit, plans) if len(run) > 1 else None
+                    limit, predicted = _run_limit(settings, seconds, run)
+                    answers = solve_run(run, limit, plans, predicted is not None) if len(run) > 1 else None
                 if answers is not None:
                     _done(batch, answers, started)
                     continue
@@ -225,7 +225,8 @@ def _solve(batch: Batch) -> None:
                 batch.flush()  # claims the rest: anything slow shows running, with a lease
                 continue       # its first puzzle is claimed now, or gone to another task
             limit, predicted = _limit(settings, seconds, estimate)
-            with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive, limit) as watch:
+            with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive, limit,
+                                                                         predicted is not None) as watch:
                 answer = solve_one(a, limit, plans, ready, watch, predicted)
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
             batch.give_back()
@@ -286,18 +287,20 @@ def _limit(settings: Settings, most: float, estimate: Estimate | None) -> tuple[
     return settings.costs.limit_of(estimate.seconds, estimate.factor, most)
 
 
-def _run_limit(settings: Settings, most: float, run: Sequence[Cheap]) -> float:
+def _run_limit(settings: Settings, most: float, run: Sequence[Cheap]) -> tuple[float, float | None]:
     """A run's time limit: what its predicted seconds give (PREDICTION_TIME_FACTOR, within
-    PREDICTION_TIME_FLOOR and ``most``). A run past it is solved again one by one, where each
-    puzzle has its own predicted limit, so that the puzzles predicted wrong fail saying so."""
-    return settings.costs.time_limit(sum(c.cost for c in run), most)
+    PREDICTION_TIME_FLOOR and ``most``), with those seconds; else ``most``. A run past it is solved
+    again one by one, where each puzzle has its own predicted limit, so that the puzzles predicted
+    wrong fail saying so."""
+    return settings.costs.limit_of(sum(c.cost for c in run), 1.0, most)
 
 
-def _watched(batch: Batch, a: Assigned, expensive: bool,
-             limit: float) -> AbstractContextManager[Watch | None]:
-    """A puzzle estimated expensive is watched: it stops at its time limit (``limit``) or on a
-    cancel, even inside a compiled kernel, and its row shows the share of its search done."""
+def _watched(batch: Batch, a: Assigned, expensive: bool, limit: float,
+             cpu: bool) -> AbstractContextManager[Watch | None]:
+    """A puzzle estimated expensive is watched: it stops at its time limit (``limit``, of CPU time
+    with ``cpu``) or on a cancel, even inside a compiled kernel, and its row shows the share of its
+    search done."""
     if not expensive:
         return nullcontext()
     budget = dataclasses.replace(batch.runtime.settings.time, puzzle_time_limit=limit)
-    return watching(batch.runtime.sessions, a.id, budget, held=a)
+    return watching(batch.runtime.sessions, a.id, budget, held=a, cpu=cpu)

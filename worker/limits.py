@@ -1,6 +1,10 @@
 """Time limits of one solve: the alarm that interrupts Python code, and the watcher whose stop flag
 reaches a compiled kernel (at the limit, or once the puzzle is cancelled) and which records the
-share of its search the solver reports in the same flag."""
+share of its search the solver reports in the same flag.
+
+A limit counts wall seconds (PUZZLE_TIME_LIMIT, the cheap lane's cap) or, where a prediction set
+it, the process's CPU seconds: a prediction is CPU seconds on one core, and a loaded machine (many
+worker processes to a core) stretches the wall time of a solve without making it any dearer."""
 
 from __future__ import annotations
 
@@ -48,22 +52,33 @@ def _expired(signum: int, frame: FrameType | None) -> None:
     raise PuzzleTimeout
 
 
+# The timer and its signal by what a limit counts: wall seconds, or the process's CPU seconds.
+_TIMERS = {False: (signal.ITIMER_REAL, signal.SIGALRM), True: (signal.ITIMER_PROF, signal.SIGPROF)}
+
+
+def cpu_clock() -> float:
+    """The process's CPU seconds (all its threads: the solve's, and the watcher's few)."""
+    return time.process_time()
+
+
 @contextmanager
 def alarms_raise_timeout() -> Iterator[None]:
-    """While a chunk runs, SIGALRM raises PuzzleTimeout: installed once per chunk, since
+    """While a chunk runs, both timers' signals raise PuzzleTimeout: installed once per chunk, since
     installing a handler costs several times what arming the timer does."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGALRM, _expired)
+    previous = {signum: signal.signal(signum, _expired) for _, signum in _TIMERS.values()}
     try:
         yield
     finally:
-        signal.signal(signal.SIGALRM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class time_limit:  # noqa: N801  a context manager, named like one
-    """``with time_limit(seconds):`` raises PuzzleTimeout in this thread after ``seconds``, when
+    """``with time_limit(seconds):`` raises PuzzleTimeout in this thread after ``seconds`` (of the
+    process's CPU time with ``cpu``, else of wall time), when
     the interpreter next runs Python code (a compiled kernel is stopped by the watcher's flag, or
     else by the task's hard limit). Inside alarms_raise_timeout() it only arms the timer: about
     1 µs a puzzle. Off the main thread (where signals cannot go) it does nothing.
@@ -72,26 +87,27 @@ class time_limit:  # noqa: N801  a context manager, named like one
     may surface in another form, for example as the SystemError of a compiled function that
     returned while it was pending (the watcher's flag had stopped the kernel at that moment)."""
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float, cpu: bool = False):
         self.seconds = seconds
+        self.timer, self.signum = _TIMERS[cpu]
         self.active = threading.current_thread() is threading.main_thread()
         self.previous: Any = None
 
     def __enter__(self) -> None:
         if not self.active:
             return
-        if signal.getsignal(signal.SIGALRM) is not _expired:
-            self.previous = signal.signal(signal.SIGALRM, _expired)
+        if signal.getsignal(self.signum) is not _expired:
+            self.previous = signal.signal(self.signum, _expired)
         _alarm.went_off = False
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        signal.setitimer(self.timer, self.seconds)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  traceback: TracebackType | None) -> None:
         if not self.active:
             return
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(self.timer, 0)
         if self.previous is not None:
-            signal.signal(signal.SIGALRM, self.previous)
+            signal.signal(self.signum, self.previous)
         if _alarm.went_off and isinstance(exc, Exception) and not isinstance(exc, PuzzleTimeout):
             raise PuzzleTimeout from exc
 
@@ -106,10 +122,12 @@ class Watch:
 
 @contextmanager
 def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget,
-             seconds: float | None = None, held: Assigned | None = None) -> Iterator[Watch]:
+             seconds: float | None = None, held: Assigned | None = None,
+             cpu: bool = False) -> Iterator[Watch]:
     """A stop flag for one solve (a part, or a puzzle estimated expensive), raised by a thread that
     looks every STOP_POLL_SECONDS whether the puzzle is still running and not stopped, and raises
-    it anyway at the time limit (``seconds``, PUZZLE_TIME_LIMIT unless given): the limit's signal
+    it anyway at the time limit (``seconds``, PUZZLE_TIME_LIMIT unless given; of the process's CPU
+    time with ``cpu``, as time_limit counts it): the limit's signal
     reaches Python only once a compiled kernel returns, the flag reaches the kernel itself, so the
     solve ends cleanly instead of the hard limit killing the process. The thread is stopped and
     joined on the way out.
@@ -120,7 +138,8 @@ def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget
     watch = Watch(stop_flag())
     done = threading.Event()
     limit = budget.puzzle_time_limit if seconds is None else seconds
-    poll, deadline = budget.stop_poll_seconds, time.monotonic() + limit
+    clock = cpu_clock if cpu else time.monotonic
+    poll, deadline = budget.stop_poll_seconds, clock() + limit
     reported, reported_at = 0.0, -PROGRESS_SECONDS
 
     def report() -> None:
@@ -133,8 +152,10 @@ def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget
         reported, reported_at = share, time.monotonic()
 
     def run() -> None:
-        while not done.wait(max(0.0, min(poll, deadline - time.monotonic()))):
-            if time.monotonic() >= deadline:
+        # One solving thread spends at most a CPU second per wall second: waiting out the CPU
+        # seconds left never passes the deadline.
+        while not done.wait(max(0.0, min(poll, deadline - clock()))):
+            if clock() >= deadline:
                 watch.expired = True
                 watch.flag[STOP] = 1
                 return

@@ -30,7 +30,7 @@ def too_long(seconds: float, per: str) -> str:
 def past_prediction(seconds: float, predicted: float) -> str:
     """A puzzle stopped at the time limit its prediction gave it (store.cost_settings)."""
     past = f"{seconds / predicted:.3g} x its predicted {predicted:g} s" if predicted > 0 else "its prediction"
-    return f"exceeded its time limit of {seconds:g} s: it ran past {past} (PREDICTION_TIME_FACTOR)"
+    return f"exceeded its time limit of {seconds:g} CPU s: it ran past {past} (PREDICTION_TIME_FACTOR)"
 
 
 def gave_up(tries: int, seconds: float, per: str) -> str:
@@ -129,12 +129,13 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     """Solve and verify one puzzle (or cut it into parts, see solve_or_split); every failure
     becomes a ``failed`` result with its reason. ``ready``: the puzzle already prepared;
     ``watch``: a stop flag raised at the time limit or when the puzzle is cancelled;
-    ``predicted``: the seconds predicted of it when its prediction set ``seconds``."""
+    ``predicted``: the seconds predicted of it when its prediction set ``seconds`` (CPU seconds
+    then, worker.limits)."""
     out = Result(a.id, a.job_id, a.attempts, FAILED, optimistic=a.optimistic)
     start = time.perf_counter()
     try:
         p = ready or prepare(a)
-        with time_limit(seconds):
+        with time_limit(seconds, cpu=predicted is not None):
             outcome = solve_or_split(p, settings, watch.flag if watch else None)
         if isinstance(outcome, Split):
             return SplitPuzzle(a, outcome)
@@ -178,17 +179,19 @@ def within_plan(c: Cheap, nodes: int | None) -> bool:
     return nodes is not None and nodes <= c.plan.nodes
 
 
-def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings) -> list[Result | SplitPuzzle] | None:
+def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings,
+              cpu: bool = False) -> list[Result | SplitPuzzle] | None:
     """Solve cheap puzzles of one kind and one set of options, prepared already, in one call of
     the kind's ``solve_batch``, whose outcomes come verified. None when the call fails as a whole (a solver
     error, a wrong answer, the time limit over the whole run): solved one by one instead, each
     failure falls on its own puzzle. An outcome past its plan's node budget is solved again alone
     (``solve_one``, which splits it). ``solve_ms`` is the run's time shared equally. The outcomes
-    are read by column (``Outcomes``), their answers encoded by the kind where it can."""
+    are read by column (``Outcomes``), their answers encoded by the kind where it can. ``cpu``:
+    ``seconds`` count the process's CPU time (a limit the run's prediction set, worker.limits)."""
     kind, options = run[0].ready.kind, run[0].ready.options
     start = time.perf_counter()
     try:
-        with time_limit(seconds):
+        with time_limit(seconds, cpu=cpu):
             outcomes = kind.solve_batch([c.ready.puzzle for c in run], options)
     except SoftTimeLimitExceeded:
         raise

@@ -72,7 +72,7 @@ def run_part(runtime: Runtime, subtask_id: int, worker: str) -> bool:
         part, p = claimed
     limit, predicted = part_limit(settings, p)
     with logs.context(job=p.job_id, puzzle=p.id, subtask=part.id):
-        with watching(sessions, p.id, settings.time, limit) as watch:
+        with watching(sessions, p.id, settings.time, limit, cpu=predicted is not None) as watch:
             outcome, error = solve(p, part, limit, watch, predicted)
         if outcome is None and error is None:
             log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
@@ -172,7 +172,7 @@ def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch,
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
-        with time_limit(seconds):
+        with time_limit(seconds, cpu=predicted is not None):
             return kind.splitting().solve_part(puzzle, options, part.payload, watch.flag), None
     except Exception as exc:  # a solver bug ends this puzzle, never the worker
         if isinstance(exc, solvers.Stopped) and not watch.expired:

@@ -254,7 +254,7 @@ def whole_count_17(make_app, **config):
 
 def test_a_dear_puzzle_in_a_compiled_kernel_stops_at_its_time_limit(make_app, monkeypatch):
     # With the limit's signal switched off only the watcher's flag can end the kernel early.
-    monkeypatch.setattr(outcome, "time_limit", lambda seconds: contextlib.nullcontext())
+    monkeypatch.setattr(outcome, "time_limit", lambda seconds, cpu=False: contextlib.nullcontext())
     app, job_id = whole_count_17(make_app, PUZZLE_TIME_LIMIT=0.3)
     assert run(app, ids_of(app, job_id)).written == 1
     (p,) = rows(app, job_id)

@@ -165,7 +165,7 @@ def test_a_part_past_the_time_limit_fails_the_puzzle(make_app, toy):
 
 @pytest.mark.parametrize(("predicted", "error"), [
     # its share, 0.02 s, within a factor of 2: 5 x its high end is 0.2 s
-    (0.08, "part 1 of 4: exceeded its time limit of 0.2 s: it ran past 10 x its predicted 0.02 s "
+    (0.08, "part 1 of 4: exceeded its time limit of 0.2 CPU s: it ran past 10 x its predicted 0.02 s "
            "(PREDICTION_TIME_FACTOR)"),
     # 5 x the high end of its share (0.5 s) passes PUZZLE_TIME_LIMIT, which holds
     (1.0, "part 1 of 4: exceeded the time limit of 0.3 s per part"),
@@ -173,7 +173,7 @@ def test_a_part_past_the_time_limit_fails_the_puzzle(make_app, toy):
 def test_a_part_stopped_at_its_share_of_the_prediction_says_so(make_app, monkeypatch, predicted, error):
     monkeypatch.setitem(solvers.KINDS, "toy", predicted_at(predicted))
     app = make_app(PUZZLE_TIME_LIMIT=0.3, PREDICTION_TIME_FACTOR=5.0, PREDICTION_TIME_FLOOR=0.1)
-    job_id, _p, parts = fan_out(app, toy_item("1234", split=4, sleep=1.0))
+    job_id, _p, parts = fan_out(app, toy_item("1234", split=4, spin=1.0))
     assert not run_part(app, parts[0])
     assert puzzle_row(app, job_id).error == error
 
@@ -194,7 +194,7 @@ def test_only_a_puzzle_cut_up_at_once_gives_its_parts_predicted_limits(make_app)
 def test_a_compiled_part_past_the_time_limit_is_stopped_by_its_flag(make_app, monkeypatch):
     # The limit's signal cannot enter a compiled kernel; with it switched off here, only the
     # watcher's flag can end this half of an n=17 count (many seconds) at the limit.
-    monkeypatch.setattr(worker_parts, "time_limit", lambda seconds: contextlib.nullcontext())
+    monkeypatch.setattr(worker_parts, "time_limit", lambda seconds, cpu=False: contextlib.nullcontext())
     app = make_app(PUZZLE_TIME_LIMIT=20.0, SPLIT_QUEENS_N=10, SPLIT_PARTS=2, STOP_POLL_SECONDS=0.05)
     job_id, p, parts = fan_out(app, COUNT_17_BY_THE_TREE)
     # for the part only: the split itself may take longer here
