@@ -13,6 +13,7 @@ import signal
 import time
 
 from solvers.base import (
+    DONE,
     NO_SOLUTION,
     SOLVED,
     BadExample,
@@ -43,10 +44,12 @@ def validate(puzzle, options):
         raise InvalidPuzzle(f"a toy puzzle has 1 to 20 digits, this one has {len(puzzle)}")
 
 
-def _work(options):
+def _work(options, stop=None):
     spin(options["spin"])
     if options["stubborn"]:
         sleep_deaf(options["sleep"])
+    elif options["sleep"] and stop is not None:
+        sleep_reporting(options["sleep"], stop)
     elif options["sleep"]:
         time.sleep(options["sleep"])
     if options["crash"]:
@@ -61,8 +64,9 @@ def _outcome(total, subtasks=0, nodes=0):
 
 
 def solve(puzzle, options, node_limit=None, stop=None):
-    """Reads each digit once (``nodes``); a node limit is not enforced (the toy is never too big)."""
-    _work(options)
+    """Reads each digit once (``nodes``); a node limit is not enforced (the toy is never too big).
+    Given a stop flag, it reports the share of its sleep done in it, as a long search does."""
+    _work(options, stop)
     return _outcome(sum(puzzle) + (1 if options["lie"] else 0), nodes=len(puzzle))
 
 
@@ -72,6 +76,15 @@ def spin(seconds):
     end = time.process_time() + seconds
     while time.process_time() < end:
         pass
+
+
+def sleep_reporting(seconds, stop):
+    """Sleep, writing the share slept into the stop flag (its ``DONE``) every 50 ms."""
+    start = time.monotonic()
+    while (slept := time.monotonic() - start) < seconds:
+        stop[DONE] = slept / seconds
+        time.sleep(min(0.05, seconds - slept))
+    stop[DONE] = 1.0
 
 
 def sleep_deaf(seconds):

@@ -67,6 +67,9 @@
       const {done, total} = p.subtasks;
       return `split into ${PQ.number(total)} parts: ${PQ.number(done)} done (${percentOf(done, total)}%)`;
     }
+    if (p.status === "running" && p.progress != null) {
+      return `being solved: ${percentOf(p.progress, 1)}% of its search done, as its solver reports`;
+    }
     const waiting = {queued: "queued: not started yet", running: "being solved",
                      cancelled: "cancelled before it finished"};
     return waiting[p.status] || null;

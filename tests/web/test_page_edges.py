@@ -126,6 +126,19 @@ def test_an_unknown_job_is_not_found_and_offers_no_actions(web_url, offline, wid
     assert page_width(page) <= width
 
 
+def test_a_running_puzzle_shows_the_share_of_its_search_its_solver_reports(web_url, offline):
+    # The toy reports the share of its sleep as a search reports its share; its row gets it at
+    # most every 2 s (worker.limits), so a 6 s sleep shows a share between 0 and 100% at least once.
+    with Client(web_url) as c:
+        job = c.submit([{"kind": "toy", "puzzle": "42", "options": {"sleep": 6}}])
+        page = open_job(offline, web_url, job["id"], PHONE)
+        running = page.locator(".puzzle[data-index='0'] .pending")
+        expect(running).to_have_text(
+            re.compile(r"^being solved: (?!0\.0%)\d{1,2}\.\d% of its search done, as its solver reports$"),
+            timeout=30_000)
+        c.cancel(job["id"])
+
+
 def test_a_split_puzzle_shows_its_parts_as_the_job_header_does(web_url, offline):
     # One puzzle in four parts of two seconds each, run one after another by the single worker.
     with Client(web_url) as c:
