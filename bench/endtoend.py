@@ -23,7 +23,6 @@ import argparse
 import contextlib
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import solvers
 import solvers.factory
 from bench.service import call, load_puzzles
-from deploy.devstack import free_port, fresh_postgres, fresh_redis, interrupt
+from deploy.devstack import fresh_postgres, fresh_redis, run_local
 
 ROOT = Path(__file__).resolve().parents[1]
 SUDOKU = solvers.get("sudoku")
@@ -65,24 +64,11 @@ def servers(backend: str) -> Iterator[dict[str, str]]:
 def make_run(backend: str) -> Iterator[str]:
     """`make run`'s stack in a temporary folder, ready: its URL."""
     with tempfile.TemporaryDirectory() as folder, servers(backend) as urls:
-        port = free_port()
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "API_TOKENS")}
-        env.update({"PORT": str(port), "PYTHONPATH": str(ROOT), "RATE_LIMIT": "", "READ_RATE_LIMIT": "",
-                    "DATABASE_URL": f"sqlite:///{folder}/db.sqlite", "BROKER_DIR": f"{folder}/broker",
-                    **urls})
-        log = Path(folder) / "service.log"
-        with open(log, "w") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "deploy.run_local"], cwd=ROOT, env=env,
-                                    stdout=out, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 300
-            while "workers ready" not in log.read_text():
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"make run did not start:\n{log.read_text()[-3000:]}")
-                time.sleep(0.3)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            interrupt(proc)
+        env.update({"RATE_LIMIT": "", "READ_RATE_LIMIT": "", "DATABASE_URL": f"sqlite:///{folder}/db.sqlite",
+                    "BROKER_DIR": f"{folder}/broker", **urls})
+        with run_local(Path(folder), env) as running:
+            yield running.url
 
 
 def one_run(base: str, puzzles: list[str], jobs: int, batch: int) -> tuple[float, list[float]]:

@@ -13,9 +13,11 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Flask
@@ -204,3 +206,45 @@ def service_env(database_url: str, redis_url: str | None, queue: str, **extra: s
 def app_for(env: dict[str, str]) -> Flask:
     """The API side, configured from the same environment as the workers."""
     return create_app(Settings.from_env(env))
+
+
+@dataclass
+class Local:
+    """`make run` (deploy/run_local.py) running: its URL, its log and its process."""
+
+    url: str
+    log: Path
+    proc: subprocess.Popen[bytes]
+
+
+def _local_ready(base: str, log: Path) -> bool:
+    """The API answers ready and every worker process has warmed up and beats (run_local says so)."""
+    try:
+        with urllib.request.urlopen(f"{base}/readyz", timeout=5) as resp:
+            return resp.status == 200 and "workers ready" in log.read_text()
+    except OSError:
+        return False
+
+
+@contextmanager
+def run_local(folder: Path, env: dict[str, str], args: tuple[str, ...] = ()) -> Iterator[Local]:
+    """Start `python -m deploy.run_local` (``args``) with ``env`` on a free port, its log in
+    ``folder``; yield once its API answers and its workers have warmed up; stop it with SIGINT
+    (what Ctrl-C does) at the end. Without DATABASE_URL / REDIS_URL in ``env`` it is the embedded
+    default (make them point into ``folder``: DATABASE_URL=sqlite:///..., BROKER_DIR)."""
+    port = free_port()
+    log = folder / "service.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "deploy.run_local", *args],
+                                cwd=ROOT, env={**env, "PORT": str(port), "PYTHONPATH": str(ROOT)},
+                                stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while not _local_ready(base, log):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"make run did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.3)
+        yield Local(base, log, proc)
+    finally:
+        interrupt(proc)

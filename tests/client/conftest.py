@@ -5,17 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.embedded import Embedded, embedded_service
+from deploy.devstack import Local
+from tests.embedded import embedded_service
 
 
 @pytest.fixture(scope="session")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Local]:
     with embedded_service(tmp_path_factory.mktemp("embedded")) as running:
         yield running
 
 
 @pytest.fixture(scope="session")
-def service_url(service: Embedded) -> str:
+def service_url(service: Local) -> str:
     return service.url
 
 
