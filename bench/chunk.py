@@ -1,19 +1,21 @@
-"""One chunk task in process on PostgreSQL, against the raw solver on the same puzzles.
+"""One chunk task in process on PostgreSQL, against the batch and raw solvers on the same puzzles.
 
     python bench/chunk.py [--chunk 1000] [--repeats 9]
 
 Needs the real PostgreSQL (TEST_DATABASE_URL, as the integration tests). On a fresh database,
 each repeat posts ``--chunk`` 17-clue Sudokus through the app (Flask's test client, no broker),
 then times worker.chunk.run_chunk on their ids, a first delivery as a worker gets it (read,
-solve, write, commit), against prepare + solve + verify of the same puzzles one by one in this
-process (the raw rate of bench/service.py). Medians over ``--repeats``, each repeat on fresh
-puzzles. The chunk's CPU time in this process (``time.process_time``: PostgreSQL's share left
-out) is listed beside its wall time: on a shared machine it moves far less with the load. Commits
-are asynchronous and the garbage collector set, as on the workers (store.db.relax_commits,
-worker.runtime). Pin
-it (``taskset -c 1``) to keep the bench on a core and PostgreSQL on the other, the shape of
-bench/service.py ``--pin``. The SQL statements' own times (as the client waits on them)
-are listed too, medians per chunk.
+solve, write, commit), against the same puzzles through ``prepare_batch`` + ``solve_batch`` in
+this process (the batch rate of bench/service.py, the fastest path the kind offers) and one by
+one (prepare + solve + verify, the raw rate). Medians over ``--repeats``, each repeat on fresh
+puzzles. The chunk's time is split into its SQL (the statements' times as the client waits on
+them, summed; each statement's median is listed too), the batch call's (the anchor's time) and
+the rest: the Python around them (the rows read into objects, each puzzle's plan, the results
+and their texts, the tallies). The chunk's CPU time in this process (``time.process_time``:
+PostgreSQL's share left out) is listed beside its wall time: on a shared machine it moves far
+less with the load. Commits are asynchronous and the garbage collector set, as on the workers
+(store.db.relax_commits, worker.runtime). Pin it (``taskset -c 1``) to keep the bench on a core
+and PostgreSQL on the other, the shape of bench/service.py ``--pin``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,14 @@ def raw_seconds(puzzles: list[str]) -> float:
     for text in puzzles:
         puzzle, options = kind.prepare(text)
         kind.verify(puzzle, options, kind.solve(puzzle, options))
+    return time.perf_counter() - start
+
+
+def batch_seconds(puzzles: list[str]) -> float:
+    kind = solvers.get("sudoku")
+    options = kind.read_options({})
+    start = time.perf_counter()
+    kind.solve_batch(kind.prepare_batch(puzzles, options), options)
     return time.perf_counter() - start
 
 
@@ -94,10 +104,12 @@ def main() -> None:
         runtime = replace(Runtime.connect(settings, None), publisher=Unpublished())
         sessions, client = runtime.sessions, app.test_client()
         times = statement_times(runtime.engine)
-        raw, work, cpu, sql = [], [], [], defaultdict(list)
+        raw, fast, work, cpu, sql = [], [], [], [], defaultdict(list)
+        in_sql: list[float] = []
         for i in range(args.repeats):
             batch = puzzles[i * n:(i + 1) * n]
             raw.append(raw_seconds(batch))
+            fast.append(batch_seconds(batch))
             items = [{"kind": "sudoku", "puzzle": p} for p in batch]
             reply = client.post("/api/v1/jobs", json={"puzzles": items})
             with sessions() as s:
@@ -113,14 +125,19 @@ def main() -> None:
                 raise RuntimeError(f"chunk wrote {report.written} of {n}, published {runtime.publisher}")
             for statement, ms in times.items():
                 sql[statement].append(ms)
+            in_sql.append(sum(times.values()) / 1000)
     r, w, c = statistics.median(raw), statistics.median(work), statistics.median(cpu)
+    b, q = statistics.median(fast), statistics.median(in_sql)
     print(f"{n}-puzzle chunks of 17-clue Sudokus, medians of {args.repeats}\n")
     print("| measure | ms per chunk | puzzles/s |")
     print("|---|---:|---:|")
+    print(f"| batch: prepare_batch + solve_batch | {b * 1000:.1f} | {n / b:,.0f} |")
     print(f"| raw: prepare + solve + verify one by one | {r * 1000:.1f} | {n / r:,.0f} |")
     print(f"| run_chunk: read, solve, write, commit | {w * 1000:.1f} | {n / w:,.0f} |")
     print(f"| run_chunk, CPU of this process | {c * 1000:.1f} | {n / c:,.0f} |")
-    print(f"| share of raw | {r / w:.0%} | |")
+    print(f"| run_chunk's SQL statements, summed | {q * 1000:.1f} | |")
+    print(f"| run_chunk less its SQL and the batch call: the Python around | {(w - q - b) * 1000:.1f} | |")
+    print(f"| share of batch / of raw | {b / w:.0%} / {r / w:.0%} | |")
     print("\n| SQL statement in the chunk | ms per chunk |")
     print("|---|---:|")
     for statement, each in sql.items():  # a statement some chunks did not run counts 0 in those
