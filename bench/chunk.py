@@ -11,7 +11,7 @@ one (prepare + solve + verify, the raw rate). Medians over ``--repeats``, each r
 puzzles. The chunk's time is split into its SQL (the statements' times as the client waits on
 them, summed; each statement's median is listed too), the batch call's (the anchor's time) and
 the rest: the Python around them (the rows read into objects, each puzzle's plan, the results
-and their texts, the tallies). The chunk's CPU time in this process (``time.process_time``:
+and their texts, the tallies) and the commits. The chunk's CPU time in this process (``time.process_time``:
 PostgreSQL's share left out) is listed beside its wall time: on a shared machine it moves far
 less with the load. Commits are asynchronous and the garbage collector set, as on the workers
 (store.db.relax_commits, worker.runtime). Pin it (``taskset -c 1``) to keep the bench on a core
@@ -136,7 +136,7 @@ def main() -> None:
     print(f"| run_chunk: read, solve, write, commit | {w * 1000:.1f} | {n / w:,.0f} |")
     print(f"| run_chunk, CPU of this process | {c * 1000:.1f} | {n / c:,.0f} |")
     print(f"| run_chunk's SQL statements, summed | {q * 1000:.1f} | |")
-    print(f"| run_chunk less its SQL and the batch call: the Python around | {(w - q - b) * 1000:.1f} | |")
+    print(f"| the rest: Python around statements and batch call, commits | {(w - q - b) * 1000:.1f} | |")
     print(f"| share of batch / of raw | {b / w:.0%} / {r / w:.0%} | |")
     print("\n| SQL statement in the chunk | ms per chunk |")
     print("|---|---:|")
