@@ -46,7 +46,8 @@ def test_options_are_stored_with_defaults_filled_in(client, app):
     r = client.post("/api/v1/jobs", json={"puzzles": [item]})
     with app.extensions["sessions"]() as s:
         p = s.query(Puzzle).one()
-        assert p.options == {"sleep": 0.0, "spin": 0.0, "crash": False, "lie": True, "stubborn": False, "split": 0}
+        assert p.options == {"sleep": 0.0, "spin": 0.0, "crash": False, "lie": True, "stubborn": False,
+                             "split": 0}
         assert p.input == "1" and p.index == 0 and p.job_id == r.json["id"]
 
 
