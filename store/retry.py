@@ -16,7 +16,7 @@ from store.costs import SECONDS_LEFT
 from store.fastjson import canonical
 from store.jobs import Backlogged, possible_index
 from store.models import CANCELLED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
-from store.submit import OverBudget
+from store.submit import OverBudget, within_budget
 
 RETRYABLE = (FAILED, CANCELLED)
 
@@ -98,7 +98,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     if pending + job.pending + len(checked) > max_pending:
         raise Backlogged(int(pending + job.pending), max_pending)
     work = sum(estimate.seconds for _row, _options, estimate in checked)
-    if budget > 0 and left + work > budget:
+    if not within_budget(left, work, budget):
         raise OverBudget(work, budget, max(budget - left, 0.0), "the retried puzzles are")
     t = now()
     ids = [row.id for row in rows]

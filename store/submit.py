@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
 from store import fastjson, tallies
+from store.costs import SECONDS_LEFT
 from store.db import is_postgresql
 from store.fastjson import canonical
 from store.jobs import Backlogged, JobState, job_state
@@ -109,7 +110,7 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     pending, rank, ids, unfinished = _store(s, params)
     if pending + len(items) > max_pending:
         raise Backlogged(pending, max_pending)
-    if not _within(unfinished, work, budget):
+    if not within_budget(unfinished, work, budget):
         raise OverBudget(work, budget, max(budget - unfinished, 0.0))
     stored = Job(id=job_id, label=label, status=QUEUED, total=len(items), pending=len(items),
                  created_at=created, estimated_seconds=work,
@@ -127,7 +128,7 @@ class OverBudget(Exception):
         self.batch, self.budget, self.left = batch, budget, left
 
 
-def _within(work: float, batch: float, budget: float) -> bool:
+def within_budget(work: float, batch: float, budget: float) -> bool:
     """Whether ``batch`` predicted seconds fit in ``budget`` (0: none) beside ``work`` unfinished."""
     return budget <= 0 or work + batch <= budget
 
@@ -150,7 +151,7 @@ def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int], flo
     pending, rank, work = s.execute(_INSERT_JOB, {**params, "backlog_owner": params["owner"],
                                                   "new_job": params["id"]}).one()
     if (pending + params["total"] > params["max_pending"]
-            or not _within(work, params["estimated_seconds"], params["budget"])):
+            or not within_budget(work, params["estimated_seconds"], params["budget"])):
         return int(pending), int(rank), [], float(work)
     s.execute(_INSERT_PUZZLES_ON_SQLITE, params)
     return int(pending), int(rank), list(s.scalars(_PUZZLE_IDS, {"job_id": params["id"]})), float(work)
@@ -200,9 +201,8 @@ def _insert_job():
     row is left out by id (SQLite's WITH sees it)."""
     theirs = (_jobs.c.owner == bindparam("backlog_owner"), _jobs.c.status.in_(UNFINISHED),
               _jobs.c.id != bindparam("new_job"))
-    left = func.coalesce(_jobs.c.estimated_seconds, 0.0) - _jobs.c.done_seconds
     backlog = select(func.coalesce(func.sum(_jobs.c.pending), 0).label("pending"),
-                     func.count().label("jobs"), func.coalesce(func.sum(left), 0.0).label("work"),
+                     func.count().label("jobs"), func.coalesce(func.sum(SECONDS_LEFT), 0.0).label("work"),
                      ).where(*theirs).cte("backlog")
     return insert(_jobs).add_cte(backlog).returning(select(backlog.c.pending).scalar_subquery(),
                                                     select(backlog.c.jobs).scalar_subquery(),
