@@ -275,6 +275,8 @@ def delete_job(s: Session, job: Job) -> str | None:
 
 
 def delete_jobs(s: Session, job_ids: Sequence[str]) -> None:
-    """Jobs, and by the foreign keys' cascades their puzzles and subtasks. The tallies keep their
-    counts: a deleted job was still submitted, its puzzles still finished."""
+    """Jobs with their puzzles (which name their job without a foreign key, store.models) and, by
+    the keys' cascades, their subtasks, blocks and deliveries. The tallies keep their counts: a
+    deleted job was still submitted, its puzzles still finished."""
+    s.execute(delete(Puzzle).where(Puzzle.job_id.in_(job_ids)).execution_options(synchronize_session=False))
     s.execute(delete(Job).where(Job.id.in_(job_ids)).execution_options(synchronize_session=False))
