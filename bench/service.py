@@ -2,13 +2,15 @@
 
     python bench/service.py [--puzzles 20000] [--workers 2] [--latency-runs 50] [--accept-runs 20]
     python bench/service.py --latency-only [--latency-runs 100]   # the one-puzzle job's rows alone
+    python bench/service.py --accept-only [--accept-runs 40]      # the POST in process alone
 
 Needs the real PostgreSQL and Redis (TEST_DATABASE_URL / TEST_REDIS_URL, the
 same variables as the integration tests). Measures, on fresh databases:
 
   accept, in process  a 1,000-puzzle POST through Flask's test client on PostgreSQL and
               a real Redis, no workers: the server's own time (wall and CPU of this process;
-              PostgreSQL's share is in the wall time);
+              PostgreSQL's share is in the wall time); alone, with the submit's statement's
+              time and the anchor: the same rows stored by COPY;
   work, 1 worker on its own core  gunicorn and one single-process celery worker, the worker
               pinned to a core and everything else to the other; the worker's processes are
               stopped (SIGSTOP) while the batches are posted, then continued: the rate it
@@ -52,7 +54,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -195,28 +197,84 @@ def stamp(iso: str) -> float:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
-def accept_in_process(puzzles: list[str], batch: int, runs: int) -> tuple[list[float], list[float]]:
-    """ms of wall and of CPU per POST of ``batch`` puzzles through Flask's test client, on a fresh
-    PostgreSQL database and a real Redis, no workers; medians are taken over ``runs``."""
+def accept_in_process(puzzles: list[str], batch: int, runs: int) -> dict[str, list[float]]:
+    """ms per POST of ``batch`` puzzles through Flask's test client, on a fresh PostgreSQL
+    database and a real Redis, no workers: ``wall`` and ``cpu`` (this process's), ``statement``
+    (the submit's statement as the client waits on it: backlog, job, rows, tallies) and, after
+    each POST, the anchor ``copy``: the same rows by COPY into a copy of the puzzles table (its
+    columns, defaults, indexes and storage parameters), committed. Sorted; the first two POSTs
+    warm the connections."""
     bodies = [json.dumps({"puzzles": [{"kind": "sudoku", "puzzle": text} for text in puzzles[i:i + batch]]})
               .encode() for i in range(0, len(puzzles) - batch + 1, batch)]
+    times: dict[str, list[float]] = {"wall": [], "cpu": [], "statement": [], "copy": []}
     with fresh_postgres() as db_url, fresh_redis() as redis_url:
         migrate(db_url)
         app = app_for(service_env(db_url, redis_url, f"bench-{time.time_ns()}"))
-        client = app.test_client()
+        client, statements = app.test_client(), submit_statement_times(app.extensions["engine"])
+        anchor = make_engine(db_url)
+        rows = [stored_rows(json.loads(body)["puzzles"]) for body in bodies]
+        with anchor.begin() as conn:
+            kept = conn.exec_driver_sql("SELECT reloptions FROM pg_class WHERE relname = 'puzzles'").scalar()
+            conn.exec_driver_sql("CREATE TABLE anchor (LIKE puzzles INCLUDING ALL)"
+                                 + (f" WITH ({', '.join(kept)})" if kept else ""))
         gc.freeze()  # as gunicorn.conf.py does in each API process
-        wall, cpu = [], []
         for i in range(runs + 2):
+            body = bodies[i % len(bodies)]
             start, used = time.perf_counter(), time.process_time()
-            r = client.post("/api/v1/jobs", data=bodies[i % len(bodies)], content_type="application/json")
+            r = client.post("/api/v1/jobs", data=body, content_type="application/json")
+            wall, cpu = (time.perf_counter() - start) * 1000, (time.process_time() - used) * 1000
             if r.status_code != 202:
                 raise RuntimeError(f"POST answered {r.status_code}: {r.text[:300]}")
-            if i >= 2:  # the first two warm the connections
-                wall.append((time.perf_counter() - start) * 1000)
-                cpu.append((time.process_time() - used) * 1000)
+            copied = copy_rows(anchor, (r.json or {})["id"], rows[i % len(bodies)])
+            if i >= 2:
+                for name, value in (("wall", wall), ("cpu", cpu), ("statement", statements[-1]),
+                                    ("copy", copied)):
+                    times[name].append(value)
         gc.unfreeze()
+        anchor.dispose()
         app.extensions["engine"].dispose()
-    return sorted(wall), sorted(cpu)
+    return {name: sorted(values) for name, values in times.items()}
+
+
+def submit_statement_times(engine: Any) -> list[float]:
+    """The ms of each submit statement run on ``engine`` from now on, as the client waits on it."""
+    seen: list[float] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _start(conn, cursor, statement, parameters, context, executemany):
+        conn.info["started"] = time.perf_counter()
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _end(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().startswith("WITH backlog"):
+            seen.append((time.perf_counter() - conn.info["started"]) * 1000)
+
+    return seen
+
+
+def stored_rows(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The columns the submit stores for each item (but the job's id and the time), for the anchor."""
+    kind = solvers.get("sudoku")
+    options = kind.read_options({})
+    prepared = kind.prepare_batch([item["puzzle"] for item in items], options)
+    return [(i, item["kind"], json.dumps(item["puzzle"]), json.dumps(options), "queued", 0, 0, 0, False,
+             *kind.predict(p, options))
+            for i, (item, p) in enumerate(zip(items, prepared, strict=True))]
+
+
+def copy_rows(engine: Any, job_id: str, rows: list[tuple[Any, ...]]) -> float:
+    """ms to COPY ``rows`` (``stored_rows``) into the anchor table and commit."""
+    created = datetime.now().astimezone()
+    start = time.perf_counter()
+    with engine.connect() as conn:
+        cursor = conn.connection.driver_connection.cursor()
+        with cursor.copy("COPY anchor (index, kind, input, options, status, attempts, parts_total, "
+                         "parts_done, stop_requested, estimated_seconds, estimate_factor, estimate_basis, "
+                         "job_id, created_at) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row((*row, job_id, created))
+        conn.commit()
+    return (time.perf_counter() - start) * 1000
 
 
 def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool, concurrency: int = 1,
@@ -247,7 +305,13 @@ def main() -> None:
     ap.add_argument("--accept-runs", type=int, default=20)
     ap.add_argument("--latency-only", action="store_true",
                     help="only the one-puzzle job's latency, on a stack warmed with 200 puzzles")
+    ap.add_argument("--accept-only", action="store_true",
+                    help="only the POST in process, against its rows stored by COPY")
     args = ap.parse_args()
+    if args.accept_only:
+        accept = accept_in_process(load_puzzles(args.batch * 20), args.batch, args.accept_runs)
+        print_accept(accept, args.batch)
+        return
     if args.latency_only:
         with stack(args.workers) as running:
             end_to_end(running.base, load_puzzles(200), args.batch)  # workers warm and connected
@@ -269,7 +333,7 @@ def main() -> None:
         batches.append(raw_batch_rate(puzzles))
 
     anchors()
-    wall, cpu = accept_in_process(puzzles, args.batch, args.accept_runs)
+    accept = accept_in_process(puzzles, args.batch, args.accept_runs)
     alone, alone_wall = work_rate(puzzles, args.batch, 1, pin=True)
     anchors()
     doubled, _ = work_rate(puzzles, args.batch, 1, pin=True, concurrency=2)
@@ -297,9 +361,9 @@ def main() -> None:
           f"({min(batches):,.0f}-{max(batches):,.0f}) |")
     print(f"| raw: one by one (prepare+solve+verify), one process | {raw:,.0f} puzzles/s "
           f"({min(raws):,.0f}-{max(raws):,.0f}) |")
-    print(f"| accept in process: POST of {args.batch}, wall p50 / p99 | {p(wall, .5):.1f} / "
-          f"{p(wall, .99):.1f} ms |")
-    print(f"| accept in process: POST of {args.batch}, CPU p50 | {p(cpu, .5):.1f} ms |")
+    print(f"| accept in process: POST of {args.batch}, wall p50 / p99 | {p(accept['wall'], .5):.1f} / "
+          f"{p(accept['wall'], .99):.1f} ms |")
+    print(f"| accept in process: POST of {args.batch}, CPU p50 | {p(accept['cpu'], .5):.1f} ms |")
     print(f"| work, 1 worker on its own core | {alone:,.0f} puzzles/s = {alone / batch:.0%} of batch |")
     print(f"| the same, wall time from the resume | {alone_wall:,.0f} puzzles/s = "
           f"{alone_wall / batch:.0%} of batch |")
@@ -318,6 +382,18 @@ def main() -> None:
     print(f"| end to end per worker | {n / total / w:,.0f} puzzles/s = "
           f"{n / total / w / batch:.0%} of batch |")
     print_latencies(lat)
+
+
+def print_accept(accept: dict[str, list[float]], batch: int) -> None:
+    print(f"{len(accept['wall'])} POSTs of {batch} 17-clue Sudokus in process, each followed by the anchor; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    print("| measure, ms | p50 | p99 |")
+    print("|---|---:|---:|")
+    for name, what in (("wall", "POST, wall"), ("cpu", "POST, CPU of this process"),
+                       ("statement", "its submit statement (backlog, job, rows, tallies)"),
+                       ("copy", "anchor: the same rows by COPY, committed")):
+        print(f"| {what} | {p(accept[name], .5):.1f} | {p(accept[name], .99):.1f} |")
+    print(f"| POST wall / anchor | {p(accept['wall'], .5) / p(accept['copy'], .5):.2f} | |")
 
 
 def print_latencies(lat: dict[str, list[float]]) -> None:
