@@ -117,7 +117,7 @@ def _check_solution(grid: Grid, solution: Any) -> None:
 # -- the record
 
 
-def prepare_batch(puzzles: Sequence[Any], options: Options) -> list[Grid | PuzzleError]:
+def prepare_batch(puzzles: Sequence[Any], options: Options) -> Sequence[Grid | PuzzleError]:
     return batch.prepare_batch(KIND, puzzles, options)
 
 

@@ -1,9 +1,13 @@
 """The fast 9x9 kernels on hand-built states and small sets (also run by test_sudoku_batch.py
 without the JIT and with bounds checks)."""
 
+import json
+
 import numpy as np
 
+from solvers.sudoku import answers
 from solvers.sudoku import fast as fastk
+from solvers.sudoku.outcome import fast_stats
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 EASY_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -231,3 +235,18 @@ def test_batch_checks_solves_and_verifies_each_row():
     assert faults.tolist() == [[0, 0, 0], [fastk.CONFLICT, 1, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
     assert "".join(str(v) for v in solutions[0]) == EASY_SOLUTION
     assert counters[1].sum() == 0 and counters[2, fastk.NODES] > 1
+    # the answers' texts, as the encoder writes the outcomes' dicts (test_sudoku_batch.py compares
+    # them on whole sets; here the kernel runs without the JIT too)
+    texts = answers.texts(solutions, found, counters, 2, "0.25")
+    assert json.loads(texts[1])[0] is None and json.loads(texts[3])[0] is None
+    assert json.loads(texts[0]) == [{"solution": EASY_SOLUTION, "unique": True, "solutions_found": 1},
+                                    fast_stats(*counters[0].tolist(), 0.25)]
+    assert json.loads(texts[4])[0]["solutions_found"] == 2 and not json.loads(texts[4])[0]["unique"]
+    assert answers.texts(solutions[:0], found[:0], counters[:0], 2, "1") == []
+
+
+def test_answers_write_numbers_of_every_length():
+    out = np.zeros(64, np.uint8)
+    for value in (0, 7, 10, 99, 100, 12_345, 2**63 - 1):
+        end = answers.number(out, 3, value)
+        assert out[3:end].tobytes().decode() == str(value)
