@@ -394,8 +394,9 @@ def triads(state: np.ndarray) -> int:
 
 @njit(cache=True)
 def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) -> bool:
-    """Singles (and locked candidates when ``locked``) to a fixed point; False on a contradiction.
-    ``todo``: the digits whose boards changed since the state was last at a fixed point. The
+    """Singles (and locked candidates and triads when ``locked``) to a fixed point; False on a
+    contradiction. ``state``: a stack row (the triads keep their scratch after the state's
+    words). ``todo``: the digits whose boards changed since the state was last at a fixed point. The
     cells placed are counted here and stored once into ``counters`` (a store per cell could
     alias the state for the compiler and cost a reload of it)."""
     naked = 0

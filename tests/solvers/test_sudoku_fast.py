@@ -21,14 +21,14 @@ def givens(*texts):
 
 
 def state_of(text):
-    state = np.empty(fastk.WORDS, np.int64)
+    state = np.empty(fastk.ROW, np.int64)  # a stack row: the state, then the search's words
     assert fastk.initial_state(givens(text), 0, state) == fastk.ALL_DIGITS
     return state
 
 
 def open_state():
     """Every digit possible everywhere, nothing placed."""
-    state = np.full(fastk.WORDS, fastk.BAND, np.int64)
+    state = np.full(fastk.ROW, fastk.BAND, np.int64)
     state[fastk.SOLVED:] = 0
     return state
 
@@ -169,6 +169,51 @@ def test_locked_candidates_reports_no_change():
     state = open_state()
     assert not fastk.locked_candidates(state, 0)
     assert (state == open_state()).all()
+
+
+def only(state, cells, values):
+    """Leave only ``values`` in ``cells``."""
+    for value in range(1, 10):
+        if value not in values:
+            remove(state, cells, value)
+
+
+def test_a_triad_with_three_digits_left_holds_them():
+    state = open_state()
+    only(state, [0, 1, 2], (1, 2, 3))  # row 1's part of box 1
+    assert fastk.triads(state) == 0b111
+    for value in (1, 2, 3):
+        assert all(possible(state, cell, value) for cell in (0, 1, 2, 27, 80))
+        assert not any(possible(state, cell, value) for cell in (3, 8, 9, 11, 18, 20))
+    assert possible(state, 3, 4) and fastk.triads(state) == 0  # the other digits keep their cells
+
+
+def test_a_triad_down_a_column_with_three_digits_left_holds_them():
+    state = open_state()
+    only(state, [0, 9, 18], (4, 5, 6))  # column 1's part of box 1
+    assert fastk.triads(state) == 0b111000
+    assert all(possible(state, cell, 5) for cell in (0, 9, 18, 3, 4))
+    assert not any(possible(state, cell, 5) for cell in (27, 72, 1, 2, 19, 20))
+
+
+def test_a_triad_with_three_sure_digits_holds_no_other():
+    state = open_state()
+    for value in (7, 8, 9):  # alone in row 1 in box 1: sure there
+        remove(state, range(3, 9), value)
+    assert fastk.triads(state) == 0b000111111
+    assert not any(possible(state, cell, value) for cell in (0, 1, 2) for value in range(1, 7))
+    assert all(possible(state, cell, 7) for cell in (0, 1, 2, 9))
+    assert possible(state, 9, 1) and possible(state, 3, 1)
+
+
+def test_a_triad_with_two_digits_left_or_four_sure_is_a_contradiction():
+    state = open_state()
+    only(state, [0, 1, 2], (1, 2))
+    assert fastk.triads(state) == -1
+    state = open_state()
+    for value in (6, 7, 8, 9):
+        remove(state, range(3, 9), value)
+    assert fastk.triads(state) == -1
 
 
 def test_branch_cell_prefers_two_digits_then_three():
