@@ -423,8 +423,8 @@ def propagate(state: np.ndarray, todo: int, locked: bool, counters: np.ndarray) 
                     break
                 todo |= more
                 lock_todo |= more
-        if not ok or not locked:
-            break
+        if not ok or not locked or state[SOLVED] & state[SOLVED + 1] & state[SOLVED + 2] == BAND:
+            break  # (every cell placed: nothing left to eliminate)
         while lock_todo:
             d = lowest_bit(lock_todo)
             lock_todo &= lock_todo - 1
