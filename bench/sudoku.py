@@ -21,9 +21,9 @@ as CPU seconds (``time.process_time``), the medians of REPEATS alternating runs 
 them the per-puzzle ``prepare`` + ``solve`` (+ ``verify``) of ``fast`` and of ``greedy``, one run.
 
 The profile table splits ``batch``'s time per puzzle into the batch kernel's
-(``solvers.sudoku.fast.solve_batch`` on the chunk's givens array: check, search, verify) and the Python
-around it (options, reading the strings into one array, the outcomes' columns and answers as text),
-the medians of PROFILE_REPEATS alternating runs.
+(``solvers.sudoku.fast.solve_batch`` on the chunk's givens array: check, search, verify) and the rest
+(options, reading the strings into one array and checking their givens, the outcomes' columns, the
+answers' texts written by their own kernel and split), the medians of PROFILE_REPEATS alternating runs.
 """
 
 from __future__ import annotations
@@ -208,7 +208,7 @@ def one_by_one(puzzles: list[str], options: dict[str, Any]) -> None:
         KIND.verify(grid, opts, KIND.solve(grid, opts))
 
 
-def against_tdoku(puzzles: list[str], max_solutions: int, tdoku: Callable[[np.ndarray, int], int] | None,
+def against_tdoku(puzzles: list[str], max_solutions: int, tdoku: bench_tdoku.Run | None,
                   repeats: int) -> tuple[float, float | None]:
     """Puzzles per CPU second of ``batch`` and of tdoku (None without it) at ``max_solutions``: the
     medians of ``repeats`` runs of each, alternating so that both see the same load."""
@@ -224,7 +224,7 @@ def against_tdoku(puzzles: list[str], max_solutions: int, tdoku: Callable[[np.nd
     return count / statistics.median(ours), (count / statistics.median(theirs) if theirs else None)
 
 
-def batch_table(quick: bool, tdoku: Callable[[np.ndarray, int], int] | None) -> None:
+def batch_table(quick: bool, tdoku: bench_tdoku.Run | None) -> None:
     print("| set | puzzles | batch, first /s | batch, unique /s | tdoku first /s | tdoku unique /s "
           "| batch / tdoku, first | batch / tdoku, unique | fast one by one, first / unique /s "
           "| greedy one by one, first /s |")
@@ -249,10 +249,10 @@ def batch_table(quick: bool, tdoku: Callable[[np.ndarray, int], int] | None) -> 
 PROFILE_REPEATS = 7
 
 
-def profile_table(quick: bool) -> None:
+def profile_table(quick: bool, tdoku: bench_tdoku.Run | None) -> None:
     print("| set | puzzles | max_solutions | kernel µs/puzzle | batch µs/puzzle "
-          "| Python around it µs/puzzle | kernel share |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "| the rest µs/puzzle | kernel share | guesses/puzzle | tdoku's guesses/puzzle |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, name in BATCH_SETS[:3]:
         puzzles = load(name)[:300 if quick else None]
         _, givens = read_9x9(puzzles)
@@ -263,8 +263,12 @@ def profile_table(quick: bool) -> None:
                 kernel.append(cpu_seconds(functools.partial(batch_kernel, givens, m)))
                 whole.append(cpu_seconds(functools.partial(batch, puzzles, {"max_solutions": m})))
             k, w = (statistics.median(t) / len(puzzles) * 1e6 for t in (kernel, whole))
-            print(f"| {label} | {len(puzzles)} | {m} | {k:.2f} | {w:.2f} | {w - k:.2f} | {k / w:.0%} |",
-                  flush=True)
+            guesses = batch_kernel(givens, m) / len(puzzles)
+            theirs = "-"
+            if tdoku is not None:
+                theirs = f"{tdoku(bench_tdoku.encode(puzzles), m)[1] / len(puzzles):.2f}"
+            print(f"| {label} | {len(puzzles)} | {m} | {k:.2f} | {w:.2f} | {w - k:.2f} | {k / w:.0%} "
+                  f"| {guesses:.2f} | {theirs} |", flush=True)
 
 
 def cpu_seconds(work: Callable[[], object]) -> float:
@@ -273,11 +277,14 @@ def cpu_seconds(work: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
-def batch_kernel(givens: Any, max_solutions: int) -> None:
-    """The batch kernel alone on a givens array, with its output arrays, as solve_batch calls it."""
+def batch_kernel(givens: Any, max_solutions: int) -> int:
+    """The batch kernel alone on a givens array, with its output arrays, as solve_batch calls it;
+    the guesses it made."""
     rows = len(givens)
+    counters = np.zeros((rows, fast.COUNTERS), np.int64)
     fast.solve_batch(givens, max_solutions, True, np.zeros((rows, 81), np.uint8), np.zeros(rows, np.int64),
-                     np.zeros((rows, fast.COUNTERS), np.int64), np.zeros((rows, 3), np.int64))
+                     counters, np.zeros((rows, 3), np.int64))
+    return int(counters[:, fast.GUESSES].sum())
 
 
 # -- py-sudoku in a child process, so that a slow puzzle can be cut off
@@ -348,7 +355,8 @@ def main() -> None:
                              "(default: $TDOKU_LIB)")
     args = parser.parse_args()
     tdoku = bench_tdoku.loader(args.tdoku) if args.tdoku else None
-    tables = {**TABLES, "batch": functools.partial(batch_table, tdoku=tdoku)}
+    tables = {**TABLES, "batch": functools.partial(batch_table, tdoku=tdoku),
+              "profile": functools.partial(profile_table, tdoku=tdoku)}
     solvers.warm_up()
     batch(load(BATCH_SETS[0][1])[:10], None)
     chosen = args.only or [t for t in TABLES if not (t == "py-sudoku" and args.no_py_sudoku)]
@@ -359,7 +367,7 @@ def main() -> None:
 
 
 TABLES: dict[str, Callable[[bool], None]] = {"batch": functools.partial(batch_table, tdoku=None),
-                                              "profile": profile_table,
+                                              "profile": functools.partial(profile_table, tdoku=None),
                                               "strategies": solver_table, "py-sudoku": py_sudoku_table}
 
 if __name__ == "__main__":

@@ -12,27 +12,33 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+Run = Callable[[np.ndarray, int], tuple[int, int]]  # (puzzles, limit) -> (solutions, guesses)
 
-def loader(library: Path) -> Callable[[np.ndarray, int], int]:
+
+def loader(library: Path) -> Run:
     """``run(puzzles, limit)``: every row of ``puzzles`` (``encode``) through tdoku's solver with that
-    solution limit; the solutions found in all."""
+    solution limit; the solutions found and the guesses made, in all."""
     solve = ctypes.CDLL(str(library)).TdokuSolverDpllTriadSimd
     solve.restype = ctypes.c_size_t
     solve.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p]
 
     # not cached: the compiled loop holds the address of this process's copy of the library
     @njit
-    def run_all(puzzles: np.ndarray, limit: int, solution: np.ndarray, guesses: np.ndarray) -> int:
+    def run_all(puzzles: np.ndarray, limit: int, solution: np.ndarray,
+                guesses: np.ndarray) -> tuple[int, int]:
         total = 0
+        guessed = 0
         for i in range(puzzles.shape[0]):
             total += solve(puzzles[i].ctypes.data, limit, 0, solution.ctypes.data, guesses.ctypes.data)
-        return total
+            guessed += guesses[0]
+        return total, guessed
 
     solution = np.zeros(82, np.uint8)
     guesses = np.zeros(1, np.uint64)
 
-    def run(puzzles: np.ndarray, limit: int) -> int:
-        return int(run_all(puzzles, limit, solution, guesses))
+    def run(puzzles: np.ndarray, limit: int) -> tuple[int, int]:
+        total, guessed = run_all(puzzles, limit, solution, guesses)
+        return int(total), int(guessed)
 
     run(encode([]), 1)  # compiled here, outside the timings
 

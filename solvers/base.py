@@ -334,7 +334,7 @@ def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: st
 
 # -- the record each kind fills
 
-PrepareBatch = Callable[[Sequence[JSON], Options], "list[Puzzle | PuzzleError]"]
+PrepareBatch = Callable[[Sequence[JSON], Options], "Sequence[Puzzle | PuzzleError]"]
 SolveBatch = Callable[[Sequence[Puzzle], Options], Outcomes]
 
 

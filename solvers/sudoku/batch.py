@@ -23,19 +23,20 @@ from solvers.base import (
     prepare_each,
     solve_each,
 )
+from solvers.sudoku import answers, kernels
 from solvers.sudoku import fast as fastk
-from solvers.sudoku import kernels
 from solvers.sudoku.grid import SYMBOL_CODES, Grid, layout, render, where
-from solvers.sudoku.outcome import fast_json, fast_stats, result
+from solvers.sudoku.outcome import fast_stats, result
 from solvers.sudoku.solve import FAST_N
 
 
-def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> list[Grid | PuzzleError]:
+def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> Sequence[Grid | PuzzleError]:
     """What ``kind.prepare_with`` makes of each wire puzzle: its Grid, or the PuzzleError it raises.
 
     The plain 9x9 strings (``read_9x9``) are read into one array and their givens checked by one
     kernel call; the Grid of each one that passes holds a row of that array, read-only (as
-    ``parse`` makes a string's givens, a view of its bytes). Every other puzzle, every one found bad,
+    ``parse`` makes a string's givens, a view of its bytes). The usual chunk, every puzzle such a
+    string and none bad, is that array itself (``Grids``). Every other puzzle, every one found bad,
     and all of them when the options do not suit a 9x9 grid go through ``prepare_with`` itself,
     so that each error is its own.
     """
@@ -47,7 +48,7 @@ def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> list[
     givens.flags.writeable = False
     bad = kernels.conflicting_rows(givens, layout(FAST_N).cell_units)
     if len(rows) == len(puzzles) and not bad.any():  # the usual chunk
-        return [Grid(FAST_N, row) for row in givens]
+        return Grids(givens)
     out: list[Grid | PuzzleError | None] = [None] * len(puzzles)
     for i, row, conflict in zip(rows, givens, bad.tolist(), strict=True):
         out[i] = None if conflict else Grid(FAST_N, row)
@@ -57,11 +58,28 @@ def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> list[
     return out  # type: ignore[return-value]  # every slot is filled above
 
 
+class Grids(Sequence[Grid]):
+    """9x9 grids as the rows of one read-only givens array (uint8[B, 81]): a Grid is made only when
+    one is indexed, and ``solve_batch`` takes the array as it is (a Grid per puzzle costs about a
+    quarter of the search of an easy one)."""
+
+    def __init__(self, givens: np.ndarray):
+        self.givens = givens
+
+    def __len__(self) -> int:
+        return len(self.givens)
+
+    def __getitem__(self, i: Any) -> Any:  # an int gives a Grid, a slice Grids
+        if isinstance(i, slice):
+            return Grids(self.givens[i])
+        return Grid(FAST_N, self.givens[i])
+
+
 def solve_batch(kind: Kind, grids: Sequence[Grid], options: Options) -> Outcomes:
     """One verified outcome per prepared puzzle (``prepare_batch``, ``kind.prepare_with``).
 
-    With strategy ``auto`` or ``fast`` the givens of the 9x9 grids are stacked into one array, and
-    one call of ``fast.solve_batch`` solves them and verifies each solution with
+    With strategy ``auto`` or ``fast`` the givens of the 9x9 grids are one array (``Grids``'s own,
+    or the grids' stacked), and one call of ``fast.solve_batch`` solves them and verifies each solution with
     ``verify``'s own check; the outcomes stay in its arrays (``FastOutcomes``). ``elapsed_ms`` is
     the chunk's time shared equally. Any other grid or strategy is solved and verified one by
     one. The kernel also checks the givens: that it finds a prepared grid's contradictory, which
@@ -72,15 +90,9 @@ def solve_batch(kind: Kind, grids: Sequence[Grid], options: Options) -> Outcomes
     if options["strategy"] not in ("auto", "fast"):
         return solve_each(kind, grids, options)
     watch = Stopwatch()
-    rows = [i for i, grid in enumerate(grids) if grid.n == FAST_N]
-    others: dict[int, Outcome] = {}
-    if len(rows) < len(grids):
-        slow = sorted(set(range(len(grids))) - set(rows))
-        others = dict(zip(slow, solve_each(kind, [grids[i] for i in slow], options), strict=True))
+    rows, others, givens = _split(kind, grids, options)
     batch = len(rows)
     cells = FAST_N * FAST_N
-    # concatenate: np.stack costs three times as much on a chunk of rows
-    givens = np.concatenate([grids[i].givens for i in rows] or [np.zeros(0, np.uint8)]).reshape(batch, cells)
     solutions = np.zeros((batch, cells), np.uint8)
     found = np.zeros(batch, np.int64)
     counters = np.zeros((batch, fastk.COUNTERS), np.int64)
@@ -91,8 +103,23 @@ def solve_batch(kind: Kind, grids: Sequence[Grid], options: Options) -> Outcomes
         j = int(faulty[0])
         raise _fault(rows[j], faults[j].tolist())
     share = round(watch.ms() / max(batch, 1), 4)
-    return FastOutcomes(rows, others, render(solutions), found.tolist(), counters.T.tolist(),
-                        options["max_solutions"], share)
+    return FastOutcomes(rows, others, solutions, found, counters, options["max_solutions"], share)
+
+
+def _split(kind: Kind, grids: Sequence[Grid], options: Options) -> tuple[Sequence[int], dict[int, Outcome],
+                                                                         np.ndarray]:
+    """(the puzzles of the batch kernel, the outcomes of the others solved one by one, the kernel's
+    givens uint8[len(rows), 81])."""
+    if isinstance(grids, Grids):
+        return range(len(grids)), {}, grids.givens
+    rows = [i for i, grid in enumerate(grids) if grid.n == FAST_N]
+    others: dict[int, Outcome] = {}
+    if len(rows) < len(grids):
+        slow = sorted(set(range(len(grids))) - set(rows))
+        others = dict(zip(slow, solve_each(kind, [grids[i] for i in slow], options), strict=True))
+    # concatenate: np.stack costs three times as much on a chunk of rows
+    givens = np.concatenate([grids[i].givens for i in rows] or [np.zeros(0, np.uint8)])
+    return rows, others, givens.reshape(len(rows), FAST_N * FAST_N)
 
 
 def _fault(i: int, fault: list[int]) -> WrongAnswer:
@@ -105,17 +132,17 @@ def _fault(i: int, fault: list[int]) -> WrongAnswer:
 
 
 class FastOutcomes(Outcomes):
-    """The outcomes of one batch kernel call, kept as its arrays: the solutions as one text of 81
-    symbols per row, the solutions found and the counters by column (``fast``'s counter order).
+    """The outcomes of one batch kernel call, kept as its arrays: the first solutions (uint8[B, 81]),
+    the solutions found (int64[B]) and the counters (int64[B, COUNTERS], ``fast``'s order).
     ``rows``: the puzzle each kernel row stands for; ``others``: the outcomes of the puzzles solved
-    one by one. An Outcome is made only when one is indexed: the worker's write reads the columns
-    (a dict or two per puzzle cost as much as the search of an easy one)."""
+    one by one. An Outcome is made only when one is indexed: the worker's write reads the columns,
+    and the answers' texts are written by one kernel call (``answers``)."""
 
-    def __init__(self, rows: list[int], others: dict[int, Outcome], texts: str, found: list[int],
-                 counters: list[list[int]], max_solutions: int, share: float):
+    def __init__(self, rows: Sequence[int], others: dict[int, Outcome], solutions: np.ndarray,
+                 found: np.ndarray, counters: np.ndarray, max_solutions: int, share: float):
         super().__init__()
         self._size = len(rows) + len(others)
-        self._rows, self._others, self._texts, self._found = rows, others, texts, found
+        self._rows, self._others, self._solutions, self._found = rows, others, solutions, found
         self._counters, self._max, self._share = counters, max_solutions, share
         self._row_of = {i: j for j, i in enumerate(rows)} if others else None
 
@@ -129,32 +156,28 @@ class FastOutcomes(Outcomes):
         if i in self._others:
             return self._others[i]
         j = i if self._row_of is None else self._row_of[i]
-        n_found = self._found[j]
-        nodes, leaves, depth, guesses, naked, hidden = (column[j] for column in self._counters)
+        n_found = int(self._found[j])
+        c = self._counters[j].tolist()
+        k = fastk
         return Outcome(SOLVED if n_found else NO_SOLUTION,
-                       result(self._solution(j), n_found, self._max),
-                       fast_stats(nodes, leaves, depth, guesses, naked, hidden, self._share))
+                       result(render(self._solutions[j]), n_found, self._max),
+                       fast_stats(c[k.NODES], c[k.LEAVES], c[k.MAX_DEPTH], c[k.GUESSES], c[k.NAKED],
+                                  c[k.HIDDEN], self._share))
 
     def statuses(self) -> list[str]:
-        fast = [SOLVED if n else NO_SOLUTION for n in self._found]
+        labels = (NO_SOLUTION, SOLVED)
+        fast = list(map(labels.__getitem__, (self._found > 0).tolist()))
         return fast if not self._others else self._merged(fast, [o.status for o in self._others.values()])
 
     def nodes(self) -> list[int | None]:
-        fast: list[int | None] = list(self._counters[0])
+        fast: list[int | None] = self._counters[:, fastk.NODES].tolist()
         return fast if not self._others else self._merged(fast, Outcomes(list(self._others.values())).nodes())
 
     def encoded(self, encode: Callable[[Any], str]) -> list[str]:
-        share = encode(self._share)
-        fast = [fast_json(self._solution(j), n_found, self._max, share, *counts)
-                for j, n_found, *counts in zip(range(len(self._rows)), self._found, *self._counters,
-                                               strict=True)]
+        fast = answers.texts(self._solutions, self._found, self._counters, self._max, encode(self._share))
         if not self._others:
             return fast
         return self._merged(fast, [encode([o.result, o.stats]) for o in self._others.values()])
-
-    def _solution(self, j: int) -> str:
-        cells = FAST_N * FAST_N
-        return self._texts[j * cells:(j + 1) * cells]
 
     def _merged(self, fast: list[Any], slow: list[Any]) -> list[Any]:
         """The kernel rows' column and the others' (in the order of ``others``) in puzzle order."""
@@ -181,7 +204,7 @@ def read_9x9(puzzles: Sequence[Any]) -> tuple[list[int], np.ndarray]:
     if not plain:
         return [], np.zeros((0, cells), np.uint8)
     codes = np.frombuffer(text.encode("ascii").translate(SYMBOL_CODES), np.uint8).reshape(len(plain), cells)
-    good = codes.max(axis=1) <= FAST_N
-    if good.all():
+    if codes.max() <= FAST_N:  # the usual chunk: one reduction, not one per row
         return plain, codes
+    good = codes.max(axis=1) <= FAST_N
     return [i for i, ok in zip(plain, good.tolist(), strict=False) if ok], codes[good]

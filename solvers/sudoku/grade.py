@@ -12,7 +12,7 @@ The techniques, in order of ease, with their SE ratings (``TECHNIQUES``):
 
 When they all stall the grader guesses (``GUESS``): it places the solution's value in an open
 cell with the fewest candidates and records how much trial and error the position needed, the
-guesses of the bit-parallel solver (singles and locked candidates, fast.py) proving the
+guesses of the bit-parallel solver (singles, locked candidates and triads, fast.py) proving the
 position's solution from its placed values (the step reports them with the depth of that
 search). Its rating is 7.5 (SE's Nishio) plus 0.5 per doubling of (1 + guesses), at most 11.9
 (``guess_rating``).

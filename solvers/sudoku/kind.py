@@ -117,7 +117,7 @@ def _check_solution(grid: Grid, solution: Any) -> None:
 # -- the record
 
 
-def prepare_batch(puzzles: Sequence[Any], options: Options) -> list[Grid | PuzzleError]:
+def prepare_batch(puzzles: Sequence[Any], options: Options) -> Sequence[Grid | PuzzleError]:
     return batch.prepare_batch(KIND, puzzles, options)
 
 
@@ -152,7 +152,7 @@ KIND = Kind(
                "auto = fast for 9x9; greedy for 4x4; for 16x16 and 25x25 greedy under a node budget, then "
                "the SAT solver CaDiCaL where it runs out, or CaDiCaL first when few cells are given "
                "(stats.strategy names the method that answered, stats.abandoned what was given up); "
-               "fast = bit-parallel singles and locked candidates, 9x9 only; greedy = the paper's "
+               "fast = bit-parallel singles, locked candidates and triads, 9x9 only; greedy = the paper's "
                "pre-processing and greedy tree; backtrack = plain recursion in cell order (the paper's "
                "baseline, up to 9x9); sat = a SAT solver on a complete CNF encoding",
                choices=STRATEGIES),

@@ -22,7 +22,9 @@ from solvers.base import (
     solve_each,
 )
 from solvers.sudoku import KIND, solve
+from solvers.sudoku.batch import Grids
 from solvers.sudoku.grid import Grid
+from store import fastjson
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 HARD = "........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3"
@@ -50,9 +52,12 @@ def same(got, want):
 
 
 def prepared(puzzles, options=None):
-    """The puzzles that prepare, by prepare_batch, and their options."""
+    """The puzzles that prepare, by prepare_batch (as it returns them when all do), and their options."""
     opts = KIND.read_options(options)
-    return [p for p in KIND.prepare_batch(puzzles, opts) if not isinstance(p, PuzzleError)], opts
+    got = KIND.prepare_batch(puzzles, opts)
+    if any(isinstance(p, PuzzleError) for p in got):
+        got = [p for p in got if not isinstance(p, PuzzleError)]
+    return got, opts
 
 
 # -- prepare_batch
@@ -130,6 +135,28 @@ def test_the_columns_say_what_the_outcomes_say(options):
     assert [json.loads(text) for text in got.encoded(json.dumps)] == [[o.result, o.stats] for o in listed]
 
 
+@pytest.mark.parametrize("max_solutions", [1, 2, 50])
+def test_the_kernel_writes_the_answers_as_the_encoder_does(data_dir, max_solutions):
+    # byte for byte what the API serves: the texts of Outcome objects through the writer's encoder
+    puzzles = [*data(data_dir, "tdoku_puzzles3_magictour_top1465.txt")[:300], NONE, MULTI,
+               *data(data_dir, "tdoku_puzzles7_serg_benchmark.txt")[:100]]
+    grids, opts = prepared(puzzles, {"max_solutions": max_solutions})
+    assert isinstance(grids, Grids)
+    got = KIND.solve_batch(grids, opts)
+    texts = got.encoded(fastjson.dumps)
+    assert texts == [fastjson.dumps([o.result, o.stats]) for o in got]
+    assert texts[300].startswith("[null,") and all(text.startswith('[{"solution":"') for text in texts[:300])
+    assert {o.result["unique"] for o in got[:300]} == {max_solutions > 1}
+    assert {o.result["solutions_found"] > 1 for o in got[302:]} == {max_solutions > 1}  # serg: 2 or more
+
+
+def test_the_grids_of_the_usual_chunk_are_one_array():
+    grids, opts = prepared([EASY, HARD, MULTI])
+    assert isinstance(grids, Grids) and len(grids) == 3 and isinstance(grids[1:], Grids)
+    assert [type(g) for g in grids] == [Grid] * 3 and grids[-1].givens.tolist() == grids.givens[2].tolist()
+    assert KIND.solve_batch(grids[1:], opts)[0].result == KIND.solve_batch(list(grids), opts)[1].result
+
+
 def test_a_mix_of_sizes_keeps_its_order():
     grids, opts = prepared([EASY, "1.3..4.22..3..2.", ROWS, NONE, "." * 16])
     got = KIND.solve_batch(grids, opts)
@@ -167,7 +194,8 @@ def test_givens_the_kernel_finds_contradictory_are_a_bug_not_a_no_solution():
 
 def test_an_empty_batch():
     opts = KIND.read_options(None)
-    assert KIND.prepare_batch([], opts) == [] and len(KIND.solve_batch([], opts)) == 0
+    assert len(KIND.prepare_batch([], opts)) == 0 and len(KIND.solve_batch([], opts)) == 0
+    assert KIND.solve_batch(KIND.prepare_batch([], opts), opts).encoded(fastjson.dumps) == []
 
 
 def test_other_kinds_get_the_default_loop():

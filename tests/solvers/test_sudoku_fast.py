@@ -1,9 +1,13 @@
 """The fast 9x9 kernels on hand-built states and small sets (also run by test_sudoku_batch.py
 without the JIT and with bounds checks)."""
 
+import json
+
 import numpy as np
 
+from solvers.sudoku import answers
 from solvers.sudoku import fast as fastk
+from solvers.sudoku.outcome import fast_stats
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 EASY_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -17,14 +21,14 @@ def givens(*texts):
 
 
 def state_of(text):
-    state = np.empty(fastk.WORDS, np.int64)
+    state = np.empty(fastk.ROW, np.int64)  # a stack row: the state, then the search's words
     assert fastk.initial_state(givens(text), 0, state) == fastk.ALL_DIGITS
     return state
 
 
 def open_state():
     """Every digit possible everywhere, nothing placed."""
-    state = np.full(fastk.WORDS, fastk.BAND, np.int64)
+    state = np.full(fastk.ROW, fastk.BAND, np.int64)
     state[fastk.SOLVED:] = 0
     return state
 
@@ -167,6 +171,51 @@ def test_locked_candidates_reports_no_change():
     assert (state == open_state()).all()
 
 
+def only(state, cells, values):
+    """Leave only ``values`` in ``cells``."""
+    for value in range(1, 10):
+        if value not in values:
+            remove(state, cells, value)
+
+
+def test_a_triad_with_three_digits_left_holds_them():
+    state = open_state()
+    only(state, [0, 1, 2], (1, 2, 3))  # row 1's part of box 1
+    assert fastk.triads(state) == 0b111
+    for value in (1, 2, 3):
+        assert all(possible(state, cell, value) for cell in (0, 1, 2, 27, 80))
+        assert not any(possible(state, cell, value) for cell in (3, 8, 9, 11, 18, 20))
+    assert possible(state, 3, 4) and fastk.triads(state) == 0  # the other digits keep their cells
+
+
+def test_a_triad_down_a_column_with_three_digits_left_holds_them():
+    state = open_state()
+    only(state, [0, 9, 18], (4, 5, 6))  # column 1's part of box 1
+    assert fastk.triads(state) == 0b111000
+    assert all(possible(state, cell, 5) for cell in (0, 9, 18, 3, 4))
+    assert not any(possible(state, cell, 5) for cell in (27, 72, 1, 2, 19, 20))
+
+
+def test_a_triad_with_three_sure_digits_holds_no_other():
+    state = open_state()
+    for value in (7, 8, 9):  # alone in box 1 in row 1: sure there
+        remove(state, [9, 10, 11, 18, 19, 20], value)
+    assert fastk.triads(state) == 0b000111111
+    assert not any(possible(state, cell, value) for cell in (0, 1, 2) for value in range(1, 7))
+    assert all(possible(state, cell, 7) for cell in (0, 1, 2, 27))
+    assert possible(state, 9, 1) and possible(state, 3, 1) and possible(state, 3, 7)
+
+
+def test_a_triad_with_two_digits_left_or_four_sure_is_a_contradiction():
+    state = open_state()
+    only(state, [0, 1, 2], (1, 2))
+    assert fastk.triads(state) == -1
+    state = open_state()
+    for value in (6, 7, 8, 9):
+        remove(state, [9, 10, 11, 18, 19, 20], value)
+    assert fastk.triads(state) == -1
+
+
 def test_branch_cell_prefers_two_digits_then_three():
     state = open_state()
     assert fastk.branch_cell(state) == 0  # none with fewer than nine: the first open cell
@@ -231,3 +280,18 @@ def test_batch_checks_solves_and_verifies_each_row():
     assert faults.tolist() == [[0, 0, 0], [fastk.CONFLICT, 1, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
     assert "".join(str(v) for v in solutions[0]) == EASY_SOLUTION
     assert counters[1].sum() == 0 and counters[2, fastk.NODES] > 1
+    # the answers' texts, as the encoder writes the outcomes' dicts (test_sudoku_batch.py compares
+    # them on whole sets; here the kernel runs without the JIT too)
+    texts = answers.texts(solutions, found, counters, 2, "0.25")
+    assert json.loads(texts[1])[0] is None and json.loads(texts[3])[0] is None
+    assert json.loads(texts[0]) == [{"solution": EASY_SOLUTION, "unique": True, "solutions_found": 1},
+                                    fast_stats(*counters[0].tolist(), 0.25)]
+    assert json.loads(texts[4])[0]["solutions_found"] == 2 and not json.loads(texts[4])[0]["unique"]
+    assert answers.texts(solutions[:0], found[:0], counters[:0], 2, "1") == []
+
+
+def test_answers_write_numbers_of_every_length():
+    out = np.zeros(64, np.uint8)
+    for value in (0, 7, 10, 99, 100, 12_345, 2**63 - 1):
+        end = answers.number(out, 3, value)
+        assert out[3:end].tobytes().decode() == str(value)
