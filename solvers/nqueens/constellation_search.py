@@ -8,11 +8,13 @@ one at a time, always the row with the fewest free squares next.
               row r's attacked columns are then ``down >> r`` and ``up >> (n - 1 - r)``, whatever
               the order the rows are filled in (indices stay below 2n - 1 <= 63 bits).
 
-After each placement every free row left is looked at: a row with no free square ends the branch
-(a dead end is found up to several rows before the search would reach it), and the row with the
-fewest is filled next (a forced square is taken at once). Against filling rows from the top this
+After each placement every free row left is looked at: a row with no free square, or a free
+column with a free square in no row, ends the branch (a dead end is found up to several rows
+before the search would reach it), and the row with the fewest is filled next (a forced square is
+taken at once; a tie goes to the row nearest the middle). Against filling rows from the top this
 searches about a third of the placements for a few more operations each (bench/nqueens.py). The
-last two free rows are counted in closed form (``_two_rows``).
+last three free rows are counted without a level of the stack: each free square of the row with
+the fewest in turn, and the last two rows in closed form (``_three_rows``, ``_pair``).
 
 The search keeps its current node in locals and its ancestors on ``stack``; the free rows still to
 fill are ``rows[k + 1:]``, the row chosen next swapped into place. Indices are unsigned so that
@@ -45,20 +47,50 @@ def _word(cols: int, down: int, up: int, row: int, last: int, blocked: Array) ->
 
 
 @njit(cache=True)
-def _two_rows(cols: int, down: int, up: int, p: int, q: int, last: int, blocked: Array) -> int:
-    """Solutions of the last two free rows p and q, without placing: two columns are left, and
-    each row's free squares lie in them. There are two ways to give the columns to the rows; a way
-    counts if both its squares are free, and neither does if the two columns lie as far apart as
-    the rows (both ways would put the queens on one diagonal)."""
-    in_p = _word(cols, down, up, p, last, blocked)
-    in_q = _word(cols, down, up, q, last, blocked)
+def _pair(in_p: int, in_q: int, apart: int) -> int:
+    """Solutions of the last two free rows, ``apart`` rows from each other, whose free squares are
+    ``in_p`` and ``in_q``, without placing: two columns are left, and each row's free squares lie
+    in them. There are two ways to give the columns to the rows; a way counts if both its squares
+    are free, and neither does if the two columns lie as far apart as the rows (both ways would put
+    the queens on one diagonal)."""
     both = in_p | in_q
     low = both & -both
     high = both ^ low
-    apart = p - q if p > q else q - p
     fits = int((high != 0) & ((low << apart) != high))
     ways = int(((in_p & low) != 0) & ((in_q & high) != 0)) + int(((in_p & high) != 0) & ((in_q & low) != 0))
     return fits * ways
+
+
+@njit(cache=True)
+def _two_rows(cols: int, down: int, up: int, p: int, q: int, last: int, blocked: Array) -> int:
+    """Solutions of the last two free rows p and q (``_pair``)."""
+    return _pair(_word(cols, down, up, p, last, blocked), _word(cols, down, up, q, last, blocked),
+                 p - q if p > q else q - p)
+
+
+@njit(cache=True)
+def _three_rows(rows: Array, words: Array, at: np.uint64, key: int) -> tuple[int, int]:
+    """(nodes, solutions) of the last three free rows ``rows[at:at + 3]``, whose free squares are
+    ``words[at:at + 3]``, without placing: each free square of the row ``key`` names (the one with
+    the fewest, swapped into ``rows[at]``) is taken in turn, and the two rows left are counted by
+    ``_pair`` with the squares it attacks removed. Nodes as ``fill`` counts them."""
+    pick = np.uint64(key & ((1 << _INDEX_BITS) - 1))
+    first = words[pick]
+    words[pick] = words[at]
+    p = _take(rows, at, key)
+    q, r = rows[at + _ONE], rows[at + _ONE + _ONE]
+    in_q, in_r = words[at + _ONE], words[at + _ONE + _ONE]
+    to_q = q - p if q > p else p - q
+    to_r = r - p if r > p else p - r
+    apart = q - r if q > r else r - q
+    found = 0
+    avail = first
+    while avail != 0:
+        bit = avail & -avail
+        avail ^= bit
+        found += _pair(in_q & ~(bit | (bit << to_q) | (bit >> to_q)),
+                       in_r & ~(bit | (bit << to_r) | (bit >> to_r)), apart)
+    return popcount(first) + 2 * found, found
 
 
 @njit(cache=True)
@@ -69,6 +101,20 @@ def _take(rows: Array, to: np.uint64, key: int) -> int:
     rows[pick] = rows[to]
     rows[to] = row
     return int(row)
+
+
+@njit(cache=True)
+def _middle_first(rows: Array, m: int, last: int) -> None:
+    """Order ``rows[:m]`` from the middle of the board out (a stable insertion sort), so that a
+    tie between rows with as many free squares goes to the one nearer the middle, whose diagonals
+    reach the most rows."""
+    for i in range(1, m):
+        row = rows[i]
+        j = i
+        while j > 0 and abs(2 * rows[j - 1] - last) > abs(2 * row - last):
+            rows[j] = rows[j - 1]
+            j -= 1
+        rows[j] = row
 
 
 @njit(cache=True)
@@ -90,17 +136,23 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
     if m == 2:
         found = _two_rows(0, 0, 0, rows[0], rows[1], last, blocked)
         return 2 * found, found
+    _middle_first(rows, m, last)
     key = 1 << 20
+    taken = -1  # the columns blocked in every free row: the fixed queens' and the bits outside
     for i in range(m):
-        key = min(key, (popcount(~blocked[np.uint64(rows[i])]) << _INDEX_BITS) | i)
+        taken &= blocked[np.uint64(rows[i])]
+        words[i] = ~blocked[np.uint64(rows[i])]
+        key = min(key, (popcount(words[i]) << _INDEX_BITS) | i)
     depth = np.uint64(0)
+    if m == 3:
+        return _three_rows(rows, words, depth, key)
+    avail = words[np.uint64(key & ((1 << _INDEX_BITS) - 1))]
     row = _take(rows, depth, key)
-    avail = ~blocked[np.uint64(row)]
     cols = 0
     down = 0
     up = 0
     end = np.uint64(m)
-    closing = np.uint64(m - 3)  # a placement at this depth leaves the last two rows
+    closing = np.uint64(m - 4)  # a placement at this depth leaves the last three rows
     check_below = np.uint64(STOP_CHECK_DEPTH)
     nodes = 0
     solutions = 0
@@ -112,30 +164,34 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
             nc = cols | bit
             nd = down | (bit << row)
             nu = up | (bit << (last - row))
-            if depth == closing:
-                found = _two_rows(nc, nd, nu, rows[end - _ONE - _ONE], rows[end - _ONE], last, blocked)
-                solutions += found
-                nodes += 2 * found
-                continue
             key = 1 << 20
+            reached = nc | taken
             at = depth + _ONE
             while at < end:
                 word = _word(nc, nd, nu, rows[at], last, blocked)
                 words[at] = word
+                reached |= word
                 key = min(key, (popcount(word) << _INDEX_BITS) | int(at))
                 at += _ONE
-            if key >> _INDEX_BITS != 0:  # no row left without a free square
-                save = STACK * depth
-                stack[save + _COLS] = cols
-                stack[save + _DOWN] = down
-                stack[save + _UP] = up
-                stack[save + _AVAIL] = avail
-                depth += _ONE
-                avail = words[np.uint64(key & ((1 << _INDEX_BITS) - 1))]
-                row = _take(rows, depth, key)
-                cols = nc
-                down = nd
-                up = nu
+            if key >> _INDEX_BITS == 0 or reached != -1:  # a row or a column without a free square
+                continue
+            at = depth + _ONE
+            if depth == closing:
+                placed, found = _three_rows(rows, words, at, key)
+                nodes += placed
+                solutions += found
+                continue
+            save = STACK * depth
+            stack[save + _COLS] = cols
+            stack[save + _DOWN] = down
+            stack[save + _UP] = up
+            stack[save + _AVAIL] = avail
+            depth = at
+            avail = words[np.uint64(key & ((1 << _INDEX_BITS) - 1))]
+            row = _take(rows, depth, key)
+            cols = nc
+            down = nd
+            up = nu
         elif depth == 0:
             break
         else:
