@@ -13,8 +13,9 @@ column with a free square in no row, ends the branch (a dead end is found up to 
 before the search would reach it), and the row with the fewest is filled next (a forced square is
 taken at once; a tie goes to the row nearest the middle). Against filling rows from the top this
 searches about a third of the placements for a few more operations each (bench/nqueens.py). The
-last three free rows are counted without a level of the stack: each free square of the row with
-the fewest in turn, and the last two rows in closed form (``_three_rows``, ``_pair``).
+last four free rows are counted without the stack: each free square of the row with the fewest in
+turn, its attacks taken off the other rows' words (``_four_rows``, ``_three_rows``), and the last
+two rows in closed form (``_pair``).
 
 The search keeps its current node in locals and its ancestors on ``stack``; the free rows still to
 fill are ``rows[k + 1:]``, the row chosen next swapped into place. Indices are unsigned so that
@@ -69,28 +70,75 @@ def _two_rows(cols: int, down: int, up: int, p: int, q: int, last: int, blocked:
 
 
 @njit(cache=True)
-def _three_rows(rows: Array, words: Array, at: np.uint64, key: int) -> tuple[int, int]:
-    """(nodes, solutions) of the last three free rows ``rows[at:at + 3]``, whose free squares are
-    ``words[at:at + 3]``, without placing: each free square of the row ``key`` names (the one with
-    the fewest, swapped into ``rows[at]``) is taken in turn, and the two rows left are counted by
-    ``_pair`` with the squares it attacks removed. Nodes as ``fill`` counts them."""
+def _apart(p: int, q: int) -> int:
+    """How many rows lie between rows p and q, plus one."""
+    return p - q if p > q else q - p
+
+
+@njit(cache=True)
+def _spared(word: int, bit: int, apart: int) -> int:
+    """The squares of ``word`` left free by a queen ``bit`` in a row ``apart`` rows away."""
+    return word & ~(bit | (bit << apart) | (bit >> apart))
+
+
+@njit(cache=True)
+def _three(in_p: int, p: int, in_q: int, q: int, in_r: int, r: int) -> int:
+    """Solutions of the last three free rows p, q and r, whose free squares are ``in_p``, ``in_q``
+    and ``in_r``, without placing: each free square of row p in turn, the two rows left counted by
+    ``_pair``."""
+    to_q = _apart(p, q)
+    to_r = _apart(p, r)
+    apart = _apart(q, r)
+    found = 0
+    while in_p != 0:
+        bit = in_p & -in_p
+        in_p ^= bit
+        found += _pair(_spared(in_q, bit, to_q), _spared(in_r, bit, to_r), apart)
+    return found
+
+
+@njit(cache=True)
+def _three_rows(in_p: int, p: int, in_q: int, q: int, in_r: int, r: int) -> tuple[int, int]:
+    """(nodes, solutions) of the last three free rows (``_three``), the row with the fewest free
+    squares taken first. Nodes as ``fill`` counts them."""
+    a, b, c = popcount(in_p), popcount(in_q), popcount(in_r)
+    if a <= b and a <= c:
+        found = _three(in_p, p, in_q, q, in_r, r)
+    elif b <= c:
+        a = b
+        found = _three(in_q, q, in_p, p, in_r, r)
+    else:
+        a = c
+        found = _three(in_r, r, in_p, p, in_q, q)
+    return a + 2 * found, found
+
+
+@njit(cache=True)
+def _four_rows(rows: Array, words: Array, at: np.uint64, key: int, free: int) -> tuple[int, int]:
+    """(nodes, solutions) of the last four free rows ``rows[at:at + 4]``, whose free squares are
+    ``words[at:at + 4]`` and free columns ``free``, without a level of the stack: each free square
+    of the row ``key`` names (swapped into ``rows[at]``) in turn, the three rows left counted by
+    ``_three_rows`` unless a column is left without a free square. Nodes as ``fill`` counts them."""
     pick = np.uint64(key & ((1 << _INDEX_BITS) - 1))
-    first = words[pick]
+    avail = words[pick]
     words[pick] = words[at]
     p = _take(rows, at, key)
-    q, r = rows[at + _ONE], rows[at + _ONE + _ONE]
-    in_q, in_r = words[at + _ONE], words[at + _ONE + _ONE]
-    to_q = q - p if q > p else p - q
-    to_r = r - p if r > p else p - r
-    apart = q - r if q > r else r - q
+    one, two, three = at + _ONE, at + _ONE + _ONE, at + _ONE + _ONE + _ONE
+    q, r, s = rows[one], rows[two], rows[three]
+    in_q, in_r, in_s = words[one], words[two], words[three]
+    to_q, to_r, to_s = _apart(p, q), _apart(p, r), _apart(p, s)
+    nodes = 0
     found = 0
-    avail = first
     while avail != 0:
         bit = avail & -avail
         avail ^= bit
-        found += _pair(in_q & ~(bit | (bit << to_q) | (bit >> to_q)),
-                       in_r & ~(bit | (bit << to_r) | (bit >> to_r)), apart)
-    return popcount(first) + 2 * found, found
+        nodes += 1
+        left_q, left_r, left_s = _spared(in_q, bit, to_q), _spared(in_r, bit, to_r), _spared(in_s, bit, to_s)
+        if left_q | left_r | left_s == free ^ bit:
+            placed, solutions = _three_rows(left_q, q, left_r, r, left_s, s)
+            nodes += placed
+            found += solutions
+    return nodes, found
 
 
 @njit(cache=True)
@@ -145,14 +193,16 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
         key = min(key, (popcount(words[i]) << _INDEX_BITS) | i)
     depth = np.uint64(0)
     if m == 3:
-        return _three_rows(rows, words, depth, key)
+        return _three_rows(words[0], rows[0], words[1], rows[1], words[2], rows[2])
+    if m == 4:
+        return _four_rows(rows, words, depth, key, ~taken)
     avail = words[np.uint64(key & ((1 << _INDEX_BITS) - 1))]
     row = _take(rows, depth, key)
     cols = 0
     down = 0
     up = 0
     end = np.uint64(m)
-    closing = np.uint64(m - 4)  # a placement at this depth leaves the last three rows
+    closing = np.uint64(m - 5)  # a placement at this depth leaves the last four rows
     check_below = np.uint64(STOP_CHECK_DEPTH)
     nodes = 0
     solutions = 0
@@ -177,7 +227,7 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
                 continue
             at = depth + _ONE
             if depth == closing:
-                placed, found = _three_rows(rows, words, at, key)
+                placed, found = _four_rows(rows, words, at, key, ~(nc | taken))
                 nodes += placed
                 solutions += found
                 continue
