@@ -12,14 +12,15 @@ After each placement every free row left is looked at: a row with no free square
 column with a free square in no row, ends the branch (a dead end is found up to several rows
 before the search would reach it), and the row with the fewest is filled next (a forced square is
 taken at once; a tie goes to the row nearest the middle). Against filling rows from the top this
-searches about a third of the placements for a few more operations each (bench/nqueens.py). The
+searches about a quarter of the placements for a few more operations each (bench/nqueens.py). The
 last four free rows are counted without the stack: each free square of the row with the fewest in
 turn, its attacks taken off the other rows' words (``_four_rows``, ``_three_rows``), and the last
 two rows in closed form (``_pair``).
 
 The search keeps its current node in locals and its ancestors on ``stack``; the free rows still to
-fill are ``rows[k + 1:]``, the row chosen next swapped into place. Indices are unsigned so that
-numba does not test them for negative wrap-around, as in kernels.py.
+fill are the bits of ``left``, each an index into ``rows`` (put in order from the middle out, so
+that the lowest index breaks a tie) and ``words``. Indices are unsigned so that numba does not
+test them for negative wrap-around, as in kernels.py.
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from solvers.bits import popcount
+from solvers.bits import lowest_bit, popcount
 from solvers.nqueens.kernels import STOP_CHECK_DEPTH
 
 Array = NDArray[Any]
 
-STACK = np.uint64(4)  # the words saved per depth: columns, down, up, the squares left to try
-_COLS, _DOWN, _UP, _AVAIL = (np.uint64(i) for i in range(4))
+STACK = np.uint64(5)  # the words saved per depth: columns, down, up, the squares left to try, the index
+_COLS, _DOWN, _UP, _AVAIL, _INDEX = (np.uint64(i) for i in range(5))
 _ONE = np.uint64(1)
 _INDEX_BITS = 6       # a row's sort key: its free squares above the row's index (< 64)
 
@@ -114,18 +115,21 @@ def _three_rows(in_p: int, p: int, in_q: int, q: int, in_r: int, r: int) -> tupl
 
 
 @njit(cache=True)
-def _four_rows(rows: Array, words: Array, at: np.uint64, key: int, free: int) -> tuple[int, int]:
-    """(nodes, solutions) of the last four free rows ``rows[at:at + 4]``, whose free squares are
-    ``words[at:at + 4]`` and free columns ``free``, without a level of the stack: each free square
-    of the row ``key`` names (swapped into ``rows[at]``) in turn, the three rows left counted by
-    ``_three_rows`` unless a column is left without a free square. Nodes as ``fill`` counts them."""
-    pick = np.uint64(key & ((1 << _INDEX_BITS) - 1))
-    avail = words[pick]
-    words[pick] = words[at]
-    p = _take(rows, at, key)
-    one, two, three = at + _ONE, at + _ONE + _ONE, at + _ONE + _ONE + _ONE
-    q, r, s = rows[one], rows[two], rows[three]
-    in_q, in_r, in_s = words[one], words[two], words[three]
+def _four_rows(rows: Array, words: Array, left: int, key: int, free: int) -> tuple[int, int]:
+    """(nodes, solutions) of the last four free rows, ``left`` their indices in ``rows`` and
+    ``words`` (their free squares), ``free`` their free columns, without the stack: each free
+    square of the row ``key`` names in turn, the three rows left counted by ``_three_rows`` unless
+    a column is left without a free square. Nodes as ``fill`` counts them."""
+    pick = key & ((1 << _INDEX_BITS) - 1)
+    avail = words[np.uint64(pick)]
+    p = rows[np.uint64(pick)]
+    left ^= 1 << pick
+    i = np.uint64(lowest_bit(left))
+    left &= left - 1
+    j = np.uint64(lowest_bit(left))
+    k = np.uint64(lowest_bit(left & (left - 1)))
+    q, r, s = rows[i], rows[j], rows[k]
+    in_q, in_r, in_s = words[i], words[j], words[k]
     to_q, to_r, to_s = _apart(p, q), _apart(p, r), _apart(p, s)
     nodes = 0
     found = 0
@@ -142,19 +146,9 @@ def _four_rows(rows: Array, words: Array, at: np.uint64, key: int, free: int) ->
 
 
 @njit(cache=True)
-def _take(rows: Array, to: np.uint64, key: int) -> int:
-    """Swap the row that ``key`` names into ``rows[to]``; returns it."""
-    pick = np.uint64(key & ((1 << _INDEX_BITS) - 1))
-    row = rows[pick]
-    rows[pick] = rows[to]
-    rows[to] = row
-    return int(row)
-
-
-@njit(cache=True)
 def _middle_first(rows: Array, m: int, last: int) -> None:
-    """Order ``rows[:m]`` from the middle of the board out (a stable insertion sort), so that a
-    tie between rows with as many free squares goes to the one nearer the middle, whose diagonals
+    """Order ``rows[:m]`` from the middle of the board out (a stable insertion sort): a tie between
+    rows with as many free squares goes to the first, the one nearer the middle, whose diagonals
     reach the most rows."""
     for i in range(1, m):
         row = rows[i]
@@ -191,17 +185,19 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
         taken &= blocked[np.uint64(rows[i])]
         words[i] = ~blocked[np.uint64(rows[i])]
         key = min(key, (popcount(words[i]) << _INDEX_BITS) | i)
-    depth = np.uint64(0)
+    left = (1 << m) - 1  # bit i: rows[i] is still to fill
     if m == 3:
         return _three_rows(words[0], rows[0], words[1], rows[1], words[2], rows[2])
     if m == 4:
-        return _four_rows(rows, words, depth, key, ~taken)
-    avail = words[np.uint64(key & ((1 << _INDEX_BITS) - 1))]
-    row = _take(rows, depth, key)
+        return _four_rows(rows, words, left, key, ~taken)
+    index = key & ((1 << _INDEX_BITS) - 1)
+    left ^= 1 << index
+    avail = words[np.uint64(index)]
+    row = rows[np.uint64(index)]
     cols = 0
     down = 0
     up = 0
-    end = np.uint64(m)
+    depth = np.uint64(0)
     closing = np.uint64(m - 5)  # a placement at this depth leaves the last four rows
     check_below = np.uint64(STOP_CHECK_DEPTH)
     nodes = 0
@@ -216,18 +212,18 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
             nu = up | (bit << (last - row))
             key = 1 << 20
             reached = nc | taken
-            at = depth + _ONE
-            while at < end:
-                word = _word(nc, nd, nu, rows[at], last, blocked)
-                words[at] = word
+            scan = left
+            while scan != 0:
+                i = lowest_bit(scan)
+                scan &= scan - 1
+                word = _word(nc, nd, nu, rows[np.uint64(i)], last, blocked)
+                words[np.uint64(i)] = word
                 reached |= word
-                key = min(key, (popcount(word) << _INDEX_BITS) | int(at))
-                at += _ONE
+                key = min(key, (popcount(word) << _INDEX_BITS) | i)
             if key >> _INDEX_BITS == 0 or reached != -1:  # a row or a column without a free square
                 continue
-            at = depth + _ONE
             if depth == closing:
-                placed, found = _four_rows(rows, words, at, key, ~(nc | taken))
+                placed, found = _four_rows(rows, words, left, key, ~(nc | taken))
                 nodes += placed
                 solutions += found
                 continue
@@ -236,15 +232,19 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
             stack[save + _DOWN] = down
             stack[save + _UP] = up
             stack[save + _AVAIL] = avail
-            depth = at
-            avail = words[np.uint64(key & ((1 << _INDEX_BITS) - 1))]
-            row = _take(rows, depth, key)
+            stack[save + _INDEX] = index
+            depth += _ONE
+            index = key & ((1 << _INDEX_BITS) - 1)
+            left ^= 1 << index
+            avail = words[np.uint64(index)]
+            row = rows[np.uint64(index)]
             cols = nc
             down = nd
             up = nu
         elif depth == 0:
             break
         else:
+            left |= 1 << index
             depth -= _ONE
             if depth < check_below and stop[0]:
                 break
@@ -253,5 +253,6 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
             down = stack[save + _DOWN]
             up = stack[save + _UP]
             avail = stack[save + _AVAIL]
-            row = rows[depth]
+            index = stack[save + _INDEX]
+            row = rows[np.uint64(index)]
     return nodes, solutions
