@@ -98,23 +98,20 @@ def _three(in_p: int, p: int, in_q: int, q: int, in_r: int, r: int) -> int:
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _three_rows(in_p: int, p: int, in_q: int, q: int, in_r: int, r: int) -> tuple[int, int]:
     """(nodes, solutions) of the last three free rows (``_three``), the row with the fewest free
     squares taken first. Nodes as ``fill`` counts them."""
     a, b, c = popcount(in_p), popcount(in_q), popcount(in_r)
-    if a <= b and a <= c:
-        found = _three(in_p, p, in_q, q, in_r, r)
-    elif b <= c:
-        a = b
-        found = _three(in_q, q, in_p, p, in_r, r)
-    else:
-        a = c
-        found = _three(in_r, r, in_p, p, in_q, q)
+    if b < a and b <= c:
+        in_p, p, in_q, q, a = in_q, q, in_p, p, b
+    elif c < a and c < b:
+        in_p, p, in_r, r, a = in_r, r, in_p, p, c
+    found = _three(in_p, p, in_q, q, in_r, r)
     return a + 2 * found, found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _four_rows(rows: Array, words: Array, left: int, key: int, free: int) -> tuple[int, int]:
     """(nodes, solutions) of the last four free rows, ``left`` their indices in ``rows`` and
     ``words`` (their free squares), ``free`` their free columns, without the stack: each free
