@@ -39,13 +39,15 @@ Array = NDArray[Any]
 STACK = np.uint64(5)  # the words saved per depth: columns, down, up, the squares left to try, the index
 _COLS, _DOWN, _UP, _AVAIL, _INDEX = (np.uint64(i) for i in range(5))
 _ONE = np.uint64(1)
+_BLOCKED = np.uint64(64)  # words[_BLOCKED + i]: the blocked word of rows[i], beside its free squares
+WORDS = 2 * int(_BLOCKED)  # the length of ``words``: one base address for both (fewer registers)
 _INDEX_BITS = 6       # a row's sort key: its free squares above the row's index (< 64)
 
 
 @njit(cache=True)
-def _word(cols: int, down: int, up: int, row: int, last: int, blocked: Array) -> int:
-    """The free squares of ``row`` (``last`` = n - 1)."""
-    return ~(cols | (down >> row) | (up >> (last - row)) | int(blocked[np.uint64(row)]))
+def _word(cols: int, down: int, up: int, row: int, last: int, blocked: int) -> int:
+    """The free squares of ``row`` (``last`` = n - 1), whose blocked word is ``blocked``."""
+    return ~(cols | (down >> row) | (up >> (last - row)) | blocked)
 
 
 @njit(cache=True)
@@ -64,16 +66,16 @@ def _pair(in_p: int, in_q: int, apart: int) -> int:
 
 
 @njit(cache=True)
-def _two_rows(cols: int, down: int, up: int, p: int, q: int, last: int, blocked: Array) -> int:
-    """Solutions of the last two free rows p and q (``_pair``)."""
-    return _pair(_word(cols, down, up, p, last, blocked), _word(cols, down, up, q, last, blocked),
-                 p - q if p > q else q - p)
-
-
-@njit(cache=True)
 def _apart(p: int, q: int) -> int:
     """How many rows lie between rows p and q, plus one."""
     return p - q if p > q else q - p
+
+
+@njit(cache=True)
+def _two_rows(cols: int, down: int, up: int, p: int, q: int, last: int, blocked: Array) -> int:
+    """Solutions of the last two free rows p and q (``_pair``)."""
+    return _pair(_word(cols, down, up, p, last, blocked[np.uint64(p)]),
+                 _word(cols, down, up, q, last, blocked[np.uint64(q)]), _apart(p, q))
 
 
 @njit(cache=True)
@@ -164,7 +166,7 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
     The fixed queens' columns are blocked in every free row, so that m columns are left.
 
     Nodes are the placements made, the last two rows counting two per solution found there.
-    ``stack`` holds STACK x m words, ``words`` m. Returns partial sums once ``stop[0]`` is set.
+    ``stack`` holds STACK x m words, ``words`` WORDS. Returns partial sums once ``stop[0]`` is set.
     """
     last = n - 1
     if m == 0:
@@ -180,6 +182,7 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
     taken = -1  # the columns blocked in every free row: the fixed queens' and the bits outside
     for i in range(m):
         taken &= blocked[np.uint64(rows[i])]
+        words[_BLOCKED + np.uint64(i)] = blocked[np.uint64(rows[i])]
         words[i] = ~blocked[np.uint64(rows[i])]
         key = min(key, (popcount(words[i]) << _INDEX_BITS) | i)
     left = (1 << m) - 1  # bit i: rows[i] is still to fill
@@ -213,8 +216,9 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
             while scan != 0:
                 i = lowest_bit(scan)
                 scan &= scan - 1
-                word = _word(nc, nd, nu, rows[np.uint64(i)], last, blocked)
-                words[np.uint64(i)] = word
+                at = np.uint64(i)
+                word = _word(nc, nd, nu, rows[at], last, words[_BLOCKED + at])
+                words[at] = word
                 reached |= word
                 key = min(key, (popcount(word) << _INDEX_BITS) | i)
             if key >> _INDEX_BITS == 0 or reached != -1:  # a row or a column without a free square
