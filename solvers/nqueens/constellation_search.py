@@ -13,9 +13,9 @@ column with a free square in no row, ends the branch (a dead end is found up to 
 before the search would reach it), and the row with the fewest is filled next (a forced square is
 taken at once; a tie goes to the row nearest the middle). Against filling rows from the top this
 searches about a quarter of the placements for a few more operations each (bench/nqueens.py). The
-last four free rows are counted without the stack: each free square of the row with the fewest in
-turn, its attacks taken off the other rows' words (``_four_rows``, ``_three_rows``), and the last
-two rows in closed form (``_pair``).
+last five free rows are counted without the stack: each free square of the row with the fewest in
+turn, its attacks taken off the other rows' words (``_five``, ``_four``, ``_three_rows``), and the
+last two rows in closed form (``_pair``).
 
 The search keeps its current node in locals and its ancestors on ``stack``; the free rows still to
 fill are the bits of ``left``, each an index into ``rows`` (put in order from the middle out, so
@@ -114,27 +114,18 @@ def _three_rows(in_p: int, p: int, in_q: int, q: int, in_r: int, r: int) -> tupl
 
 
 @njit(cache=True, inline="always")
-def _four_rows(rows: Array, words: Array, left: int, key: int, free: int) -> tuple[int, int]:
-    """(nodes, solutions) of the last four free rows, ``left`` their indices in ``rows`` and
-    ``words`` (their free squares), ``free`` their free columns, without the stack: each free
-    square of the row ``key`` names in turn, the three rows left counted by ``_three_rows`` unless
-    a column is left without a free square. Nodes as ``fill`` counts them."""
-    pick = key & ((1 << _INDEX_BITS) - 1)
-    avail = words[np.uint64(pick)]
-    p = rows[np.uint64(pick)]
-    left ^= 1 << pick
-    i = np.uint64(lowest_bit(left))
-    left &= left - 1
-    j = np.uint64(lowest_bit(left))
-    k = np.uint64(lowest_bit(left & (left - 1)))
-    q, r, s = rows[i], rows[j], rows[k]
-    in_q, in_r, in_s = words[i], words[j], words[k]
+def _four(in_p: int, p: int, in_q: int, q: int, in_r: int, r: int, in_s: int, s: int,
+          free: int) -> tuple[int, int]:
+    """(nodes, solutions) of the last four free rows p, q, r and s, whose free squares are
+    ``in_p`` .. ``in_s`` and free columns ``free``: each free square of row p in turn, its attacks
+    taken off the other rows' squares, the three rows left counted by ``_three_rows`` unless a
+    column is left without a free square. Nodes as ``fill`` counts them."""
     to_q, to_r, to_s = _apart(p, q), _apart(p, r), _apart(p, s)
     nodes = 0
     found = 0
-    while avail != 0:
-        bit = avail & -avail
-        avail ^= bit
+    while in_p != 0:
+        bit = in_p & -in_p
+        in_p ^= bit
         nodes += 1
         left_q, left_r, left_s = _spared(in_q, bit, to_q), _spared(in_r, bit, to_r), _spared(in_s, bit, to_s)
         if left_q | left_r | left_s == free ^ bit:
@@ -142,6 +133,66 @@ def _four_rows(rows: Array, words: Array, left: int, key: int, free: int) -> tup
             nodes += placed
             found += solutions
     return nodes, found
+
+
+@njit(cache=True, inline="always")
+def _five(in_p: int, p: int, in_q: int, q: int, in_r: int, r: int, in_s: int, s: int, in_t: int, t: int,
+          free: int) -> tuple[int, int]:
+    """(nodes, solutions) of the last five free rows, as ``_four``: the four rows left counted by
+    ``_four``, the one with the fewest free squares first (the first of a tie, as in ``fill``)."""
+    to_q, to_r, to_s, to_t = _apart(p, q), _apart(p, r), _apart(p, s), _apart(p, t)
+    nodes = 0
+    found = 0
+    while in_p != 0:
+        bit = in_p & -in_p
+        in_p ^= bit
+        nodes += 1
+        w1, w2 = _spared(in_q, bit, to_q), _spared(in_r, bit, to_r)
+        w3, w4 = _spared(in_s, bit, to_s), _spared(in_t, bit, to_t)
+        if w1 | w2 | w3 | w4 != free ^ bit:
+            continue
+        r1, r2, r3, r4 = q, r, s, t
+        c1, c2, c3, c4 = popcount(w1), popcount(w2), popcount(w3), popcount(w4)
+        if c2 < c1:
+            w1, r1, c1, w2, r2 = w2, r2, c2, w1, r1
+        if c3 < c1:
+            w1, r1, c1, w3, r3 = w3, r3, c3, w1, r1
+        if c4 < c1:
+            w1, r1, w4, r4 = w4, r4, w1, r1
+        placed, solutions = _four(w1, r1, w2, r2, w3, r3, w4, r4, free ^ bit)
+        nodes += placed
+        found += solutions
+    return nodes, found
+
+
+@njit(cache=True, inline="always")
+def _next(left: int) -> tuple[np.uint64, int]:
+    """(the lowest index in the set ``left``, the set without it)."""
+    return np.uint64(lowest_bit(left)), left & (left - 1)
+
+
+@njit(cache=True, inline="always")
+def _four_rows(rows: Array, words: Array, left: int, key: int, free: int) -> tuple[int, int]:
+    """``_four`` of the last four free rows, ``left`` their indices in ``rows`` and ``words``, the
+    row ``key`` names first."""
+    pick = np.uint64(key & ((1 << _INDEX_BITS) - 1))
+    i, left = _next(left ^ (1 << int(pick)))
+    j, left = _next(left)
+    k, left = _next(left)
+    return _four(words[pick], rows[pick], words[i], rows[i], words[j], rows[j], words[k], rows[k], free)
+
+
+@njit(cache=True, inline="always")
+def _five_rows(rows: Array, words: Array, left: int, key: int, free: int) -> tuple[int, int]:
+    """``_five`` of the last five free rows, ``left`` their indices in ``rows`` and ``words``, the
+    row ``key`` names first."""
+    pick = np.uint64(key & ((1 << _INDEX_BITS) - 1))
+    i, left = _next(left ^ (1 << int(pick)))
+    j, left = _next(left)
+    k, left = _next(left)
+    h, left = _next(left)
+    return _five(words[pick], rows[pick], words[i], rows[i], words[j], rows[j], words[k], rows[k],
+                 words[h], rows[h], free)
 
 
 @njit(cache=True)
@@ -190,6 +241,8 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
         return _three_rows(words[0], rows[0], words[1], rows[1], words[2], rows[2])
     if m == 4:
         return _four_rows(rows, words, left, key, ~taken)
+    if m == 5:
+        return _five_rows(rows, words, left, key, ~taken)
     index = key & ((1 << _INDEX_BITS) - 1)
     left ^= 1 << index
     avail = words[np.uint64(index)]
@@ -198,7 +251,7 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
     down = 0
     up = 0
     depth = np.uint64(0)
-    closing = np.uint64(m - 5)  # a placement at this depth leaves the last four rows
+    closing = np.uint64(m - 6)  # a placement at this depth leaves the last five rows
     check_below = np.uint64(STOP_CHECK_DEPTH)
     nodes = 0
     solutions = 0
@@ -224,7 +277,7 @@ def fill(n: int, m: int, rows: Array, blocked: Array, stack: Array, words: Array
             if key >> _INDEX_BITS == 0 or reached != -1:  # a row or a column without a free square
                 continue
             if depth == closing:
-                placed, found = _four_rows(rows, words, left, key, ~(nc | taken))
+                placed, found = _five_rows(rows, words, left, key, ~(nc | taken))
                 nodes += placed
                 solutions += found
                 continue
