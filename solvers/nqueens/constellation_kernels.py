@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from solvers.base import DONE, NODES, STOP
 from solvers.bits import popcount
-from solvers.nqueens.constellation_search import STACK, fill
+from solvers.nqueens.constellation_search import STACK, WORDS, fill
 
 Array = NDArray[Any]
 
@@ -195,7 +195,7 @@ def count_completions(n: int, consts: Array, weights: Array, stop: Array, bounds
     rows = np.zeros(n, np.int64)
     blocked = np.zeros(n, np.int64)
     stack = np.zeros(int(STACK) * n, np.int64)
-    words = np.zeros(n, np.int64)
+    words = np.zeros(WORDS, np.int64)
     total_nodes = 0
     total_solutions = 0
     for p in range(consts.shape[0]):

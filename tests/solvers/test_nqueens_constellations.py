@@ -110,8 +110,9 @@ def test_fill_counts_as_a_plain_backtracker(seed):
         taken = sum(1 << c for c in range(n) if c not in free_cols)
         blocked[r] = outside | taken | int(rng.integers(0, 1 << n)) & int(rng.integers(0, 1 << n))
     order = np.array(rows + [0] * (n - m), np.int64)
-    nodes, found = constellation_search.fill(n, m, order, blocked, np.zeros(4 * n, np.int64),
-                                             np.zeros(n, np.int64), np.zeros(1, np.int8))
+    stack = np.zeros(int(constellation_search.STACK) * n, np.int64)
+    words = np.zeros(constellation_search.WORDS, np.int64)
+    nodes, found = constellation_search.fill(n, m, order, blocked, stack, words, np.zeros(1, np.int8))
     assert found == row_by_row(n, rows, blocked)
     assert sorted(order[:m].tolist()) == rows and nodes >= min(m, 2) * found
 
