@@ -15,11 +15,13 @@ import tempfile
 import time
 import urllib.request
 import uuid
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
 from deploy.devstack import (
@@ -123,3 +125,19 @@ def pinned(running: Running) -> Iterator[None]:
         for pid in server_pids():  # backends started meanwhile inherited core 0
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(pid, cores)
+
+
+def statement_times(engine: Any) -> dict[str, float]:
+    """Milliseconds per statement (its first words), as the client waits on it, summed since
+    the dict was last cleared."""
+    times: dict[str, float] = defaultdict(float)
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _start(conn, cursor, statement, parameters, context, executemany):
+        conn.info["bench_t0"] = time.perf_counter()
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _end(conn, cursor, statement, parameters, context, executemany):
+        times[" ".join(statement.split())[:48]] += (time.perf_counter() - conn.info["bench_t0"]) * 1000
+
+    return times

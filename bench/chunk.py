@@ -27,13 +27,13 @@ import time
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 import solvers
+from bench._services import statement_times
 from bench.service import load_puzzles
 from deploy.devstack import fresh_postgres
 from service import create_app
@@ -59,22 +59,6 @@ def batch_seconds(puzzles: list[str]) -> float:
     start = time.perf_counter()
     kind.solve_batch(kind.prepare_batch(puzzles, options), options)
     return time.perf_counter() - start
-
-
-def statement_times(engine: Any) -> dict[str, float]:
-    """Milliseconds per statement (its first words), as the client waits on it, summed since
-    the dict was last cleared."""
-    times: dict[str, float] = defaultdict(float)
-
-    @event.listens_for(engine, "before_cursor_execute")
-    def _start(conn, cursor, statement, parameters, context, executemany):
-        conn.info["bench_t0"] = time.perf_counter()
-
-    @event.listens_for(engine, "after_cursor_execute")
-    def _end(conn, cursor, statement, parameters, context, executemany):
-        times[" ".join(statement.split())[:48]] += (time.perf_counter() - conn.info["bench_t0"]) * 1000
-
-    return times
 
 
 class Unpublished(list[list[int]]):

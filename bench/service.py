@@ -54,12 +54,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import solvers
-from bench._services import Running, pinned, stack
+from bench._services import Running, pinned, stack, statement_times
 from deploy.devstack import app_for, fresh_postgres, fresh_redis, process_tree, service_env
 from store.db import make_engine, migrate
 from store.models import Puzzle
@@ -210,7 +210,7 @@ def accept_in_process(puzzles: list[str], batch: int, runs: int) -> dict[str, li
     with fresh_postgres() as db_url, fresh_redis() as redis_url:
         migrate(db_url)
         app = app_for(service_env(db_url, redis_url, f"bench-{time.time_ns()}"))
-        client, statements = app.test_client(), submit_statement_times(app.extensions["engine"])
+        client, statements = app.test_client(), statement_times(app.extensions["engine"])
         anchor = make_engine(db_url)
         rows = [stored_rows(json.loads(body)["puzzles"]) for body in bodies]
         with anchor.begin() as conn:
@@ -220,6 +220,7 @@ def accept_in_process(puzzles: list[str], batch: int, runs: int) -> dict[str, li
         gc.freeze()  # as gunicorn.conf.py does in each API process
         for i in range(runs + 2):
             body = bodies[i % len(bodies)]
+            statements.clear()
             start, used = time.perf_counter(), time.process_time()
             r = client.post("/api/v1/jobs", data=body, content_type="application/json")
             wall, cpu = (time.perf_counter() - start) * 1000, (time.process_time() - used) * 1000
@@ -227,29 +228,13 @@ def accept_in_process(puzzles: list[str], batch: int, runs: int) -> dict[str, li
                 raise RuntimeError(f"POST answered {r.status_code}: {r.text[:300]}")
             copied = copy_rows(anchor, (r.json or {})["id"], rows[i % len(bodies)])
             if i >= 2:
-                for name, value in (("wall", wall), ("cpu", cpu), ("statement", statements[-1]),
-                                    ("copy", copied)):
+                submit = sum(ms for text, ms in statements.items() if text.startswith("WITH backlog"))
+                for name, value in (("wall", wall), ("cpu", cpu), ("statement", submit), ("copy", copied)):
                     times[name].append(value)
         gc.unfreeze()
         anchor.dispose()
         app.extensions["engine"].dispose()
     return {name: sorted(values) for name, values in times.items()}
-
-
-def submit_statement_times(engine: Any) -> list[float]:
-    """The ms of each submit statement run on ``engine`` from now on, as the client waits on it."""
-    seen: list[float] = []
-
-    @event.listens_for(engine, "before_cursor_execute")
-    def _start(conn, cursor, statement, parameters, context, executemany):
-        conn.info["started"] = time.perf_counter()
-
-    @event.listens_for(engine, "after_cursor_execute")
-    def _end(conn, cursor, statement, parameters, context, executemany):
-        if statement.lstrip().startswith("WITH backlog"):
-            seen.append((time.perf_counter() - conn.info["started"]) * 1000)
-
-    return seen
 
 
 def stored_rows(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
