@@ -161,6 +161,48 @@ class Puzzle(Base):
     )
 
 
+class Chunk(Base):
+    """A run of a job's cheap puzzles stored, claimed and written as one row (store.chunks).
+
+    Its puzzles (``entries``: indexes ``first`` to ``first + size - 1``) have no rows of their own
+    while they are in it: their inputs are one JSON text, their predictions another, their options
+    shared. The chunk is claimed as a puzzle is (status, attempts, worker, deadline) and written
+    once: its block holds the entries' answers in order, ``outcome`` a letter per entry for its
+    final status (``store.chunks.LETTERS``). An entry that cannot stay (dear after all, split,
+    retried, or its chunk's worker lost) ``leaves``: it gets a puzzle row, which then stands for
+    it, and the letter ``l``."""
+
+    __tablename__ = "chunks"
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    first: Mapped[int] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]]
+    inputs: Mapped[str] = mapped_column(Text)  # JSON text: the entries' wire puzzles, in order
+    estimates: Mapped[str] = mapped_column(Text)  # JSON text: each entry's [seconds, factor, basis]
+    estimated_seconds: Mapped[float] = mapped_column(Float)  # their sum
+    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=now)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    deadline: Mapped[datetime | None]
+    block_id: Mapped[int | None] = mapped_column(RowId)
+    outcome: Mapped[str | None] = mapped_column(Text)  # a letter per entry once written (or cancelled)
+    errors: Mapped[dict[str, str] | None] = mapped_column(JSON)  # failed entries' errors, by offset
+    solve_ms: Mapped[float | None] = mapped_column(Float)  # each entry's share of the chunk's solve
+
+    __table_args__ = (
+        Index("uq_chunks_job_first", "job_id", "first", unique=True),
+        Index("ix_chunks_deadline", "deadline", postgresql_where=text("deadline IS NOT NULL"),
+              sqlite_where=text("deadline IS NOT NULL")),
+        {"sqlite_autoincrement": True},
+    )
+
+
 class ResultBlock(Base):
     """The results and stats of puzzles of one job written in one transaction (store.blocks).
 

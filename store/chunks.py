@@ -1,0 +1,386 @@
+"""Chunks: runs of a job's cheap puzzles stored, claimed and written as one row each (models.Chunk).
+
+Glossary
+  chunk     a ``chunks`` row: the puzzles (entries) of one task of the cheap lane, alike in kind
+            and options, their inputs one JSON text; claimed, leased and written as one.
+  entry     a puzzle in a chunk, the job's puzzle ``first + offset``; it has no row of its own.
+            Its status is its chunk's while the chunk is queued or running, then its letter in
+            ``outcome``; its result and stats are element ``offset`` of the chunk's block.
+  leaves    an entry that cannot stay in its chunk (dear after all, split into parts, retried,
+            or its chunk's worker lost) gets a puzzle row with its index, which stands for it from
+            then on (letter ``l``); the one-puzzle paths take it from there.
+
+A store of 1,000 puzzles as one row instead of 1,000 rows is what makes a cheap chunk cheap: one
+row inserted at submit, one claimed and one written by the worker (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, case, delete, exists, false, func, insert, or_, select, true, update
+from sqlalchemy.orm import Session
+
+from store import fastjson, notices, tallies
+from store.db import changed_rows
+from store.fastjson import canonical
+from store.models import (
+    CANCELLED,
+    COMPLETED,
+    FAILED,
+    FINAL,
+    NO_SOLUTION,
+    QUEUED,
+    RUNNING,
+    SOLVED,
+    UNFINISHED,
+    Chunk,
+    Job,
+    Puzzle,
+    ResultBlock,
+    WorkerBeat,
+    lock_job,
+    now,
+)
+
+WRITTEN = "written"  # a chunk's status once its task wrote it: each entry's is its letter
+LEFT = "l"
+LETTERS = {SOLVED: "s", NO_SOLUTION: "n", FAILED: "f", CANCELLED: "c"}
+STATUS_OF = {letter: status for status, letter in LETTERS.items()}
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive puzzles of a batch stored as one chunk: its first index and size."""
+
+    first: int
+    size: int
+
+
+def runs_of(tasks: Sequence[tuple[int, int, bool]], kinds: Sequence[str],
+            options: Sequence[Any]) -> list[Run]:
+    """The chunks a batch's tasks make: each task of the cheap lane (``(first, size, dear)``)
+    cut where the kind or the options change; a run of one stays a puzzle row."""
+    runs: list[Run] = []
+    for first, size, dear in tasks:
+        if dear:
+            continue
+        start = first
+        for i in range(first + 1, first + size + 1):
+            if i == first + size or kinds[i] != kinds[start] or not _same(options[i], options[start]):
+                if i - start > 1:
+                    runs.append(Run(start, i - start))
+                start = i
+    return runs
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Options equal as JSON text (so 2 and 2.0 stay apart); a bulk-checked batch shares one object."""
+    return a is b or canonical(a) == canonical(b)
+
+
+@dataclass(slots=True)
+class Held:
+    """A chunk this task claimed: its entries' inputs (decoded) and what its write checks."""
+
+    id: int
+    job_id: str
+    first: int
+    kind: str
+    options: dict[str, Any]
+    inputs: list[Any]
+    estimates: list[list[Any]]
+    attempts: int
+    started_at: datetime
+
+    @property
+    def size(self) -> int:
+        return len(self.inputs)
+
+
+def outcome_text(statuses: Sequence[str | None]) -> str:
+    """The letters of a written chunk's entries (None: it left)."""
+    return "".join(LEFT if status is None else LETTERS[status] for status in statuses)
+
+
+def entry_status(chunk_status: str, outcome: str | None, offset: int) -> str | None:
+    """An entry's status (None: it left, its puzzle row stands for it)."""
+    if outcome is None:
+        return chunk_status
+    letter = outcome[offset]
+    return None if letter == LEFT else STATUS_OF[letter]
+
+
+def claim(s: Session, chunk_id: int, worker: str, deadline: datetime,
+          redelivered: bool = False) -> Held | None:
+    """Mark the chunk running for this task (attempts + 1); None if it is not queued (a late or
+    repeated task: running, written, cancelled or dissolved already), or, ``redelivered`` (its
+    task's worker was lost, or its connection to the broker), not queued or running. The job
+    starts with it."""
+    t = now()
+    claimable = Chunk.status.in_(UNFINISHED) if redelivered else Chunk.status == QUEUED
+    was = s.scalar(select(Chunk.status).where(Chunk.id == chunk_id, claimable).with_for_update())
+    if was is None:
+        return None
+    row = s.execute(update(Chunk).where(Chunk.id == chunk_id)
+                    .values(status=RUNNING, attempts=Chunk.attempts + 1, worker=worker, deadline=deadline,
+                            started_at=t)
+                    .returning(Chunk.job_id, Chunk.first, Chunk.kind, Chunk.options, Chunk.inputs,
+                               Chunk.estimates, Chunk.attempts, Chunk.size)
+                    .execution_options(synchronize_session=False)).one_or_none()
+    if row is None:
+        return None
+    job_id, first, kind, options, inputs, estimates, attempts, size = row
+    s.execute(update(Job).where(Job.id == job_id, Job.status == QUEUED).values(status=RUNNING, started_at=t)
+              .execution_options(synchronize_session=False))
+    tallies.moved(s, kind, was, RUNNING, size)
+    return Held(chunk_id, job_id, first, kind, options, fastjson.loads(inputs), fastjson.loads(estimates),
+                attempts, t)
+
+
+@dataclass
+class Written:
+    """What a task makes of its chunk: each entry's status (None: it leaves) and answer text."""
+
+    statuses: list[str | None]
+    answers: list[str | None]
+    errors: dict[int, str]
+    solve_ms: float | None
+
+
+def write(s: Session, held: Held, done: Written) -> tuple[int, list[int]]:
+    """Write the chunk as this task holds it: its block, its letters, the job's counters and the
+    tallies; each entry that leaves gets a queued puzzle row. Nothing if the chunk is no longer
+    this task's (cancelled, or claimed again after its lease ran out). Returns the entries
+    written and the ids of the puzzle rows made, to publish once committed."""
+    if lock_job(s, held.job_id) is None:
+        return 0, []
+    t = now()
+    block_id = None
+    if any(answer is not None for answer in done.answers):
+        text = "[" + ",".join("null" if a is None else a for a in done.answers) + "]"
+        block_id = s.scalar(insert(ResultBlock).values(job_id=held.job_id, outcomes=text)
+                            .returning(ResultBlock.id))
+    hit = changed_rows(s, update(Chunk).where(Chunk.id == held.id, Chunk.status == RUNNING,
+                                              Chunk.attempts == held.attempts)
+                       .values(status=WRITTEN, outcome=outcome_text(done.statuses), block_id=block_id,
+                               errors={str(k): v for k, v in done.errors.items()} or None, finished_at=t,
+                               deadline=None, solve_ms=done.solve_ms))
+    if not hit:
+        if block_id is not None:  # inserted before the chunk could tell it is no longer this task's
+            s.execute(delete(ResultBlock).where(ResultBlock.id == block_id))
+        return 0, []
+    final = Counter(status for status in done.statuses if status is not None)
+    cost = sum(e[0] for e, status in zip(held.estimates, done.statuses, strict=True) if status is not None)
+    n = sum(final.values())
+    for final_status, count in final.items():
+        tallies.moved(s, held.kind, RUNNING, final_status, count)
+    tallies.solved_in(s, held.kind, done.solve_ms, n)
+    leaving = [i for i, status in enumerate(done.statuses) if status is None]
+    tallies.moved(s, held.kind, RUNNING, QUEUED, len(leaving))
+    job_status = s.scalar(update(Job).where(Job.id == held.job_id).values(_job_moved(n, t, cost))
+                          .returning(Job.status).execution_options(synchronize_session=False))
+    if job_status == COMPLETED:
+        notices.notify(s, [held.job_id])  # its waiters answer at the commit
+    return n, _leave(s, held, leaving, t)
+
+
+def dissolve(s: Session, held: Held) -> list[int]:
+    """Every entry of a chunk that came back after its worker was lost leaves for a puzzle row, to
+    be published one a task: one of them may be what killed the worker, and only that one should
+    use up its attempts. Returns the rows' ids."""
+    return write(s, held, Written([None] * held.size, [None] * held.size, {}, None))[1]
+
+
+def _leave(s: Session, held: Held, offsets: Sequence[int], t: datetime) -> list[int]:
+    if not offsets:
+        return []
+    rows = [{"job_id": held.job_id, "index": held.first + i, "kind": held.kind, "input": held.inputs[i],
+             "options": held.options, "status": QUEUED, "attempts": 0, "created_at": t, "parts_total": 0,
+             "parts_done": 0, "stop_requested": False, "estimated_seconds": held.estimates[i][0],
+             "estimate_factor": held.estimates[i][1], "estimate_basis": held.estimates[i][2]}
+            for i in offsets]
+    s.execute(insert(Puzzle), rows)
+    return list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == held.job_id,
+                                                  Puzzle.index.in_([r["index"] for r in rows]))
+                          .order_by(Puzzle.index)))
+
+
+def _job_moved(n: int, t: datetime, cost: float) -> dict[str, Any]:
+    finishing = (Job.pending - n == 0) & Job.status.in_(UNFINISHED)
+    return {"pending": Job.pending - n, "done_seconds": Job.done_seconds + cost,
+            "status": case((finishing, COMPLETED), (Job.status == QUEUED, RUNNING), else_=Job.status),
+            "started_at": func.coalesce(Job.started_at, t),
+            "finished_at": case((finishing, t), else_=Job.finished_at)}
+
+
+# An entry's id as readers key it (store.blocks): negative, so that no puzzle row's id is one.
+_ENTRY_IDS = 1 << 20
+
+
+def entries(s: Session, job_id: str, start: int = 0, statuses: Sequence[str] | None = None,
+            limit: int | None = None, index: int | None = None) -> list[Puzzle]:
+    """The job's entries from index ``start`` on (or the one at ``index``), those in ``statuses``
+    if given, at most ``limit``, in index order, as puzzle objects that are never stored: their
+    ``offset`` in their chunk names their answer in its block (store.blocks)."""
+    q = select(Chunk).where(Chunk.job_id == job_id, Chunk.first + Chunk.size > start)
+    if index is not None:
+        q = q.where(Chunk.first <= index, Chunk.first + Chunk.size > index)
+    out: list[Puzzle] = []
+    for chunk in s.scalars(q.order_by(Chunk.first)):
+        inputs, estimates = fastjson.loads(chunk.inputs), fastjson.loads(chunk.estimates)
+        offsets = range(max(0, start - chunk.first), chunk.size) if index is None else [index - chunk.first]
+        for i in offsets:
+            status = entry_status(chunk.status, chunk.outcome, i)
+            if status is None or (statuses and status not in statuses):
+                continue
+            out.append(_entry(chunk, i, status, inputs[i], estimates[i]))
+            if limit is not None and len(out) >= limit:
+                return out
+    return out
+
+
+def _entry(chunk: Chunk, i: int, status: str, wire: Any, estimate: list[Any]) -> Puzzle:
+    entry = Puzzle(id=-(chunk.id * _ENTRY_IDS + i + 1), job_id=chunk.job_id, index=chunk.first + i,
+                   kind=chunk.kind, input=wire, options=chunk.options, status=status,
+                   error=(chunk.errors or {}).get(str(i)), attempts=chunk.attempts,
+                   started_at=None if status == QUEUED else chunk.started_at,
+                   finished_at=chunk.finished_at if status in FINAL else None,
+                   block_id=chunk.block_id if status in FINAL else None, result=None, stats=None,
+                   solve_ms=chunk.solve_ms, parts_total=0, parts_done=0, progress=None,
+                   estimated_seconds=estimate[0], estimate_factor=estimate[1], estimate_basis=estimate[2])
+    entry.offset = i  # type: ignore[attr-defined]  # read by store.blocks.answers
+    return entry
+
+
+def counts(s: Session, job_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+    """The entries of these jobs' chunks counted by status (entries that left not counted)."""
+    # an entry's letter counted as the text's length without it taken from its whole length
+    letters = {status: func.sum(func.length(Chunk.outcome)
+                                - func.length(func.replace(Chunk.outcome, letter, "")))
+               for status, letter in LETTERS.items()}
+    out: dict[str, dict[str, int]] = {job_id: {} for job_id in job_ids}
+    unwritten = s.execute(select(Chunk.job_id, Chunk.status, func.sum(Chunk.size))
+                          .where(Chunk.job_id.in_(job_ids), Chunk.status.in_(UNFINISHED))
+                          .group_by(Chunk.job_id, Chunk.status))
+    for job_id, status, n in unwritten:
+        out[job_id][status] = int(n)
+    written = s.execute(select(Chunk.job_id, *letters.values()).where(Chunk.job_id.in_(job_ids),
+                                                                      Chunk.outcome.is_not(None))
+                        .group_by(Chunk.job_id))
+    for job_id, *ns in written:
+        for status, n in zip(letters, ns, strict=True):
+            if n:
+                out[job_id][status] = out[job_id].get(status, 0) + int(n)
+    return out
+
+
+def cancel(s: Session, job_id: str, t: datetime) -> tuple[int, float]:
+    """The job's queued and running chunks cancelled, every entry (a running chunk's task then
+    writes nothing); returns the entries cancelled and their predicted seconds."""
+    was = s.execute(select(Chunk.id, Chunk.kind, Chunk.status, Chunk.size, Chunk.estimated_seconds)
+                    .where(Chunk.job_id == job_id, Chunk.status.in_(UNFINISHED)).with_for_update()).all()
+    for chunk_id, kind, status, size, _cost in was:
+        s.execute(update(Chunk).where(Chunk.id == chunk_id)
+                  .values(status=CANCELLED, outcome=LETTERS[CANCELLED] * size, finished_at=t, deadline=None)
+                  .execution_options(synchronize_session=False))
+        tallies.moved(s, kind, status, CANCELLED, size)
+    return sum(row.size for row in was), sum(row.estimated_seconds for row in was)
+
+
+def lost(s: Session, t: datetime, silent: Sequence[str], stale_before: datetime, published_before: datetime,
+         broker_empty: bool, most: int) -> list[int]:
+    """Chunks whose task was lost (the reaper's cases for puzzle rows, worker.reaper): running under
+    a lease run out, a silent worker or one that has since started afresh; queued past a deadline
+    (published again, or marked due), never started since submit before ``stale_before``, or,
+    the broker's queue being empty, published before ``published_before``. Locked, at most
+    ``most``, oldest first."""
+    orphaned = exists().where(WorkerBeat.name == Chunk.worker, WorkerBeat.since > Chunk.started_at)
+    running = and_(Chunk.status == RUNNING,
+                   or_(Chunk.deadline < t, Chunk.worker.in_(silent) if silent else false(), orphaned))
+    # A deadline is its publication's time plus QUEUED_STALE_SECONDS; a chunk without one was
+    # published at its submit, ``created_at``: the same moment is that much earlier.
+    submitted_long_ago = Chunk.created_at < published_before - (t - stale_before)
+    published_long_ago = or_(Chunk.deadline < published_before,
+                             and_(Chunk.deadline.is_(None), submitted_long_ago))
+    queued = and_(Chunk.status == QUEUED,
+                  or_(Chunk.deadline < t, and_(Chunk.deadline.is_(None), Chunk.created_at < stale_before),
+                      and_(true() if broker_empty else false(), published_long_ago)))
+    return list(s.scalars(select(Chunk.id).where(or_(running, queued)).order_by(Chunk.id).limit(most)
+                          .with_for_update(skip_locked=True)))
+
+
+def requeue(s: Session, chunk_ids: Sequence[int], deadline: datetime) -> None:
+    """Lost chunks queued again for a new task, with a new deadline; a running one keeps its attempt,
+    so that its next claim dissolves it (``dissolve``)."""
+    was = s.execute(select(Chunk.kind, Chunk.status, Chunk.size).where(Chunk.id.in_(chunk_ids))).all()
+    for kind, status, size in was:
+        tallies.moved(s, kind, status, QUEUED, size)
+    s.execute(update(Chunk).where(Chunk.id.in_(chunk_ids))
+              .values(status=QUEUED, deadline=deadline, worker=None)
+              .execution_options(synchronize_session=False))
+
+
+def leave_final(s: Session, job_id: str, letters: str, indexes: Sequence[int] | None) -> dict[int, str]:
+    """The job's final entries whose letter is in ``letters`` (those at ``indexes`` only, if given)
+    leave their chunks for puzzle rows in the same final state, for a retry to put back (store.retry).
+    Returns the status of each entry at ``indexes`` that stays (its letter not among ``letters``)."""
+    q = select(Chunk).where(Chunk.job_id == job_id)
+    if indexes is not None:
+        q = q.where(or_(*[and_(Chunk.first <= i, Chunk.first + Chunk.size > i) for i in indexes]) if indexes
+                    else false())
+    stays: dict[int, str] = {}
+    wanted = None if indexes is None else set(indexes)
+    for chunk in s.scalars(q.with_for_update()):
+        offsets = range(chunk.size) if wanted is None else [i - chunk.first for i in wanted
+                                                             if chunk.first <= i < chunk.first + chunk.size]
+        if chunk.outcome is None:  # queued or running
+            stays.update({chunk.first + i: chunk.status for i in offsets})
+            continue
+        outcome = list(chunk.outcome)
+        leaving = [i for i in offsets if outcome[i] in letters]
+        stays.update({chunk.first + i: STATUS_OF[outcome[i]] for i in offsets
+                      if outcome[i] not in letters and outcome[i] != LEFT})
+        if not leaving:
+            continue
+        inputs, estimates = fastjson.loads(chunk.inputs), fastjson.loads(chunk.estimates)
+        s.execute(insert(Puzzle), [
+            {"job_id": job_id, "index": chunk.first + i, "kind": chunk.kind, "input": inputs[i],
+             "options": chunk.options, "status": STATUS_OF[outcome[i]], "attempts": chunk.attempts,
+             "error": (chunk.errors or {}).get(str(i)), "created_at": chunk.created_at,
+             "started_at": chunk.started_at, "finished_at": chunk.finished_at, "parts_total": 0,
+             "parts_done": 0, "stop_requested": False, "estimated_seconds": estimates[i][0],
+             "estimate_factor": estimates[i][1], "estimate_basis": estimates[i][2]} for i in leaving])
+        for i in leaving:
+            outcome[i] = LEFT
+        s.execute(update(Chunk).where(Chunk.id == chunk.id).values(outcome="".join(outcome))
+                  .execution_options(synchronize_session=False))
+    return stays
+
+
+def by_worker(s: Session, jobs: Sequence[str], cutoff: datetime) -> list[tuple[str | None, str, int, int]]:
+    """(worker, job, entries held, entries written since ``cutoff``) of these jobs' chunks; a running
+    chunk claimed before its worker's oldest task began is held by no task (worker.heartbeat)."""
+    orphaned = exists().where(WorkerBeat.name == Chunk.worker, WorkerBeat.since > Chunk.started_at)
+    rows = s.execute(select(Chunk.worker, Chunk.job_id, Chunk.status, Chunk.size, Chunk.outcome)
+                     .where(Chunk.job_id.in_(jobs), Chunk.worker.is_not(None),
+                            or_(and_(Chunk.status == RUNNING, ~orphaned),
+                                and_(Chunk.status == WRITTEN, Chunk.finished_at >= cutoff))))
+    return [(worker, job_id, size if status == RUNNING else 0, _written(outcome) if status == WRITTEN else 0)
+            for worker, job_id, status, size, outcome in rows]
+
+
+def finished_since(s: Session, jobs: Sequence[str], cutoff: datetime) -> int:
+    """Entries of these jobs written or cancelled since ``cutoff``."""
+    outcomes = s.scalars(select(Chunk.outcome).where(Chunk.job_id.in_(jobs), Chunk.outcome.is_not(None),
+                                                     Chunk.finished_at >= cutoff))
+    return sum(len(outcome) - outcome.count(LEFT) for outcome in outcomes if outcome)
+
+
+def _written(outcome: str | None) -> int:
+    """The entries a worker finished: written, neither left nor cancelled."""
+    return 0 if outcome is None else len(outcome) - outcome.count(LEFT) - outcome.count(LETTERS[CANCELLED])
