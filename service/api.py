@@ -196,8 +196,8 @@ def submit_job():
     batch = checked(body)
     try:
         with sessions() as s, s.begin():
-            job, ids, rank, queued = submit.create_job(
-                s, owner, batch, label=batch.label, key=key, body_hash=digest,
+            job, tasks, rank, queued = submit.create_job(
+                s, owner, batch, config.lanes, label=batch.label, key=key, body_hash=digest,
                 max_pending=config.limits.max_pending_puzzles, budget=config.costs.budget_of(owner))
     except jobs.Backlogged as exc:  # nothing stored: the transaction rolled back
         raise Problem(429, "Too Many Requests",
@@ -212,11 +212,12 @@ def submit_job():
             if found is None:
                 raise
             return _replay(s, found, digest)
-    costs = [item.cost for item in batch.items]
-    chunks = submit.chunks_of(ids, costs, config.lanes)
+    work = sum(task.cost for task in tasks)
     publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], config.lanes,
-                     chunks, job_rank(rank, sum(costs), config.lanes), queued=queued,
-                     quantum=config.costs.dear_share_seconds)
+                     [(task.ids, task.cost) for task in tasks if task.chunk is None],
+                     job_rank(rank, work, config.lanes), queued=queued,
+                     quantum=config.costs.dear_share_seconds,
+                     stored=[task.chunk for task in tasks if task.chunk is not None])
     # The job as stored, with no read after publishing: a read would see at most a worker's first
     # steps, and it costs a round trip while that worker starts on the same cores.
     return JobOut.of(job), 202, _poll_headers(job.id)

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 import solvers
 from service.api import ERRORS, bp, job_or_404, snapshot, spec
 from service.schemas import PuzzleStatusFilter
-from store import blocks
+from store import blocks, jobs
 from store.models import FINAL, Puzzle
 
 PAGE = 500
@@ -65,26 +65,18 @@ def puzzle_rows(sessions: Callable[[], Session], job_id: str,
                 statuses: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
     """The job's puzzles in batch order as export records (only those in ``statuses`` if given),
     one page of rows read at a time, each page's results from their blocks (store.blocks)."""
-    columns = [Puzzle.id, Puzzle.block_id, Puzzle.index, Puzzle.kind, Puzzle.status, Puzzle.result,
-               Puzzle.stats, Puzzle.error]
-    start = 0
-    decoded: dict[int, dict[str, Any]] = {}  # the blocks of the last page: the next may start in one
-    while True:
+    start: int | None = 0
+    decoded: dict[int, Any] = {}  # the blocks of the last page: the next may start in one
+    while start is not None:
         with sessions() as s:
-            q = select(*columns).where(Puzzle.job_id == job_id, Puzzle.index >= start)
-            if statuses:
-                q = q.where(Puzzle.status.in_(statuses))
-            # Rows: unpacked below, read by name in blocks
-            page: Sequence[Any] = s.execute(q.order_by(Puzzle.index).limit(PAGE)).all()
-            decoded = {b: decoded[b] for b in {row.block_id for row in page} & set(decoded)}
+            page, start = jobs.list_puzzles(s, job_id, PAGE, start, statuses)
+            named = {p.block_id for p in page if p.block_id is not None}
+            decoded = {b: decoded[b] for b in named & set(decoded)}
             found = blocks.answers(s, page, decoded)
-        for puzzle_id, _, index, kind, status, _, _, error in page:
-            result, stats = found[puzzle_id]
-            yield {"index": index, "kind": kind, "status": status, "result": result,
-                   "stats": stats if status in FINAL else None, "error": error}
-            start = index + 1
-        if len(page) < PAGE:
-            return
+        for p in page:
+            result, stats = found[p.id]
+            yield {"index": p.index, "kind": p.kind, "status": p.status, "result": result,
+                   "stats": stats if p.status in FINAL else None, "error": p.error}
 
 
 def as_jsonl(records: Iterable[dict[str, Any]]) -> Iterator[str]:

@@ -65,6 +65,8 @@ def answers(s: Session, rows: Iterable[Stored], cache: dict[int, dict[str, Any]]
         if r.block_id is None:
             out[r.id] = (r.result, r.stats)
         else:
-            result, stats = decoded[r.block_id][str(r.id)]
+            block = decoded[r.block_id]
+            # A chunk's block lists its entries' answers in order (store.chunks).
+            result, stats = block[r.offset] if isinstance(block, list) else block[str(r.id)]
             out[r.id] = (result, stats)
     return out

@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from store.costs import work_left
-from store.models import UNFINISHED, Job, Puzzle, Subtask, now
+from store.models import UNFINISHED, Chunk, Job, Puzzle, Subtask, now
 from store.settings import Lanes, TimeBudget
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,9 @@ class Publisher(Protocol):
 
     # Due callback deliveries as (id, attempts so far), one task each (worker.webhooks).
     def publish_deliveries(self, due: Sequence[tuple[int, int]]) -> None: ...
+
+    # Stored chunks (store.chunks) by id, in the cheap lane, in order; priorities from ``rank``.
+    def publish_chunks(self, chunk_ids: Sequence[int], rank: int = 0) -> None: ...
 
 
 def priorities(n: int, rank: int, share: int) -> list[int]:
@@ -84,6 +87,15 @@ class CeleryPublisher:
             for delivery_id, attempts in due:
                 self.celery.send_task(DELIVER, args=[delivery_id, attempts], queue=self.lanes.task_queue,
                                       priority=0, producer=producer)
+
+    def publish_chunks(self, chunk_ids: Sequence[int], rank: int = 0) -> None:
+        levels = priorities(len(chunk_ids), rank, self.lanes.fair_share)
+        with self.celery.producer_or_acquire() as producer:
+            for chunk_id, priority in zip(chunk_ids, levels, strict=True):
+                soft, hard = self.time.task_limits(self.lanes.chunk_max)
+                self.celery.send_task(SOLVE_CHUNK, args=[[]], kwargs={"chunk_id": chunk_id},
+                                      queue=self.lanes.task_queue, priority=priority, soft_time_limit=soft,
+                                      time_limit=hard, producer=producer, headers={PUBLISHED_AT: time.time()})
 
     def queue_depth(self) -> int:
         """Messages waiting in both lanes of the broker (not those a worker has taken)."""
@@ -191,12 +203,18 @@ def part_levels(s: Session, subtask_ids: Sequence[int], quantum: float) -> list[
 
 def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], lanes: Lanes,
                      chunks: Sequence[tuple[Sequence[int], float]], rank: int = 0,
-                     queued: float | None = None, quantum: float = 0.0) -> None:
+                     queued: float | None = None, quantum: float = 0.0, stored: Sequence[int] = ()) -> None:
     """Publish chunks of puzzle ids, each given with its estimated seconds, each lane's in order
     (see publish_or_mark_due), from the job's ``rank``. With ``queued`` (the client's predicted
     seconds of other unfinished work) and a ``quantum`` (DEAR_SHARE_SECONDS), the dear lane's tasks
     take their levels by predicted seconds (``dear_levels``), each published on its own; otherwise
-    by count."""
+    by count. ``stored``: chunks by id (store.chunks), in the cheap lane."""
+    if stored:
+        try:
+            publisher.publish_chunks(stored, rank=rank)
+        except Exception:
+            log.exception("publishing %d chunk(s) failed; the reaper will publish them again", len(stored))
+            mark_chunks_due(sessions, stored)
     for dear in (False, True):
         lane = [(ids, cost) for ids, cost in chunks if lanes.is_dear(cost) == dear]
         if dear and lane and queued is not None and quantum > 0:
@@ -205,6 +223,15 @@ def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], lane
                 publish_or_mark_due(publisher, sessions, [ids], dear=True, rank=level)
         elif lane:
             publish_or_mark_due(publisher, sessions, [ids for ids, _cost in lane], dear=dear, rank=rank)
+
+
+def mark_chunks_due(sessions: sessionmaker[Session], chunk_ids: Sequence[int]) -> None:
+    try:
+        with sessions() as s, s.begin():
+            s.execute(update(Chunk).where(Chunk.id.in_(chunk_ids), Chunk.status.in_(UNFINISHED))
+                      .values(deadline=now()).execution_options(synchronize_session=False))
+    except Exception:  # the database too: their deadline (QUEUED_STALE_SECONDS) still holds
+        log.exception("could not mark %d unpublished chunk(s) due", len(chunk_ids))
 
 
 def mark_due(sessions: sessionmaker[Session], ids: Sequence[int], parts: bool = False) -> None:

@@ -11,7 +11,7 @@ from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
-from store import tallies
+from store import chunks, tallies
 from store.costs import SECONDS_LEFT
 from store.fastjson import canonical
 from store.jobs import Backlogged, possible_index
@@ -68,6 +68,10 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     retried puzzles' new predictions included; 0: no budget)."""
     lock_job(s, job.id)
     s.refresh(job)  # its counter as of the lock
+    # Entries of chunks are put back as puzzle rows (store.chunks)
+    letters = "".join(chunks.LETTERS[status] for status in RETRYABLE)
+    stays = chunks.leave_final(s, job.id, letters, None if indexes is None else
+                               [i for i in indexes if possible_index(i)])
     # "at": "index" would name the row's tuple method
     q = select(Puzzle.id, Puzzle.index.label("at"), Puzzle.kind, Puzzle.input, Puzzle.options,
                Puzzle.status, Puzzle.estimated_seconds, Puzzle.estimate_factor).where(Puzzle.job_id == job.id)
@@ -83,6 +87,8 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     rows = s.execute(q.order_by(Puzzle.index).with_for_update()).all()
     found = {row.at: row for row in rows}
     for i in wanted:
+        if i in stays:
+            raise NotRetryable(i, stays[i])
         if i not in found:
             raise NoSuchPuzzle(i)
         if found[i].status not in RETRYABLE:

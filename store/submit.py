@@ -17,7 +17,7 @@ from sqlalchemy import Table, bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
-from store import fastjson, tallies
+from store import chunks, fastjson, tallies
 from store.costs import SECONDS_LEFT
 from store.db import is_postgresql
 from store.fastjson import canonical
@@ -78,12 +78,23 @@ def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: floa
 _jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
 
 
-def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | None, key: str | None,
-               body_hash: str | None, max_pending: int,
-               budget: float = 0.0) -> tuple[JobState, list[int], int, float]:
-    """Store the job and one row per puzzle; returns the job as stored (all queued), the puzzle ids
-    in batch order, the owner's other unfinished jobs (the rank of its tasks, store.publish) and
-    their predicted seconds not yet done (the levels of its dear tasks, store.publish).
+@dataclass(frozen=True)
+class Task:
+    """One task of a stored batch: a chunk (``chunk``, its id) or puzzle rows (``ids``), and its
+    predicted seconds."""
+
+    ids: list[int]
+    chunk: int | None
+    cost: float
+
+
+def create_job(s: Session, owner: str, submit: CheckedBatch, lanes: Lanes, *, label: str | None,
+               key: str | None, body_hash: str | None, max_pending: int,
+               budget: float = 0.0) -> tuple[JobState, list[Task], int, float]:
+    """Store the job, its cheap runs as chunks (store.chunks) and its other puzzles as a row each;
+    returns the job as stored (all queued), its tasks in batch order, the owner's other unfinished
+    jobs (the rank of its tasks, store.publish) and their predicted seconds not yet done (the
+    levels of its dear tasks, store.publish).
     The rows have no deadline: their ``created_at`` dates the publication (store.models).
     Raises Backlogged, storing nothing, if the owner would have more than ``max_pending`` puzzles
     unfinished, and OverBudget if more than ``budget`` predicted seconds of unfinished work (0: no
@@ -92,7 +103,11 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     created = now()
     items = submit.items
     job_id = uuid.uuid4().hex
-    work = sum(item.estimate.seconds for item in items)
+    costs = [item.estimate.seconds for item in items]
+    work = sum(costs)
+    tasks = _tasks(costs, lanes)
+    runs = chunks.runs_of(tasks, [item.kind for item in items], [item.options for item in items])
+    in_runs = {i for run in runs for i in range(run.first, run.first + run.size)}
     tallies.submitted(s)
     for kind, n in Counter(item.kind for item in items).items():
         tallies.moved(s, kind, None, QUEUED, n)
@@ -103,11 +118,12 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
               "budget": budget,
               "estimated_seconds": work,
               "estimated_high": sum(item.estimate.high for item in items),
-              # One JSON text for every row: one encoder call, one parameter, one SQL text whatever
-              # the batch's size.
-              "puzzles": fastjson.dumps([[item.kind, item.puzzle, item.options, *item.estimate]
-                                         for item in items])}
-    pending, rank, ids, unfinished = _store(s, params)
+              # One JSON text for every row and one for every chunk: one encoder call each, one
+              # parameter, one SQL text whatever the batch's size.
+              "puzzles": fastjson.dumps([[i, item.kind, item.puzzle, item.options, *item.estimate]
+                                         for i, item in enumerate(items) if i not in in_runs]),
+              "chunks": fastjson.dumps([_chunk(run, items[run.first:run.first + run.size]) for run in runs])}
+    pending, rank, ids, chunk_ids, unfinished = _store(s, params)
     if pending + len(items) > max_pending:
         raise Backlogged(pending, max_pending)
     if not within_budget(unfinished, work, budget):
@@ -115,7 +131,47 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, *, label: str | Non
     stored = Job(id=job_id, label=label, status=QUEUED, total=len(items), pending=len(items),
                  created_at=created, estimated_seconds=work,
                  estimated_high=params["estimated_high"], done_seconds=0.0)
-    return job_state(stored, {QUEUED: len(items)}), ids, rank, unfinished
+    stored_tasks = _stored_tasks(tasks, runs, ids, chunk_ids, costs)
+    return job_state(stored, {QUEUED: len(items)}), stored_tasks, rank, unfinished
+
+
+def _tasks(costs: Sequence[float], lanes: Lanes) -> list[tuple[int, int, bool]]:
+    """The batch cut into tasks (``chunk_sizes``): each one's first index, size and lane (dear)."""
+    out, first = [], 0
+    sizes = chunk_sizes(costs, lanes.chunk_spread, lanes.chunk_max, lanes.chunk_seconds, lanes.dear_seconds)
+    for size in sizes:
+        out.append((first, size, lanes.is_dear(sum(costs[first:first + size]))))
+        first += size
+    return out
+
+
+def _chunk(run: chunks.Run, items: Sequence[CheckedItem]) -> list[Any]:
+    """A chunk's row as the submit's statement reads it."""
+    estimates = [list(item.estimate) for item in items]
+    return [run.first, run.size, items[0].kind, items[0].options,
+            fastjson.dumps([item.puzzle for item in items]), fastjson.dumps(estimates),
+            sum(item.estimate.seconds for item in items)]
+
+
+def _stored_tasks(tasks: Sequence[tuple[int, int, bool]], runs: Sequence[chunks.Run], ids: Sequence[int],
+                  chunk_ids: Sequence[int], costs: Sequence[float]) -> list[Task]:
+    """The batch's tasks as stored: each chunk a task, the puzzle rows of each cut task another."""
+    chunk_at = {run.first: (run, chunk_id) for run, chunk_id in zip(runs, chunk_ids, strict=True)}
+    rows = iter(ids)
+    out: list[Task] = []
+    for first, size, _dear in tasks:
+        i, rowed = first, []
+        while i < first + size:
+            if i in chunk_at:
+                run, chunk_id = chunk_at[i]
+                out.append(Task([], chunk_id, sum(costs[i:i + run.size])))
+                i += run.size
+            else:
+                rowed.append(i)
+                i += 1
+        if rowed:
+            out.append(Task([next(rows) for _ in rowed], None, sum(costs[j] for j in rowed)))
+    return out
 
 
 class OverBudget(Exception):
@@ -133,28 +189,30 @@ def within_budget(work: float, batch: float, budget: float) -> bool:
     return budget <= 0 or work + batch <= budget
 
 
-def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int], float]:
-    """The owner's backlog (unfinished puzzles, jobs, predicted seconds left) and the job's puzzle
-    ids in batch order, the job, its puzzles and the session's tallies stored unless the backlog
-    or the budget refuses the job (then
-    nothing is, and no id comes back). PostgreSQL does it all in one statement outside a
-    transaction: one round trip where a transaction takes five. SQLite has no INSERT inside WITH:
-    the job's row first (its INSERT reads the backlog), then the puzzles', in the session's
+def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int], list[int], float]:
+    """The owner's backlog (unfinished puzzles, jobs, predicted seconds left), the job's puzzle ids
+    in batch order and its chunk ids in batch order; the job, its puzzles, its chunks and the
+    session's tallies stored unless the backlog or the budget refuses the job (then nothing is,
+    and no id comes back). PostgreSQL does it all in one statement outside a transaction: one
+    round trip where a transaction takes five. SQLite has no INSERT inside WITH: the job's row
+    first (its INSERT reads the backlog), then the puzzles' and the chunks', in the session's
     transaction (which the caller rolls back when the backlog refuses the job)."""
     if is_postgresql(s):
         s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         counts = tallies.take(s)
-        pending, rank, ids, work = s.execute(_STORE_ON_POSTGRESQL, {
+        pending, rank, ids, work, chunk_ids = s.execute(_STORE_ON_POSTGRESQL, {
             **params, "tally_kinds": [c["kind"] for c in counts], "tally_names": [c["name"] for c in counts],
             "tally_shards": [c["shard"] for c in counts], "tally_values": [c["value"] for c in counts]}).one()
-        return int(pending), int(rank), list(ids or []), float(work)
+        return int(pending), int(rank), list(ids or []), list(chunk_ids or []), float(work)
     pending, rank, work = s.execute(_INSERT_JOB, {**params, "backlog_owner": params["owner"],
                                                   "new_job": params["id"]}).one()
     if (pending + params["total"] > params["max_pending"]
             or not within_budget(work, params["estimated_seconds"], params["budget"])):
-        return int(pending), int(rank), [], float(work)
+        return int(pending), int(rank), [], [], float(work)
     s.execute(_INSERT_PUZZLES_ON_SQLITE, params)
-    return int(pending), int(rank), list(s.scalars(_PUZZLE_IDS, {"job_id": params["id"]})), float(work)
+    s.execute(_INSERT_CHUNKS_ON_SQLITE, params)
+    return (int(pending), int(rank), list(s.scalars(_PUZZLE_IDS, {"job_id": params["id"]})),
+            list(s.scalars(_CHUNK_IDS, {"job_id": params["id"]})), float(work))
 
 
 _UNFINISHED = ", ".join(f"'{status}'" for status in UNFINISHED)
@@ -177,11 +235,19 @@ stored AS (
     INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at,
                          parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
                          estimate_basis)
-    SELECT job.id, p.n - 1, p.puzzle ->> 0, p.puzzle -> 1, p.puzzle -> 2, :status, 0, :created_at,
-           0, 0, false, CAST(p.puzzle ->> 3 AS double precision),
-           CAST(p.puzzle ->> 4 AS double precision), p.puzzle ->> 5
-    FROM job, json_array_elements(CAST(:puzzles AS json)) WITH ORDINALITY AS p(puzzle, n)
+    SELECT job.id, CAST(p.puzzle ->> 0 AS integer), p.puzzle ->> 1, p.puzzle -> 2, p.puzzle -> 3, :status, 0,
+           :created_at, 0, 0, false, CAST(p.puzzle ->> 4 AS double precision),
+           CAST(p.puzzle ->> 5 AS double precision), p.puzzle ->> 6
+    FROM job, json_array_elements(CAST(:puzzles AS json)) AS p(puzzle)
     RETURNING id, index),
+chunked AS (
+    INSERT INTO chunks (job_id, first, size, kind, options, inputs, estimates, estimated_seconds, status,
+                        attempts, created_at)
+    SELECT job.id, CAST(c.chunk ->> 0 AS integer), CAST(c.chunk ->> 1 AS integer), c.chunk ->> 2,
+           c.chunk -> 3, c.chunk ->> 4, c.chunk ->> 5, CAST(c.chunk ->> 6 AS double precision), :status, 0,
+           :created_at
+    FROM job, json_array_elements(CAST(:chunks AS json)) AS c(chunk)
+    RETURNING id, first),
 counted AS (
     INSERT INTO tallies (kind, name, shard, value)
     SELECT t.kind, t.name, t.shard, t.value
@@ -191,7 +257,8 @@ counted AS (
     ORDER BY t.kind, t.name
     ON CONFLICT (kind, name, shard) DO UPDATE SET value = tallies.value + excluded.value)
 SELECT (SELECT pending FROM backlog), (SELECT jobs FROM backlog),
-       (SELECT array_agg(id ORDER BY index) FROM stored), (SELECT work FROM backlog)
+       (SELECT array_agg(id ORDER BY index) FROM stored), (SELECT work FROM backlog),
+       (SELECT array_agg(id ORDER BY first) FROM chunked)
 """)
 
 
@@ -214,15 +281,23 @@ _INSERT_PUZZLES_ON_SQLITE = text("""
 INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at,
                      parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
                      estimate_basis)
-SELECT :id, p.key, p.value ->> 0, p.value -> 1, p.value -> 2, :status, 0, :created_at, 0, 0, 0,
-       p.value ->> 3, p.value ->> 4, p.value ->> 5
+SELECT :id, p.value ->> 0, p.value ->> 1, p.value -> 2, p.value -> 3, :status, 0, :created_at, 0, 0, 0,
+       p.value ->> 4, p.value ->> 5, p.value ->> 6
 FROM json_each(:puzzles) AS p
 """).bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type))
+_INSERT_CHUNKS_ON_SQLITE = text("""
+INSERT INTO chunks (job_id, first, size, kind, options, inputs, estimates, estimated_seconds, status,
+                    attempts, created_at)
+SELECT :id, c.value ->> 0, c.value ->> 1, c.value ->> 2, c.value -> 3, c.value ->> 4, c.value ->> 5,
+       c.value ->> 6, :status, 0, :created_at
+FROM json_each(:chunks) AS c
+""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type))
+_CHUNK_IDS = text("SELECT id FROM chunks WHERE job_id = :job_id ORDER BY first")
 _PUZZLE_IDS = select(_puzzles.c.id).where(_puzzles.c.job_id == bindparam("job_id")).order_by(_puzzles.c.index)
 
 
 def chunks_of(ids: Sequence[int], costs: Sequence[float], lanes: Lanes) -> list[tuple[list[int], float]]:
-    """The batch's tasks: each one's puzzle ids and estimated seconds."""
+    """Puzzle rows cut into tasks (a retry's): each one's puzzle ids and estimated seconds."""
     out, start = [], 0
     sizes = chunk_sizes(costs, lanes.chunk_spread, lanes.chunk_max, lanes.chunk_seconds, lanes.dear_seconds)
     for size in sizes:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, true, update
 from sqlalchemy.orm import Session
 
+from store import chunks
 from store.costs import work_left
 from store.db import changed_rows, plan_for_each_list
 from store.models import (
@@ -64,6 +65,7 @@ class Reaped:
 
     puzzles: list[int]
     parts: list[int]
+    chunks: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -130,6 +132,9 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
                       .where(WorkerBeat.name.in_(lost.stale_holders), WorkerBeat.held_at < WorkerBeat.since)
                       .values(holding=None).execution_options(synchronize_session=False))
         deadline = t + timedelta(seconds=recovery.queued_stale_seconds)
+        again.chunks = chunks.lost(s, t, lost.silent, lost.stale_before, lost.published_before,
+                                   lost.broker_empty, BATCH)
+        chunks.requeue(s, again.chunks, deadline)
         for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
             if ids:  # held by no worker now, until the new task claims it (so not orphaned again)
                 s.execute(update(model)
@@ -144,6 +149,9 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
     if again.puzzles:
         log.warning("reaper: publishing %d lost puzzle(s) again", len(again.puzzles))
         _publish_by_job(runtime, lost_puzzles, ahead)
+    if again.chunks:
+        log.warning("reaper: publishing %d lost chunk(s) again", len(again.chunks))
+        publish_in_lanes(publisher, sessions, settings.lanes, [], stored=again.chunks)
     if again.parts:
         log.warning("reaper: publishing %d lost subtask(s) again", len(again.parts))
         publish_or_mark_due(publisher, sessions, [[i] for i in again.parts], parts=True, ranks=part_ranks)
