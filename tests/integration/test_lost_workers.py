@@ -12,7 +12,7 @@ import time
 import pytest
 from sqlalchemy import select
 
-from store.models import Job, Puzzle, Subtask
+from store.models import Chunk, Job, Puzzle, Subtask
 from store.publish import SOLVE_CHUNK
 from tests.service.conftest import RecordingPublisher, settings_of
 from tests.services import Stack, process_tree
@@ -87,17 +87,17 @@ def test_a_killed_worker_costs_its_subtask_seconds(stack):
     assert elapsed <= normal + LOST_WORKER_BUDGET, f"took {elapsed:.1f} s"
 
 
-def test_a_worker_killed_in_an_optimistic_chunks_first_half_second(stack, monkeypatch):
-    # 40 puzzles of 50 ms, each estimated below OPTIMISTIC_SECONDS: one task that claims nothing for
-    # its first 0.5 s, published by hand so that it is a single task.
+def test_a_worker_killed_in_a_chunks_first_half_second(stack, monkeypatch):
+    # 40 puzzles of 50 ms, stored as chunks (store.chunks), published by hand: the worker of the
+    # first is killed with it, which comes back dissolved into rows, one a task.
     monkeypatch.setitem(stack.app.extensions, "publisher", RecordingPublisher())
     start = time.monotonic()
     job_id = stack.submit([{"kind": "toy", "puzzle": str(i), "options": {"sleep": 0.05}}
                            for i in range(1, 41)])
-    with stack.app.extensions["sessions"]() as s:
-        ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
+    chunk_id, *others = stack.app.extensions["publisher"].stored
     queue = settings_of(stack.app).lanes.task_queue
-    task = stack.app.extensions["celery"].send_task(SOLVE_CHUNK, args=[ids], queue=queue)
+    task, *_ = [stack.app.extensions["celery"].send_task(SOLVE_CHUNK, args=[[]], kwargs={"chunk_id": i},
+                                                         queue=queue) for i in [chunk_id, *others]]
     deadline = time.monotonic() + 60
     while not (logs := [w for w in stack.workers.procs if f"[{task.id}] received" in w.log.read_text()]):
         assert time.monotonic() < deadline, "the chunk was never received"
@@ -105,7 +105,7 @@ def test_a_worker_killed_in_an_optimistic_chunks_first_half_second(stack, monkey
     time.sleep(0.1)
     (receiver,) = logs
     with stack.app.extensions["sessions"]() as s:
-        assert s.scalar(select(Puzzle.status).where(Puzzle.id == ids[-1])) == "queued", "killed unclaimed"
+        assert s.scalar(select(Chunk.status).where(Chunk.id == chunk_id)) == "running", "killed claimed"
     child = process_tree(receiver.pid)[1]
     kill_worker_of(stack, f"host:{child}:tag")
     job = stack.wait(job_id, timeout=120)
@@ -114,5 +114,7 @@ def test_a_worker_killed_in_an_optimistic_chunks_first_half_second(stack, monkey
     assert job["status"] == "completed" and job["counts"]["solved"] == 40
     assert [r["result"]["sum"] for r in results] == [sum(map(int, str(i))) for i in range(1, 41)]
     assert all(r["attempts"] <= 2 for r in results)
-    print(f"optimistic chunk: normal 2.0 s, with the kill {elapsed:.1f} s")
+    with stack.app.extensions["sessions"]() as s:
+        assert set(s.scalar(select(Chunk.outcome).where(Chunk.id == chunk_id))) == {"l"}, "dissolved"
+    print(f"chunk: normal 2.0 s, with the kill {elapsed:.1f} s")
     assert elapsed <= 40 * 0.05 + LOST_WORKER_BUDGET, f"took {elapsed:.1f} s"

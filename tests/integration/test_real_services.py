@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 import solvers
 from solvers.base import Outcome
-from store.models import Puzzle, WorkerBeat
+from store.models import Chunk, Puzzle, WorkerBeat
 from store.publish import SOLVE_CHUNK
 from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
 from tests.services import process_tree
@@ -66,7 +66,8 @@ def test_a_batch_is_chunked_across_both_workers(real_stack, toy_kind):
     assert [r["result"]["sum"] for r in results[1:]] == [sum(map(int, str(i))) for i in range(1, 400)]
     assert all(r["attempts"] == 1 for r in results)
     with real_stack.app.extensions["sessions"]() as s:
-        workers = set(s.scalars(select(Puzzle.worker).where(Puzzle.job_id == job_id)))
+        # its runs of cheap puzzles are stored as chunks (store.chunks), each written by its worker
+        workers = set(s.scalars(select(Chunk.worker).where(Chunk.job_id == job_id)))
     assert len(workers) == 2, "both worker processes took chunks"
 
 
@@ -106,9 +107,12 @@ def poll(stack, query, found, what: str, timeout: float = 60) -> None:
 
 def test_workers_killed_in_an_optimistic_chunk_then_in_its_claimed_rerun(real_stack, toy_kind, monkeypatch):
     # 40 puzzles of 50 ms, each estimated below OPTIMISTIC_SECONDS: one task that claims nothing
-    # for its first 0.5 s. It is published by hand so that it is a single task.
+    # for its first 0.5 s. They are stored one a task (CHUNK_MAX=1), so as rows, not a chunk, and
+    # published by hand as a single task, as rows of unalike puzzles or a retry's go.
     sessions = real_stack.app.extensions["sessions"]
     monkeypatch.setitem(real_stack.app.extensions, "publisher", RecordingPublisher())
+    one_a_task = settings_of(real_stack.app).replace(CHUNK_MAX=1)
+    monkeypatch.setitem(real_stack.app.extensions, "settings", one_a_task)
     job_id = real_stack.submit([{"kind": "toy", "puzzle": str(i), "options": {"sleep": 0.05}}
                                 for i in range(1, 41)])
     with sessions() as s:

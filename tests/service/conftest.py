@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import case, func, select
+from sqlalchemy import func, select
 
 import solvers
 from service import create_app
-from store import tallies
+from store import chunks, tallies
 from store.models import FINAL, Base, Job, Puzzle, Subtask, Tally
 from store.settings import Settings
 from tests.toykind import TOY
@@ -24,6 +24,7 @@ class RecordingPublisher:
         self.dear_ranks: list[int] = []  # the rank of the call that published each chunk of the dear lane
         self.deliveries: list[tuple[int, int]] = []  # callback deliveries: (id, attempts so far)
         self.part_ranks: list[int | None] = []  # of each group of parts (None: spread by count)
+        self.stored: list[int] = []  # stored chunks (store.chunks) by id
 
     def publish(self, chunks, dear=False, rank=0):
         self.chunks.extend([list(c) for c in chunks])
@@ -38,6 +39,10 @@ class RecordingPublisher:
 
     def publish_deliveries(self, due):
         self.deliveries.extend(due)
+
+    def publish_chunks(self, chunk_ids, rank=0):
+        self.stored.extend(chunk_ids)
+        self.ranks.append(rank)
 
 
 @pytest.fixture
@@ -103,8 +108,47 @@ def claim_part(s, app, subtask_id, worker):
 
 
 def row_counts(app) -> tuple[int, int, int]:
+    """Jobs, puzzles (rows and chunk entries) and subtasks stored."""
     with app.extensions["sessions"]() as s:
-        return tuple(s.scalar(select(func.count()).select_from(t)) for t in (Job, Puzzle, Subtask))
+        jobs_n, subtasks_n = (s.scalar(select(func.count()).select_from(t)) for t in (Job, Subtask))
+        return jobs_n, len(every_puzzle(s)), subtasks_n
+
+
+def every_puzzle(s) -> list[Puzzle]:
+    """Every job's puzzles, its rows and its chunks' entries (store.chunks)."""
+    job_ids = list(s.scalars(select(Job.id)))
+    return list(s.scalars(select(Puzzle))) + [e for job_id in job_ids for e in chunks.entries(s, job_id)]
+
+
+def stored_chunks(app) -> list[int]:
+    """The chunks the recording publisher was given, by id."""
+    return list(app.extensions["publisher"].stored)
+
+
+def run_published(app, worker="w") -> None:
+    """Run everything the recording publisher was given, as a worker would, until nothing new is
+    published (entries that leave their chunk are published as rows); the record is emptied."""
+    from worker import chunk, stored
+
+    publisher = app.extensions["publisher"]
+    runtime = runtime_of(app)
+    while publisher.chunks or publisher.stored:
+        rows, chunk_ids = list(publisher.chunks), list(publisher.stored)
+        publisher.chunks.clear()
+        publisher.stored.clear()
+        publisher.dear.clear()
+        for chunk_id in chunk_ids:
+            stored.run_stored(runtime, chunk_id, worker)
+        for ids in rows:
+            chunk.run_chunk(runtime, ids, worker)
+
+
+def run_chunks(app, worker="w1", publisher=None) -> int:
+    """Run every stored chunk published so far (worker.stored); returns the entries written."""
+    from worker import stored
+
+    runtime = runtime_of(app, publisher)
+    return sum(stored.run_stored(runtime, chunk_id, worker).written for chunk_id in stored_chunks(app))
 
 
 def recount(sessions) -> dict[tuple[str, str], float]:
@@ -119,7 +163,8 @@ def recount(sessions) -> dict[tuple[str, str], float]:
         jobs = s.scalar(select(func.count()).select_from(Job))
         if jobs:
             add("", tallies.JOBS, jobs)
-        for kind, status, solve_ms in s.execute(select(Puzzle.kind, Puzzle.status, Puzzle.solve_ms)):
+        for p in every_puzzle(s):
+            kind, status, solve_ms = p.kind, p.status, p.solve_ms
             add(kind, status, 1)
             if solve_ms is not None:
                 add(kind, tallies.bucket(solve_ms / 1000), 1)
@@ -146,12 +191,17 @@ def assert_tallies_match_rows(sessions) -> None:
 def assert_job_costs_match_rows(sessions) -> None:
     """Each job's predicted sums as counting its puzzles gives them: all of them, their high ends, and
     the finished ones (``done_seconds``, moved with ``pending``: each finish counted once)."""
-    final = Puzzle.status.in_(FINAL)
     with sessions() as s:
-        rows = s.execute(select(Job.id, Job.estimated_seconds, Job.estimated_high, Job.done_seconds,
-                                func.sum(Puzzle.estimated_seconds),
-                                func.sum(Puzzle.estimated_seconds * Puzzle.estimate_factor),
-                                func.sum(case((final, Puzzle.estimated_seconds), else_=0.0)))
-                         .join(Puzzle, Puzzle.job_id == Job.id).group_by(Job.id)).all()
-    for job_id, seconds, high, done, *counted in rows:
-        assert [seconds, high, done] == pytest.approx([float(c or 0.0) for c in counted], abs=1e-9), job_id
+        jobs_of = {row.id: row for row in s.execute(select(Job.id, Job.estimated_seconds, Job.estimated_high,
+                                                           Job.done_seconds))}
+        counted: dict[str, list[float]] = {}
+        for p in every_puzzle(s):
+            sums = counted.setdefault(p.job_id, [0.0, 0.0, 0.0])
+            seconds = p.estimated_seconds or 0.0
+            sums[0] += seconds
+            sums[1] += seconds * (p.estimate_factor or 0.0)
+            sums[2] += seconds if p.status in FINAL else 0.0
+    for job_id, sums in counted.items():
+        job = jobs_of[job_id]
+        stored = [job.estimated_seconds, job.estimated_high, job.done_seconds]
+        assert stored == pytest.approx(sums, abs=1e-9), job_id

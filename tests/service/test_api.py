@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 import solvers
 from store.models import SOLVED, Job, Puzzle, Subtask
 from store.submit import chunk_sizes
-from tests.service.conftest import row_counts
+from tests.service.conftest import row_counts, run_chunks, stored_chunks
 
 SUM = {"kind": "toy", "puzzle": "123"}
 
@@ -21,9 +21,12 @@ def mark_solved(app, index):
         s.execute(update(Job).values(pending=Job.pending - 1))
 
 
-def submit(client, n=3, **kw):
-    body = {"label": "t", "puzzles": [{"kind": "toy", "puzzle": str(i + 1)} for i in range(n)]}
-    return client.post("/api/v1/jobs", json=body, **kw)
+def submit(client, n=3, dear=0, **kw):
+    """A job of ``n`` cheap toy puzzles (stored as one chunk, store.chunks) and ``dear`` more, each
+    predicted dear (stored as a row and published alone)."""
+    items = [{"kind": "toy", "puzzle": str(i + 1)} for i in range(n)]
+    items += [{"kind": "toy", "puzzle": str(n + i + 1), "options": {"sleep": 2.0}} for i in range(dear)]
+    return client.post("/api/v1/jobs", json={"label": "t", "puzzles": items}, **kw)
 
 
 def test_submit_stores_publishes_and_answers_202(client, app):
@@ -36,9 +39,18 @@ def test_submit_stores_publishes_and_answers_202(client, app):
     assert job["counts"] == {"queued": 5, "running": 0, "solved": 0, "no_solution": 0, "failed": 0,
                              "cancelled": 0}
     assert job["progress"] == 0.0 and job["finished_at"] is None and job["created_at"].endswith("Z")
-    published = [i for chunk in app.extensions["publisher"].chunks for i in chunk]
-    assert len(published) == 5 and len(set(published)) == 5
+    # Five cheap puzzles: one stored chunk, published once, and no puzzle row.
+    assert len(stored_chunks(app)) == 1 and app.extensions["publisher"].chunks == []
     assert row_counts(app) == (1, 5, 0)
+    with app.extensions["sessions"]() as s:
+        assert s.scalar(select(func.count()).select_from(Puzzle)) == 0
+
+
+def test_a_dear_puzzle_is_a_row_published_alone_beside_the_chunk_of_the_cheap_ones(client, app):
+    submit(client, 2, dear=1)
+    publisher = app.extensions["publisher"]
+    assert len(stored_chunks(app)) == 1 and len(publisher.dear) == 1 and len(publisher.dear[0]) == 1
+    assert row_counts(app) == (1, 3, 0)
 
 
 def test_options_are_stored_with_defaults_filled_in(client, app):
@@ -52,9 +64,11 @@ def test_options_are_stored_with_defaults_filled_in(client, app):
 
 
 def test_get_job_puzzles_and_one_puzzle(client, app):
-    job = submit(client, 5).json
-    mark_solved(app, 1)
-    assert client.get(f"/api/v1/jobs/{job['id']}").json["counts"]["solved"] == 1
+    job = submit(client, 4, dear=1).json
+    assert client.get(f"/api/v1/jobs/{job['id']}/puzzles/1").json["status"] == "queued"
+    assert run_chunks(app) == 4
+    mark_solved(app, 4)  # the dear one's row
+    assert client.get(f"/api/v1/jobs/{job['id']}").json["counts"]["solved"] == 5
     one = client.get(f"/api/v1/jobs/{job['id']}/puzzles/1")
     assert one.status_code == 200
     assert one.json["status"] == "solved" and one.json["result"] == {"sum": 2} and one.json["kind"] == "toy"
@@ -94,8 +108,8 @@ def test_bad_cursor_and_limit(client):
 
 
 def test_cancel_marks_unfinished_puzzles(client, app):
-    job = submit(client, 3).json
-    mark_solved(app, 0)
+    job = submit(client, 2, dear=1).json
+    mark_solved(app, 2)  # the dear one's row; the two cheap ones are still queued in their chunk
     r = client.post(f"/api/v1/jobs/{job['id']}/cancel")
     assert r.status_code == 202
     assert r.json["status"] == "cancelled" and r.json["progress"] == 1.0
@@ -137,7 +151,7 @@ def test_idempotency_key_replays_or_conflicts(client, app):
     other = submit(client, 3, headers={"Idempotency-Key": "k1"})
     assert other.status_code == 409 and other.mimetype == "application/problem+json"
     assert row_counts(app) == (1, 2, 0)
-    assert sum(map(len, app.extensions["publisher"].chunks)) == 2  # published once, not on replay
+    assert len(stored_chunks(app)) == 1  # published once, not on replay
 
 
 def test_tokens_required_and_jobs_private(make_app, toy):
@@ -255,7 +269,7 @@ def test_delete_a_finished_job_or_409_until_it_is_cancelled(client, app):
 
 
 def test_a_completed_job_is_deleted_with_its_subtasks(client, app):
-    job = submit(client, 2).json
+    job = submit(client, 0, dear=2).json
     with app.extensions["sessions"]() as s, s.begin():
         pid = s.scalars(select(Puzzle.id).where(Puzzle.job_id == job["id"])).first()
         s.add(Subtask(puzzle_id=pid, index=0, payload={}, status="solved", attempts=1))

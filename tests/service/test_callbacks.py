@@ -15,7 +15,7 @@ import pytest
 from store import deliveries, webhooks
 from store.models import now
 from tests.callback_server import CallbackServer
-from tests.service.conftest import row_counts, runtime_of
+from tests.service.conftest import row_counts, run_published, runtime_of
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
 from worker import webhooks as sending
 from worker.chunk import run_chunk
@@ -45,8 +45,7 @@ def finished_job(app, client, url: str) -> dict:
     """A job with a callback to ``url``, run to the end by the in-process worker."""
     r = client.post("/api/v1/jobs", json={"puzzles": ITEMS, "callback_url": url})
     assert r.status_code == 202, r.json
-    run_chunk(runtime_of(app), published(app), "w")
-    app.extensions["publisher"].chunks.clear()
+    run_published(app)
     return client.get(f"/api/v1/jobs/{r.json['id']}").json
 
 

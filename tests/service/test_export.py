@@ -12,6 +12,7 @@ from sqlalchemy import update
 
 from service import export
 from store.models import FAILED, SOLVED, Job, Puzzle
+from tests.service.conftest import run_published
 
 
 def submit(client, puzzles, **kw):
@@ -29,7 +30,9 @@ def finish(app, index, status=SOLVED, result=None, stats=None, error=None):
 
 def test_jsonl_has_every_puzzle_in_batch_order_across_pages(client, app, monkeypatch):
     monkeypatch.setattr(export, "PAGE", 3)  # several pages of rows for ten puzzles
-    job = submit(client, [{"kind": "toy", "puzzle": str(i + 1)} for i in range(10)])
+    # predicted dear: a row each, which ``finish`` writes as a worker would
+    job = submit(client, [{"kind": "toy", "puzzle": str(i + 1), "options": {"sleep": 2.0}}
+                          for i in range(10)])
     finish(app, 4, result={"sum": 5}, stats={"elapsed_ms": 0.5})
     finish(app, 7, FAILED, error="toy solver crashed on purpose")
     r = client.get(f"/api/v1/jobs/{job}/results")
@@ -42,6 +45,22 @@ def test_jsonl_has_every_puzzle_in_batch_order_across_pages(client, app, monkeyp
     assert rows[7]["status"] == "failed" and rows[7]["error"] == "toy solver crashed on purpose"
     assert rows[0] == {"index": 0, "kind": "toy", "status": "queued", "result": None, "stats": None,
                        "error": None}
+
+
+def test_the_entries_of_chunks_export_with_rows_in_batch_order_across_pages(client, app, monkeypatch):
+    monkeypatch.setattr(export, "PAGE", 3)
+    items = [{"kind": "toy", "puzzle": str(i + 1)} for i in range(4)]
+    items += [{"kind": "toy", "puzzle": "5", "options": {"sleep": 2.0}}]  # a row between chunks
+    items += [{"kind": "toy", "puzzle": str(i + 1)} for i in range(5, 9)]
+    job = submit(client, items)
+    assert len(app.extensions["publisher"].stored) == 2  # a chunk on either side of the row
+    run_published(app)
+    finish(app, 4, result={"sum": 5}, stats={"elapsed_ms": 0.5})
+    lines = client.get(f"/api/v1/jobs/{job}/results").data.decode().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [r["index"] for r in records] == list(range(9))
+    assert [r["status"] for r in records] == ["solved"] * 9
+    assert [r["result"] for r in records] == [{"sum": i + 1} for i in range(9)]
 
 
 def test_csv_has_the_answer_and_the_kinds_stats_columns(client, app):

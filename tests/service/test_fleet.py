@@ -15,7 +15,7 @@ from celery import Celery
 from sqlalchemy import update
 
 from service import auth
-from store import broker, depth
+from store import broker, chunks, depth
 from store import rows as puzzle_rows
 from store.models import WorkerBeat, now
 from store.publish import CeleryPublisher
@@ -23,7 +23,7 @@ from tests.service.conftest import claim_part, settings_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements run on both databases
 from tests.worker.test_chunk import ids_of, post, toys
 from tests.worker.test_parts import fan_out, toy_item
-from worker import chunk, heartbeat
+from worker import heartbeat, stored
 from worker.runtime import Runtime
 
 OPERATOR = "op-Zq3-secret"
@@ -119,13 +119,15 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
     beat(app, cheap, ["puzzles"])
     beat(app, both, ["puzzles", "puzzles.dear"])
     beat(app, dead, ["puzzles.dear"], seconds_ago=settings_of(app).recovery.worker_silent_seconds + 5)
-    done_job = post(app, toys("1", "2", "3"))
-    assert chunk.run_chunk(runtime(app), ids_of(app, done_job), cheap).written == 3
-    held_job = post(app, toys("4", "5", "6", "7"))
-    a, b, c, d = ids_of(app, held_job)
+    sent = app.extensions["publisher"]
+    post(app, toys("1", "2", "3"))  # a chunk (store.chunks), solved by the cheap worker
+    assert stored.run_stored(runtime(app), sent.stored.pop(), cheap).written == 3
+    held_job = post(app, toys("4", "5", sleep=2.0))  # predicted dear: a row each
+    chunk_job = post(app, toys("6", "7"))
+    a, b = ids_of(app, held_job)
     with app.extensions["sessions"]() as s, s.begin():
         puzzle_rows.claim(s, [a, b], both, now() + timedelta(minutes=5))
-        puzzle_rows.hold(s, cheap, [c, d])  # an optimistic chunk: queued, no claim names it
+        assert chunks.claim(s, sent.stored.pop(), cheap, now() + timedelta(minutes=5)) is not None
     split_job, _p, parts = fan_out(app, toy_item("1234567", split=4))
     beat(app, "coordinator", ["puzzles.dear"])
     with app.extensions["sessions"]() as s, s.begin():
@@ -138,7 +140,7 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
     assert (w["queues"], w["lane"]) == (["puzzles"], "cheap")
     assert w["alive"] and 0 <= w["heartbeat_age_seconds"] < 5
     assert w["done_last_minute"] == 3
-    assert w["holding"] == [{"job_id": held_job, "puzzles": 2, "parts": 0}]
+    assert w["holding"] == [{"job_id": chunk_job, "puzzles": 2, "parts": 0}]
     assert seen[both]["lane"] == "both" and seen[both]["done_last_minute"] == 0
     assert seen[both]["holding"] == [{"job_id": held_job, "puzzles": 2, "parts": 0}]
     assert seen[dead]["lane"] == "dear" and not seen[dead]["alive"]
@@ -200,8 +202,9 @@ def test_an_empty_queue_has_no_oldest_message(app):
 
 def test_puzzles_out_counts_every_final_status_within_the_minute(app):
     beat(app, "h1:1:aaaa", ["puzzles"])
-    job = post(app, toys("1", "2", "3"))
-    assert chunk.run_chunk(runtime(app), ids_of(app, job)[:2], "h1:1:aaaa").written == 2
+    job = post(app, toys("1", "2") + toys("3", sleep=2.0))  # a chunk of two and a row
+    sent = app.extensions["publisher"]
+    assert stored.run_stored(runtime(app), sent.stored.pop(), "h1:1:aaaa").written == 2
     assert app.test_client().post(f"/api/v1/jobs/{job}/cancel").status_code == 202
     body = app.test_client().get("/api/v1/queues").json
     assert (body["puzzles_in"], body["puzzles_out"]) == (3, 3)

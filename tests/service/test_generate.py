@@ -9,7 +9,7 @@ import pytest
 
 import solvers
 from solvers.sudoku import grade, making
-from tests.service.conftest import row_counts, runtime_of
+from tests.service.conftest import row_counts, run_published, runtime_of
 from worker.chunk import run_chunk
 
 EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -33,12 +33,15 @@ def generated(app, client, request: dict, split=None, kind: str = "sudoku") -> l
     (the ids cut into tasks of that size, last first)."""
     job = client.post("/api/v1/jobs", json={"puzzles": [{"kind": kind, "generate": request}]})
     assert job.status_code == 202, job.json
-    tasks = chunks(app)
-    if split is not None:
-        ids = [i for task in tasks for i in task]
-        tasks = [ids[k:k + split] for k in range(0, len(ids), split)][::-1]
-    for task in tasks:
-        run_chunk(runtime_of(app), task, "w")
+    if split is None:
+        run_published(app)
+    else:  # its puzzles put back as rows (cancelled, retried), run in tasks of ``split`` ids, last first
+        client.post(f"/api/v1/jobs/{job.json['id']}/cancel")
+        app.extensions["publisher"].stored.clear()
+        assert client.post(f"/api/v1/jobs/{job.json['id']}/retry").status_code == 202
+        ids = [i for task in chunks(app) for i in task]
+        for task in [ids[k:k + split] for k in range(0, len(ids), split)][::-1]:
+            run_chunk(runtime_of(app), task, "w")
     state = client.get(f"/api/v1/jobs/{job.json['id']}").json
     assert state["status"] == "completed" and state["counts"]["solved"] == request["count"], state
     items = client.get(f"/api/v1/jobs/{job.json['id']}/puzzles?limit=500").json["items"]
@@ -148,8 +151,7 @@ def test_explain_returns_the_graders_steps_with_the_solution(app, client):
     hard = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4.."
     items = [{"kind": "sudoku", "puzzle": p, "options": {"explain": True}} for p in (EASY, hard)]
     job = client.post("/api/v1/jobs", json={"puzzles": items}).json
-    for task in chunks(app):
-        run_chunk(runtime_of(app), task, "w")
+    run_published(app)
     easy_result, hard_result = [p["result"] for p in
                                 client.get(f"/api/v1/jobs/{job['id']}/puzzles").json["items"]]
     told = easy_result["explanation"]
@@ -177,7 +179,6 @@ def test_spokes_and_sliding_generate_items_make_rows_that_solve_as_posted(app, c
     posted = client.post("/api/v1/jobs", json={"puzzles": [{"kind": kind, "puzzle": r["puzzle"]}
                                                            for r in results]})
     assert posted.status_code == 202, posted.json
-    for task in chunks(app):
-        run_chunk(runtime_of(app), task, "w")
+    run_published(app)
     state = client.get(f"/api/v1/jobs/{posted.json['id']}").json
     assert state["counts"]["solved"] == len(results), state

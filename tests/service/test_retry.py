@@ -10,7 +10,7 @@ from store import rows as puzzle_rows
 from store.models import Job, Puzzle, Subtask, now
 from store.results import write
 from store.rows import Result
-from tests.service.conftest import runtime_of, settings_of, stored_tallies
+from tests.service.conftest import run_published, runtime_of, settings_of, stored_tallies
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
 from worker.chunk import run_chunk
 
@@ -30,8 +30,7 @@ def solved_with_failures(app, client, crash=(1, 3, 4), n=6) -> dict:
     """A job of ``n`` toy puzzles, those at ``crash`` failing, run to the end by a worker."""
     items = [{"kind": "toy", "puzzle": str(i + 1), "options": {"crash": i in crash}} for i in range(n)]
     job = client.post("/api/v1/jobs", json={"puzzles": items}).json
-    run_chunk(runtime_of(app), published(app), "w")
-    app.extensions["publisher"].chunks.clear()
+    run_published(app)
     got = client.get(f"/api/v1/jobs/{job['id']}").json
     assert got["status"] == "completed" and got["counts"]["failed"] == len(crash)
     return got

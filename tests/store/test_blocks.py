@@ -5,11 +5,10 @@ import math
 
 from sqlalchemy import select
 
-from store import blocks, fastjson
-from store.models import Puzzle
-from tests.service.conftest import runtime_of
+from store import blocks, chunks, fastjson
+from store.models import Chunk, ResultBlock
+from tests.service.conftest import run_chunks
 from tests.worker.conftest import as_read
-from worker import chunk
 
 
 def test_fastjson_takes_what_orjson_refuses():
@@ -20,19 +19,17 @@ def test_fastjson_takes_what_orjson_refuses():
     assert fastjson.dumps(plain) == json.dumps(plain, separators=(",", ":"))
 
 
-def test_a_chunk_stores_its_answers_in_a_block_per_write_and_each_row_points_at_its_own(app, client):
-    # A write per group of results alike (store.results): the two solved in one run share theirs.
+def test_a_chunk_stores_its_answers_in_one_block_in_the_order_of_its_entries(app, client):
     items = [{"kind": "toy", "puzzle": d} for d in ("12", "0", "34")]
     job_id = client.post("/api/v1/jobs", json={"puzzles": items}).json["id"]
     sessions = app.extensions["sessions"]
+    assert run_chunks(app) == 3
     with sessions() as s:
-        ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
-    chunk.run_chunk(runtime_of(app, app.extensions["publisher"]), ids, "w")
-    with sessions() as s:
-        rows = list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
-        assert rows[0].block_id == rows[2].block_id != rows[1].block_id
-        assert None not in {p.block_id for p in rows}
-        assert all(p.result is None and p.stats is None for p in rows)  # the columns stay empty
+        (block_id,) = s.scalars(select(Chunk.block_id).where(Chunk.job_id == job_id))
+        assert json.loads(s.scalar(select(ResultBlock.outcomes).where(ResultBlock.id == block_id)))[0][0] == \
+            {"sum": 3}
+        rows = chunks.entries(s, job_id)
+        assert {p.block_id for p in rows} == {block_id}
         read = as_read(s, rows)
     assert [p.result for p in read] == [{"sum": 3}, None, {"sum": 7}]
     items = client.get(f"/api/v1/jobs/{job_id}/puzzles").json["items"]
@@ -45,14 +42,13 @@ def test_a_chunk_stores_its_answers_in_a_block_per_write_and_each_row_points_at_
 def test_answers_decodes_each_block_once_and_keeps_the_cache(app, client, monkeypatch):
     job_id = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "5"}] * 4}).json["id"]
     sessions = app.extensions["sessions"]
+    assert run_chunks(app) == 4
     with sessions() as s:
-        ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
-    chunk.run_chunk(runtime_of(app, app.extensions["publisher"]), ids, "w")
+        rows = chunks.entries(s, job_id)
     decoded = []
     monkeypatch.setattr(blocks.fastjson, "loads", lambda text: decoded.append(text) or json.loads(text))
     cache: dict = {}
     with sessions() as s:
-        rows = list(s.scalars(select(Puzzle).where(Puzzle.job_id == job_id)))
         first = blocks.answers(s, rows[:2], cache)
         second = blocks.answers(s, rows[2:], cache)
     assert len(decoded) == 1 and list(cache) == [rows[0].block_id]

@@ -15,7 +15,7 @@ from store import jobs, notices
 from store.models import COMPLETED, SOLVED, Job, Puzzle, now
 from tests.service.conftest import runtime_of
 from tests.services import postgres_url  # noqa: F401  the fixture, for database_url below
-from worker import chunk
+from worker import chunk, stored
 
 pytestmark = pytest.mark.integration
 
@@ -166,16 +166,21 @@ def test_the_write_that_completes_a_job_sends_its_notice_at_the_commit(app, hear
     client = app.test_client()
     one, two = (client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": p} for p in pair]})
                 .json["id"] for pair in (("1", "2"), ("3", "4")))
-    first, second = job_ids_of(app, two)
+    lone = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "5"}]}).json["id"]
     sessions, publisher = app.extensions["sessions"], app.extensions["publisher"]
-    chunk.run_chunk(runtime_of(app, publisher), [*job_ids_of(app, one), first], "w1")
-    assert heard(NEVER) == [one]  # the job it completed; job two is still running
+    first, second = publisher.stored  # a chunk each (store.chunks)
+    runtime = runtime_of(app, publisher)
+    stored.run_stored(runtime, first, "w1")
+    assert heard(NEVER) == [one]  # the job it completed
     with sessions() as s:  # what a waiter woken by it reads
         assert s.get(Job, one).status == COMPLETED and s.get(Job, two).status != COMPLETED
-    chunk.run_chunk(runtime_of(app, publisher), [second], "w1")
+    stored.run_stored(runtime, second, "w1")
     assert heard(NEVER) == [two]
-    chunk.run_chunk(runtime_of(app, publisher), [*job_ids_of(app, one), first, second], "w1")
-    assert heard(0.2) == []  # the chunk again (a redelivery): nothing written, no notice
+    chunk.run_chunk(runtime, job_ids_of(app, lone), "w1")  # a job of one puzzle: its row
+    assert heard(NEVER) == [lone]
+    stored.run_stored(runtime, first, "w1", redelivered=True)
+    chunk.run_chunk(runtime, job_ids_of(app, lone), "w1")
+    assert heard(0.2) == []  # again (redeliveries): nothing written, no notice
 
 
 def test_a_notice_goes_out_only_when_its_transaction_commits(app, heard):

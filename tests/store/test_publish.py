@@ -10,7 +10,7 @@ from sqlalchemy import select, update
 
 import solvers
 from solvers.base import Estimate
-from store.models import Job, Puzzle, Subtask, now
+from store.models import Chunk, Job, Puzzle, Subtask, now
 from store.publish import PRIORITIES, SOLVE_CHUNK, CeleryPublisher, dear_levels, ids_repr, priorities
 from store.settings import Settings
 from store.submit import chunk_sizes
@@ -44,15 +44,26 @@ def test_a_broker_failure_does_not_lose_the_job(make_app, toy):
         def publish(self, chunks, dear=False, rank=0):
             raise ConnectionError("broker down")
 
+        def publish_chunks(self, chunk_ids, rank=0):
+            raise ConnectionError("broker down")
+
     app = make_app()
     app.extensions["publisher"] = Down()
-    r = app.test_client().post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "12"}] * 3})
+    dear = {"kind": "toy", "puzzle": "1", "options": {"sleep": 2.0}}
+    items = [{"kind": "toy", "puzzle": "12"}] * 3 + [dear]
+    r = app.test_client().post("/api/v1/jobs", json={"puzzles": items})
     assert r.status_code == 202  # stored, so accepted: the reaper publishes it once the broker is back
+    with app.extensions["sessions"]() as s:  # marked due at once, not after QUEUED_STALE_SECONDS
+        dated = [*s.scalars(select(Puzzle.deadline)), *s.scalars(select(Chunk.deadline))]
+        assert len(dated) == 2 and all(d is not None for d in dated)
     with app.extensions["sessions"]() as s, s.begin():
-        s.execute(update(Puzzle).values(deadline=now() - timedelta(seconds=1)))
+        for model in (Puzzle, Chunk):
+            s.execute(update(model).values(deadline=now() - timedelta(seconds=1)))
     again = RecordingPublisher()
-    assert len(reaper.reap(runtime_of(app, again)).puzzles) == 3
+    reaped = reaper.reap(runtime_of(app, again))
+    assert len(reaped.puzzles) == 1 and len(reaped.chunks) == 1
     assert sorted(i for chunk in again.chunks for i in chunk) == sorted(puzzle_ids(app))
+    assert again.stored == reaped.chunks
 
 
 def puzzle_ids(app):
@@ -85,13 +96,18 @@ def test_a_dear_puzzle_goes_alone_to_the_dear_lane_and_cheap_ones_in_tasks_of_de
     r = app.test_client().post("/api/v1/jobs", json={"puzzles": [
         {"kind": "toy", "puzzle": str(i + 1), "options": {"sleep": s}} for i, s in enumerate(sleeps)]})
     assert r.status_code == 202
-    ids = puzzle_ids(app)
     sent = app.extensions["publisher"]
-    assert sent.dear == [[ids[3]]]
-    cheap = [c for c in sent.chunks if c not in sent.dear]
-    assert sorted(i for c in cheap for i in c) == ids[:3] + ids[4:]
+    with app.extensions["sessions"]() as s:
+        rows = {p.id: p.index for p in s.scalars(select(Puzzle))}
+        stored = {c.id: (c.first, c.size, c.estimated_seconds) for c in s.scalars(select(Chunk))}
+    dear = [rows[i] for task in sent.dear for i in task]
+    cheap_rows = [rows[i] for task in sent.chunks if task not in sent.dear for i in task]
+    assert dear == [3] and len(sent.dear) == 1
+    # The cheap ones: chunks (runs of more than one), and a row for a task of one.
+    covered = sorted(cheap_rows + [first + k for first, size, _ in stored.values() for k in range(size)])
+    assert covered == [0, 1, 2, *range(4, 14)] and sorted(sent.stored) == sorted(stored)
     # 3.9 s of work would make tasks of 0.24 s or more; those of 0.3 s go one by one, never 4 at once.
-    assert all(sum(sleeps[ids.index(i)] for i in c) <= 1.0 for c in cheap)
+    assert all(seconds <= 1.0 for _first, _size, seconds in stored.values())
 
 
 def test_a_clients_next_job_ranks_behind_its_unfinished_ones(make_app, toy):

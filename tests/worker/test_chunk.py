@@ -1,5 +1,8 @@
-"""Chunk tasks on SQLite (and PostgreSQL with -m integration): claiming, solving, verifying, bulk writes,
-exactly-once, reaper."""
+"""Tasks of puzzle rows (worker.chunk) on SQLite (and PostgreSQL with -m integration): claiming,
+solving, verifying, bulk writes, exactly-once, reaper. The jobs here are cut one puzzle a task
+(CHUNK_MAX=1), so that every puzzle is a row (a run of cheap puzzles in one task is stored as a
+chunk instead, tests/worker/test_stored.py); a test hands a task several rows, as a task of unalike
+puzzles, a retry or a dissolved chunk's rows come."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from store.db import changed_rows, is_postgresql
 from store.models import Job, Puzzle, ResultBlock, lock_job, now
 from tests.service.conftest import RecordingPublisher, plans_of, runtime_of, settings_of
 from tests.worker.conftest import as_read
-from worker import chunk, outcome, reaper
+from worker import chunk, outcome, reaper, stored
 
 
 class EagerPublisher:
@@ -36,10 +39,14 @@ class EagerPublisher:
             self.chunks.append(list(ids))
             chunk.run_chunk(runtime_of(self.app, self), ids, "eager")
 
+    def publish_chunks(self, chunk_ids, rank=0):
+        for chunk_id in chunk_ids:
+            stored.run_stored(runtime_of(self.app, self), chunk_id, "eager")
+
 
 @pytest.fixture
 def app(make_app, toy):
-    return make_app(PUZZLE_TIME_LIMIT=5.0)
+    return make_app(PUZZLE_TIME_LIMIT=5.0, CHUNK_MAX=1)
 
 
 def post(app, items, **kw):
@@ -383,29 +390,6 @@ def test_reaper_publishes_lost_puzzles_and_fails_those_past_the_cap(app):
     assert pc.status == "queued"
     assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == []
     assert job_row(app, job_id).pending == 2
-
-
-def test_eager_end_to_end_through_the_api(app):
-    # several tasks, though the toy puzzles cost nothing
-    app.extensions["settings"] = settings_of(app).replace(CHUNK_SECONDS=1e-5)
-    publisher = EagerPublisher(app)
-    app.extensions["publisher"] = publisher
-    client = app.test_client()
-    accepted = client.post("/api/v1/jobs", json={"puzzles": toys(*[str(i) for i in range(40)])})
-    assert accepted.status_code == 202
-    # The answer is the job as stored, not read again after publishing (here, solving) it.
-    assert accepted.json["status"] == "queued" and accepted.json["counts"]["queued"] == 40
-    job_id = accepted.json["id"]
-    job = client.get(f"/api/v1/jobs/{job_id}").json
-    assert job["status"] == "completed"
-    assert job["counts"]["solved"] == 39 and job["counts"]["no_solution"] == 1
-    assert [len(c) for c in publisher.chunks] == [10] * 4  # 1e-5 s of work per task
-    items = client.get(f"/api/v1/jobs/{job_id}/puzzles?limit=100").json["items"]
-    assert [p["result"] for p in items[1:]] == [{"sum": sum(map(int, str(i)))} for i in range(1, 40)]
-    metrics = client.get("/metrics").get_data(as_text=True)
-    assert 'puzzle_queue_puzzles_finished_total{kind="toy",status="solved"} 39.0' in metrics
-    assert 'puzzle_queue_solve_seconds_count{kind="toy"} 40.0' in metrics
-    assert "puzzle_queue_jobs_submitted_total 1.0" in metrics
 
 
 def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch):

@@ -22,7 +22,8 @@ from worker import chunk, heartbeat, reaper
 
 @pytest.fixture
 def app(make_app, toy, database_url):
-    return make_app(DATABASE_URL=database_url, PUZZLE_TIME_LIMIT=5.0)
+    """One puzzle a task, so every puzzle is a row (a lost chunk's reaping: tests/worker/test_stored.py)."""
+    return make_app(DATABASE_URL=database_url, PUZZLE_TIME_LIMIT=5.0, CHUNK_MAX=1)
 
 
 class Broker(RecordingPublisher):

@@ -15,7 +15,7 @@ from store.models import Puzzle
 from store.rows import Assigned
 from tests.service.conftest import plans_of, runtime_of, settings_of
 from tests.toykind import TOY
-from worker import chunk, outcome
+from worker import chunk, outcome, stored
 from worker.limits import PuzzleTimeout, alarms_raise_timeout, time_limit, watching
 
 # Korf's first 15-puzzle by IDA* with the Manhattan distance alone: minutes in the compiled kernel.
@@ -112,8 +112,9 @@ def test_a_predicted_limit_counts_cpu_seconds_not_the_wall_time_of_a_loaded_mach
 
 def test_a_run_predicted_wrong_is_stopped_at_its_predicted_limit_and_solved_one_by_one(make_app, monkeypatch):
     # Three puzzles predicted at 1 ms each go through one solve_batch call; each spins 0.3 CPU s.
+    # One puzzle a task (CHUNK_MAX=1), so that they are rows, handed to one task here.
     monkeypatch.setitem(solvers.KINDS, "toy", predicted_at(0.001))
-    app = make_app(PUZZLE_TIME_LIMIT=5.0, PREDICTION_TIME_FACTOR=5.0, PREDICTION_TIME_FLOOR=0.2)
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, PREDICTION_TIME_FACTOR=5.0, PREDICTION_TIME_FLOOR=0.2, CHUNK_MAX=1)
     r = app.test_client().post("/api/v1/jobs", json={"puzzles": [
         {"kind": "toy", "puzzle": str(i), "options": {"spin": 0.3}} for i in (1, 2, 3)]})
     with app.extensions["sessions"]() as s:
@@ -121,5 +122,25 @@ def test_a_run_predicted_wrong_is_stopped_at_its_predicted_limit_and_solved_one_
     chunk.run_chunk(runtime_of(app), ids, "w")
     items = app.test_client().get(f"/api/v1/jobs/{r.json['id']}/puzzles").json["items"]
     # The run stopped at 0.2 s (not PUZZLE_TIME_LIMIT's 5 s); alone, each ran past its own limit.
+    assert [p["status"] for p in items] == ["failed"] * 3
+    assert all(p["error"].startswith("exceeded its time limit of 0.2 CPU s: it ran past") for p in items)
+
+
+def test_a_chunk_predicted_wrong_is_stopped_at_its_predicted_limit_and_its_entries_leave(make_app,
+                                                                                       monkeypatch):
+    # The same three stored as a chunk (store.chunks): its solve_batch call is stopped at 0.2 CPU s
+    # (run whole, the three would be solved in 0.9), so each leaves for a row and fails alone.
+    monkeypatch.setitem(solvers.KINDS, "toy", predicted_at(0.001))
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, PREDICTION_TIME_FACTOR=5.0, PREDICTION_TIME_FLOOR=0.2)
+    r = app.test_client().post("/api/v1/jobs", json={"puzzles": [
+        {"kind": "toy", "puzzle": str(i), "options": {"spin": 0.3}} for i in (1, 2, 3)]})
+    (chunk_id,) = app.extensions["publisher"].stored
+    report = stored.run_stored(runtime_of(app), chunk_id, "w")
+    with app.extensions["sessions"]() as s:
+        ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == r.json["id"]).order_by(Puzzle.index)))
+    assert (report.written, report.left, app.extensions["publisher"].chunks) == (0, ids, [[i] for i in ids])
+    for i in ids:
+        chunk.run_chunk(runtime_of(app), [i], "w")
+    items = app.test_client().get(f"/api/v1/jobs/{r.json['id']}/puzzles").json["items"]
     assert [p["status"] for p in items] == ["failed"] * 3
     assert all(p["error"].startswith("exceeded its time limit of 0.2 CPU s: it ran past") for p in items)

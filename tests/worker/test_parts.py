@@ -15,11 +15,12 @@ from sqlalchemy import func, select, update
 
 import solvers
 from solvers.base import stop_flag
-from store.models import Job, Puzzle, Subtask, now
+from store import jobs
+from store.models import Job, Subtask, now
 from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of
 from tests.worker.conftest import as_read
 from tests.worker.test_limits import predicted_at
-from worker import chunk, reaper
+from worker import chunk, reaper, stored
 from worker import parts as worker_parts
 from worker.limits import Watch
 
@@ -41,6 +42,11 @@ class EagerPublisher(RecordingPublisher):
         for ids in groups:
             worker_parts.run_parts(runtime_of(self.app), ids, "eager")
 
+    def publish_chunks(self, chunk_ids, rank=0):
+        super().publish_chunks(chunk_ids, rank)
+        for chunk_id in chunk_ids:
+            stored.run_stored(runtime_of(self.app, self), chunk_id, "eager")
+
 
 @pytest.fixture
 def app(make_app, toy):
@@ -58,8 +64,9 @@ def submit(app, items):
 
 
 def puzzle_row(app, job_id, index=0):
+    """The puzzle's row, or its entry in a chunk (store.chunks), as readers see it."""
     with app.extensions["sessions"]() as s:
-        return as_read(s, [s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))])[0]
+        return as_read(s, [jobs.get_puzzle(s, job_id, index)])[0]
 
 
 def subtasks(app, puzzle_id):

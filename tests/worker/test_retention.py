@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select, update
 
+import solvers
+from solvers import base
 from solvers.base import stop_flag
 from store import jobs
-from store.models import Job, Puzzle, ResultBlock, Subtask, now
+from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, now
 from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of, stored_tallies
 from tests.worker.test_chunk import read_one, write
-from worker import chunk, reaper, retention
+from worker import chunk, reaper, retention, stored
 from worker import parts as worker_parts
 from worker.limits import Watch
 
@@ -71,7 +74,10 @@ def test_jobs_finished_past_the_retention_are_purged_and_the_rest_kept(app):
     before = stored_tallies(app.extensions["sessions"])
     assert reaper.reap_if_due(runtime_of(app, RecordingPublisher()), True) is not None
     assert job_ids(app) == {recent, unfinished}
-    assert count(app, Puzzle) == 3 and all(puzzle_ids(app, j) == [] for j in old)
+    # the recent job's puzzle is a row, the unfinished job's two are a chunk (store.chunks)
+    assert count(app, Puzzle) == 1 and all(puzzle_ids(app, j) == [] for j in old)
+    with app.extensions["sessions"]() as s:
+        assert list(s.scalars(select(Chunk.job_id))) == [unfinished], "the old job's chunk went with it"
     assert stored_tallies(app.extensions["sessions"]) == before  # counters keep what they counted
 
 
@@ -106,7 +112,9 @@ def test_each_transaction_deletes_about_a_batch_of_puzzles_oldest_first(app, mon
     assert count(app, Job) == 0 and count(app, Puzzle) == 0
 
 
-def test_a_chunk_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_cleanly(app, solving):
+def test_a_task_of_rows_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_cleanly(make_app, toy,
+                                                                                          solving):
+    app = make_app(CHUNK_MAX=1)  # one puzzle a task: rows, handed to one task here
     job_id = submit(app, 3)
     ids = puzzle_ids(app, job_id)
     client = app.test_client()
@@ -127,6 +135,29 @@ def test_a_chunk_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_clea
     # Delivered again after the deletion: it finds nothing to do.
     again = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1", redelivered=True)
     assert again.written == 0 and again.skipped == 3
+
+
+def test_a_stored_chunk_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_cleanly(app, toy,
+                                                                                           monkeypatch):
+    job_id = submit(app, 3)
+    with app.extensions["sessions"]() as s:
+        (chunk_id,) = s.scalars(select(Chunk.id).where(Chunk.job_id == job_id))
+    client = app.test_client()
+
+    def delete_then_solve(prepared, options):
+        assert client.post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+        assert client.delete(f"/api/v1/jobs/{job_id}").status_code == 204
+        return base.solve_each(toy, prepared, options)
+
+    monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(toy, solve_batch=delete_then_solve))
+    report = stored.run_stored(runtime_of(app, RecordingPublisher()), chunk_id, "w1")
+    assert (report.written, report.left) == (0, [])
+    assert count(app, Job) == 0 and count(app, Chunk) == 0 and count(app, ResultBlock) == 0
+    # The cancel counted the three; the chunk's late results counted nothing.
+    assert stored_tallies(app.extensions["sessions"]) == {("", "jobs"): 1, ("toy", "cancelled"): 3}
+    # Delivered again after the deletion: it finds nothing to do.
+    again = stored.run_stored(runtime_of(app, RecordingPublisher()), chunk_id, "w1", redelivered=True)
+    assert (again.written, again.left) == (0, [])
 
 
 def test_the_write_to_a_deleted_job_stores_nothing(app):
