@@ -2,20 +2,20 @@
 
     python bench/chunk.py [--chunk 1000] [--repeats 9]
 
-Needs the real PostgreSQL (TEST_DATABASE_URL, as the integration tests). On a fresh database,
-each repeat posts ``--chunk`` 17-clue Sudokus through the app (Flask's test client, no broker),
-then times worker.chunk.run_chunk on their ids, a first delivery as a worker gets it (read,
-solve, write, commit), against the same puzzles through ``prepare_batch`` + ``solve_batch`` in
-this process (the batch rate of bench/service.py, the fastest path the kind offers) and one by
-one (prepare + solve + verify, the raw rate). Medians over ``--repeats``, each repeat on fresh
-puzzles. The chunk's time is split into its SQL (the statements' times as the client waits on
-them, summed; each statement's median is listed too), the batch call's (the anchor's time) and
-the rest: the Python around them (the rows read into objects, each puzzle's plan, the results
-and their texts, the tallies) and the commits. The chunk's CPU time in this process (``time.process_time``:
-PostgreSQL's share left out) is listed beside its wall time: on a shared machine it moves far
-less with the load. Commits are asynchronous and the garbage collector set, as on the workers
-(store.db.relax_commits, worker.runtime). Pin it (``taskset -c 1``) to keep the bench on a core
-and PostgreSQL on the other, the shape of bench/service.py ``--pin``.
+Needs the real PostgreSQL (TEST_DATABASE_URL, as the integration tests). On a fresh database, each
+repeat posts ``--chunk`` 17-clue Sudokus through the app (Flask's test client, no broker), which
+stores them as one chunk (store.chunks), then times worker.stored.run_stored on it, a first delivery
+as a worker gets it (claim, solve, write, commit), against the same puzzles through
+``prepare_batch`` + ``solve_batch`` in this process (the batch rate of bench/service.py, the fastest
+path the kind offers) and one by one (prepare + solve + verify, the raw rate). Medians over
+``--repeats``, each repeat on fresh puzzles. The chunk's time is split into its SQL (the statements'
+times as the client waits on them, summed; each statement's median is listed too), the batch call's
+(the anchor's time) and the rest: the Python around them (the inputs decoded, each puzzle's plan,
+the answers and their texts, the tallies) and the commits. The chunk's CPU time in this process
+(``time.process_time``: PostgreSQL's share left out) is listed beside its wall time: on a shared
+machine it moves far less with the load. Commits are asynchronous and the garbage collector set, as
+on the workers (store.db.relax_commits, worker.runtime). Pin it (``taskset -c 1``) to keep the bench
+on a core and PostgreSQL on the other, the shape of bench/service.py ``--pin``.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from bench.service import load_puzzles
 from deploy.devstack import fresh_postgres
 from service import create_app
 from store.db import migrate
-from store.models import Puzzle
+from store.models import Chunk
 from store.settings import Settings
-from worker import chunk
+from worker import stored
 from worker.runtime import Runtime, collect_for_chunks
 
 
@@ -70,6 +70,9 @@ class Unpublished(list[list[int]]):
     def publish_parts(self, groups: list[list[int]], ranks: list[int] | None = None) -> None:
         self.extend(groups)
 
+    def publish_chunks(self, chunk_ids: list[int], rank: int = 0) -> None:
+        self.append(list(chunk_ids))
+
 
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -98,11 +101,10 @@ def main() -> None:
             reply = client.post("/api/v1/jobs", json={"puzzles": items})
             with sessions() as s:
                 job_id = (reply.json or {})["id"]
-                ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id)
-                                     .order_by(Puzzle.index)))
+                (chunk_id,) = s.scalars(select(Chunk.id).where(Chunk.job_id == job_id))
             times.clear()
             start, start_cpu = time.perf_counter(), time.process_time()
-            report = chunk.run_chunk(runtime, ids, "bench")
+            report = stored.run_stored(runtime, chunk_id, "bench")
             work.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
             if report.written != n or runtime.publisher:
@@ -117,9 +119,9 @@ def main() -> None:
     print("|---|---:|---:|")
     print(f"| batch: prepare_batch + solve_batch | {b * 1000:.1f} | {n / b:,.0f} |")
     print(f"| raw: prepare + solve + verify one by one | {r * 1000:.1f} | {n / r:,.0f} |")
-    print(f"| run_chunk: read, solve, write, commit | {w * 1000:.1f} | {n / w:,.0f} |")
-    print(f"| run_chunk, CPU of this process | {c * 1000:.1f} | {n / c:,.0f} |")
-    print(f"| run_chunk's SQL statements, summed | {q * 1000:.1f} | |")
+    print(f"| run_stored: claim, solve, write, commit | {w * 1000:.1f} | {n / w:,.0f} |")
+    print(f"| run_stored, CPU of this process | {c * 1000:.1f} | {n / c:,.0f} |")
+    print(f"| run_stored's SQL statements, summed | {q * 1000:.1f} | |")
     print(f"| the rest: Python around statements and batch call, commits | {(w - q - b) * 1000:.1f} | |")
     print(f"| share of batch / of raw | {b / w:.0%} / {r / w:.0%} | |")
     print("\n| SQL statement in the chunk | ms per chunk |")

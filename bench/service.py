@@ -62,7 +62,7 @@ import solvers
 from bench._services import Running, pinned, stack, statement_times
 from deploy.devstack import app_for, fresh_postgres, fresh_redis, process_tree, service_env
 from store.db import make_engine, migrate
-from store.models import Puzzle
+from store.models import Chunk, Puzzle
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "sudoku"
 
@@ -164,14 +164,17 @@ def paused(workers: list[subprocess.Popen]) -> Iterator[None]:
 
 
 def solving_span(db_url: str, job_ids: list[str]) -> float:
-    """Seconds from the first puzzle started to the last one written, over these jobs."""
+    """Seconds from the first puzzle started to the last one written, over these jobs (their rows
+    and their chunks)."""
     engine = make_engine(db_url)
     try:
         with engine.connect() as conn:
-            first, last = conn.execute(select(func.min(Puzzle.started_at), func.max(Puzzle.finished_at))
-                                       .where(Puzzle.job_id.in_(job_ids))).one()
+            spans = [conn.execute(select(func.min(model.started_at), func.max(model.finished_at))
+                                  .where(model.job_id.in_(job_ids))).one() for model in (Puzzle, Chunk)]
     finally:
         engine.dispose()
+    first = min(span[0] for span in spans if span[0] is not None)
+    last = max(span[1] for span in spans if span[1] is not None)
     return (last - first).total_seconds()
 
 
