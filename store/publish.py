@@ -159,7 +159,7 @@ def publish_or_mark_due(publisher: Publisher, sessions: sessionmaker[Session],
     run publishes them again instead of waiting for QUEUED_STALE_SECONDS."""
     if publish_safely(publisher, groups, parts=parts, dear=dear, rank=rank, ranks=ranks):
         return True
-    mark_due(sessions, [i for ids in groups for i in ids], parts=parts)
+    mark_due(sessions, [i for ids in groups for i in ids], Subtask if parts else Puzzle)
     return False
 
 
@@ -214,7 +214,7 @@ def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], lane
             publisher.publish_chunks(stored, rank=rank)
         except Exception:
             log.exception("publishing %d chunk(s) failed; the reaper will publish them again", len(stored))
-            mark_chunks_due(sessions, stored)
+            mark_due(sessions, stored, Chunk)
     for dear in (False, True):
         lane = [(ids, cost) for ids, cost in chunks if lanes.is_dear(cost) == dear]
         if dear and lane and queued is not None and quantum > 0:
@@ -225,17 +225,9 @@ def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], lane
             publish_or_mark_due(publisher, sessions, [ids for ids, _cost in lane], dear=dear, rank=rank)
 
 
-def mark_chunks_due(sessions: sessionmaker[Session], chunk_ids: Sequence[int]) -> None:
-    try:
-        with sessions() as s, s.begin():
-            s.execute(update(Chunk).where(Chunk.id.in_(chunk_ids), Chunk.status.in_(UNFINISHED))
-                      .values(deadline=now()).execution_options(synchronize_session=False))
-    except Exception:  # the database too: their deadline (QUEUED_STALE_SECONDS) still holds
-        log.exception("could not mark %d unpublished chunk(s) due", len(chunk_ids))
-
-
-def mark_due(sessions: sessionmaker[Session], ids: Sequence[int], parts: bool = False) -> None:
-    model: type[Puzzle] | type[Subtask] = Subtask if parts else Puzzle
+def mark_due(sessions: sessionmaker[Session], ids: Sequence[int],
+             model: type[Puzzle] | type[Subtask] | type[Chunk] = Puzzle) -> None:
+    """Rows (puzzles, subtasks or chunks) whose publication failed, due for the reaper at once."""
     try:
         with sessions() as s, s.begin():
             s.execute(update(model).where(model.id.in_(ids), model.status.in_(UNFINISHED))
