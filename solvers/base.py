@@ -336,6 +336,7 @@ def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: st
 
 PrepareBatch = Callable[[Sequence[JSON], Options], "Sequence[Puzzle | PuzzleError]"]
 SolveBatch = Callable[[Sequence[Puzzle], Options], Outcomes]
+PlanBatch = Callable[[Sequence[Puzzle], Options, Settings], Sequence[Plan]]
 
 
 @dataclass(frozen=True)
@@ -462,6 +463,9 @@ class Kind:
     # (puzzles from ``prepare_batch``, their options) -> one verified outcome per puzzle; a whole
     # run in a few calls
     solve_batch: SolveBatch = field(default=None)  # type: ignore[assignment]  # set in __post_init__
+    # (puzzles from ``prepare_batch``, their options, split settings) -> ``plan`` of each, for a
+    # kind whose puzzles of one batch can share a plan (``plans``)
+    plan_batch: PlanBatch | None = None
 
     def __post_init__(self) -> None:
         if self.prepare_batch is None:
@@ -477,6 +481,13 @@ class Kind:
         if self.split is None or self.solve_part is None or self.merge is None:
             raise TypeError(f"kind {self.name} is never split into parts")
         return Splitting(self.split, self.solve_part, self.merge)
+
+    def plans(self, puzzles: Sequence[Puzzle], opts: Options, settings: Settings) -> Sequence[Plan]:
+        """``plan`` of each puzzle prepared by ``prepare_batch``: by ``plan_batch`` if the kind has
+        one, else one call per puzzle."""
+        if self.plan_batch is not None:
+            return self.plan_batch(puzzles, opts, settings)
+        return [self.plan(puzzle, opts, settings) for puzzle in puzzles]
 
     def read_options(self, raw: Mapping[str, Any] | None) -> Options:
         return read_options(self.options, raw, self.name)

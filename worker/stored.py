@@ -57,16 +57,19 @@ def _solve(runtime: Runtime, held: Held) -> Written:
         prepared = kind.prepare_batch(held.inputs, options)
     except Exception:
         return leave
-    most, plans = settings.lanes.optimistic_seconds, settings.splitting.for_plans
-    planned = {i: kind.plan(p, options, plans) for i, p in enumerate(prepared)
-               if not isinstance(p, solvers.PuzzleError) and held.estimates[i][0] <= most}
+    most = settings.lanes.optimistic_seconds
+    cheap = [i for i, p in enumerate(prepared)
+             if not isinstance(p, solvers.PuzzleError) and held.estimates[i][0] <= most]
+    # all of them, as prepared (a kind's array-backed sequence, solvers.sudoku.Grids), or the cheap ones
+    plans = kind.plans(prepared if len(cheap) == size else [prepared[i] for i in cheap], options,
+                            settings.splitting.for_plans)
+    planned = dict(zip(cheap, plans, strict=True))
     stay = [i for i, plan in planned.items() if isinstance(plan, (Whole, Budgeted))]
     if not stay:
         return leave
     work = sum(held.estimates[i][0] for i in stay)
     limit, predicted = settings.costs.limit_of(work, 1.0, settings.time.puzzle_time_limit)
     start = time.perf_counter()
-    # all of them, as prepared (a kind's array-backed sequence, solvers.sudoku.Grids), or those that stay
     run = prepared if len(stay) == size else [prepared[i] for i in stay]
     try:
         with time_limit(limit, cpu=predicted is not None):

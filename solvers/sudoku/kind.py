@@ -21,7 +21,9 @@ from solvers.base import (
     Outcome,
     Outcomes,
     ParseError,
+    Plan,
     PuzzleError,
+    Settings,
     StopFlag,
     WrongAnswer,
     solve_each,
@@ -128,6 +130,14 @@ def solve_batch(grids: Sequence[Grid], options: Options) -> Outcomes:
     return batch.solve_batch(KIND, grids, options)
 
 
+def plan_batch(grids: Sequence[Grid], options: Options, settings: Settings) -> Sequence[Plan]:
+    # The grids of one array are all 9x9, and a 9x9 grid's plan does not depend on its givens (it
+    # never goes to SAT first, solve.split_plan): one plan stands for them all.
+    if isinstance(grids, batch.Grids) and len(grids):
+        return [solve.split_plan(grids[0], options, settings)] * len(grids)
+    return [solve.split_plan(grid, options, settings) for grid in grids]
+
+
 def solve_explained(grid: Grid, options: Options, node_limit: int | None = None,
                     stop: StopFlag | None = None) -> Outcome:
     return explain.add(grid, options, solve.solve(grid, options, node_limit, stop))
@@ -201,6 +211,7 @@ KIND = Kind(
     merge=merge_explained,
     prepare_batch=prepare_batch,
     solve_batch=solve_batch,
+    plan_batch=plan_batch,
     generator=making.GENERATOR,
     examples=(
         Example(EXAMPLE),

@@ -110,6 +110,20 @@ def test_the_grids_of_a_chunk_are_read_only_rows_of_one_array():
     assert KIND.prepare(HARD)[0].givens.tolist() == grids[1].givens.tolist()
 
 
+# -- plan_batch
+
+
+@pytest.mark.parametrize("options", [*OPTIONS, {"split": 4}, {"split": 0},
+                                     {"strategy": "greedy", "split": 2}])
+@pytest.mark.parametrize("puzzles", [[EASY, HARD, MULTI, NONE], MIXED], ids=["one array", "mixed"])
+def test_plans_of_a_batch_agree_with_plan_one_by_one(options, puzzles):
+    grids, opts = prepared(puzzles, options)
+    if options is None:  # the shared plan of one array is what is checked
+        assert isinstance(grids, Grids) == (puzzles is not MIXED)
+    settings = {"SPLIT_NODE_BUDGET": 1000, "SPLIT_PARTS": 8}
+    assert list(KIND.plans(grids, opts, settings)) == [KIND.plan(g, opts, settings) for g in grids]
+
+
 # -- solve_batch
 
 
