@@ -16,17 +16,37 @@ row inserted at submit, one claimed and one written by the worker (docs/architec
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
+from typing import cast as cast_type
 
-from sqlalchemy import and_, case, delete, exists, false, func, insert, or_, select, true, update
+from sqlalchemy import (
+    Boolean,
+    ColumnElement,
+    Table,
+    Text,
+    and_,
+    bindparam,
+    case,
+    cast,
+    delete,
+    exists,
+    false,
+    func,
+    insert,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from store import fastjson, notices, tallies
-from store.db import changed_rows
+from store.db import is_postgresql
 from store.fastjson import canonical
 from store.models import (
     CANCELLED,
@@ -120,26 +140,33 @@ def claim(s: Session, chunk_id: int, worker: str, deadline: datetime,
     """Mark the chunk running for this task (attempts + 1); None if it is not queued (a late or
     repeated task: running, written, cancelled or dissolved already), or, ``redelivered`` (its
     task's worker was lost, or its connection to the broker), not queued or running. The job
-    starts with it."""
+    starts with it. Its job's row is locked first (the lock order, ``lock_job``)."""
     t = now()
-    claimable = Chunk.status.in_(UNFINISHED) if redelivered else Chunk.status == QUEUED
-    was = s.scalar(select(Chunk.status).where(Chunk.id == chunk_id, claimable).with_for_update())
-    if was is None:
-        return None
-    row = s.execute(update(Chunk).where(Chunk.id == chunk_id)
-                    .values(status=RUNNING, attempts=Chunk.attempts + 1, worker=worker, deadline=deadline,
-                            started_at=t)
-                    .returning(Chunk.job_id, Chunk.first, Chunk.kind, Chunk.options, Chunk.inputs,
-                               Chunk.estimates, Chunk.attempts, Chunk.size)
-                    .execution_options(synchronize_session=False)).one_or_none()
+    params = {"chunk": chunk_id, "redelivered": redelivered, "by": worker, "lease": deadline, "t": t}
+    row = _claim_postgresql(s, params) if is_postgresql(s) else _claim_sqlite(s, params)
     if row is None:
         return None
-    job_id, first, kind, options, inputs, estimates, attempts, size = row
-    s.execute(update(Job).where(Job.id == job_id, Job.status == QUEUED).values(status=RUNNING, started_at=t)
-              .execution_options(synchronize_session=False))
+    job_id, first, kind, options, inputs, estimates, attempts, size, was = row
     tallies.moved(s, kind, was, RUNNING, size)
     return Held(chunk_id, job_id, first, kind, options, fastjson.loads(inputs), fastjson.loads(estimates),
                 attempts, t)
+
+
+def _claim_postgresql(s: Session, params: dict[str, Any]) -> Sequence[Any] | None:
+    """The job's row locked, then the chunk's, the chunk claimed and the job started, in one
+    statement: (``Held``'s columns, the chunk's status before), or None."""
+    return s.execute(_statements(True).claim, params).one_or_none()
+
+
+def _claim_sqlite(s: Session, params: dict[str, Any]) -> Sequence[Any] | None:
+    """``_claim_postgresql``'s steps one statement each (SQLite locks the whole database)."""
+    statements = _statements(False)
+    was = s.scalar(statements.status, params)
+    row = None if was is None else s.execute(statements.claim, params).one_or_none()
+    if row is None:
+        return None
+    s.execute(statements.job_started, {**params, "job": row.job_id})
+    return (*row, was)
 
 
 @dataclass
@@ -157,36 +184,46 @@ def write(s: Session, held: Held, done: Written) -> tuple[int, list[int]]:
     tallies; each entry that leaves gets a queued puzzle row. Nothing if the chunk is no longer
     this task's (cancelled, or claimed again after its lease ran out). Returns the entries
     written and the ids of the puzzle rows made, to publish once committed."""
-    if lock_job(s, held.job_id) is None:
-        return 0, []
     t = now()
-    block_id = None
-    if any(answer is not None for answer in done.answers):
-        text = "[" + ",".join("null" if a is None else a for a in done.answers) + "]"
-        block_id = s.scalar(insert(ResultBlock).values(job_id=held.job_id, outcomes=text)
-                            .returning(ResultBlock.id))
-    hit = changed_rows(s, update(Chunk).where(Chunk.id == held.id, Chunk.status == RUNNING,
-                                              Chunk.attempts == held.attempts)
-                       .values(status=WRITTEN, outcome=outcome_text(done.statuses), block_id=block_id,
-                               errors={str(k): v for k, v in done.errors.items()} or None, finished_at=t,
-                               deadline=None, solve_ms=done.solve_ms))
-    if not hit:
-        if block_id is not None:  # inserted before the chunk could tell it is no longer this task's
-            s.execute(delete(ResultBlock).where(ResultBlock.id == block_id))
-        return 0, []
     final = Counter(status for status in done.statuses if status is not None)
-    cost = sum(e[0] for e, status in zip(held.estimates, done.statuses, strict=True) if status is not None)
     n = sum(final.values())
+    written = any(answer is not None for answer in done.answers)
+    params = {"job": held.job_id, "chunk": held.id, "attempt": held.attempts, "t": t,
+              "outcomes": "[" + ",".join("null" if a is None else a for a in done.answers) + "]" if written
+              else None,
+              "letters": outcome_text(done.statuses), "share_ms": done.solve_ms,
+              "failures": {str(k): v for k, v in done.errors.items()} or None, "n": n,
+              "cost": sum(e[0] for e, status in zip(held.estimates, done.statuses, strict=True)
+                          if status is not None)}
+    if not (_write_postgresql(s, params) if is_postgresql(s) else _write_sqlite(s, params)):
+        return 0, []
     for final_status, count in final.items():
         tallies.moved(s, held.kind, RUNNING, final_status, count)
     tallies.solved_in(s, held.kind, done.solve_ms, n)
     leaving = [i for i, status in enumerate(done.statuses) if status is None]
     tallies.moved(s, held.kind, RUNNING, QUEUED, len(leaving))
-    job_status = s.scalar(update(Job).where(Job.id == held.job_id).values(_job_moved(n, t, cost))
-                          .returning(Job.status).execution_options(synchronize_session=False))
-    if job_status == COMPLETED:
-        notices.notify(s, [held.job_id])  # its waiters answer at the commit
     return n, _leave(s, held, leaving, t)
+
+
+def _write_postgresql(s: Session, params: dict[str, Any]) -> bool:
+    """The job locked, the block stored, the chunk written, the job moved and its notice sent if
+    it completes, in one statement; False if the chunk is no longer this task's."""
+    return s.execute(_statements(True).write, params).one_or_none() is not None
+
+
+def _write_sqlite(s: Session, params: dict[str, Any]) -> bool:
+    """``_write_postgresql``'s steps one statement each (SQLite has no UPDATE inside WITH)."""
+    if lock_job(s, params["job"]) is None:
+        return False
+    statements = _statements(False)
+    block_id = None if params["outcomes"] is None else s.scalar(statements.block, params)
+    if s.execute(statements.write, {**params, "block": block_id}).first() is None:
+        if block_id is not None:  # inserted before the chunk could tell it is no longer this task's
+            s.execute(delete(ResultBlock).where(ResultBlock.id == block_id))
+        return False
+    if s.scalar(statements.job_written, params) == COMPLETED:
+        notices.notify(s, [params["job"]])  # its waiters answer at the commit
+    return True
 
 
 def dissolve(s: Session, held: Held) -> list[int]:
@@ -210,12 +247,84 @@ def _leave(s: Session, held: Held, offsets: Sequence[int], t: datetime) -> list[
                           .order_by(Puzzle.index)))
 
 
-def _job_moved(n: int, t: datetime, cost: float) -> dict[str, Any]:
-    finishing = (Job.pending - n == 0) & Job.status.in_(UNFINISHED)
-    return {"pending": Job.pending - n, "done_seconds": Job.done_seconds + cost,
-            "status": case((finishing, COMPLETED), (Job.status == QUEUED, RUNNING), else_=Job.status),
-            "started_at": func.coalesce(Job.started_at, t),
-            "finished_at": case((finishing, t), else_=Job.finished_at)}
+class _Statements(NamedTuple):
+    """A chunk's claim and write, built once per kind of database (store.statements says why)."""
+
+    claim: Any  # the chunk marked running, returning what ``Held`` holds (PostgreSQL: and its
+    # status before, its job locked first and started)
+    status: Any  # SQLite: the chunk's status if claimable
+    job_started: Any  # SQLite: the job of a claimed chunk running
+    block: Any  # SQLite: the chunk's block (PostgreSQL: inside ``write``)
+    write: Any  # the chunk written if still this task's (SQLite: its block id set by the caller)
+    job_written: Any  # SQLite: the job moved, returning its status (PostgreSQL: inside ``write``)
+
+
+@functools.cache
+def _statements(postgresql: bool) -> _Statements:
+    c, j = cast_type(Table, Chunk.__table__), cast_type(Table, Job.__table__)
+    b = cast_type(Table, ResultBlock.__table__)
+    t = bindparam("t", type_=c.c.started_at.type)
+    redelivered = bindparam("redelivered", type_=Boolean)
+    claimable = or_(c.c.status == QUEUED, and_(redelivered, c.c.status == RUNNING))
+    taken = {"status": RUNNING, "attempts": c.c.attempts + 1, "started_at": t,
+             "worker": bindparam("by", type_=c.c.worker.type),
+             "deadline": bindparam("lease", type_=c.c.deadline.type)}
+    held = (c.c.job_id, c.c.first, c.c.kind, c.c.options, c.c.inputs, c.c.estimates, c.c.attempts, c.c.size)
+    job_started = (update(j).where(j.c.id == bindparam("job", type_=j.c.id.type), j.c.status == QUEUED)
+                   .values(status=RUNNING, started_at=t))
+    block = insert(b).values(job_id=bindparam("job"), outcomes=bindparam("outcomes"))
+    mine = (c.c.id == bindparam("chunk", type_=c.c.id.type), c.c.status == RUNNING,
+            c.c.attempts == bindparam("attempt", type_=c.c.attempts.type))
+    written = {"status": WRITTEN, "outcome": bindparam("letters", type_=c.c.outcome.type),
+               "errors": bindparam("failures", type_=c.c.errors.type), "finished_at": t, "deadline": None,
+               "solve_ms": bindparam("share_ms", type_=c.c.solve_ms.type)}
+    moved = job_moved(bindparam("n", type_=j.c.pending.type), t,
+                      bindparam("cost", type_=j.c.done_seconds.type))
+    job = j.c.id == bindparam("job", type_=j.c.id.type)
+    if not postgresql:
+        this = (c.c.id == bindparam("chunk"), claimable)
+        return _Statements(
+            claim=update(c).where(*this).values(taken).returning(*held),
+            status=select(c.c.status).where(*this), job_started=job_started, block=block.returning(b.c.id),
+            write=update(c).where(*mine).returning(c.c.id)
+            .values({**written, "block_id": bindparam("block", type_=c.c.block_id.type)}),
+            job_written=update(j).where(job).values(moved).returning(j.c.status))
+    # PostgreSQL: the job's row locked first (the lock order), then the chunk's, in one statement each
+    locked = (select(j.c.id).where(j.c.id == select(c.c.job_id).where(c.c.id == bindparam("chunk"))
+                                   .scalar_subquery()).with_for_update().cte("locked"))
+    was = (select(c.c.id, c.c.status).where(c.c.id == bindparam("chunk"), claimable,
+                                            select(locked.c.id).exists()).with_for_update().cte("was"))
+    claimed = (update(c).where(c.c.id == was.c.id).values(taken).returning(*held, was.c.status)
+               .cte("claimed"))
+    started = (update(j).where(j.c.id.in_(select(claimed.c.job_id)), j.c.status == QUEUED)
+               .values(status=RUNNING, started_at=t).cte("started"))
+    claim = select(*claimed.c).add_cte(started)
+    job_locked = select(j.c.id).where(job).with_for_update().cte("job_locked")
+    still_mine = select(c.c.id).where(*mine, select(job_locked.c.id).exists()).with_for_update().cte("mine")
+    outcomes = cast(bindparam("outcomes", type_=Text), Text)
+    stored = (insert(b).from_select(
+        ["job_id", "outcomes"], select(bindparam("job", type_=j.c.id.type), outcomes)
+        .where(select(still_mine.c.id).exists(), outcomes.is_not(None)))
+        .returning(b.c.id).cte("block"))
+    chunk = (update(c).where(c.c.id == still_mine.c.id)
+             .values({**written, "block_id": select(stored.c.id).scalar_subquery()})
+             .returning(c.c.id).cte("chunk"))
+    job_moved_cte = (update(j).where(job, select(chunk.c.id).exists()).values(moved)
+                     .returning(j.c.id, j.c.status).cte("job"))
+    write = select(job_moved_cte.c.status, notices.sent_if(job_moved_cte.c.status == COMPLETED,
+                                                           job_moved_cte.c.id))
+    return _Statements(claim=claim, status=None, job_started=None, block=None, write=write, job_written=None)
+
+
+def job_moved(n: ColumnElement[Any], t: ColumnElement[Any], cost: ColumnElement[Any]) -> dict[str, Any]:
+    """A job's counters moved by ``n`` puzzles finished at ``t``, predicted at ``cost`` seconds in
+    all; it completes when nothing is left, and starts if nothing had started it."""
+    j = cast_type(Table, Job.__table__)
+    finishing = (j.c.pending - n == 0) & j.c.status.in_(UNFINISHED)
+    return {"pending": j.c.pending - n, "done_seconds": j.c.done_seconds + cost,
+            "status": case((finishing, COMPLETED), (j.c.status == QUEUED, RUNNING), else_=j.c.status),
+            "started_at": func.coalesce(j.c.started_at, t),
+            "finished_at": case((finishing, t), else_=j.c.finished_at)}
 
 
 # An entry's id as readers key it (store.blocks): negative, so that no puzzle row's id is one.
