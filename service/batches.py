@@ -89,6 +89,6 @@ def _check_group(kind: solvers.Kind, puzzles: list[Any], options: dict[str, Any]
     except solvers.PuzzleError:
         return None
     prepared = kind.prepare_batch(puzzles, opts)
-    if any(isinstance(p, solvers.PuzzleError) for p in prepared):
+    if solvers.any_failed(prepared):
         return None
-    return opts, [kind.predict(p, opts) for p in prepared]
+    return opts, list(kind.predictions(prepared, opts))

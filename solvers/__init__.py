@@ -27,6 +27,7 @@ from solvers.base import (
     Stopped,
     UnknownKind,
     WrongAnswer,
+    any_failed,
 )
 
 # The registry: each kind's package is listed here once and nowhere else.
@@ -107,6 +108,6 @@ def provision_missing() -> bool:
 __all__ = [
     "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "Estimate", "InvalidItem", "InvalidOption",
     "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped", "UnknownKind",
-    "WrongAnswer", "get", "kind_for", "prepare_item", "provision", "provision_missing", "read_generate_item",
-    "warm_up",
+    "WrongAnswer", "any_failed", "get", "kind_for", "prepare_item", "provision", "provision_missing",
+    "read_generate_item", "warm_up",
 ]

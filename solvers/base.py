@@ -181,6 +181,16 @@ class Stopwatch:
         return round((time.perf_counter() - self._start) * 1000.0, 3)
 
 
+class Prepared(Sequence[Puzzle]):
+    """A kind's own sequence of prepared puzzles held in arrays (solvers.sudoku.Grids), which its
+    ``prepare_batch`` returns only when every puzzle prepared: none of it is a PuzzleError."""
+
+
+def any_failed(prepared: Sequence[Puzzle | PuzzleError]) -> bool:
+    """Whether a ``prepare_batch`` result holds a PuzzleError (a ``Prepared`` one holds none)."""
+    return not isinstance(prepared, Prepared) and any(isinstance(p, PuzzleError) for p in prepared)
+
+
 class Estimate(NamedTuple):
     """A puzzle's work predicted before it runs, in CPU seconds of one core.
 
@@ -337,6 +347,7 @@ def read_options(spec: Sequence[Option], raw: Mapping[str, Any] | None, kind: st
 PrepareBatch = Callable[[Sequence[JSON], Options], "Sequence[Puzzle | PuzzleError]"]
 SolveBatch = Callable[[Sequence[Puzzle], Options], Outcomes]
 PlanBatch = Callable[[Sequence[Puzzle], Options, Settings], Sequence[Plan]]
+PredictBatch = Callable[[Sequence[Puzzle], Options], Sequence[Estimate]]
 
 
 @dataclass(frozen=True)
@@ -466,6 +477,9 @@ class Kind:
     # (puzzles from ``prepare_batch``, their options, split settings) -> ``plan`` of each, for a
     # kind whose puzzles of one batch can share a plan (``plans``)
     plan_batch: PlanBatch | None = None
+    # (puzzles from ``prepare_batch``, their options) -> ``predict`` of each, for a kind whose
+    # puzzles of one batch can share a prediction (``predictions``)
+    predict_batch: PredictBatch | None = None
 
     def __post_init__(self) -> None:
         if self.prepare_batch is None:
@@ -488,6 +502,13 @@ class Kind:
         if self.plan_batch is not None:
             return self.plan_batch(puzzles, opts, settings)
         return [self.plan(puzzle, opts, settings) for puzzle in puzzles]
+
+    def predictions(self, puzzles: Sequence[Puzzle], opts: Options) -> Sequence[Estimate]:
+        """``predict`` of each puzzle prepared by ``prepare_batch``: by ``predict_batch`` if the
+        kind has one, else one call per puzzle."""
+        if self.predict_batch is not None:
+            return self.predict_batch(puzzles, opts)
+        return [self.predict(puzzle, opts) for puzzle in puzzles]
 
     def read_options(self, raw: Mapping[str, Any] | None) -> Options:
         return read_options(self.options, raw, self.name)

@@ -58,8 +58,9 @@ def _solve(runtime: Runtime, held: Held) -> Written:
     except Exception:
         return leave
     most = settings.lanes.optimistic_seconds
-    cheap = [i for i, p in enumerate(prepared)
-             if not isinstance(p, solvers.PuzzleError) and held.estimates[i][0] <= most]
+    failed = solvers.any_failed(prepared)
+    cheap = [i for i, estimate in enumerate(held.estimates)
+             if estimate[0] <= most and not (failed and isinstance(prepared[i], solvers.PuzzleError))]
     # all of them, as prepared (a kind's array-backed sequence, solvers.sudoku.Grids), or the cheap ones
     plans = kind.plans(prepared if len(cheap) == size else [prepared[i] for i in cheap], options,
                             settings.splitting.for_plans)

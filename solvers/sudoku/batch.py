@@ -17,6 +17,7 @@ from solvers.base import (
     Options,
     Outcome,
     Outcomes,
+    Prepared,
     PuzzleError,
     Stopwatch,
     WrongAnswer,
@@ -58,7 +59,7 @@ def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> Seque
     return out  # type: ignore[return-value]  # every slot is filled above
 
 
-class Grids(Sequence[Grid]):
+class Grids(Prepared):
     """9x9 grids as the rows of one read-only givens array (uint8[B, 81]): a Grid is made only when
     one is indexed, and ``solve_batch`` takes the array as it is (a Grid per puzzle costs about a
     quarter of the search of an easy one)."""

@@ -12,6 +12,7 @@ from solvers.base import (
     NO_SOLUTION,
     SOLVED,
     BadExample,
+    Estimate,
     Example,
     InvalidOption,
     InvalidPuzzle,
@@ -30,7 +31,7 @@ from solvers.base import (
 )
 from solvers.sudoku import batch, explain, kernels, making, sat, solve, tree
 from solvers.sudoku.grid import SYMBOLS, Grid, layout, parse, parse_text, where
-from solvers.sudoku.predict import predict
+from solvers.sudoku.predict import predict, shared_prediction
 from solvers.sudoku.solve import BACKTRACK_MAX_N, FAST_N, STRATEGIES
 
 MAX_SOLUTIONS = 10_000_000
@@ -138,6 +139,12 @@ def plan_batch(grids: Sequence[Grid], options: Options, settings: Settings) -> S
     return [solve.split_plan(grid, options, settings) for grid in grids]
 
 
+def predict_batch(grids: Sequence[Grid], options: Options) -> Sequence[Estimate]:
+    # The grids of one array are all 9x9, where the fast path's prediction is one figure.
+    one = shared_prediction(FAST_N, options) if isinstance(grids, batch.Grids) else None
+    return [predict(grid, options) for grid in grids] if one is None else [one] * len(grids)
+
+
 def solve_explained(grid: Grid, options: Options, node_limit: int | None = None,
                     stop: StopFlag | None = None) -> Outcome:
     return explain.add(grid, options, solve.solve(grid, options, node_limit, stop))
@@ -212,6 +219,7 @@ KIND = Kind(
     prepare_batch=prepare_batch,
     solve_batch=solve_batch,
     plan_batch=plan_batch,
+    predict_batch=predict_batch,
     generator=making.GENERATOR,
     examples=(
         Example(EXAMPLE),

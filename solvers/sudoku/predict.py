@@ -177,6 +177,12 @@ def predict(grid: Grid, options: Options) -> Estimate:
     return solving
 
 
+def shared_prediction(n: int, options: Options) -> Estimate | None:
+    """The prediction every n x n grid gets under these options, where it is one figure whatever
+    the givens (the 9x9 fast path's, from the bench); None where it depends on the grid."""
+    return None if options["explain"] else _FAST.get((options["strategy"], n, options["max_solutions"]))
+
+
 def _solving(grid: Grid, options: Options) -> Estimate:
     found = _FAST.get((options["strategy"], grid.n, options["max_solutions"]))
     if found is not None:

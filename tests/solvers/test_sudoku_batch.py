@@ -124,6 +124,20 @@ def test_plans_of_a_batch_agree_with_plan_one_by_one(options, puzzles):
     assert list(KIND.plans(grids, opts, settings)) == [KIND.plan(g, opts, settings) for g in grids]
 
 
+@pytest.mark.parametrize("options", [*OPTIONS, {"explain": True}, {"max_solutions": 2}, {"max_solutions": 3}])
+@pytest.mark.parametrize("puzzles", [[EASY, HARD, MULTI, NONE], MIXED], ids=["one array", "mixed"])
+def test_predictions_of_a_batch_agree_with_predict_one_by_one(options, puzzles):
+    grids, opts = prepared(puzzles, options)
+    assert list(KIND.predictions(grids, opts)) == [KIND.predict(g, opts) for g in grids]
+
+
+def test_a_batch_holds_a_failure_only_where_prepare_batch_found_one():
+    opts = KIND.read_options(None)
+    assert not solvers.any_failed(KIND.prepare_batch([EASY, HARD], opts))
+    assert solvers.any_failed(KIND.prepare_batch([EASY, "x" * 81], opts))
+    assert not solvers.any_failed(KIND.prepare_batch([EASY, "1.3..4.22..3..2."], opts))  # a list, not Grids
+
+
 # -- solve_batch
 
 
