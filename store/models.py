@@ -106,7 +106,20 @@ class Job(Base):
     )
 
 
-class Puzzle(Base):
+class Claimed:
+    """The columns of a row a task claims (puzzles, subtasks, chunks): its status, the claims so
+    far, the worker holding it, its times, and its lease or publication deadline (the reaper's)."""
+
+    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=now)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    deadline: Mapped[datetime | None]
+
+
+class Puzzle(Claimed, Base):
     __tablename__ = "puzzles"
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
@@ -117,22 +130,15 @@ class Puzzle(Base):
     kind: Mapped[str] = mapped_column(String(32))
     input: Mapped[Any]
     options: Mapped[dict[str, Any]]
-    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
     # A finished puzzle's result and stats are in its block (store.blocks); rows of revision 0004 here.
     result: Mapped[dict[str, Any] | None]
     stats: Mapped[dict[str, Any] | None]
     block_id: Mapped[int | None] = mapped_column(RowId)
     error: Mapped[str | None] = mapped_column(Text)
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
     # The attempt number when the puzzle was last retried (store.retry): the cap counts
     # the claims past it.
     attempts_base: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     solve_ms: Mapped[float | None] = mapped_column(Float)  # the solve's wall time, for /metrics' histogram
-    worker: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(default=now)
-    started_at: Mapped[datetime | None]
-    finished_at: Mapped[datetime | None]
-    deadline: Mapped[datetime | None]
     # Subtasks done out of total; a flag running subtasks poll (cancel, or enough solutions found).
     parts_total: Mapped[int] = mapped_column(Integer, default=0)
     parts_done: Mapped[int] = mapped_column(Integer, default=0)
@@ -161,7 +167,7 @@ class Puzzle(Base):
     )
 
 
-class Chunk(Base):
+class Chunk(Claimed, Base):
     """A run of a job's cheap puzzles stored, claimed and written as one row (store.chunks).
 
     Its puzzles (``entries``: indexes ``first`` to ``first + size - 1``) have no rows of their own
@@ -183,13 +189,6 @@ class Chunk(Base):
     inputs: Mapped[str] = mapped_column(Text)  # JSON text: the entries' wire puzzles, in order
     estimates: Mapped[str] = mapped_column(Text)  # JSON text: each entry's [seconds, factor, basis]
     estimated_seconds: Mapped[float] = mapped_column(Float)  # their sum
-    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    worker: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(default=now)
-    started_at: Mapped[datetime | None]
-    finished_at: Mapped[datetime | None]
-    deadline: Mapped[datetime | None]
     block_id: Mapped[int | None] = mapped_column(RowId)
     outcome: Mapped[str | None] = mapped_column(Text)  # a letter per entry once written (or cancelled)
     errors: Mapped[dict[str, str] | None] = mapped_column(JSON)  # failed entries' errors, by offset
@@ -217,23 +216,16 @@ class ResultBlock(Base):
     outcomes: Mapped[str] = mapped_column(Text)
 
 
-class Subtask(Base):
+class Subtask(Claimed, Base):
     __tablename__ = "subtasks"
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
     puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id", ondelete="CASCADE"))
     index: Mapped[int] = mapped_column(Integer)
     payload: Mapped[dict[str, Any]]
-    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
     result: Mapped[dict[str, Any] | None]
     stats: Mapped[dict[str, Any] | None]
     error: Mapped[str | None] = mapped_column(Text)
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    worker: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(default=now)
-    started_at: Mapped[datetime | None]
-    finished_at: Mapped[datetime | None]
-    deadline: Mapped[datetime | None]
 
     __table_args__ = (
         Index("uq_subtasks_puzzle_index", "puzzle_id", "index", unique=True),
