@@ -80,6 +80,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=9)
     args = ap.parse_args()
     n = args.chunk
+    if n < 2:
+        ap.error("--chunk must be at least 2: a job of one puzzle is stored as a puzzle row, not a chunk")
     puzzles = load_puzzles(n * args.repeats)
     solvers.warm_up()
     collect_for_chunks()  # as the worker does after its warm-up
