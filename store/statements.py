@@ -100,7 +100,8 @@ def _rows_written(mine: ColumnElement[bool], block_id: ColumnElement[Any],
     """The UPDATE of a group's rows still held by their task (store.rows.still_mine: ``running``
     under the attempt number of its claim)."""
     p = _PUZZLES
-    return (update(p).where(mine, p.c.status == RUNNING, p.c.attempts == _param(p.c.attempts, "attempt"), *also)
+    claimed = (p.c.status == RUNNING) & (p.c.attempts == _param(p.c.attempts, "attempt"))
+    return (update(p).where(mine, claimed, *also)
             .values(status=_param(p.c.status), block_id=block_id, error=_param(p.c.error),
                     solve_ms=_param(p.c.solve_ms), finished_at=_param(p.c.finished_at, "t"),
                     deadline=None, split_head=None))
