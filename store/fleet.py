@@ -5,8 +5,7 @@ came in and went out in the last minute.
 Glossary
   held      what a worker process works on at the moment: the puzzles it claimed (``running`` under its
             name, not fanned out), the parts it claimed (subtasks ``running`` under its name),
-            and the optimistic chunk its heartbeat row records (``holding``: still ``queued``,
-            and recorded since its oldest task started, worker.heartbeat "since").
+            and the entries of the stored chunks it claimed (store.chunks).
   recent    the jobs unfinished, or finished within the window: every puzzle held or finished
             within the window is one of theirs. The queries read their ids first (jobs.status and
             jobs.finished_at are indexed), then only their puzzles (by the (job_id, index) index),
@@ -31,7 +30,6 @@ from store.models import (
     FAILED,
     FINAL,
     NO_SOLUTION,
-    QUEUED,
     RUNNING,
     SOLVED,
     UNFINISHED,
@@ -41,7 +39,6 @@ from store.models import (
     WorkerBeat,
     aware,
 )
-from store.statements import among
 
 WINDOW = timedelta(seconds=60)
 SOLVED_BY_WORKER = (SOLVED, NO_SOLUTION, FAILED)  # a cancelled puzzle is finished by the API
@@ -49,7 +46,8 @@ SOLVED_BY_WORKER = (SOLVED, NO_SOLUTION, FAILED)  # a cancelled puzzle is finish
 
 @dataclass
 class Held:
-    """What one worker process holds of one job: puzzles (claimed or in its chunk) and parts."""
+    """What one worker process holds of one job: puzzles (claimed, or entries of a chunk it claimed)
+    and parts."""
 
     job_id: str
     puzzles: int = 0
@@ -120,8 +118,6 @@ def workers(s: Session, at: datetime) -> list[Worker]:
             found[name].done += done
     for name, job_id, n in _parts(s, jobs):
         held[name].setdefault(job_id, Held(job_id)).parts += n
-    for name, job_id, n in _chunks(s, beats):
-        held[name].setdefault(job_id, Held(job_id)).puzzles += n
     for name, job_id, running, done in chunks.by_worker(s, jobs, at - WINDOW):
         if running:
             held[name].setdefault(job_id, Held(job_id)).puzzles += running
@@ -164,21 +160,6 @@ def _parts(s: Session, jobs: Sequence[str]) -> Sequence[tuple[str | None, str, i
         .where(Puzzle.job_id.in_(jobs), Puzzle.parts_total > 0, Subtask.status == RUNNING,
                Subtask.worker.is_not(None))
         .group_by(Subtask.worker, Puzzle.job_id)).all()
-
-
-def _chunks(s: Session, beats: Sequence[WorkerBeat]) -> Sequence[tuple[str | None, str, int]]:
-    """(worker, job, puzzles) of the optimistic chunks the heartbeat rows record, still queued."""
-    owner: dict[int, str] = {}
-    for b in beats:
-        if b.holding and b.held_at is not None and b.since is not None and aware(b.held_at) >= aware(b.since):
-            owner.update(dict.fromkeys(b.holding, b.name))
-    if not owner:
-        return []
-    counts: dict[tuple[str, str], int] = defaultdict(int)
-    for puzzle_id, job_id in s.execute(select(Puzzle.id, Puzzle.job_id)
-                                       .where(among(s, Puzzle.id, list(owner)), Puzzle.status == QUEUED)):
-        counts[owner[puzzle_id], job_id] += 1
-    return [(name, job_id, n) for (name, job_id), n in counts.items()]
 
 
 def flow(s: Session, at: datetime) -> Flow:

@@ -14,8 +14,8 @@ Glossary
             number comes back.
   deadline  when a claimed, republished or due puzzle is lost (the reaper's partial index); none
             at submit, where ``created_at`` dates the publication.
-  worker    the worker process holding a claim (puzzles.worker, subtasks.worker) or an
-            optimistic chunk (workers.holding); one ``workers`` row each, its heartbeat.
+  worker    the worker process holding a claim (puzzles.worker, subtasks.worker, chunks.worker);
+            one ``workers`` row each, its heartbeat.
   tallies   running totals for /metrics (store.tallies), moved in the transactions that
             change what they count, so a scrape reads a few rows instead of every puzzle.
   block     the results and stats of puzzles written together, one JSON text
@@ -151,13 +151,11 @@ class Puzzle(Claimed, Base):
     estimate_basis: Mapped[str | None] = mapped_column(String(32))
     progress: Mapped[float | None] = mapped_column(Float)  # share of its search done, while it runs (claim)
 
-    # Every puzzle row is updated once or twice (written; claimed first unless optimistic). No
-    # index covers a column an optimistic write changes (``deadline`` stays NULL), and pages keep
-    # free room, so PostgreSQL can update in place ("HOT" updates) without touching any index. A
-    # HOT update needs room for a whole new copy of the row in its page, and a chunk updates every
-    # row of its pages in one transaction: pages filled to 40% leave room for all of them (at
-    # 70%, two in three updates went elsewhere and touched both indexes: twice the time per
-    # chunk). Pages and counts go through (job_id, index), the reaper through the deadlines.
+    # Every puzzle row a worker solves is updated at least twice, claimed and written; both change
+    # ``deadline``, which the deadlines' partial index covers, so neither is a "HOT" update (made in
+    # place without touching any index). An update that changes no indexed column (a solver's
+    # ``progress``) is one when the row's page has room for its new copy: pages keep free room
+    # (fillfactor 40). Pages and counts go through (job_id, index), the reaper through the deadlines.
     __table_args__ = (
         Index("uq_puzzles_job_index", "job_id", "index", unique=True),
         Index("ix_puzzles_deadline", "deadline", postgresql_where=text("deadline IS NOT NULL"),
@@ -255,9 +253,6 @@ class WorkerBeat(Base):
     name: Mapped[str] = mapped_column(String(200), primary_key=True)
     started_at: Mapped[datetime] = mapped_column(default=now)
     beat_at: Mapped[datetime] = mapped_column(default=now)
-    # The puzzle ids of the optimistic chunk it runs (no puzzle row names it) and when recorded.
-    holding: Mapped[list[int] | None] = mapped_column(JSON)
-    held_at: Mapped[datetime | None]
     # The start of the oldest task the process runs, or the end of its last one, as of beat_at:
     # its claims made before this are held by no task (worker.heartbeat, "since").
     since: Mapped[datetime | None]

@@ -1,7 +1,7 @@
-"""Writing results: each puzzle's row as its task held it (``still_mine``), its answer into the job's
-block (store.blocks), the job's counters (``pending``, ``done_seconds``) and the tallies moved in
-the same transaction, by exactly the rows written; the job completes in the statement whose write
-leaves nothing pending.
+"""Writing results: each puzzle's row while its task's claim holds it (store.rows.still_mine), its
+answer into the job's block (store.blocks), the job's counters (``pending``, ``done_seconds``)
+and the tallies moved in the same transaction, by exactly the rows written; the job completes in
+the statement whose write leaves nothing pending.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from sqlalchemy.orm import Session
 
 from store import blocks, tallies
 from store.db import is_postgresql
-from store.models import lock_job, now
-from store.rows import Result, held_as, held_status
+from store.models import RUNNING, lock_job, now
+from store.rows import Result
 from store.statements import LOCK_AND_BLOCK, ids_param, statements_for
 
 # The shape of a result's write: one job's results alike in these are written by one UPDATE.
-_SHAPE = attrgetter("job_id", "status", "attempts", "optimistic", "error", "solve_ms", "worker", "started_at")
+_SHAPE = attrgetter("job_id", "status", "attempts", "error", "solve_ms")
 
 
 def write(s: Session, results: Sequence[Result]) -> int:
@@ -40,7 +40,7 @@ def write(s: Session, results: Sequence[Result]) -> int:
     for key in sorted(groups, key=lambda shape: shape[0]):
         group = groups[key]
         for kind, n in _write_group(s, group, t).items():
-            tallies.moved(s, kind, held_status(group[0]), group[0].status, n)
+            tallies.moved(s, kind, RUNNING, group[0].status, n)
             tallies.solved_in(s, kind, group[0].solve_ms, n)
             written += n
     return written
@@ -53,10 +53,8 @@ def _write_group(s: Session, group: Sequence[Result], t: datetime) -> Counter[st
     which no reader sees."""
     r, answers = group[0], _answers(group)
     outcomes = blocks.encode(answers) if answers else None
-    was, was_attempts = held_as(r)  # the rows still this task's (``still_mine``)
-    params = {"ids": ids_param(s, [g.id for g in group]), "was": was, "was_attempts": was_attempts,
-              "status": r.status, "error": r.error, "solve_ms": r.solve_ms, "attempts": r.attempts,
-              "worker": r.worker, "started_at": r.started_at, "t": t}
+    params = {"ids": ids_param(s, [g.id for g in group]), "attempt": r.attempts, "status": r.status,
+              "error": r.error, "solve_ms": r.solve_ms, "t": t}
     statements = statements_for(s)
     if is_postgresql(s):  # the job's lock, block, rows and counter in one statement
         landed = s.execute(statements.write, {**params, "job": r.job_id, "outcomes": outcomes})

@@ -80,8 +80,10 @@ class Lanes:
     chunk_seconds: float = setting(0.05, "least estimated seconds of work in one task", minimum=0)
     chunk_spread: int = setting(16, "a batch with more work than CHUNK_SECONDS spreads over at least this "
                                     "many tasks", minimum=1)
-    optimistic_seconds: float = setting(0.1, "puzzles estimated above this are claimed (shown running, "
-                                             "under a lease) before they are solved", minimum=0)
+    optimistic_seconds: float = setting(0.1, "a puzzle estimated above this is solved alone, watched for "
+                                             "its time limit and a cancel (its progress shown), never in a "
+                                             "kind's solve_batch run; in a stored chunk it leaves for a "
+                                             "puzzle row of its own", minimum=0)
     cheap_lane_seconds: float = setting(5.0, "a puzzle running longer than this in a task of the cheap "
                                              "lane is stopped and published to the dear lane, its attempt "
                                              "not counted; 0: no cap", minimum=0)
@@ -164,7 +166,7 @@ class Recovery:
     worker_silent_seconds: float = setting(15.0, "a worker silent this long is dead; its work is published "
                                                  "again", minimum=0.01)
     lost_task_seconds: float = setting(5.0, "with the broker's queues empty, queued work published longer "
-                                            "ago than this and held by no living worker is published again",
+                                            "ago than this is published again",
                                        minimum=0)
 
 

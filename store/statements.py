@@ -29,14 +29,12 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import InstrumentedAttribute, Session
-from sqlalchemy.sql.dml import Insert, ReturningUpdate, Update
+from sqlalchemy.sql.dml import ReturningUpdate, Update
 
 from store import notices
 from store.db import is_postgresql
-from store.models import COMPLETED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, ResultBlock, WorkerBeat
+from store.models import COMPLETED, RUNNING, UNFINISHED, Job, Puzzle, ResultBlock
 
 
 def among(s: Session, col: InstrumentedAttribute[int] | Column[int], ids: Sequence[int],
@@ -62,10 +60,6 @@ CLAIMABLE = (_PUZZLES.c.status.in_(UNFINISHED), _PUZZLES.c.stop_requested.is_(Fa
               _PUZZLES.c.parts_total == 0)
 ASSIGNED = (Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options, Puzzle.attempts,
             Puzzle.attempts_base, Puzzle.estimated_seconds)
-# The same, input and options as JSON text: decoded here, a batch's shared options once.
-_AS_TEXT = (_PUZZLES.c.id, _PUZZLES.c.job_id, _PUZZLES.c.kind, cast(_PUZZLES.c.input, Text),
-            cast(_PUZZLES.c.options, Text), _PUZZLES.c.attempts, _PUZZLES.c.estimated_seconds)
-
 
 
 def _param(column: Column[Any], name: str | None = None) -> BindParameter[Any]:
@@ -74,11 +68,6 @@ def _param(column: Column[Any], name: str | None = None) -> BindParameter[Any]:
 
 
 class _Built(NamedTuple):
-    read: Select[Any]  # the chunk's claimable rows, input and options as text (read_unclaimed)
-    # A worker's hold on the chunks its tasks run (store.rows.read_and_hold), its heartbeat row
-    # made if missing; on PostgreSQL inside ``read_held``, by the same statement as the read.
-    hold: Insert
-    read_held: Select[Any] | None
     # One group of results written alike (store.results), rows still held by their task only.
     # PostgreSQL: the job locked, its block stored, the rows written, counted and the job moved, in
     # one statement: (job, kind, rows changed, notice sent or None, their predicted seconds). SQLite:
@@ -95,42 +84,27 @@ def _built_for(postgresql: bool) -> _Built:
         mine = p.c.id == any_(cast(bindparam("ids", type_=Text), ARRAY(BigInteger)))
     else:
         mine = p.c.id.in_(bindparam("ids", expanding=True))
-    read = select(*_AS_TEXT, p.c.status).where(mine, *CLAIMABLE).order_by(p.c.id)
-    hold = _hold(postgresql)
     if postgresql:
-        return _Built(read, hold, read.add_cte(hold.cte("hold")), _written_with_job(mine), None)
+        return _Built(_written_with_job(mine), None)
     # SQLite has no UPDATE inside WITH: the job's block and counter go apart
     j = _JOBS
     job_written = update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
         _job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t"), _param(j.c.done_seconds, "cost")))
     write = _rows_written(mine, _param(p.c.block_id)).returning(p.c.job_id, p.c.kind, literal(1),
                                                                  _cost(p.c.estimated_seconds))
-    return _Built(read, hold, None, write, job_written)
-
-
-def _hold(postgresql: bool) -> Insert:
-    """The worker's row with what it holds now (``holding``, at ``t``), made if missing."""
-    b = _BEATS
-    values = {"name": _param(b.c.name, "worker"), "started_at": _param(b.c.started_at, "t"),
-              "beat_at": _param(b.c.beat_at, "t"), "holding": _param(b.c.holding),
-              "held_at": _param(b.c.held_at, "t")}
-    insert_into: Any = pg_insert if postgresql else sqlite_insert
-    statement = insert_into(b).values(values)
-    kept = {name: statement.excluded[name] for name in ("beat_at", "holding", "held_at")}
-    return cast_type(Insert, statement.on_conflict_do_update(index_elements=["name"], set_=kept))
+    return _Built(write, job_written)
 
 
 def _rows_written(mine: ColumnElement[bool], block_id: ColumnElement[Any],
                   *also: ColumnElement[bool]) -> Update:
-    """The UPDATE of a group's rows still held by their task (``still_mine``, by parameters)."""
+    """The UPDATE of a group's rows still held by their task (store.rows.still_mine: ``running``
+    under the attempt number of its claim)."""
     p = _PUZZLES
-    return (update(p).where(mine, p.c.status == _param(p.c.status, "was"),
-                            p.c.attempts == _param(p.c.attempts, "was_attempts"), *also)
+    claimed = (p.c.status == RUNNING) & (p.c.attempts == _param(p.c.attempts, "attempt"))
+    return (update(p).where(mine, claimed, *also)
             .values(status=_param(p.c.status), block_id=block_id, error=_param(p.c.error),
-                    solve_ms=_param(p.c.solve_ms), attempts=_param(p.c.attempts),
-                    worker=func.coalesce(_param(p.c.worker), p.c.worker),
-                    started_at=func.coalesce(_param(p.c.started_at), p.c.started_at),
-                    finished_at=_param(p.c.finished_at, "t"), deadline=None, split_head=None))
+                    solve_ms=_param(p.c.solve_ms), finished_at=_param(p.c.finished_at, "t"),
+                    deadline=None, split_head=None))
 
 
 def _written_with_job(mine: ColumnElement[bool]) -> Select[Any]:
@@ -174,7 +148,6 @@ def ids_param(s: Session, ids: Sequence[int]) -> str | list[int]:
 
 
 _JOBS = cast_type(Table, Job.__table__)
-_BEATS = cast_type(Table, WorkerBeat.__table__)
 
 
 def _cost(estimated: ColumnElement[Any]) -> ColumnElement[Any]:
@@ -185,13 +158,11 @@ def _cost(estimated: ColumnElement[Any]) -> ColumnElement[Any]:
 def _job_values(n: ColumnElement[Any], t: ColumnElement[Any],
                 cost: ColumnElement[Any]) -> dict[str, ColumnElement[Any]]:
     """A job's counters moved by ``n`` rows written at ``t``, predicted at ``cost`` seconds in all;
-    it completes when nothing is left, and optimistic results reach a job nobody has claimed a
-    puzzle of: it starts here."""
+    it completes when nothing is left (the claim of its rows started it, store.rows.claim)."""
     j = _JOBS
     finishing = (j.c.pending - n == 0) & j.c.status.in_(UNFINISHED)
     return {"pending": j.c.pending - n, "done_seconds": j.c.done_seconds + cost,
-            "status": case((finishing, COMPLETED), (j.c.status == QUEUED, RUNNING), else_=j.c.status),
-            "started_at": func.coalesce(j.c.started_at, t),
+            "status": case((finishing, COMPLETED), else_=j.c.status),
             "finished_at": case((finishing, t), else_=j.c.finished_at)}
 
 

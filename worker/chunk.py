@@ -1,11 +1,10 @@
-"""The chunk task: read or claim a chunk of puzzles, solve each one, verify it, write the results.
+"""The chunk task: claim a chunk of puzzles (running, under a lease), solve each one, verify it,
+write the results, each only while its row is still this task's claim (store.rows).
 
-A first delivery of cheap, untried puzzles runs optimistically: read without a claim, each result
-written only if its row is still as read (store.rows); runs of alike puzzles go to the kind's
-``solve_batch`` in one call. Anything slow, redelivered or tried before is claimed (running, under a
-lease) and, if estimated expensive, watched for its time limit and for a cancel (worker.limits). A
-puzzle worth splitting is stored as subtasks and published once committed (worker.parts).
-docs/architecture.md tells the paths and why each exists.
+Runs of alike cheap puzzles go to the kind's ``solve_batch`` in one call; a puzzle estimated above
+OPTIMISTIC_SECONDS is solved alone and watched for its time limit and for a cancel
+(worker.limits). A puzzle worth splitting is stored as subtasks and published once committed
+(worker.parts). docs/architecture.md tells why.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from itertools import takewhile
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -28,7 +27,6 @@ from store.models import FAILED, now
 from store.publish import part_levels, publish_in_lanes, publish_or_mark_due
 from store.rows import Assigned, Result, SplitPuzzle
 from store.settings import Recovery, Settings, TimeBudget
-from worker import heartbeat
 from worker.limits import Watch, alarms_raise_timeout, watching
 from worker.outcome import (
     Cheap,
@@ -84,23 +82,18 @@ class Batch:
 
     def flush(self) -> None:
         """Write what is done and fan out what was split; renew the leases of the puzzles still to
-        do and claim those not yet claimed (dropping any that another task has meanwhile)."""
+        do."""
         lease = self.runtime.settings.time.lease()
         with self.runtime.sessions() as s, s.begin():
             parts = self._write(s)
-            rows.extend(s, [a for a in self.todo if not a.optimistic], now() + lease)
-            unclaimed = [a.id for a in self.todo if a.optimistic]
-            if unclaimed:
-                taken = {a.id: a for a in rows.claim(s, unclaimed, self.worker, now() + lease)}
-                kept = (a for a in self.todo if not a.optimistic or a.id in taken)
-                self.todo = deque(taken.get(a.id, a) for a in kept)
+            rows.extend(s, self.todo, now() + lease)
         self._publish_parts(parts)
 
     def give_back(self) -> None:
         """Write what is done, release the puzzles still to do and publish them again, one a task."""
         with self.runtime.sessions() as s, s.begin():
             parts = self._write(s)
-            rows.release(s, [a for a in self.todo if not a.optimistic])
+            rows.release(s, self.todo)
         self._publish_parts(parts)
         self.report.republished = publish_one_per_task(self.runtime, self.todo)
 
@@ -110,8 +103,6 @@ class Batch:
         stale = self.runtime.settings.recovery.queued_stale_seconds
         with self.runtime.sessions() as s, s.begin():
             moved = rows.requeue(s, a, now() + timedelta(seconds=stale))
-            if moved and a.optimistic:  # left in this chunk's record, the reaper would take it as lost
-                heartbeat.hold(s, self.worker, [b.id for b in self.todo if b.optimistic and b.id != a.id])
         if moved:
             publish_or_mark_due(self.runtime.publisher, self.runtime.sessions, [[a.id]], dear=True)
             self.report.moved.append(a.id)
@@ -121,7 +112,7 @@ class Batch:
         their ranks (``part_levels``)."""
         self.report.written += results.write(s, self.results)
         settings = self.runtime.settings
-        parts = rows.fan_out(s, self.split_up, settings.recovery.queued_stale_seconds, self.worker)
+        parts = rows.fan_out(s, self.split_up, settings.recovery.queued_stale_seconds)
         self.results, self.split_up = [], []
         return parts, part_levels(s, parts, settings.costs.dear_share_seconds)
 
@@ -137,35 +128,22 @@ class Batch:
 
 
 def run_chunk(runtime: Runtime, ids: Sequence[int], worker: str, clock: Callable[[], float] = time.monotonic,
-              redelivered: bool = False, cheap_lane: bool = False) -> ChunkReport:
-    """Solve a chunk; ``cheap_lane``: it came from the cheap lane, whose cap (CHEAP_LANE_SECONDS)
-    moves a puzzle that runs longer to the dear lane."""
+              cheap_lane: bool = False) -> ChunkReport:
+    """Claim and solve a chunk; ``cheap_lane``: it came from the cheap lane, whose cap
+    (CHEAP_LANE_SECONDS) moves a puzzle that runs longer to the dear lane."""
     report = ChunkReport()
-    sessions = runtime.sessions
-    unclaimed = None if redelivered else _read_optimistically(sessions, ids, worker)
-    if unclaimed is not None:
-        report.skipped = len(ids) - len(unclaimed)
-        held = unclaimed
-    else:
-        settings = runtime.settings
-        held, scattered = _claim_for_chunk(sessions, ids, settings.recovery, settings.time, worker, report)
-        if scattered:
-            report.republished = publish_one_per_task(runtime, scattered)
-            return report
-        report.skipped = len(ids) - len(held)
-    cap = runtime.settings.lanes.cheap_cap(runtime.settings.time.puzzle_time_limit) if cheap_lane else None
+    settings = runtime.settings
+    held, scattered = _claim_for_chunk(runtime.sessions, ids, settings.recovery, settings.time, worker,
+                                       report)
+    if scattered:
+        report.republished = publish_one_per_task(runtime, scattered)
+        return report
+    report.skipped = len(ids) - len(held)
+    cap = settings.lanes.cheap_cap(settings.time.puzzle_time_limit) if cheap_lane else None
     batch = Batch(runtime, worker, report, deque(held), clock, cap=cap)
     with alarms_raise_timeout():
         _solve(batch)
     return report
-
-
-def _read_optimistically(sessions: sessionmaker[Session], ids: Sequence[int],
-                         worker: str) -> list[Assigned] | None:
-    """The chunk's puzzles if it can run unclaimed, this worker's hold on them committed with the
-    read (rows.read_and_hold); None if they must be claimed."""
-    with sessions() as s:
-        return rows.read_and_hold(s, ids, worker, heartbeat.tasks.holding(ids))
 
 
 def publish_one_per_task(runtime: Runtime, puzzles: Sequence[Assigned]) -> list[int]:
@@ -181,10 +159,8 @@ def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], recove
     """Claim the chunk's puzzles and fail those past the attempt cap; returns those to solve here
     and those to scatter. A chunk that comes back after its worker died with it claimed is given
     back instead, scattered one puzzle a task: one of its puzzles may be what killed it, and only
-    that culprit should use up its attempts.
-    (A redelivered optimistic run left no attempt behind: this claim is the first, and the
-    chunk runs whole once more, now counted. The broker also redelivers without a death, on a
-    lost connection, so that case does not scatter the chunk.)"""
+    that culprit should use up its attempts. (The broker also redelivers without a death, on a
+    lost connection: the claim, not the redelivery, tells a chunk tried before.)"""
     cap, limit = recovery.max_attempts, budget.puzzle_time_limit
     with sessions() as s, s.begin():
         claimed = rows.claim(s, ids, worker, now() + budget.lease())
@@ -201,19 +177,18 @@ def _claim_for_chunk(sessions: sessionmaker[Session], ids: Sequence[int], recove
 def _solve(batch: Batch) -> None:
     settings = batch.runtime.settings
     seconds, plans = batch.cap or settings.time.puzzle_time_limit, settings.splitting.for_plans
-    started = now()
     one_by_one = 0  # puzzles to solve one by one: a run whose solve_batch failed as a whole
     while batch.todo:
         a = batch.todo[0]
         ready = None
         try:
-            if a.optimistic and not one_by_one and not batch.due():
+            if not one_by_one:
                 run = _cheap_run(batch)
                 with logs.context(job=a.job_id):
                     limit, predicted = _run_limit(settings, seconds, run)
                     answers = solve_run(run, limit, plans, predicted is not None) if len(run) > 1 else None
                 if answers is not None:
-                    _done(batch, answers, started)
+                    _done(batch, answers)
                     continue
                 one_by_one = len(run)
                 ready = run[0].ready if run else None  # prepared already: a run of one goes on below
@@ -221,9 +196,6 @@ def _solve(batch: Batch) -> None:
                 ready = prepared_or_none(a)
             estimate = ready.estimate() if ready is not None else None
             expensive = estimate is not None and estimate.seconds > settings.lanes.optimistic_seconds
-            if a.optimistic and (expensive or batch.due()):
-                batch.flush()  # claims the rest: anything slow shows running, with a lease
-                continue       # its first puzzle is claimed now, or gone to another task
             limit, predicted = _limit(settings, seconds, estimate)
             with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive, limit,
                                                                          predicted is not None) as watch:
@@ -236,16 +208,14 @@ def _solve(batch: Batch) -> None:
             batch.todo.popleft()
             batch.to_dear_lane(a)
             continue
-        _done(batch, [answer], started)
+        _done(batch, [answer])
     batch.flush()
 
 
-def _done(batch: Batch, answers: Sequence[Result | SplitPuzzle], started: datetime) -> None:
+def _done(batch: Batch, answers: Sequence[Result | SplitPuzzle]) -> None:
     """The answers of the puzzles at the head of ``todo``, in order: out of ``todo``, into the batch."""
     for answer in answers:
-        a = batch.todo.popleft()
-        if a.optimistic and isinstance(answer, Result):
-            answer.worker, answer.started_at = batch.worker, started
+        batch.todo.popleft()
         batch.add(answer)
     # Parts go out at once, so other workers start on them while this chunk goes on.
     if batch.split_up or batch.due():
@@ -253,7 +223,7 @@ def _done(batch: Batch, answers: Sequence[Result | SplitPuzzle], started: dateti
 
 
 def _cheap_run(batch: Batch) -> list[Cheap]:
-    """The optimistic puzzles at the head of ``todo`` that one ``solve_batch`` call can take: of the
+    """The puzzles at the head of ``todo`` that one ``solve_batch`` call can take: of the
     first one's kind and options (prepared by one ``prepare_batch`` call), each ``batchable``,
     together estimated within FLUSH_SECONDS (so progress still shows that often). Stops at the
     first that is not."""
@@ -261,8 +231,11 @@ def _cheap_run(batch: Batch) -> list[Cheap]:
     most, work = settings.lanes.optimistic_seconds, 0.0
     run: list[Cheap] = []
     first = batch.todo[0]
-    alike = list(takewhile(lambda a: a.optimistic and a.kind == first.kind and a.options == first.options,
-                           batch.todo))
+    # Up to the first puzzle stored as dear: the run stops there, so none after it is prepared for it.
+    alike = list(takewhile(lambda a: a.kind == first.kind and a.options == first.options
+                           and (a.estimated is None or a.estimated <= most), batch.todo))
+    if not alike:
+        return run
     for a, ready in zip(alike, prepared_alike(alike), strict=True):
         cheap = None if ready is None else batchable(a, ready, settings.splitting.for_plans, most)
         if cheap is None:

@@ -12,14 +12,10 @@ Glossary
             memory, container gone). If another process of its node still beats, the main
             process lives and Celery itself redelivers the task (``reject_on_worker_lost``);
             otherwise the whole worker is gone and worker.reaper hands its work on.
-  holding   the puzzle ids of the optimistic chunks the process runs (one at a time in a prefork
-            child, several at once in the thread pool): those rows stay ``queued`` with no
-            claim, so this is the only place that says who has them.
   since     the start of the oldest task the process runs, or the end of its last one, written
             with each beat: every claim a task makes is newer than its start, so a running row
             of this worker claimed before ``since`` is held by no task (its task failed, or its
-            retry was lost with the broker's connection) and the reaper hands it on at once; so
-            is ``holding`` recorded (``held_at``) before ``since``.
+            retry was lost with the broker's connection) and the reaper hands it on at once.
   queues    the broker queues (lanes) the `celery worker` takes tasks from, written with each beat
             for the fleet view (store.fleet); known once the worker is set up (worker.app), before
             its pool forks.
@@ -43,7 +39,6 @@ from datetime import datetime
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from store import rows
 from store.db import changed_rows
 from store.models import WorkerBeat, now
 from store.settings import Recovery
@@ -78,26 +73,20 @@ def beat(s: Session, name: str, since: datetime | None = None, queues: Sequence[
 
 
 class Tasks:
-    """The tasks this process runs (several at once in the thread pool, each in its own thread),
-    for ``since`` and ``holding``. The task signals come in the thread that runs the task."""
+    """The tasks this process runs (several at once in the thread pool), for ``since``."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._started: dict[str, datetime] = {}
         self._ended: datetime | None = None
-        self._running: dict[int, str] = {}  # thread -> the task it runs
-        self._held: dict[str, list[int]] = {}  # task -> the optimistic chunk it recorded
 
     def started(self, task_id: str) -> None:
         with self._lock:
             self._started[task_id] = now()
-            self._running[threading.get_ident()] = task_id
 
     def ended(self, task_id: str) -> None:
         with self._lock:
             self._started.pop(task_id, None)
-            self._held.pop(task_id, None)
-            self._running = {t: task for t, task in self._running.items() if task != task_id}
             self._ended = now()
 
     def since(self) -> datetime | None:
@@ -105,26 +94,9 @@ class Tasks:
         with self._lock:
             return min(self._started.values()) if self._started else self._ended
 
-    def holding(self, ids: Sequence[int]) -> list[int]:
-        """What the process holds once this thread's task holds the chunk ``ids``: the chunks of
-        every task it runs (the row has one record for the process: a chunk left out of it would
-        be nobody's if the process died)."""
-        with self._lock:
-            task = self._running.get(threading.get_ident())
-            if task is None:  # called outside a task (tests, tools): the chunk alone
-                return list(ids)
-            self._held[task] = list(ids)
-            return [i for chunk in self._held.values() for i in chunk]
-
 
 # This process's tasks, told by the task signals (worker.app).
 tasks = Tasks()
-
-
-def hold(s: Session, name: str, ids: Sequence[int], running: Tasks = tasks) -> None:
-    """Record the optimistic chunk this worker now runs (its puzzles stay queued, unclaimed), beside
-    those its other tasks run (``Tasks.holding``)."""
-    rows.hold(s, name, running.holding(ids))
 
 
 def leave(s: Session, name: str) -> None:

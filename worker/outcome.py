@@ -131,7 +131,7 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     ``watch``: a stop flag raised at the time limit or when the puzzle is cancelled;
     ``predicted``: the seconds predicted of it when its prediction set ``seconds`` (CPU seconds
     then, worker.limits)."""
-    out = Result(a.id, a.job_id, a.attempts, FAILED, optimistic=a.optimistic)
+    out = Result(a.id, a.job_id, a.attempts, FAILED)
     start = time.perf_counter()
     try:
         p = ready or prepare(a)
@@ -161,8 +161,8 @@ class Cheap:
 
 
 def batchable(a: Assigned, ready: Prepared, settings: Settings, most: float) -> Cheap | None:
-    """The puzzle as a ``Cheap`` one when it is estimated at most ``most`` seconds (it needs neither
-    a claim nor a watcher) and its kind plans to solve it whole, or whole within a node budget.
+    """The puzzle as a ``Cheap`` one when it is estimated at most ``most`` seconds (it needs no
+    watcher) and its kind plans to solve it whole, or whole within a node budget.
     The estimate is the one stored with it, made again only for a row stored without one."""
     cost = ready.cost() if a.estimated is None else a.estimated
     if cost > most:
@@ -207,6 +207,5 @@ def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings,
         if not within_plan(c, nodes):
             out.append(solve_one(a, seconds, settings, c.ready))
             continue
-        out.append(Result(a.id, a.job_id, a.attempts, status, answer=answer, optimistic=a.optimistic,
-                          solve_ms=share))
+        out.append(Result(a.id, a.job_id, a.attempts, status, answer=answer, solve_ms=share))
     return out

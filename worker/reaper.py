@@ -8,9 +8,9 @@ it from their heartbeat threads every REAP_INTERVAL; one run at a time holds the
 row. docs/operations.md tells each fault and how it is recovered.
 
 A run reads what the fleet holds, not the backlog: the rows with a deadline (claimed, published
-again, marked due: a partial index), the optimistic chunks by id, and a slice of SWEEP ids of
-the rest (queued at submit and untouched since, dated by ``created_at``), from where the last run
-stopped (``reaper_runs.swept_to``).
+again, marked due: a partial index) and a slice of SWEEP ids of the rest (queued at submit and
+untouched since, dated by ``created_at``), from where the last run stopped
+(``reaper_runs.swept_to``).
 """
 
 from __future__ import annotations
@@ -74,9 +74,6 @@ class Lost:
 
     silent: list[str]        # workers whose heartbeat stopped, and whose node's too
     forgotten: list[str]     # dead pool processes of a living node: only their rows go
-    stale_holders: list[str]        # living workers whose optimistic chunk no task runs any more
-    held_by_none: list[int]  # the queued puzzles of the optimistic chunks of both kinds above
-    held_by_living: set[int]   # those of chunks that living workers run: not lost, however old
     broker_empty: bool         # the broker's queue is empty: anything queued long ago was lost
     published_before: datetime  # queued rows whose deadline is before this were published long ago
     stale_before: datetime     # queued at submit before this: its task never started (the backstop)
@@ -126,11 +123,6 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
         lost_parts = [row.id for row in subtasks if row not in dead_parts]
         part_ranks = part_levels(s, lost_parts, settings.costs.dear_share_seconds)
         again = Reaped([row.id for row in lost_puzzles], lost_parts)
-        _count_lost_optimistic_runs(s, lost.held_by_none)
-        if lost.stale_holders:  # unless a new chunk was recorded meanwhile
-            s.execute(update(WorkerBeat)
-                      .where(WorkerBeat.name.in_(lost.stale_holders), WorkerBeat.held_at < WorkerBeat.since)
-                      .values(holding=None).execution_options(synchronize_session=False))
         deadline = t + timedelta(seconds=recovery.queued_stale_seconds)
         again.chunks = chunks.lost(s, t, lost.silent, lost.stale_before, lost.published_before,
                                    lost.broker_empty, BATCH)
@@ -203,31 +195,15 @@ def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
 
 def _survey(s: Session, t: datetime, recovery: Recovery, trust_silence: bool, broker_empty: bool) -> Lost:
     quiet_since = t - timedelta(seconds=recovery.worker_silent_seconds)
-    rows = s.execute(select(WorkerBeat.name, WorkerBeat.beat_at, WorkerBeat.holding, WorkerBeat.held_at,
-                            WorkerBeat.since)).all()
+    rows = s.execute(select(WorkerBeat.name, WorkerBeat.beat_at)).all()
     quiet = {r.name for r in rows if trust_silence and aware(r.beat_at) < quiet_since}
     # A quiet pool process of a node that still beats: its main process redelivers its task.
     living_nodes = {node_of(r.name) for r in rows if r.name not in quiet}
-    silent: list[str] = []
-    stale_holders: list[str] = []
-    held_by_none: list[int] = []
-    held_by_living: set[int] = set()
-    forgotten = sorted(quiet - set(silent_names := [n for n in quiet if node_of(n) not in living_nodes]))
-    for r in rows:
-        if r.name in silent_names:
-            silent.append(r.name)
-            held_by_none += r.holding or []
-        elif r.name in quiet:
-            continue
-        elif r.holding and r.held_at is not None and r.since is not None and r.held_at < r.since:
-            stale_holders.append(r.name)
-            held_by_none += r.holding
-        else:
-            held_by_living.update(r.holding or [])
+    silent = [r.name for r in rows if r.name in quiet and node_of(r.name) not in living_nodes]
+    forgotten = sorted(quiet - set(silent))
     published = t + timedelta(seconds=recovery.queued_stale_seconds - recovery.lost_task_seconds)
     stale = t - timedelta(seconds=recovery.queued_stale_seconds)
-    return Lost(silent, forgotten, stale_holders, held_by_none, held_by_living, broker_empty, published,
-                stale, _sweep(s))
+    return Lost(silent, forgotten, broker_empty, published, stale, _sweep(s))
 
 
 def _sweep(s: Session) -> tuple[int, int | None]:
@@ -238,36 +214,25 @@ def _sweep(s: Session) -> tuple[int, int | None]:
     return after, upto
 
 
-def _count_lost_optimistic_runs(s: Session, ids: Sequence[int]) -> None:
-    """An optimistic chunk whose worker died was a first attempt: count it, so the next run is
-    claimed and a puzzle that kills every worker reaches the attempt cap."""
-    if ids:
-        s.execute(update(Puzzle)
-                  .where(among(s, Puzzle.id, ids, per_row=True), Puzzle.status == QUEUED,
-                         Puzzle.attempts == 0)
-                  .values(attempts=1).execution_options(synchronize_session=False))
-
-
 def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
-    """Three reads, each bounded by what the fleet holds or by SWEEP: the rows with a deadline
-    (through its partial index), the optimistic chunks of lost workers, and the sweep's slice."""
+    """Two reads, each bounded by what the fleet holds or by SWEEP: the rows with a deadline
+    (through its partial index) and the sweep's slice."""
     claimed = and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0)
     held_by_dead = and_(claimed, Puzzle.worker.in_(lost.silent))
     with_deadline = and_(Puzzle.deadline.is_not(None),
                          or_(Puzzle.deadline < t, held_by_dead,
                              and_(claimed, _orphaned(Puzzle.worker, Puzzle.started_at)),
-                             _gone_from_broker(s, Puzzle.status, Puzzle.deadline < lost.published_before,
-                                               Puzzle.id, lost)))
-    held_by_none = and_(Puzzle.status == QUEUED, among(s, Puzzle.id, lost.held_by_none, per_row=True))
+                             _gone_from_broker(Puzzle.status, Puzzle.deadline < lost.published_before,
+                                               lost)))
     after, upto = lost.sweep
     submitted_long_ago = Puzzle.created_at < lost.published_before - (t - lost.stale_before)
     swept = and_(Puzzle.id > after, true() if upto is None else Puzzle.id <= upto, Puzzle.deadline.is_(None),
                  or_(and_(Puzzle.status == QUEUED, Puzzle.created_at < lost.stale_before),
-                     _gone_from_broker(s, Puzzle.status, submitted_long_ago, Puzzle.id, lost)))
+                     _gone_from_broker(Puzzle.status, submitted_long_ago, lost)))
     columns = (Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind, Puzzle.input,
                Puzzle.options, (Puzzle.attempts - Puzzle.attempts_base).label("tries"), Job.owner,
                Puzzle.estimated_seconds)
-    found = {row.id: row for condition in (with_deadline, held_by_none, swept)
+    found = {row.id: row for condition in (with_deadline, swept)
              for row in s.execute(select(*columns).join(Job, Job.id == Puzzle.job_id)
                                   .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED), condition)
                                   .order_by(Puzzle.id).limit(BATCH))}
@@ -285,8 +250,8 @@ def _lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
                                  or_(Subtask.deadline < t, held_by_dead,
                                      and_(Subtask.status == RUNNING,
                                           _orphaned(Subtask.worker, Subtask.started_at)),
-                                     _gone_from_broker(s, Subtask.status,
-                                                       Subtask.deadline < lost.published_before, None, lost)))
+                                     _gone_from_broker(Subtask.status,
+                                                       Subtask.deadline < lost.published_before, lost)))
                           .order_by(Subtask.id).limit(BATCH)))
 
 
@@ -295,12 +260,9 @@ def _orphaned(worker: Any, started_at: Any) -> ColumnElement[bool]:
     return exists().where(WorkerBeat.name == worker, WorkerBeat.since > started_at)
 
 
-def _gone_from_broker(s: Session, status: Any, published_long_ago: ColumnElement[bool], ids: Any,
+def _gone_from_broker(status: Any, published_long_ago: ColumnElement[bool],
                       lost: Lost) -> ColumnElement[bool]:
-    """Queued, published long ago, held by no living worker, and the broker's queue is empty."""
+    """Queued, published long ago, and the broker's queue is empty."""
     if not lost.broker_empty:
         return false()
-    gone = and_(status == QUEUED, published_long_ago)
-    if ids is not None and lost.held_by_living:
-        gone = and_(gone, ~among(s, ids, sorted(lost.held_by_living), "living", per_row=True))
-    return gone
+    return and_(status == QUEUED, published_long_ago)

@@ -24,17 +24,17 @@ RETRIED = {"acks_late": True, "reject_on_worker_lost": True, "autoretry_for": (O
 
 @app.task(name=SOLVE_CHUNK, bind=True, **RETRIED)
 def solve_chunk(self: Task, ids: list[int], chunk_id: int | None = None) -> dict[str, int]:
-    # Redelivered: the worker that had it died (or lost its broker connection) mid-chunk.
     delivery = self.request.delivery_info or {}
-    redelivered = bool(delivery.get("redelivered"))
     wait = runtime.settings.recovery.db_wait_seconds
     if chunk_id is not None:  # a stored chunk (store.chunks)
+        # Redelivered: the worker that had it died (or lost its broker connection) mid-chunk.
+        redelivered = bool(delivery.get("redelivered"))
         stored = through_outages(lambda: run_stored(runtime, chunk_id, worker_name(), redelivered), wait,
                                  "chunk")
         return {"written": stored.written, "left": len(stored.left)}
     cheap_lane = delivery.get("routing_key") == runtime.settings.lanes.task_queue
-    report = through_outages(lambda: chunk.run_chunk(runtime, ids, worker_name(), redelivered=redelivered,
-                                                     cheap_lane=cheap_lane), wait, "chunk")
+    report = through_outages(lambda: chunk.run_chunk(runtime, ids, worker_name(), cheap_lane=cheap_lane),
+                             wait, "chunk")
     return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished),
             "moved": len(report.moved)}
 

@@ -1,7 +1,7 @@
 """Whole worker processes SIGKILLed (the main process and its pool, as `docker kill` does): the broker
 keeps their messages unacknowledged for the visibility timeout (hours), so only the heartbeats tell.
 Each job whose worker was killed finishes within its normal time + 30 s, every answer right, nothing
-counted twice: a claimed puzzle, a subtask, and an optimistic chunk killed in its first half-second."""
+counted twice: a claimed puzzle, a subtask, and a stored chunk killed in its first half-second."""
 
 from __future__ import annotations
 

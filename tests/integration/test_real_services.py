@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 import solvers
 from solvers.base import Outcome
-from store.models import Chunk, Puzzle, WorkerBeat
+from store.models import Chunk, Puzzle
 from store.publish import SOLVE_CHUNK
 from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
 from tests.services import process_tree
@@ -105,10 +105,13 @@ def poll(stack, query, found, what: str, timeout: float = 60) -> None:
         time.sleep(0.005)
 
 
-def test_workers_killed_in_an_optimistic_chunk_then_in_its_claimed_rerun(real_stack, toy_kind, monkeypatch):
-    # 40 puzzles of 50 ms, each estimated below OPTIMISTIC_SECONDS: one task that claims nothing
-    # for its first 0.5 s. They are stored one a task (CHUNK_MAX=1), so as rows, not a chunk, and
-    # published by hand as a single task, as rows of unalike puzzles or a retry's go.
+def test_a_pool_process_killed_in_a_task_of_rows_has_its_rerun_go_on_one_puzzle_a_task(real_stack, toy_kind,
+                                                                                      monkeypatch):
+    # 40 puzzles of 50 ms stored one a task (CHUNK_MAX=1), so as rows, not a chunk, and published
+    # by hand as a single task, as rows of unalike puzzles or a retry's go. Its pool process is
+    # killed while the task runs them, claimed; Celery delivers the task again, whose claim finds
+    # them tried before and hands them on one puzzle a task, so that only a puzzle that kills its
+    # worker would use up its attempts.
     sessions = real_stack.app.extensions["sessions"]
     monkeypatch.setitem(real_stack.app.extensions, "publisher", RecordingPublisher())
     one_a_task = settings_of(real_stack.app).replace(CHUNK_MAX=1)
@@ -119,21 +122,16 @@ def test_workers_killed_in_an_optimistic_chunk_then_in_its_claimed_rerun(real_st
         ids = list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
     real_stack.app.extensions["celery"].send_task(SOLVE_CHUNK, args=[ids],
                                                   queue=settings_of(real_stack.app).lanes.task_queue)
-    # A pool process holds the chunk (its heartbeat row says so): kill it in its optimistic run.
-    poll(real_stack, select(WorkerBeat.holding), lambda rows: any(ids == h for h, in rows),
-         "the chunk never ran")
-    kill_pool_children(real_stack.workers)  # whichever runs it; the other restarts idle
-    # Redelivered with the broker's flag, the chunk is claimed this time: kill it again there.
     poll(real_stack, select(Puzzle.id).where(Puzzle.job_id == job_id, Puzzle.status == "running"), bool,
-         "the redelivered chunk was never claimed")
-    kill_pool_children(real_stack.workers)
-    with sessions() as s:  # what the two dead runs finished (a busy machine may let a flush through)
+         "the task never claimed its puzzles")
+    kill_pool_children(real_stack.workers)  # whichever runs it; the other restarts idle
+    with sessions() as s:  # what the dead run finished (a busy machine may let a flush through)
         done = set(s.scalars(select(Puzzle.index).where(Puzzle.job_id == job_id, Puzzle.status == "solved",
                                                         Puzzle.attempts == 1)))
     job = real_stack.wait(job_id, timeout=120)
     assert job["status"] == "completed" and job["counts"]["solved"] == 40
-    # The second death is counted against every unfinished puzzle of the chunk, which then went
-    # on one puzzle per task; had the flag been missed, the first rerun would have counted nothing.
+    # The death is counted against every unfinished puzzle of the task, which then went on one
+    # puzzle a task: each solved at its second attempt.
     attempts = {r["index"]: r["attempts"] for r in real_stack.puzzles(job_id)}
     assert len(done) < 40 and all(attempts[i] == 1 for i in done), (done, attempts)
     assert all(n == 2 for i, n in attempts.items() if i not in done), (done, attempts)

@@ -92,9 +92,8 @@ def test_progress_is_weighted_by_predicted_seconds_and_the_eta_by_the_observed_r
 def test_a_redelivered_chunk_counts_its_puzzles_done_once(client, app):
     stored = submit(client, "2", "3")
     ids = ids_of(app, stored["id"])
-    run_chunk(runtime_of(app), ids[:1], "w")
-    run_chunk(runtime_of(app), ids[:1], "w", redelivered=True)
-    run_chunk(runtime_of(app), ids[:1], "w")
+    for _ in range(3):
+        run_chunk(runtime_of(app), ids[:1], "w")
     assert job(client, stored["id"])["estimated_seconds_done"] == 2.0
     assert_job_costs_match_rows(app.extensions["sessions"])
 

@@ -149,7 +149,7 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
     # The split puzzle itself is held by its parts, not by the worker that cut it up.
     assert seen["coordinator"]["holding"] == [] and seen["coordinator"]["pid"] is None
 
-    # Once the chunk's task has ended (``since`` past the record), the chunk is nobody's.
+    # Once the chunk's task has ended (``since`` past its claim), the chunk is nobody's.
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(WorkerBeat).where(WorkerBeat.name == cheap).values(since=now()))
     assert by_name(app)[cheap]["holding"] == []
@@ -157,7 +157,7 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
 
 def test_a_worker_row_without_queues_yet_has_no_lane(app):
     with app.extensions["sessions"]() as s, s.begin():
-        puzzle_rows.hold(s, "h9:9:dddd", [])  # the chunk's record can make the row before any beat
+        heartbeat.beat(s, "h9:9:dddd")  # a beat before the `celery worker` is set up (worker.app)
     w = by_name(app)["h9:9:dddd"]
     assert w["queues"] == [] and w["lane"] is None
 

@@ -103,7 +103,7 @@ def test_retry_puts_failed_puzzles_back_with_new_options_and_a_new_budget(client
     assert sorted(published(app)) == sorted(rows[i].id for i in (1, 3, 4))
     tallies = stored_tallies(sessions)
     assert tallies["toy", "queued"] == 3 and tallies["toy", "failed"] == failed_before  # a counter
-    run_chunk(runtime_of(app), published(app), "w", redelivered=True)
+    run_chunk(runtime_of(app), published(app), "w")
     done = client.get(f"/api/v1/jobs/{job['id']}").json
     assert done["status"] == "completed" and done["counts"]["solved"] == 6
     one = client.get(f"/api/v1/jobs/{job['id']}/puzzles/3").json
@@ -161,17 +161,21 @@ def test_a_cancelled_job_runs_again_and_its_split_parts_are_gone(client, app):
     assert client.get(f"/api/v1/jobs/{job['id']}/puzzles/0").json["status"] == "queued"
 
 
-def test_a_stale_optimistic_run_cannot_write_to_a_retried_puzzle(client, app):
+def test_a_stale_claim_cannot_write_to_a_retried_puzzle_claimed_again(client, app):
     job = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}]}).json
     ids = published(app)
-    with app.extensions["sessions"]() as s:
-        [held] = puzzle_rows.read_unclaimed(s, ids)  # an optimistic run reads it: (queued, 0)
+    sessions = app.extensions["sessions"]
+    with sessions() as s, s.begin():
+        [held] = puzzle_rows.claim(s, ids, "w", now())
     client.post(f"/api/v1/jobs/{job['id']}/cancel")
     assert client.post(f"/api/v1/jobs/{job['id']}/retry").status_code == 202
-    with app.extensions["sessions"]() as s, s.begin():
-        late = Result(held.id, held.job_id, held.attempts, "solved", answer='[{"sum":1},{}]', optimistic=True)
+    with sessions() as s, s.begin():
+        [again] = puzzle_rows.claim(s, ids, "w2", now())  # running again: only the attempt number differs
+    assert again.attempts > held.attempts
+    with sessions() as s, s.begin():
+        late = Result(held.id, held.job_id, held.attempts, "solved", answer='[{"sum":1},{}]')
         assert write(s, [late]) == 0
-    assert client.get(f"/api/v1/jobs/{job['id']}").json["counts"]["queued"] == 1
+    assert client.get(f"/api/v1/jobs/{job['id']}").json["counts"]["running"] == 1
 
 
 def test_a_retried_puzzle_gets_its_whole_attempt_budget_again(client, app):
@@ -182,11 +186,11 @@ def test_a_retried_puzzle_gets_its_whole_attempt_budget_again(client, app):
     for _ in range(cap + 1):  # every claim's worker "dies": the last claim fails it
         with sessions() as s, s.begin():
             puzzle_rows.claim(s, ids, "w", now())
-    run_chunk(runtime_of(app), ids, "w", redelivered=True)
+    run_chunk(runtime_of(app), ids, "w")
     assert client.get(f"/api/v1/jobs/{job['id']}/puzzles/0").json["status"] == "failed"
     app.extensions["publisher"].chunks.clear()
     assert client.post(f"/api/v1/jobs/{job['id']}/retry").status_code == 202
-    run_chunk(runtime_of(app), published(app), "w", redelivered=True)
+    run_chunk(runtime_of(app), published(app), "w")
     one = client.get(f"/api/v1/jobs/{job['id']}/puzzles/0").json
     assert one["status"] == "solved" and one["result"] == {"sum": 1}
 

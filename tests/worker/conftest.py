@@ -25,7 +25,7 @@ def as_read(s, puzzles):
 
 
 class Solving:
-    """How a chunk solves its cheap optimistic puzzles (``batched``: in runs, through the kind's
+    """How a chunk solves its cheap puzzles (``batched``: in runs, through the kind's
     solve_batch; else one by one, as after a run whose solve_batch failed), and a hook on it."""
 
     def __init__(self, batched, monkeypatch):

@@ -130,10 +130,10 @@ def test_two_claims_of_one_puzzle_write_exactly_once(app):
     assert rows(app, job_id)[0].worker == "b"
 
 
-def read_one(app, job_id):
-    """The job's one puzzle as the optimistic path reads it, and its result."""
-    with app.extensions["sessions"]() as s:
-        [a] = puzzle_rows.read_unclaimed(s, ids_of(app, job_id))
+def claim_one(app, job_id):
+    """The job's one puzzle as a task claims it, and its result."""
+    with app.extensions["sessions"]() as s, s.begin():
+        [a] = puzzle_rows.claim(s, ids_of(app, job_id), "w1", now() + timedelta(minutes=5))
     return a, outcome.solve_one(a, 5, plans_of(app))
 
 
@@ -144,7 +144,7 @@ def write(app, answers) -> int:
 
 def test_the_write_writes_nothing_to_a_puzzle_cancelled_meanwhile(app):
     job_id = post(app, toys("1"))
-    _, result = read_one(app, job_id)
+    _, result = claim_one(app, job_id)
     assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
     assert write(app, [result]) == 0
     assert rows(app, job_id)[0].status == "cancelled" and job_row(app, job_id).pending == 0
@@ -152,7 +152,7 @@ def test_the_write_writes_nothing_to_a_puzzle_cancelled_meanwhile(app):
 
 def test_the_write_of_a_failure_stores_no_block(app):
     job_id = post(app, toys("3", crash=True))
-    _, failed = read_one(app, job_id)
+    _, failed = claim_one(app, job_id)
     assert failed.status == "failed" and failed.answer is None
     assert write(app, [failed]) == 1
     (p,) = rows(app, job_id)
@@ -169,8 +169,7 @@ def test_the_write_waits_for_the_job_before_it_locks_a_puzzle(app):
     if not is_postgresql(app.extensions["engine"]):
         pytest.skip("SQLite locks the whole database, never a row")
     job_id = post(app, toys("1"))
-    with sessions() as s:
-        [a] = puzzle_rows.read_unclaimed(s, ids_of(app, job_id))
+    a, _ = claim_one(app, job_id)
     written: list[int] = []
 
     def write() -> None:
@@ -207,38 +206,21 @@ def statuses_while_solving(app, monkeypatch) -> list[str]:
     return during
 
 
-@pytest.mark.parametrize(("options", "redelivered", "seen"), [
-    ({}, False, "queued"),              # cheap, first delivery: optimistic, never claimed
-    ({}, True, "running"),              # its worker died: claimed, so attempts count
-    ({"sleep": 0.2}, False, "running"),  # estimated above OPTIMISTIC_SECONDS: claimed first
-])
-def test_cheap_first_deliveries_skip_the_claim(app, monkeypatch, options, redelivered, seen):
+@pytest.mark.parametrize("options", [{}, {"sleep": 0.2}], ids=["cheap", "watched"])
+def test_every_puzzle_is_claimed_before_it_is_solved(app, monkeypatch, options):
+    # cheap, or estimated above OPTIMISTIC_SECONDS (watched): running under a lease either way
     job_id = post(app, toys("2", **options))
     ids = ids_of(app, job_id)
     during = statuses_while_solving(app, monkeypatch)
-    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1", redelivered=redelivered)
-    assert report.written == 1 and during == [seen]
+    report = run(app, ids)
+    assert report.written == 1 and during == ["running"]
     got = rows(app, job_id)
     assert all(p.status == "solved" and p.attempts == 1 and p.worker == "w1" and p.started_at for p in got)
     job = job_row(app, job_id)
     assert job.status == "completed" and job.started_at and job.pending == 0
 
 
-def test_an_optimistic_result_loses_to_a_claim_made_meanwhile(app):
-    job_id = post(app, toys("5"))
-    sessions = app.extensions["sessions"]
-    with sessions() as s:
-        (read,) = puzzle_rows.read_unclaimed(s, ids_of(app, job_id))
-    with sessions() as s, s.begin():
-        (claimed,) = puzzle_rows.claim(s, ids_of(app, job_id), "b", now() + timedelta(minutes=5))
-    with sessions() as s, s.begin():
-        # The row is no longer queued:
-        assert results.write(s, [outcome.solve_one(read, 5, plans_of(app))]) == 0
-        assert results.write(s, [outcome.solve_one(claimed, 5, plans_of(app))]) == 1
-    assert rows(app, job_id)[0].worker == "b" and job_row(app, job_id).pending == 0
-
-
-def test_a_cancel_during_an_optimistic_chunk_is_final(app, solving):
+def test_a_cancel_during_a_chunk_is_final(app, solving):
     job_id = post(app, toys("1", "2", "3"))
 
     def cancel_first(c):
@@ -344,15 +326,6 @@ def test_redelivered_chunk_goes_on_one_puzzle_per_task(app):
     assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 2)] * 3
 
 
-def test_a_redelivered_optimistic_chunk_runs_whole_once_more_claimed(app):
-    job_id = post(app, toys("1", "2", "3"))
-    ids = ids_of(app, job_id)  # its worker died mid-chunk without claiming: rows untouched
-    publisher = RecordingPublisher()
-    report = chunk.run_chunk(runtime_of(app, publisher), ids, "w1", redelivered=True)
-    assert publisher.chunks == [] and report.written == 3
-    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("solved", 1)] * 3
-
-
 def test_soft_time_limit_between_puzzles_hands_on_the_rest(app, solving):
     job_id = post(app, toys("1", "2", "3"))
     ids = ids_of(app, job_id)
@@ -410,7 +383,7 @@ def test_each_flush_renews_the_lease_of_the_puzzles_still_to_do(app, monkeypatch
     assert [p.status for p in rows(app, job_id)] == ["solved"] * 3
 
 
-# -- cheap optimistic puzzles in runs, through the kind's solve_batch
+# -- cheap puzzles in runs, through the kind's solve_batch
 
 
 class Calls(list):
@@ -449,7 +422,7 @@ def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, t
     report = run(app, ids)
     assert batches.prepared == [digits, digits]  # the API's check, then the run's one call
     assert report.written == 40
-    assert batches == [([toy.parse(d) for d in digits], {"queued"})]  # one call, nothing claimed
+    assert batches == [([toy.parse(d) for d in digits], {"running"})]  # one call, every row claimed
     got = rows(app, job_id)
     assert [p.result for p in got[1:]] == [{"sum": sum(map(int, d))} for d in digits[1:]]
     assert [p.status for p in got] == ["no_solution"] + ["solved"] * 39
@@ -457,8 +430,7 @@ def test_a_cheap_chunk_is_solved_in_one_solve_batch_call_and_written_once(app, t
     job = job_row(app, job_id)
     assert job.status == "completed" and job.pending == 0
     # Delivered again (duplicated, or redelivered): nothing is written twice, nothing solved again.
-    assert run(app, ids).written == 0
-    again = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1", redelivered=True)
+    again = run(app, ids)
     assert again.written == 0 and again.skipped == 40 and len(batches) == 1
 
 
@@ -520,9 +492,9 @@ def test_a_batch_outcome_past_the_node_budget_is_solved_again_alone(app, batches
     assert [p.result for p in rows(app, job_id)] == [{"sum": 1}, {"sum": 15}, {"sum": 4}]
 
 
-@pytest.mark.parametrize("sleep", [1.0, 0.08], ids=["claimed", "optimistic"])
+@pytest.mark.parametrize("sleep", [1.0, 0.08], ids=["watched", "unwatched"])
 def test_a_puzzle_past_the_cheap_lanes_cap_moves_to_the_dear_lane_and_the_chunk_goes_on(make_app, toy, sleep):
-    # Estimated 1 s (claimed and watched) or 0.08 s (run unclaimed); either runs past a cap of 0.03 s.
+    # Estimated 1 s (watched) or 0.08 s (its timer only); either runs past a cap of 0.03 s.
     app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.03)
     job_id = post(app, toys("12", sleep=sleep) + toys("3"))
     slow, quick = ids_of(app, job_id)
@@ -532,7 +504,7 @@ def test_a_puzzle_past_the_cheap_lanes_cap_moves_to_the_dear_lane_and_the_chunk_
     moved, done = rows(app, job_id)
     assert (moved.status, moved.attempts, moved.worker, moved.error) == ("queued", 0, None, None)
     assert done.status == "solved"
-    # No chunk's record names it any more: the reaper leaves it to its new task.
+    # Queued again with a new deadline and no worker: the reaper leaves it to its new task.
     assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == []
     # The dear lane has no cap: the puzzle is solved there, as its first counted attempt.
     assert chunk.run_chunk(runtime_of(app, publisher), [slow], "w2").written == 1

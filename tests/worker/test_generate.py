@@ -39,7 +39,7 @@ def test_the_worker_makes_puzzle_i_through_the_registry():
 
 def test_a_run_of_made_puzzles_goes_through_one_prepare_batch():
     options = request(seed=1)
-    alike = [Assigned(i, "job", "sudoku", i, options, 1, optimistic=True) for i in range(3)]
+    alike = [Assigned(i, "job", "sudoku", i, options, 1) for i in range(3)]
     ready = outcome.prepared_alike(alike)
     assert [r.puzzle for r in ready] == [0, 1, 2]
     assert {r.kind.name for r in ready} == {"sudoku"} and all(r.kind is ready[0].kind for r in ready)

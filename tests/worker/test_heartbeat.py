@@ -1,11 +1,9 @@
 """Lost workers found in seconds (worker.heartbeat, worker.reaper) on SQLite (and PostgreSQL with
--m integration): a silent worker's claimed puzzles, its subtasks and the unclaimed puzzles of its
-optimistic chunk are published again at once; a living worker keeps its claims; a broker that
-lost its messages is noticed by its empty queue."""
+-m integration): a silent worker's claimed puzzles and subtasks are published again at once; a
+living worker keeps its claims; a broker that lost its messages is noticed by its empty queue."""
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
@@ -37,10 +35,10 @@ class Broker(RecordingPublisher):
         return self.depth
 
 
-def beating(app, name, seconds_ago=0.0, holding=None):
+def beating(app, name, seconds_ago=0.0):
     with app.extensions["sessions"]() as s, s.begin():
         t = now() - timedelta(seconds=seconds_ago)
-        s.merge(WorkerBeat(name=name, started_at=t, beat_at=t, holding=holding))
+        s.merge(WorkerBeat(name=name, started_at=t, beat_at=t))
 
 
 def claim(app, ids, worker):
@@ -50,7 +48,7 @@ def claim(app, ids, worker):
 
 def workers(app):
     with app.extensions["sessions"]() as s:
-        return dict(s.execute(select(WorkerBeat.name, WorkerBeat.holding)).all())
+        return list(s.scalars(select(WorkerBeat.name).order_by(WorkerBeat.name)))
 
 
 def silent_for(app):
@@ -103,66 +101,21 @@ def test_silence_is_not_trusted_right_after_the_reaper_itself_was_cut_off(app):
     assert rows(app, job_id)[0].status == "running"
 
 
-def test_the_unclaimed_chunk_of_a_dead_worker_goes_out_again_counted_as_an_attempt(app):
-    job_id = post(app, toys("1", "2", "3"))
-    ids = ids_of(app, job_id)
-    with app.extensions["sessions"]() as s, s.begin():  # what run_chunk records on its optimistic path
-        assert puzzle_rows.read_unclaimed(s, ids) is not None
-        heartbeat.hold(s, "dead", ids)
-    beating(app, "dead", seconds_ago=silent_for(app), holding=ids)
-    publisher = RecordingPublisher()
-    assert reaper.reap(runtime_of(app, publisher)).puzzles == ids
-    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("queued", 1)] * 3
-    # Counted: the next run claims them (attempts 2), so a puzzle that kills workers reaches the cap.
-    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), [ids[0]], "w2")
-    assert report.written == 1
-    assert (rows(app, job_id)[0].status, rows(app, job_id)[0].attempts) == ("solved", 2)
-
-
-def test_the_chunks_of_a_thread_pool_are_all_held_and_a_dead_workers_all_go_out_again(app):
-    """The thread pool runs several optimistic chunks at once in one process, which has one row:
-    a second chunk's record keeps the first's, and an ended task's chunk leaves the record."""
-    job_id = post(app, toys("1", "2", "3", "4"))
-    a, b, c, d = ids_of(app, job_id)
-    sessions = app.extensions["sessions"]
-    tasks = heartbeat.Tasks()
-
-    def hold(task: str, ids: list[int]) -> None:
-        tasks.started(task)
-        with sessions() as s, s.begin():
-            heartbeat.hold(s, "dead", ids, tasks)
-
-    first = threading.Thread(target=hold, args=("t1", [a, b]))
-    first.start()
-    first.join()
-    hold("t2", [c])  # in this thread, while t1 still runs in its own
-    assert workers(app) == {"dead": [a, b, c]}
-    tasks.ended("t2")
-    first = threading.Thread(target=hold, args=("t3", [d]))
-    first.start()
-    first.join()
-    assert workers(app) == {"dead": [a, b, d]}, "t2's chunk left the record with t2"
-    with sessions() as s, s.begin():  # the process dies: its row, as it recorded it, falls silent
-        s.execute(update(WorkerBeat).values(beat_at=now() - timedelta(seconds=silent_for(app))))
-    assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == [a, b, d]
-
-
-def test_an_optimistic_chunk_names_its_worker_in_the_heartbeat_row(app):
+def test_a_chunk_written_before_its_worker_died_hands_nothing_on(app):
     n = 3
     job_id = post(app, toys(*map(str, range(1, n + 1))))
     ids = ids_of(app, job_id)
     report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1")
     assert report.written == n
-    assert workers(app) == {"w1": ids}
-    # Finished, so a later death of w1 hands nothing on.
-    beating(app, "w1", seconds_ago=silent_for(app), holding=ids)
+    assert all(p.worker == "w1" for p in rows(app, job_id))
+    beating(app, "w1", seconds_ago=silent_for(app))
     assert reaper.reap(runtime_of(app, RecordingPublisher())).puzzles == []
     assert job_row(app, job_id).status == "completed"
 
 
 def run_sending(app, ids) -> tuple[chunk.ChunkReport, list[tuple[str, str | None]]]:
-    """The chunk run by "w1", and each statement it sent: its first word, and whether outside a
-    transaction ("AUTOCOMMIT")."""
+    """The chunk run by "w1", and each statement it sent: its first word, and its isolation level
+    ("AUTOCOMMIT": outside a transaction)."""
     engine = app.extensions["engine"]
     sent: list[tuple[str, str | None]] = []
 
@@ -176,21 +129,16 @@ def run_sending(app, ids) -> tuple[chunk.ChunkReport, list[tuple[str, str | None
         event.remove(engine, "before_cursor_execute", sending)
 
 
-def test_an_optimistic_chunk_is_held_from_its_read_and_written_in_a_transaction(app):
+def test_a_chunk_is_claimed_and_its_results_written_by_one_statement_in_transactions(app):
     job_id = post(app, toys("1", "2"))
-    ids = ids_of(app, job_id)
-    report, sent = run_sending(app, ids)
+    report, sent = run_sending(app, ids_of(app, job_id))
     assert report.written == 2 and job_row(app, job_id).status == "completed"
     assert all(p.status == "solved" and p.attempts == 1 and p.worker == "w1" for p in rows(app, job_id))
-    assert workers(app) == {"w1": ids}  # the hold, committed with the read
+    assert sent and all(level != "AUTOCOMMIT" for _, level in sent)
     if is_postgresql(app.extensions["engine"]):
-        # The read and the hold by one statement; then the job's lock, block, rows and counter by
-        # another, in the transaction that also moves the tallies.
-        assert sent[0] == ("WITH", "AUTOCOMMIT")
-        assert [word for word, _ in sent[1:]].count("WITH") == 1
-        assert all(level != "AUTOCOMMIT" for _, level in sent[1:])
-    else:
-        assert all(level != "AUTOCOMMIT" for _, level in sent)
+        # The job's lock, block, rows and counter by one statement, in the transaction that also
+        # moves the tallies.
+        assert [word for word, _ in sent].count("WITH") == 1
 
 
 def test_results_written_unalike_are_written_by_group(app):
@@ -200,7 +148,7 @@ def test_results_written_unalike_are_written_by_group(app):
     assert [(p.status, p.attempts, p.worker) for p in rows(app, job_id)] == [
         ("solved", 1, "w1"), ("no_solution", 1, "w1")]
     if is_postgresql(app.extensions["engine"]):
-        assert [word for word, _ in sent[1:]].count("WITH") == 2
+        assert [word for word, _ in sent].count("WITH") == 2
 
 
 def test_a_silent_workers_subtask_goes_out_again_and_a_living_workers_stays(app):
@@ -256,33 +204,6 @@ def test_a_living_workers_claims_that_no_task_holds_go_out_again_once(app):
     assert [(p.status, p.worker) for p in rows(app, job_id)] == [("running", None), ("running", "w")]
 
 
-def test_a_living_workers_optimistic_chunk_that_no_task_runs_goes_out_again_once(app):
-    job_id = post(app, toys("1", "2", "3"))
-    a, b, c = ids_of(app, job_id)
-    sessions = app.extensions["sessions"]
-    tasks = heartbeat.Tasks()
-
-    def beat_and_reap() -> list[int]:
-        with sessions() as s, s.begin():
-            heartbeat.beat(s, "w", tasks.since())
-        return reaper.reap(runtime_of(app, Broker(depth=3))).puzzles
-
-    tasks.started("t1")
-    with sessions() as s, s.begin():  # what run_chunk records on its optimistic path
-        heartbeat.hold(s, "w", [a, b])
-    assert beat_and_reap() == [], "the task that recorded the chunk runs it"
-    tasks.ended("t1")  # without writing it
-    tasks.started("t2")
-    assert beat_and_reap() == [a, b]
-    assert workers(app) == {"w": None}, "the record is cleared: handed on once"
-    # Counted, as a dead worker's chunk is: a puzzle that fails every task reaches the cap.
-    assert [(p.status, p.attempts) for p in rows(app, job_id)] == [("queued", 1)] * 2 + [("queued", 0)]
-    with sessions() as s, s.begin():
-        heartbeat.hold(s, "w", [c])  # recorded by t2, after its start
-    assert beat_and_reap() == []
-    assert workers(app) == {"w": [c]}
-
-
 def test_an_empty_broker_with_old_queued_work_means_its_messages_were_lost(app):
     job_id = post(app, toys("1", "2", "3"))
     a, b, c = ids_of(app, job_id)
@@ -292,7 +213,8 @@ def test_an_empty_broker_with_old_queued_work_means_its_messages_were_lost(app):
     published_long_ago = now() + timedelta(seconds=stale - lost_after - 1)
     with sessions() as s, s.begin():
         s.execute(update(Puzzle).where(Puzzle.id.in_([a, b, c])).values(deadline=published_long_ago))
-    beating(app, "alive", holding=[c])  # an optimistic chunk running right now is not lost
+    claim(app, [c], "alive")  # a puzzle a living worker runs right now is not lost
+    beating(app, "alive")
     # Messages still wait in the queue: nothing is lost yet.
     assert reaper.reap(runtime_of(app, Broker(depth=2))).puzzles == []
     # Unknown depth (a publisher that cannot tell): only the deadline counts.
@@ -348,7 +270,7 @@ def test_a_heartbeat_renews_its_row_and_is_steady_only_after_a_quiet_stretch(app
     hb.reap_turn()
     assert calls == [False, True]
     hb.end()
-    assert workers(app) == {}
+    assert workers(app) == []
 
 
 def test_each_beat_writes_the_queues_the_worker_takes_from(app, monkeypatch):

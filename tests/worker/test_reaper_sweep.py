@@ -27,7 +27,7 @@ def swept_to(app):
         return s.scalar(select(ReaperRun.swept_to))
 
 
-def test_a_submitted_puzzle_has_no_deadline_until_a_claim_and_none_after_its_optimistic_write(app):
+def test_a_submitted_puzzle_has_no_deadline_until_a_claim_and_none_after_its_write(app):
     job_id = post(app, toys("1", "2"))
     a, b = ids_of(app, job_id)
     assert [p.deadline for p in rows(app, job_id)] == [None, None]

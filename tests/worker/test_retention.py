@@ -15,7 +15,7 @@ from solvers.base import stop_flag
 from store import jobs
 from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, now
 from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of, stored_tallies
-from tests.worker.test_chunk import read_one, write
+from tests.worker.test_chunk import claim_one, write
 from worker import chunk, reaper, retention, stored
 from worker import parts as worker_parts
 from worker.limits import Watch
@@ -133,7 +133,7 @@ def test_a_task_of_rows_whose_job_is_deleted_while_it_runs_writes_nothing_and_en
     # The cancel counted the three; the chunk's late results counted nothing.
     assert stored_tallies(app.extensions["sessions"]) == {("", "jobs"): 1, ("toy", "cancelled"): 3}
     # Delivered again after the deletion: it finds nothing to do.
-    again = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1", redelivered=True)
+    again = chunk.run_chunk(runtime_of(app, RecordingPublisher()), ids, "w1")
     assert again.written == 0 and again.skipped == 3
 
 
@@ -163,7 +163,7 @@ def test_a_stored_chunk_whose_job_is_deleted_while_it_runs_writes_nothing_and_en
 def test_the_write_to_a_deleted_job_stores_nothing(app):
     # Its block would name a job that is gone: the statement stores it only under the job's lock.
     job_id = submit(app, 1)
-    _, result = read_one(app, job_id)
+    _, result = claim_one(app, job_id)
     client = app.test_client()
     assert client.post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
     assert client.delete(f"/api/v1/jobs/{job_id}").status_code == 204
