@@ -26,12 +26,10 @@ from typing import cast as cast_type
 
 from sqlalchemy import (
     Boolean,
-    ColumnElement,
     Table,
     Text,
     and_,
     bindparam,
-    case,
     cast,
     delete,
     exists,
@@ -66,6 +64,7 @@ from store.models import (
     lock_job,
     now,
 )
+from store.statements import job_values
 
 WRITTEN = "written"  # a chunk's status once its task wrote it: each entry's is its letter
 LEFT = "l"
@@ -278,8 +277,8 @@ def _statements(postgresql: bool) -> _Statements:
     written = {"status": WRITTEN, "outcome": bindparam("letters", type_=c.c.outcome.type),
                "errors": bindparam("failures", type_=c.c.errors.type), "finished_at": t, "deadline": None,
                "solve_ms": bindparam("share_ms", type_=c.c.solve_ms.type)}
-    moved = job_moved(bindparam("n", type_=j.c.pending.type), t,
-                      bindparam("cost", type_=j.c.done_seconds.type))
+    moved = job_values(bindparam("n", type_=j.c.pending.type), t,
+                       bindparam("cost", type_=j.c.done_seconds.type))
     job = j.c.id == bindparam("job", type_=j.c.id.type)
     if not postgresql:
         this = (c.c.id == bindparam("chunk"), claimable)
@@ -314,17 +313,6 @@ def _statements(postgresql: bool) -> _Statements:
     write = select(job_moved_cte.c.status, notices.sent_if(job_moved_cte.c.status == COMPLETED,
                                                            job_moved_cte.c.id))
     return _Statements(claim=claim, status=None, job_started=None, block=None, write=write, job_written=None)
-
-
-def job_moved(n: ColumnElement[Any], t: ColumnElement[Any], cost: ColumnElement[Any]) -> dict[str, Any]:
-    """A job's counters moved by ``n`` puzzles finished at ``t``, predicted at ``cost`` seconds in
-    all; it completes when nothing is left, and starts if nothing had started it."""
-    j = cast_type(Table, Job.__table__)
-    finishing = (j.c.pending - n == 0) & j.c.status.in_(UNFINISHED)
-    return {"pending": j.c.pending - n, "done_seconds": j.c.done_seconds + cost,
-            "status": case((finishing, COMPLETED), (j.c.status == QUEUED, RUNNING), else_=j.c.status),
-            "started_at": func.coalesce(j.c.started_at, t),
-            "finished_at": case((finishing, t), else_=j.c.finished_at)}
 
 
 # An entry's id as readers key it (store.blocks): negative, so that no puzzle row's id is one.

@@ -73,7 +73,7 @@ class _Built(NamedTuple):
     # one statement: (job, kind, rows changed, notice sent or None, their predicted seconds). SQLite:
     # the rows alone, each coming back as (job, kind, 1, its predicted seconds).
     write: Select[Any] | ReturningUpdate[Any]
-    # SQLite: a job's counters moved by the rows written (``_job_values``)
+    # SQLite: a job's counters moved by the rows written (``job_values``)
     job_written: Update | None
 
 
@@ -89,7 +89,7 @@ def _built_for(postgresql: bool) -> _Built:
     # SQLite has no UPDATE inside WITH: the job's block and counter go apart
     j = _JOBS
     job_written = update(j).where(j.c.id == _param(j.c.id, "job_id")).values(
-        _job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t"), _param(j.c.done_seconds, "cost")))
+        job_values(_param(j.c.pending, "n"), _param(p.c.finished_at, "t"), _param(j.c.done_seconds, "cost")))
     write = _rows_written(mine, _param(p.c.block_id)).returning(p.c.job_id, p.c.kind, literal(1),
                                                                  _cost(p.c.estimated_seconds))
     return _Built(write, job_written)
@@ -131,7 +131,7 @@ def _written_with_job(mine: ColumnElement[bool]) -> Select[Any]:
     per_job = (select(counted.c.job_id, func.sum(counted.c.n).label("n"),
                       func.sum(counted.c.cost).label("cost"))
                .group_by(counted.c.job_id).cte("per_job"))
-    job = (update(j).where(j.c.id == per_job.c.job_id).values(_job_values(per_job.c.n, t, per_job.c.cost))
+    job = (update(j).where(j.c.id == per_job.c.job_id).values(job_values(per_job.c.n, t, per_job.c.cost))
            .returning(j.c.id, j.c.status).cte("job"))
     return (select(counted.c.job_id, counted.c.kind, counted.c.n,
                    notices.sent_if(job.c.status == COMPLETED, job.c.id), counted.c.cost)
@@ -155,10 +155,10 @@ def _cost(estimated: ColumnElement[Any]) -> ColumnElement[Any]:
     return func.coalesce(estimated, 0.0)
 
 
-def _job_values(n: ColumnElement[Any], t: ColumnElement[Any],
-                cost: ColumnElement[Any]) -> dict[str, ColumnElement[Any]]:
-    """A job's counters moved by ``n`` rows written at ``t``, predicted at ``cost`` seconds in all;
-    it completes when nothing is left (the claim of its rows started it, store.rows.claim)."""
+def job_values(n: ColumnElement[Any], t: ColumnElement[Any],
+               cost: ColumnElement[Any]) -> dict[str, ColumnElement[Any]]:
+    """A job's counters moved by ``n`` puzzles written at ``t``, predicted at ``cost`` seconds in
+    all; it completes when nothing is left (the claim of its rows or chunk started it)."""
     j = _JOBS
     finishing = (j.c.pending - n == 0) & j.c.status.in_(UNFINISHED)
     return {"pending": j.c.pending - n, "done_seconds": j.c.done_seconds + cost,

@@ -45,6 +45,30 @@ class RecordingPublisher:
         self.ranks.append(rank)
 
 
+class Broker(RecordingPublisher):
+    """A recording publisher that also says how many messages wait in its queue."""
+
+    def __init__(self, depth: int):
+        super().__init__()
+        self.depth = depth
+
+    def queue_depth(self) -> int:
+        return self.depth
+
+
+class DownBroker(RecordingPublisher):
+    """A broker that refuses every message."""
+
+    def publish(self, chunks, dear=False, rank=0):
+        raise ConnectionError("broker down")
+
+    def publish_parts(self, groups, ranks=None):
+        raise ConnectionError("broker down")
+
+    def publish_chunks(self, chunk_ids, rank=0):
+        raise ConnectionError("broker down")
+
+
 @pytest.fixture
 def toy(monkeypatch):
     monkeypatch.setitem(solvers.KINDS, "toy", TOY)

@@ -12,7 +12,7 @@ from sqlalchemy import event, select, update
 from store import rows as puzzle_rows
 from store.db import is_postgresql
 from store.models import Puzzle, Subtask, WorkerBeat, now
-from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of
+from tests.service.conftest import Broker, DownBroker, RecordingPublisher, claim_part, runtime_of, settings_of
 from tests.worker.test_chunk import ids_of, job_row, post, rows, toys
 from tests.worker.test_parts import fan_out, toy_item
 from worker import chunk, heartbeat, reaper
@@ -22,17 +22,6 @@ from worker import chunk, heartbeat, reaper
 def app(make_app, toy, database_url):
     """One puzzle a task, so every puzzle is a row (a lost chunk's reaping: tests/worker/test_stored.py)."""
     return make_app(DATABASE_URL=database_url, PUZZLE_TIME_LIMIT=5.0, CHUNK_MAX=1)
-
-
-class Broker(RecordingPublisher):
-    """A recording publisher that also says how many messages wait in its queue."""
-
-    def __init__(self, depth: int):
-        super().__init__()
-        self.depth = depth
-
-    def queue_depth(self) -> int:
-        return self.depth
 
 
 def beating(app, name, seconds_ago=0.0):
@@ -304,14 +293,6 @@ def test_a_heartbeat_cut_off_from_the_database_starts_its_quiet_stretch_again(ap
     hb.tick()
     hb.reap_turn()
     assert calls == [False, False], "back after an outage: others' rows are old, not dead"
-
-
-class DownBroker(RecordingPublisher):
-    def publish(self, chunks, dear=False, rank=0):
-        raise ConnectionError("broker down")
-
-    def publish_parts(self, groups, ranks=None):
-        raise ConnectionError("broker down")
 
 
 def test_a_post_while_the_broker_is_down_is_accepted_and_published_by_the_next_reaper_run(app):

@@ -17,7 +17,7 @@ from solvers.base import Budgeted
 from store import chunks, fastjson, jobs
 from store.chunks import Written
 from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, WorkerBeat, now
-from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
+from tests.service.conftest import Broker, DownBroker, RecordingPublisher, runtime_of, settings_of
 from tests.worker.conftest import as_read
 from worker import chunk, reaper, stored
 from worker import parts as worker_parts
@@ -227,17 +227,6 @@ def test_the_reaper_publishes_a_queued_chunk_whose_message_was_lost(app):
     assert run(app, chunk_id).written == 2 and job_row(app, job_id).status == "completed"
 
 
-class Broker(RecordingPublisher):
-    """A recording publisher that also says how many messages wait in its queue."""
-
-    def __init__(self, depth: int):
-        super().__init__()
-        self.depth = depth
-
-    def queue_depth(self) -> int:
-        return self.depth
-
-
 @pytest.mark.parametrize("published", ["again", "at_submit"])
 def test_an_empty_broker_with_a_chunk_published_long_ago_means_its_message_was_lost(app, published):
     _job_id, chunk_id = post(app, toys("1", "2"))
@@ -256,11 +245,6 @@ def test_an_empty_broker_with_a_chunk_published_long_ago_means_its_message_was_l
     broker = Broker(depth=0)
     assert reaper.reap(runtime_of(app, broker)).chunks == [chunk_id] and broker.stored == [chunk_id]
     assert reaper.reap(runtime_of(app, Broker(depth=0))).chunks == [], "published just now"
-
-
-class DownBroker(RecordingPublisher):
-    def publish_chunks(self, chunk_ids, rank=0):
-        raise ConnectionError("broker down")
 
 
 def test_a_chunk_posted_while_the_broker_is_down_is_published_by_the_next_reaper_run(app):
