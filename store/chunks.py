@@ -32,13 +32,11 @@ from sqlalchemy import (
     bindparam,
     cast,
     delete,
-    exists,
     false,
     func,
     insert,
     or_,
     select,
-    true,
     update,
 )
 from sqlalchemy.orm import Session
@@ -46,6 +44,7 @@ from sqlalchemy.orm import Session
 from store import fastjson, notices, tallies
 from store.db import is_postgresql
 from store.fastjson import canonical
+from store.lost import Lost, at_submit, orphaned, with_deadline
 from store.models import (
     CANCELLED,
     COMPLETED,
@@ -60,7 +59,6 @@ from store.models import (
     Job,
     Puzzle,
     ResultBlock,
-    WorkerBeat,
     lock_job,
     now,
 )
@@ -389,26 +387,12 @@ def cancel(s: Session, job_id: str, t: datetime) -> tuple[int, float]:
     return sum(row.size for row in was), sum(row.estimated_seconds for row in was)
 
 
-def lost(s: Session, t: datetime, silent: Sequence[str], stale_before: datetime, published_before: datetime,
-         broker_empty: bool, most: int) -> list[int]:
-    """Chunks whose task was lost (the reaper's cases for puzzle rows, worker.reaper): running under
-    a lease run out, a silent worker or one that has since started afresh; queued past a deadline
-    (published again, or marked due), never started since submit before ``stale_before``, or,
-    the broker's queue being empty, published before ``published_before``. Locked, at most
+def lost(s: Session, t: datetime, lost: Lost, most: int) -> list[int]:
+    """Chunks whose task was lost (store.lost: the conditions of every claimed row), locked, at most
     ``most``, oldest first."""
-    orphaned = exists().where(WorkerBeat.name == Chunk.worker, WorkerBeat.since > Chunk.started_at)
-    running = and_(Chunk.status == RUNNING,
-                   or_(Chunk.deadline < t, Chunk.worker.in_(silent) if silent else false(), orphaned))
-    # A deadline is its publication's time plus QUEUED_STALE_SECONDS; a chunk without one was
-    # published at its submit, ``created_at``: the same moment is that much earlier.
-    submitted_long_ago = Chunk.created_at < published_before - (t - stale_before)
-    published_long_ago = or_(Chunk.deadline < published_before,
-                             and_(Chunk.deadline.is_(None), submitted_long_ago))
-    queued = and_(Chunk.status == QUEUED,
-                  or_(Chunk.deadline < t, and_(Chunk.deadline.is_(None), Chunk.created_at < stale_before),
-                      and_(true() if broker_empty else false(), published_long_ago)))
-    return list(s.scalars(select(Chunk.id).where(or_(running, queued)).order_by(Chunk.id).limit(most)
-                          .with_for_update(skip_locked=True)))
+    unfinished = or_(with_deadline(Chunk, t, lost, Chunk.status == RUNNING), at_submit(Chunk, t, lost))
+    return list(s.scalars(select(Chunk.id).where(Chunk.status.in_(UNFINISHED), unfinished).order_by(Chunk.id)
+                          .limit(most).with_for_update(skip_locked=True)))
 
 
 def requeue(s: Session, chunk_ids: Sequence[int], deadline: datetime) -> None:
@@ -462,10 +446,9 @@ def leave_final(s: Session, job_id: str, letters: str, indexes: Sequence[int] | 
 def by_worker(s: Session, jobs: Sequence[str], cutoff: datetime) -> list[tuple[str | None, str, int, int]]:
     """(worker, job, entries held, entries written since ``cutoff``) of these jobs' chunks; a running
     chunk claimed before its worker's oldest task began is held by no task (worker.heartbeat)."""
-    orphaned = exists().where(WorkerBeat.name == Chunk.worker, WorkerBeat.since > Chunk.started_at)
     rows = s.execute(select(Chunk.worker, Chunk.job_id, Chunk.status, Chunk.size, Chunk.outcome)
                      .where(Chunk.job_id.in_(jobs), Chunk.worker.is_not(None),
-                            or_(and_(Chunk.status == RUNNING, ~orphaned),
+                            or_(and_(Chunk.status == RUNNING, ~orphaned(Chunk.worker, Chunk.started_at)),
                                 and_(Chunk.status == WRITTEN, Chunk.finished_at >= cutoff))))
     return [(worker, job_id, size if status == RUNNING else 0, _written(outcome) if status == WRITTEN else 0)
             for worker, job_id, status, size, outcome in rows]

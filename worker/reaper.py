@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, delete, exists, false, or_, select, true, update
+from sqlalchemy import Row, and_, delete, select, true, update
 from sqlalchemy.orm import Session
 
 from store import chunks
 from store.costs import work_left
 from store.db import changed_rows, plan_for_each_list
+from store.lost import Lost, at_submit, with_deadline
 from store.models import (
     FAILED,
-    QUEUED,
     RUNNING,
     UNFINISHED,
     Job,
@@ -66,18 +66,6 @@ class Reaped:
     puzzles: list[int]
     parts: list[int]
     chunks: list[int] = field(default_factory=list)
-
-
-@dataclass
-class Lost:
-    """What the reaper knows about the workers and the broker at the start of a run."""
-
-    silent: list[str]        # workers whose heartbeat stopped, and whose node's too
-    forgotten: list[str]     # dead pool processes of a living node: only their rows go
-    broker_empty: bool         # the broker's queue is empty: anything queued long ago was lost
-    published_before: datetime  # queued rows whose deadline is before this were published long ago
-    stale_before: datetime     # queued at submit before this: its task never started (the backstop)
-    sweep: tuple[int, int | None]  # the ids this run's sweep reads: after the first, up to the second
 
 
 def reap_if_due(runtime: Runtime, trust_silence: bool) -> Reaped | None:
@@ -124,8 +112,7 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
         part_ranks = part_levels(s, lost_parts, settings.costs.dear_share_seconds)
         again = Reaped([row.id for row in lost_puzzles], lost_parts)
         deadline = t + timedelta(seconds=recovery.queued_stale_seconds)
-        again.chunks = chunks.lost(s, t, lost.silent, lost.stale_before, lost.published_before,
-                                   lost.broker_empty, BATCH)
+        again.chunks = chunks.lost(s, t, lost, BATCH)
         chunks.requeue(s, again.chunks, deadline)
         for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
             if ids:  # held by no worker now, until the new task claims it (so not orphaned again)
@@ -217,22 +204,13 @@ def _sweep(s: Session) -> tuple[int, int | None]:
 def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
     """Two reads, each bounded by what the fleet holds or by SWEEP: the rows with a deadline
     (through its partial index) and the sweep's slice."""
-    claimed = and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0)
-    held_by_dead = and_(claimed, Puzzle.worker.in_(lost.silent))
-    with_deadline = and_(Puzzle.deadline.is_not(None),
-                         or_(Puzzle.deadline < t, held_by_dead,
-                             and_(claimed, _orphaned(Puzzle.worker, Puzzle.started_at)),
-                             _gone_from_broker(Puzzle.status, Puzzle.deadline < lost.published_before,
-                                               lost)))
+    dated = with_deadline(Puzzle, t, lost, and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0))
     after, upto = lost.sweep
-    submitted_long_ago = Puzzle.created_at < lost.published_before - (t - lost.stale_before)
-    swept = and_(Puzzle.id > after, true() if upto is None else Puzzle.id <= upto, Puzzle.deadline.is_(None),
-                 or_(and_(Puzzle.status == QUEUED, Puzzle.created_at < lost.stale_before),
-                     _gone_from_broker(Puzzle.status, submitted_long_ago, lost)))
+    swept = and_(Puzzle.id > after, true() if upto is None else Puzzle.id <= upto, at_submit(Puzzle, t, lost))
     columns = (Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind, Puzzle.input,
                Puzzle.options, (Puzzle.attempts - Puzzle.attempts_base).label("tries"), Job.owner,
                Puzzle.estimated_seconds)
-    found = {row.id: row for condition in (with_deadline, swept)
+    found = {row.id: row for condition in (dated, swept)
              for row in s.execute(select(*columns).join(Job, Job.id == Puzzle.job_id)
                                   .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED), condition)
                                   .order_by(Puzzle.id).limit(BATCH))}
@@ -242,27 +220,9 @@ def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
 def _lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
     # "index" would name the row's tuple method
     columns = Subtask.id, Subtask.puzzle_id, Subtask.index.label("part"), Subtask.attempts, Subtask.status
-    held_by_dead = and_(Subtask.status == RUNNING, Subtask.worker.in_(lost.silent))
     return list(s.execute(select(*columns)
                           .join(Puzzle, Puzzle.id == Subtask.puzzle_id).join(Job, Job.id == Puzzle.job_id)
                           .where(Job.status.in_(UNFINISHED), Puzzle.status == RUNNING,
                                  Subtask.status.in_(UNFINISHED),
-                                 or_(Subtask.deadline < t, held_by_dead,
-                                     and_(Subtask.status == RUNNING,
-                                          _orphaned(Subtask.worker, Subtask.started_at)),
-                                     _gone_from_broker(Subtask.status,
-                                                       Subtask.deadline < lost.published_before, lost)))
+                                 with_deadline(Subtask, t, lost, Subtask.status == RUNNING))
                           .order_by(Subtask.id).limit(BATCH)))
-
-
-def _orphaned(worker: Any, started_at: Any) -> ColumnElement[bool]:
-    """Claimed before the oldest task its worker runs began (worker.heartbeat, "since")."""
-    return exists().where(WorkerBeat.name == worker, WorkerBeat.since > started_at)
-
-
-def _gone_from_broker(status: Any, published_long_ago: ColumnElement[bool],
-                      lost: Lost) -> ColumnElement[bool]:
-    """Queued, published long ago, and the broker's queue is empty."""
-    if not lost.broker_empty:
-        return false()
-    return and_(status == QUEUED, published_long_ago)
