@@ -39,7 +39,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from store import fastjson, notices, tallies
 from store.db import is_postgresql
@@ -233,15 +233,19 @@ def dissolve(s: Session, held: Held) -> list[int]:
 def _leave(s: Session, held: Held, offsets: Sequence[int], t: datetime) -> list[int]:
     if not offsets:
         return []
-    rows = [{"job_id": held.job_id, "index": held.first + i, "kind": held.kind, "input": held.inputs[i],
-             "options": held.options, "status": QUEUED, "attempts": 0, "created_at": t, "parts_total": 0,
-             "parts_done": 0, "stop_requested": False, "estimated_seconds": held.estimates[i][0],
-             "estimate_factor": held.estimates[i][1], "estimate_basis": held.estimates[i][2]}
-            for i in offsets]
-    s.execute(insert(Puzzle), rows)
+    s.execute(insert(Puzzle), [{**_row_of(held, i, held.inputs[i], held.estimates[i]), "status": QUEUED,
+                                "attempts": 0, "created_at": t} for i in offsets])
     return list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == held.job_id,
-                                                  Puzzle.index.in_([r["index"] for r in rows]))
+                                                  Puzzle.index.in_([held.first + i for i in offsets]))
                           .order_by(Puzzle.index)))
+
+
+def _row_of(chunk: Held | Chunk, i: int, wire: Any, estimate: Sequence[Any]) -> dict[str, Any]:
+    """The puzzle row of entry ``i`` as it leaves its chunk, but for its state (status, attempts,
+    times): what the entry keeps of its chunk."""
+    return {"job_id": chunk.job_id, "index": chunk.first + i, "kind": chunk.kind, "input": wire,
+            "options": chunk.options, "parts_total": 0, "parts_done": 0, "stop_requested": False,
+            "estimated_seconds": estimate[0], "estimate_factor": estimate[1], "estimate_basis": estimate[2]}
 
 
 class _Statements(NamedTuple):
@@ -322,20 +326,26 @@ def entries(s: Session, job_id: str, start: int = 0, statuses: Sequence[str] | N
     """The job's entries from index ``start`` on (or the one at ``index``), those in ``statuses``
     if given, at most ``limit``, in index order, as puzzle objects that are never stored: their
     ``offset`` in their chunk names their answer in its block (store.blocks)."""
-    q = select(Chunk).where(Chunk.job_id == job_id, Chunk.first + Chunk.size > start)
+    # The inputs and predictions (some 110 kB a chunk of 1,000) are read only of the chunks that
+    # give entries to the page, not of every chunk after ``start``.
+    q = (select(Chunk).where(Chunk.job_id == job_id, Chunk.first + Chunk.size > start)
+         .options(defer(Chunk.inputs), defer(Chunk.estimates)))
     if index is not None:
         q = q.where(Chunk.first <= index, Chunk.first + Chunk.size > index)
     out: list[Puzzle] = []
     for chunk in s.scalars(q.order_by(Chunk.first)):
-        inputs, estimates = fastjson.loads(chunk.inputs), fastjson.loads(chunk.estimates)
         offsets = range(max(0, start - chunk.first), chunk.size) if index is None else [index - chunk.first]
-        for i in offsets:
-            status = entry_status(chunk.status, chunk.outcome, i)
-            if status is None or (statuses and status not in statuses):
-                continue
-            out.append(_entry(chunk, i, status, inputs[i], estimates[i]))
-            if limit is not None and len(out) >= limit:
-                return out
+        wanted = [(i, status) for i in offsets
+                  if (status := entry_status(chunk.status, chunk.outcome, i)) is not None
+                  and (not statuses or status in statuses)]
+        if limit is not None:
+            wanted = wanted[:limit - len(out)]
+        if not wanted:
+            continue
+        inputs, estimates = fastjson.loads(chunk.inputs), fastjson.loads(chunk.estimates)
+        out += [_entry(chunk, i, status, inputs[i], estimates[i]) for i, status in wanted]
+        if limit is not None and len(out) >= limit:
+            return out
     return out
 
 
@@ -430,12 +440,10 @@ def leave_final(s: Session, job_id: str, letters: str, indexes: Sequence[int] | 
             continue
         inputs, estimates = fastjson.loads(chunk.inputs), fastjson.loads(chunk.estimates)
         s.execute(insert(Puzzle), [
-            {"job_id": job_id, "index": chunk.first + i, "kind": chunk.kind, "input": inputs[i],
-             "options": chunk.options, "status": STATUS_OF[outcome[i]], "attempts": chunk.attempts,
-             "error": (chunk.errors or {}).get(str(i)), "created_at": chunk.created_at,
-             "started_at": chunk.started_at, "finished_at": chunk.finished_at, "parts_total": 0,
-             "parts_done": 0, "stop_requested": False, "estimated_seconds": estimates[i][0],
-             "estimate_factor": estimates[i][1], "estimate_basis": estimates[i][2]} for i in leaving])
+            {**_row_of(chunk, i, inputs[i], estimates[i]), "status": STATUS_OF[outcome[i]],
+             "attempts": chunk.attempts, "error": (chunk.errors or {}).get(str(i)),
+             "created_at": chunk.created_at, "started_at": chunk.started_at, "finished_at": chunk.finished_at}
+            for i in leaving])
         for i in leaving:
             outcome[i] = LEFT
         s.execute(update(Chunk).where(Chunk.id == chunk.id).values(outcome="".join(outcome))

@@ -298,9 +298,5 @@ _PUZZLE_IDS = select(_puzzles.c.id).where(_puzzles.c.job_id == bindparam("job_id
 
 def chunks_of(ids: Sequence[int], costs: Sequence[float], lanes: Lanes) -> list[tuple[list[int], float]]:
     """Puzzle rows cut into tasks (a retry's): each one's puzzle ids and estimated seconds."""
-    out, start = [], 0
-    sizes = chunk_sizes(costs, lanes.chunk_spread, lanes.chunk_max, lanes.chunk_seconds, lanes.dear_seconds)
-    for size in sizes:
-        out.append((list(ids[start:start + size]), sum(costs[start:start + size])))
-        start += size
-    return out
+    return [(list(ids[first:first + size]), sum(costs[first:first + size]))
+            for first, size, _dear in _tasks(costs, lanes)]

@@ -171,12 +171,12 @@ def batchable(a: Assigned, ready: Prepared, settings: Settings, most: float) -> 
     return Cheap(a, ready, plan, cost) if isinstance(plan, (Whole, Budgeted)) else None
 
 
-def within_plan(c: Cheap, nodes: int | None) -> bool:
+def within_plan(plan: Whole | Budgeted, nodes: int | None) -> bool:
     """A batch outcome stands for the plan: always for a whole solve; for a budgeted one only
     within the budget, counted in the ``nodes`` the kind reports (past it the puzzle is split)."""
-    if isinstance(c.plan, Whole):
+    if isinstance(plan, Whole):
         return True
-    return nodes is not None and nodes <= c.plan.nodes
+    return nodes is not None and nodes <= plan.nodes
 
 
 def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings,
@@ -204,7 +204,7 @@ def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings,
     for c, status, nodes, answer in zip(run, outcomes.statuses(), outcomes.nodes(),
                                         outcomes.encoded(fastjson.dumps), strict=True):
         a = c.assigned
-        if not within_plan(c, nodes):
+        if not within_plan(c.plan, nodes):
             out.append(solve_one(a, seconds, settings, c.ready))
             continue
         out.append(Result(a.id, a.job_id, a.attempts, status, answer=answer, solve_ms=share))

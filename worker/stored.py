@@ -16,6 +16,7 @@ from store.chunks import Held, Written
 from store.models import now
 from store.publish import publish_in_lanes
 from worker.limits import alarms_raise_timeout, time_limit
+from worker.outcome import within_plan
 from worker.runtime import Runtime
 
 
@@ -63,9 +64,9 @@ def _solve(runtime: Runtime, held: Held) -> Written:
              if estimate[0] <= most and not (failed and isinstance(prepared[i], solvers.PuzzleError))]
     # all of them, as prepared (a kind's array-backed sequence, solvers.sudoku.Grids), or the cheap ones
     plans = kind.plans(prepared if len(cheap) == size else [prepared[i] for i in cheap], options,
-                            settings.splitting.for_plans)
-    planned = dict(zip(cheap, plans, strict=True))
-    stay = [i for i, plan in planned.items() if isinstance(plan, (Whole, Budgeted))]
+                       settings.splitting.for_plans)
+    stay: dict[int, Whole | Budgeted] = {i: plan for i, plan in zip(cheap, plans, strict=True)
+                                         if isinstance(plan, (Whole, Budgeted))}
     if not stay:
         return leave
     work = sum(held.estimates[i][0] for i in stay)
@@ -82,8 +83,7 @@ def _solve(runtime: Runtime, held: Held) -> Written:
     answers: list[str | None] = [None] * size
     for i, status, nodes, answer in zip(stay, outcomes.statuses(), outcomes.nodes(),
                                         outcomes.encoded(fastjson.dumps), strict=True):
-        plan = planned[i]
-        if isinstance(plan, Budgeted) and (nodes is None or nodes > plan.nodes):
+        if not within_plan(stay[i], nodes):
             continue  # past its budget: it leaves, to be split
         statuses[i], answers[i] = status, answer
     return Written(statuses, answers, {}, share)

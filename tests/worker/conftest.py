@@ -1,9 +1,16 @@
 import pytest
 
 from store import blocks
-from tests.service.conftest import assert_tallies_match_rows, made_apps, make_app, toy  # noqa: F401  shared fixtures
+from tests.service.conftest import (  # noqa: F401  shared fixtures
+    RecordingPublisher,
+    assert_tallies_match_rows,
+    made_apps,
+    make_app,
+    runtime_of,
+    toy,
+)
 from tests.services import database_url, postgres_url  # noqa: F401  the task logic runs on both databases
-from worker import chunk
+from worker import chunk, parts, stored
 
 
 @pytest.fixture(autouse=True)
@@ -13,6 +20,29 @@ def tallies_agree(made_apps):  # noqa: F811  the fixture imported above
     yield
     for app in made_apps:
         assert_tallies_match_rows(app.extensions["sessions"])
+
+
+class EagerPublisher(RecordingPublisher):
+    """Runs each published task at once, like a worker would (and records it)."""
+
+    def __init__(self, app):
+        super().__init__()
+        self.app = app
+
+    def publish(self, groups, dear=False, rank=0):
+        super().publish(groups, dear, rank)
+        for ids in groups:
+            chunk.run_chunk(runtime_of(self.app, self), ids, "eager")
+
+    def publish_chunks(self, chunk_ids, rank=0):
+        super().publish_chunks(chunk_ids, rank)
+        for chunk_id in chunk_ids:
+            stored.run_stored(runtime_of(self.app, self), chunk_id, "eager")
+
+    def publish_parts(self, groups, ranks=None):
+        super().publish_parts(groups, ranks)
+        for ids in groups:
+            parts.run_parts(runtime_of(self.app, self), ids, "eager")
 
 
 def as_read(s, puzzles):

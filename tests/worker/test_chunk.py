@@ -24,24 +24,8 @@ from store import rows as puzzle_rows
 from store.db import changed_rows, is_postgresql
 from store.models import Job, Puzzle, ResultBlock, lock_job, now
 from tests.service.conftest import RecordingPublisher, plans_of, runtime_of, settings_of
-from tests.worker.conftest import as_read
-from worker import chunk, outcome, reaper, stored
-
-
-class EagerPublisher:
-    """Runs each published chunk at once, like a worker would (and records it)."""
-
-    def __init__(self, app):
-        self.app, self.chunks = app, []
-
-    def publish(self, chunks, dear=False, rank=0):
-        for ids in chunks:
-            self.chunks.append(list(ids))
-            chunk.run_chunk(runtime_of(self.app, self), ids, "eager")
-
-    def publish_chunks(self, chunk_ids, rank=0):
-        for chunk_id in chunk_ids:
-            stored.run_stored(runtime_of(self.app, self), chunk_id, "eager")
+from tests.worker.conftest import EagerPublisher, as_read
+from worker import chunk, outcome, reaper
 
 
 @pytest.fixture

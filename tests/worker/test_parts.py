@@ -18,34 +18,11 @@ from solvers.base import stop_flag
 from store import jobs
 from store.models import Job, Subtask, now
 from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of
-from tests.worker.conftest import as_read
+from tests.worker.conftest import EagerPublisher, as_read
 from tests.worker.test_limits import predicted_at
-from worker import chunk, reaper, stored
+from worker import chunk, reaper
 from worker import parts as worker_parts
 from worker.limits import Watch
-
-
-class EagerPublisher(RecordingPublisher):
-    """Runs every published chunk and part at once, like workers would."""
-
-    def __init__(self, app):
-        super().__init__()
-        self.app = app
-
-    def publish(self, chunks, dear=False, rank=0):
-        super().publish(chunks, dear, rank)
-        for ids in chunks:
-            chunk.run_chunk(runtime_of(self.app, self), ids, "eager")
-
-    def publish_parts(self, groups, ranks=None):
-        super().publish_parts(groups, ranks)
-        for ids in groups:
-            worker_parts.run_parts(runtime_of(self.app), ids, "eager")
-
-    def publish_chunks(self, chunk_ids, rank=0):
-        super().publish_chunks(chunk_ids, rank)
-        for chunk_id in chunk_ids:
-            stored.run_stored(runtime_of(self.app, self), chunk_id, "eager")
 
 
 @pytest.fixture

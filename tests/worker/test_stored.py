@@ -18,32 +18,8 @@ from store import chunks, fastjson, jobs
 from store.chunks import Written
 from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, WorkerBeat, now
 from tests.service.conftest import Broker, DownBroker, RecordingPublisher, runtime_of, settings_of
-from tests.worker.conftest import as_read
+from tests.worker.conftest import EagerPublisher, as_read
 from worker import chunk, reaper, stored
-from worker import parts as worker_parts
-
-
-class EagerPublisher(RecordingPublisher):
-    """Runs each published task at once, like a worker would (and records it)."""
-
-    def __init__(self, app):
-        super().__init__()
-        self.app = app
-
-    def publish(self, groups, dear=False, rank=0):
-        super().publish(groups, dear, rank)
-        for ids in groups:
-            chunk.run_chunk(runtime_of(self.app, self), ids, "eager")
-
-    def publish_chunks(self, chunk_ids, rank=0):
-        super().publish_chunks(chunk_ids, rank)
-        for chunk_id in chunk_ids:
-            stored.run_stored(runtime_of(self.app, self), chunk_id, "eager")
-
-    def publish_parts(self, groups, ranks=None):
-        super().publish_parts(groups, ranks)
-        for ids in groups:
-            worker_parts.run_parts(runtime_of(self.app, self), ids, "eager")
 
 
 @pytest.fixture
