@@ -217,14 +217,16 @@ def test_sqlite_never_gives_a_deleted_rows_id_again(tmp_path):
 
 
 @pytest.mark.integration
-def test_result_blocks_are_compressed_by_lz4_on_postgres():
+def test_result_blocks_and_chunks_texts_are_compressed_by_lz4_on_postgres():
+    columns = [("result_blocks", "outcomes"), ("chunks", "inputs"), ("chunks", "estimates")]
     with fresh_postgres() as url:
         upgraded(url)
         engine = make_engine(url)
         try:
             with engine.connect() as conn:
-                method = conn.scalar(text("SELECT attcompression FROM pg_attribute WHERE attrelid = "
-                                          "'result_blocks'::regclass AND attname = 'outcomes'"))
+                methods = [conn.scalar(text("SELECT attcompression FROM pg_attribute WHERE attrelid = "
+                                            "CAST(:table AS regclass) AND attname = :column"),
+                                       {"table": table, "column": column}) for table, column in columns]
         finally:
             engine.dispose()
-    assert method == "l"
+    assert methods == ["l", "l", "l"]
