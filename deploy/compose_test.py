@@ -148,7 +148,11 @@ class Stack:
     def kill_a_worker_holding_a_part(self, job_id: str, tries: int = 20) -> tuple[str, list[int]]:
         """SIGKILL a worker container while it holds a part: frozen first (docker pause), so that
         the parts it holds cannot change between looking and killing. Where the freezer fails (it
-        can on a busy machine), killed at once: what it held is then read after its death."""
+        can on a busy machine), killed at once: what it held is then read after its death.
+
+        A write the worker sent just before the freeze can still commit after it; a part so
+        written was not lost, and is left out of what the victim held; where that leaves nothing,
+        another worker is taken."""
         for _ in range(tries):
             victim = self.wait_for_running_part(job_id, newest=True)
             if not docker("pause", victim):
@@ -157,7 +161,12 @@ class Stack:
             held = self.parts_held_by(job_id, victim)
             if held:
                 docker("kill", "--signal", "KILL", victim)
-                return victim, held
+                time.sleep(1)  # the connection's close reaches PostgreSQL; a sent commit lands
+                written = self.parts_written_by(job_id, victim)
+                lost = [index for index in held if index not in written]
+                if lost:
+                    return victim, lost
+                continue  # it lost nothing after all: another worker is the victim
             docker("unpause", victim)
             time.sleep(0.3)
         raise RuntimeError(f"no worker caught holding a part of job {job_id} in {tries} tries")
@@ -165,6 +174,11 @@ class Stack:
     def parts_held_by(self, job_id: str, host: str) -> list[int]:
         rows = self.sql("SELECT s.index FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
                         f"WHERE p.job_id = '{job_id}' AND s.status = 'running' AND s.worker LIKE '{host}%'")
+        return sorted(int(row[0]) for row in rows)
+
+    def parts_written_by(self, job_id: str, host: str) -> list[int]:
+        rows = self.sql("SELECT s.index FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
+                        f"WHERE p.job_id = '{job_id}' AND s.status <> 'running' AND s.worker LIKE '{host}%'")
         return sorted(int(row[0]) for row in rows)
 
     def part_hosts(self, job_id: str) -> list[str]:
