@@ -118,6 +118,11 @@ class Held:
     def size(self) -> int:
         return len(self.inputs)
 
+    @property
+    def work(self) -> float:
+        """Its entries' estimated seconds."""
+        return sum(estimate[0] for estimate in self.estimates)
+
 
 def outcome_text(statuses: Sequence[str | None]) -> str:
     """The letters of a written chunk's entries (None: it left)."""
@@ -147,6 +152,28 @@ def claim(s: Session, chunk_id: int, worker: str, deadline: datetime,
     tallies.moved(s, kind, was, RUNNING, size)
     return Held(chunk_id, job_id, first, kind, options, fastjson.loads(inputs), fastjson.loads(estimates),
                 attempts, t)
+
+
+def claim_next(s: Session, job_id: str, worker: str, deadline: datetime, tries: int = 3) -> Held | None:
+    """Claim the oldest chunk of the job's client that is queued and was never claimed, as ``claim``
+    does, or None: a task that wrote its chunk takes the next one without waiting for its message
+    (which, delivered later, finds it taken). A chunk another task claims first is passed over, up
+    to ``tries`` times. One queued again after its worker was lost is left to its own message
+    (claimed a second time, it dissolves)."""
+    owner = select(Job.owner).where(Job.id == job_id).scalar_subquery()
+    after = 0
+    for _ in range(tries):
+        chunk_id = s.scalar(select(Chunk.id).join(Job, Job.id == Chunk.job_id)
+                            .where(Chunk.status == QUEUED, Chunk.id > after, Chunk.attempts == 0,
+                                   Job.owner == owner)
+                            .order_by(Chunk.id).limit(1))
+        if chunk_id is None:
+            return None
+        held = claim(s, chunk_id, worker, deadline)
+        if held is not None:
+            return held
+        after = chunk_id
+    return None
 
 
 def _claim_postgresql(s: Session, params: dict[str, Any]) -> Sequence[Any] | None:

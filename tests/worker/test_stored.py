@@ -353,3 +353,46 @@ def test_eager_end_to_end_through_the_api(app):
     assert 'puzzle_queue_puzzles_finished_total{kind="toy",status="solved"} 39.0' in metrics
     assert 'puzzle_queue_solve_seconds_count{kind="toy"} 40.0' in metrics
     assert "puzzle_queue_jobs_submitted_total 1.0" in metrics
+
+
+def post_as(app, items, address):
+    """Submit the batch from a client of its own (an anonymous address): its job's id and chunk's."""
+    publisher = app.extensions["publisher"]
+    before = len(publisher.stored)
+    r = app.test_client().post("/api/v1/jobs", json={"puzzles": items}, environ_base={"REMOTE_ADDR": address})
+    assert r.status_code == 202, r.json
+    (chunk_id,) = publisher.stored[before:]
+    return r.json["id"], chunk_id
+
+
+def test_a_task_that_wrote_its_chunk_takes_its_clients_next_queued_chunks(app, batches):
+    mine = [post_as(app, toys(f"{n}1", f"{n}2"), "10.0.0.1") for n in range(1, 4)]
+    other_job, other_chunk = post_as(app, toys("91", "92"), "10.0.0.2")
+    report = run(app, mine[0][1])
+    assert report.written == 6 and len(batches) == 3, "its own chunk, then the client's two others"
+    assert [chunk_row(app, c).status for _, c in mine] == ["written"] * 3
+    assert all(job_row(app, j).status == "completed" for j, _ in mine)
+    assert chunk_row(app, other_chunk).status == "queued", "another client's chunk waits for its message"
+    # The drained chunks' own messages, delivered later, find them written: nothing runs twice.
+    assert [run(app, c).written for _, c in mine[1:]] == [0, 0] and len(batches) == 3
+    assert run(app, other_chunk).written == 2 and job_row(app, other_job).status == "completed"
+
+
+@pytest.mark.parametrize("drain", [0, 1e-9])  # off; its own chunk's estimated work is already past it
+def test_a_task_takes_no_further_chunk_once_its_work_passes_chunk_drain_seconds(make_app, toy, drain):
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, CHUNK_DRAIN_SECONDS=drain)
+    (_, first), (_, second) = post(app, toys("1", "2")), post(app, toys("3", "4"))
+    assert run(app, first).written == 2
+    assert (chunk_row(app, first).status, chunk_row(app, second).status) == ("written", "queued")
+
+
+def test_the_drain_passes_over_chunks_claimed_by_others_or_queued_again_after_a_loss(app):
+    (_, first), (_, taken), (_, requeued), (last_job, last) = (post(app, toys(f"{n}1", f"{n}2"))
+                                                               for n in range(1, 5))
+    claim(app, taken, "w2")  # running in another task
+    claim(app, requeued, "dead", lease=timedelta(seconds=-1))  # its worker lost: queued again by the reaper
+    assert reaper.reap(runtime_of(app, RecordingPublisher())).chunks == [requeued]
+    assert run(app, first).written == 4, "its own and the last: the others are not its to take"
+    assert (chunk_row(app, taken).status, chunk_row(app, taken).worker) == ("running", "w2")
+    assert (chunk_row(app, requeued).status, chunk_row(app, requeued).attempts) == ("queued", 1)
+    assert chunk_row(app, last).status == "written" and job_row(app, last_job).status == "completed"
