@@ -160,13 +160,9 @@ def claim_next(s: Session, job_id: str, worker: str, deadline: datetime, tries: 
     (which, delivered later, finds it taken). A chunk another task claims first is passed over, up
     to ``tries`` times. One queued again after its worker was lost is left to its own message
     (claimed a second time, it dissolves)."""
-    owner = select(Job.owner).where(Job.id == job_id).scalar_subquery()
-    after = 0
+    after, statement = 0, _statements(is_postgresql(s)).next_queued
     for _ in range(tries):
-        chunk_id = s.scalar(select(Chunk.id).join(Job, Job.id == Chunk.job_id)
-                            .where(Chunk.status == QUEUED, Chunk.id > after, Chunk.attempts == 0,
-                                   Job.owner == owner)
-                            .order_by(Chunk.id).limit(1))
+        chunk_id = s.execute(statement, {"job": job_id, "after": after}).scalar()
         if chunk_id is None:
             return None
         held = claim(s, chunk_id, worker, deadline)
@@ -285,6 +281,7 @@ class _Statements(NamedTuple):
     block: Any  # SQLite: the chunk's block (PostgreSQL: inside ``write``)
     write: Any  # the chunk written if still this task's (SQLite: its block id set by the caller)
     job_written: Any  # SQLite: the job moved, returning its status (PostgreSQL: inside ``write``)
+    next_queued: Any  # the oldest never claimed chunk queued for the job's client, after a given id
 
 
 @functools.cache
@@ -309,6 +306,11 @@ def _statements(postgresql: bool) -> _Statements:
     moved = job_values(bindparam("n", type_=j.c.pending.type), t,
                        bindparam("cost", type_=j.c.done_seconds.type))
     job = j.c.id == bindparam("job", type_=j.c.id.type)
+    owner = select(j.c.owner).where(job).scalar_subquery()
+    next_queued = (select(c.c.id).join(j, j.c.id == c.c.job_id)
+                   .where(c.c.status == QUEUED, c.c.id > bindparam("after", type_=c.c.id.type),
+                          c.c.attempts == 0, j.c.owner == owner)
+                   .order_by(c.c.id).limit(1))
     if not postgresql:
         this = (c.c.id == bindparam("chunk"), claimable)
         return _Statements(
@@ -316,7 +318,7 @@ def _statements(postgresql: bool) -> _Statements:
             status=select(c.c.status).where(*this), job_started=job_started, block=block.returning(b.c.id),
             write=update(c).where(*mine).returning(c.c.id)
             .values({**written, "block_id": bindparam("block", type_=c.c.block_id.type)}),
-            job_written=update(j).where(job).values(moved).returning(j.c.status))
+            job_written=update(j).where(job).values(moved).returning(j.c.status), next_queued=next_queued)
     # PostgreSQL: the job's row locked first (the lock order), then the chunk's, in one statement each
     locked = (select(j.c.id).where(j.c.id == select(c.c.job_id).where(c.c.id == bindparam("chunk"))
                                    .scalar_subquery()).with_for_update().cte("locked"))
@@ -341,7 +343,8 @@ def _statements(postgresql: bool) -> _Statements:
                      .returning(j.c.id, j.c.status).cte("job"))
     write = select(job_moved_cte.c.status, notices.sent_if(job_moved_cte.c.status == COMPLETED,
                                                            job_moved_cte.c.id))
-    return _Statements(claim=claim, status=None, job_started=None, block=None, write=write, job_written=None)
+    return _Statements(claim=claim, status=None, job_started=None, block=None, write=write, job_written=None,
+                       next_queued=next_queued)
 
 
 # An entry's id as readers key it (store.blocks): negative, so that no puzzle row's id is one.
