@@ -3,7 +3,6 @@
     python bench/service.py [--puzzles 20000] [--workers 2] [--latency-runs 50] [--accept-runs 20]
     python bench/service.py --latency-only [--latency-runs 100]   # the one-puzzle job's rows alone
     python bench/service.py --accept-only [--accept-runs 40]      # the POST in process alone
-    python bench/service.py --drain-only 3    # the work phases, CHUNK_DRAIN_SECONDS 1 and 0 in turn
 
 Needs the real PostgreSQL and Redis (TEST_DATABASE_URL / TEST_REDIS_URL, the
 same variables as the integration tests). Measures, on fresh databases:
@@ -267,42 +266,18 @@ def copy_rows(engine: Any, job_id: str, rows: list[tuple[Any, ...]]) -> float:
 
 
 def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool, concurrency: int = 1,
-              repeats: int = 3, **settings: str) -> tuple[float, float]:
+              repeats: int = 3) -> tuple[float, float]:
     """Puzzles a second that ``workers`` workers (of ``concurrency`` pool processes) clear from a
     full queue: over the solving span, and over the wall time from the resume; medians of
-    ``repeats`` fills of the queue on one stack (a single one swings by a third). ``settings``:
-    environment variables of the stack."""
+    ``repeats`` fills of the queue on one stack (a single one swings by a third)."""
     spans, walls = [], []
-    with (stack(workers, concurrency, redis=None, pooler_port=None, **settings) as running,
-          pinned(running) if pin else contextlib.nullcontext()):
+    with stack(workers, concurrency) as running, pinned(running) if pin else contextlib.nullcontext():
         end_to_end(running.base, puzzles[:200], batch)  # workers warm and connected
         for _ in range(repeats):
             _, wall, span = accept_then_work(running, puzzles, batch, workers)
             spans.append(len(puzzles) / span)
             walls.append(len(puzzles) / wall)
     return statistics.median(spans), statistics.median(walls)
-
-
-def drain_rates(puzzles: list[str], batch: int, workers: int, rounds: int) -> None:
-    """The work phases with CHUNK_DRAIN_SECONDS at its default and at 0 (one chunk a task), in
-    turn, ``rounds`` stacks each: 1 worker on its own core, then ``workers`` sharing the cores."""
-    rates: dict[tuple[str, str], list[float]] = {}
-    for _ in range(rounds):
-        for drain in ("1.0", "0"):
-            for shape, n, pin in (("1 worker on its own core", 1, True),
-                                  (f"per worker, {workers} workers sharing the cores", workers, False)):
-                span, _ = work_rate(puzzles, batch, n, pin, CHUNK_DRAIN_SECONDS=drain)
-                rates.setdefault((shape, drain), []).append(span / n)
-    batch_rate = raw_batch_rate(puzzles)
-    print(f"{len(puzzles)} 17-clue Sudokus in jobs of {batch}, work phase over the solving span, "
-          f"{rounds} stacks each (medians of 3 fills a stack), alternating; batch {batch_rate:,.0f} "
-          f"puzzles/s\n")
-    print("| work | CHUNK_DRAIN_SECONDS=1 (default) | CHUNK_DRAIN_SECONDS=0 | ratio |")
-    print("|---|---:|---:|---:|")
-    for shape in dict.fromkeys(shape for shape, _ in rates):
-        on, off = statistics.median(rates[shape, "1.0"]), statistics.median(rates[shape, "0"])
-        print(f"| {shape} | {on:,.0f}/s = {on / batch_rate:.0%} of batch | {off:,.0f}/s = "
-              f"{off / batch_rate:.0%} | {on / off:.2f} |")
 
 
 def p(values: list[float], q: float) -> float:
@@ -320,12 +295,7 @@ def main() -> None:
                     help="only the one-puzzle job's latency, on a stack warmed with 200 puzzles")
     ap.add_argument("--accept-only", action="store_true",
                     help="only the POST in process, against its rows stored by COPY")
-    ap.add_argument("--drain-only", type=int, metavar="ROUNDS", default=0,
-                    help="only the work phases, a client's next chunks taken by the task or not")
     args = ap.parse_args()
-    if args.drain_only:
-        drain_rates(load_puzzles(args.puzzles), args.batch, args.workers, args.drain_only)
-        return
     if args.accept_only:
         accept = accept_in_process(load_puzzles(args.batch * 20), args.batch, args.accept_runs)
         print_accept(accept, args.batch)

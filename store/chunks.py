@@ -118,11 +118,6 @@ class Held:
     def size(self) -> int:
         return len(self.inputs)
 
-    @property
-    def work(self) -> float:
-        """Its entries' estimated seconds."""
-        return sum(estimate[0] for estimate in self.estimates)
-
 
 def outcome_text(statuses: Sequence[str | None]) -> str:
     """The letters of a written chunk's entries (None: it left)."""
@@ -152,24 +147,6 @@ def claim(s: Session, chunk_id: int, worker: str, deadline: datetime,
     tallies.moved(s, kind, was, RUNNING, size)
     return Held(chunk_id, job_id, first, kind, options, fastjson.loads(inputs), fastjson.loads(estimates),
                 attempts, t)
-
-
-def claim_next(s: Session, job_id: str, worker: str, deadline: datetime, tries: int = 3) -> Held | None:
-    """Claim the oldest chunk of the job's client that is queued and was never claimed, as ``claim``
-    does, or None: a task that wrote its chunk takes the next one without waiting for its message
-    (which, delivered later, finds it taken). A chunk another task claims first is passed over, up
-    to ``tries`` times. One queued again after its worker was lost is left to its own message
-    (claimed a second time, it dissolves)."""
-    after, statement = 0, _statements(is_postgresql(s)).next_queued
-    for _ in range(tries):
-        chunk_id = s.execute(statement, {"job": job_id, "after": after}).scalar()
-        if chunk_id is None:
-            return None
-        held = claim(s, chunk_id, worker, deadline)
-        if held is not None:
-            return held
-        after = chunk_id
-    return None
 
 
 def _claim_postgresql(s: Session, params: dict[str, Any]) -> Sequence[Any] | None:
@@ -281,7 +258,6 @@ class _Statements(NamedTuple):
     block: Any  # SQLite: the chunk's block (PostgreSQL: inside ``write``)
     write: Any  # the chunk written if still this task's (SQLite: its block id set by the caller)
     job_written: Any  # SQLite: the job moved, returning its status (PostgreSQL: inside ``write``)
-    next_queued: Any  # the oldest never claimed chunk queued for the job's client, after a given id
 
 
 @functools.cache
@@ -306,11 +282,6 @@ def _statements(postgresql: bool) -> _Statements:
     moved = job_values(bindparam("n", type_=j.c.pending.type), t,
                        bindparam("cost", type_=j.c.done_seconds.type))
     job = j.c.id == bindparam("job", type_=j.c.id.type)
-    owner = select(j.c.owner).where(job).scalar_subquery()
-    next_queued = (select(c.c.id).join(j, j.c.id == c.c.job_id)
-                   .where(c.c.status == QUEUED, c.c.id > bindparam("after", type_=c.c.id.type),
-                          c.c.attempts == 0, j.c.owner == owner)
-                   .order_by(c.c.id).limit(1))
     if not postgresql:
         this = (c.c.id == bindparam("chunk"), claimable)
         return _Statements(
@@ -318,7 +289,7 @@ def _statements(postgresql: bool) -> _Statements:
             status=select(c.c.status).where(*this), job_started=job_started, block=block.returning(b.c.id),
             write=update(c).where(*mine).returning(c.c.id)
             .values({**written, "block_id": bindparam("block", type_=c.c.block_id.type)}),
-            job_written=update(j).where(job).values(moved).returning(j.c.status), next_queued=next_queued)
+            job_written=update(j).where(job).values(moved).returning(j.c.status))
     # PostgreSQL: the job's row locked first (the lock order), then the chunk's, in one statement each
     locked = (select(j.c.id).where(j.c.id == select(c.c.job_id).where(c.c.id == bindparam("chunk"))
                                    .scalar_subquery()).with_for_update().cte("locked"))
@@ -343,8 +314,7 @@ def _statements(postgresql: bool) -> _Statements:
                      .returning(j.c.id, j.c.status).cte("job"))
     write = select(job_moved_cte.c.status, notices.sent_if(job_moved_cte.c.status == COMPLETED,
                                                            job_moved_cte.c.id))
-    return _Statements(claim=claim, status=None, job_started=None, block=None, write=write, job_written=None,
-                       next_queued=next_queued)
+    return _Statements(claim=claim, status=None, job_started=None, block=None, write=write, job_written=None)
 
 
 # An entry's id as readers key it (store.blocks): negative, so that no puzzle row's id is one.

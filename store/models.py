@@ -196,8 +196,6 @@ class Chunk(Claimed, Base):
         Index("uq_chunks_job_first", "job_id", "first", unique=True),
         Index("ix_chunks_deadline", "deadline", postgresql_where=text("deadline IS NOT NULL"),
               sqlite_where=text("deadline IS NOT NULL")),
-        Index("ix_chunks_queued", "id", postgresql_where=text("status = 'queued'"),
-              sqlite_where=text("status = 'queued'")),
         {"sqlite_autoincrement": True},
     )
 

@@ -84,10 +84,6 @@ class Lanes:
                                              "its time limit and a cancel (its progress shown), never in a "
                                              "kind's solve_batch run; in a stored chunk it leaves for a "
                                              "puzzle row of its own", minimum=0)
-    chunk_drain_seconds: float = setting(1.0, "a task of the cheap lane, its own chunk written, takes its "
-                                              "client's next queued chunks without waiting for their "
-                                              "messages while its chunks' estimated work and its time stay "
-                                              "within this many seconds; 0: one chunk a task", minimum=0)
     cheap_lane_seconds: float = setting(5.0, "a puzzle running longer than this in a task of the cheap "
                                              "lane is stopped and published to the dear lane, its attempt "
                                              "not counted; 0: no cap", minimum=0)

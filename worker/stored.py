@@ -1,8 +1,7 @@
 """The task of a stored chunk (store.chunks): claim it, solve its entries by one ``solve_batch``
-call, write it as one row, and go on with its client's next queued chunks for a while. An entry
-the call cannot take (dear after all, to be split, the call failing as a whole) leaves for a
-puzzle row, published one a task, where the one-puzzle path (worker.chunk) solves, watches and
-splits it.
+call, write it as one row. An entry the call cannot take (dear after all, to be split, the
+call failing as a whole) leaves for a puzzle row, published one a task, where the one-puzzle
+path (worker.chunk) solves, watches and splits it.
 """
 
 from __future__ import annotations
@@ -28,43 +27,24 @@ class StoredReport:
 
 
 def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool = False) -> StoredReport:
-    """Claim, solve and write one stored chunk, then the client's next queued chunks while this
-    task's estimated work and time stay within CHUNK_DRAIN_SECONDS (their messages, delivered
-    later, find them taken: the broker's round per chunk is saved). A chunk claimed before (its
-    worker was lost with it) dissolves into puzzle rows instead. ``redelivered``: the broker
-    delivers the task again."""
+    """Claim, solve and write one stored chunk; a chunk claimed before (its worker was lost with
+    it) dissolves into puzzle rows instead. ``redelivered``: the broker delivers the task again."""
     settings = runtime.settings
-    drain = settings.lanes.chunk_drain_seconds
     report = StoredReport()
-    start, work = time.perf_counter(), 0.0
     with runtime.sessions() as s, s.begin():
         held = chunks.claim(s, chunk_id, worker, now() + settings.time.lease(), redelivered)
         if held is not None and held.attempts > 1:
             report.left = chunks.dissolve(s, held)
             held = None
-    _publish_left(runtime, report.left)
-    while held is not None:
+    if held is not None:
         with alarms_raise_timeout():
             done = _solve(runtime, held)
-        work += held.work
-        more = work < drain and time.perf_counter() - start < drain
         with runtime.sessions() as s, s.begin():
-            written, left = chunks.write(s, held, done)
-        report.written += written
-        _publish_left(runtime, left)
-        report.left += left
-        if not more:
-            break
-        with runtime.sessions() as s, s.begin():  # apart from the write: one job's row locked at a time
-            held = chunks.claim_next(s, held.job_id, worker, now() + settings.time.lease())
+            report.written, report.left = chunks.write(s, held, done)
+    if report.left:
+        publish_in_lanes(runtime.publisher, runtime.sessions, settings.lanes,
+                         [([i], 0.0) for i in report.left])
     return report
-
-
-def _publish_left(runtime: Runtime, left: list[int]) -> None:
-    """The puzzle rows made for entries that left, once committed, one a task."""
-    if left:
-        publish_in_lanes(runtime.publisher, runtime.sessions, runtime.settings.lanes,
-                         [([i], 0.0) for i in left])
 
 
 def _solve(runtime: Runtime, held: Held) -> Written:

@@ -4,7 +4,6 @@ schedule there."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 
@@ -14,7 +13,7 @@ from sqlalchemy import select, text, update
 from service import api
 from store import jobs, notices
 from store.models import COMPLETED, SOLVED, Job, Puzzle, now
-from tests.service.conftest import runtime_of, settings_of
+from tests.service.conftest import runtime_of
 from tests.services import postgres_url  # noqa: F401  the fixture, for database_url below
 from worker import chunk, stored
 
@@ -170,9 +169,7 @@ def test_the_write_that_completes_a_job_sends_its_notice_at_the_commit(app, hear
     lone = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "5"}]}).json["id"]
     sessions, publisher = app.extensions["sessions"], app.extensions["publisher"]
     first, second = publisher.stored  # a chunk each (store.chunks)
-    # one chunk a task: the second job's chunk waits for its own
-    runtime = dataclasses.replace(runtime_of(app, publisher),
-                                  settings=settings_of(app).replace(CHUNK_DRAIN_SECONDS=0))
+    runtime = runtime_of(app, publisher)
     stored.run_stored(runtime, first, "w1")
     assert heard(NEVER) == [one]  # the job it completed
     with sessions() as s:  # what a waiter woken by it reads
