@@ -157,12 +157,12 @@ class Stack:
             victim = self.wait_for_running_part(job_id, newest=True)
             if not docker("pause", victim):
                 docker("kill", "--signal", "KILL", victim)
-                return victim, self.parts_held_by(job_id, victim)
-            held = self.parts_held_by(job_id, victim)
+                return victim, self.parts_of(job_id, victim)
+            held = self.parts_of(job_id, victim)
             if held:
                 docker("kill", "--signal", "KILL", victim)
                 time.sleep(1)  # the connection's close reaches PostgreSQL; a sent commit lands
-                written = self.parts_written_by(job_id, victim)
+                written = self.parts_of(job_id, victim, running=False)
                 lost = [index for index in held if index not in written]
                 if lost:
                     return victim, lost
@@ -171,14 +171,11 @@ class Stack:
             time.sleep(0.3)
         raise RuntimeError(f"no worker caught holding a part of job {job_id} in {tries} tries")
 
-    def parts_held_by(self, job_id: str, host: str) -> list[int]:
+    def parts_of(self, job_id: str, host: str, running: bool = True) -> list[int]:
+        """The job's parts the host's worker claims now (``running``), or those it wrote."""
         rows = self.sql("SELECT s.index FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
-                        f"WHERE p.job_id = '{job_id}' AND s.status = 'running' AND s.worker LIKE '{host}%'")
-        return sorted(int(row[0]) for row in rows)
-
-    def parts_written_by(self, job_id: str, host: str) -> list[int]:
-        rows = self.sql("SELECT s.index FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
-                        f"WHERE p.job_id = '{job_id}' AND s.status <> 'running' AND s.worker LIKE '{host}%'")
+                        f"WHERE p.job_id = '{job_id}' AND (s.status = 'running') = {running} "
+                        f"AND s.worker LIKE '{host}%'")
         return sorted(int(row[0]) for row in rows)
 
     def part_hosts(self, job_id: str) -> list[str]:
