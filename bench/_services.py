@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
+import solvers
 from deploy.devstack import (
     Workers,
     app_for,
@@ -56,7 +57,11 @@ def stack(workers: int, concurrency: int = 1, redis: str | None = None, pooler_p
     processes; ``settings`` are environment variables of both (store/settings.py). ``redis``: a
     Redis URL of the caller's, else a free database of TEST_REDIS_URL's server. ``pooler_port``:
     a PgBouncer in transaction mode on this host in front of the database's server, which the
-    API and the workers then go through (what needs a session of its own goes directly)."""
+    API and the workers then go through (what needs a session of its own goes directly).
+    What the kinds' fast paths read and this machine lacks is built first (``solvers.provision``):
+    a worker that found it missing would build it in the background, on the cores being measured
+    (on a fresh machine, a minute of the sliding puzzle's pattern database)."""
+    solvers.provision()
     redis_db = contextlib.nullcontext(redis) if redis else fresh_redis()
     with fresh_postgres() as db_url, redis_db as redis_url, tempfile.TemporaryDirectory() as logs:
         migrate(db_url)
