@@ -18,8 +18,10 @@ same variables as the integration tests). Measures, on fresh databases:
               the last chunk's write, as the puzzle rows record them (``started_at``,
               ``finished_at``): the steady rate; the wall time from the resume to the last job
               seen completed is printed too (it adds the long poll's answers: the bench waits as
-              the client library does); and the
-              same worker with 2 pool processes on its one core (one solves
+              the client library does), and where its time goes: each chunk from its claim to
+              its write (beside one batch call of as many puzzles), and from one chunk's write to
+              the next one's claim (the write's commit and the task's round through the broker);
+              and the same worker with 2 pool processes on its one core (one solves
               while the other waits on SQL);
   the same with N workers  (default 2) sharing both cores with the API, PostgreSQL and Redis,
               of one pool process each, then of 2 (each work figure is the median of 3 fills
@@ -50,6 +52,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -132,16 +135,16 @@ def end_to_end(base: str, puzzles: list[str], batch: int) -> float:
 
 
 def accept_then_work(running: Running, puzzles: list[str], batch: int,
-                     workers: int) -> tuple[float, float, float]:
-    """Seconds to post every batch with the workers paused, then to clear the queue: wall time
-    from the resume until every job is seen completed, and the solving span the rows record."""
+                     workers: int) -> tuple[float, float, list[str]]:
+    """Seconds to post every batch with the workers paused, then to clear the queue (wall time
+    from the resume until every job is seen completed), and the jobs' ids."""
     with paused(running.workers):
         start = time.perf_counter()
         ids = submit(running.base, puzzles, batch)
         accepted = time.perf_counter() - start
         start = time.perf_counter()
     wait_done(running.base, ids)
-    return accepted, time.perf_counter() - start, solving_span(running.db_url, ids)
+    return accepted, time.perf_counter() - start, ids
 
 
 @contextlib.contextmanager
@@ -176,6 +179,29 @@ def solving_span(db_url: str, job_ids: list[str]) -> float:
     first = min(span[0] for span in spans if span[0] is not None)
     last = max(span[1] for span in spans if span[1] is not None)
     return (last - first).total_seconds()
+
+
+Span = tuple[datetime, datetime]  # a chunk's claim and its write (``started_at``, ``finished_at``)
+
+
+def chunk_spans(db_url: str, job_ids: list[str]) -> list[Span]:
+    """The written chunks of these jobs as their rows record them, in the order they were claimed."""
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(select(Chunk.started_at, Chunk.finished_at)
+                                .where(Chunk.job_id.in_(job_ids)).order_by(Chunk.started_at)).all()
+    finally:
+        engine.dispose()
+    return [(begin, end) for begin, end in rows if begin is not None and end is not None]
+
+
+def steps(spans: list[Span]) -> tuple[list[float], list[float]]:
+    """Ms of each chunk from its claim to its write, and from one chunk's write to the next one's
+    claim (one worker of one pool process: the task's round through the broker)."""
+    inside = [(end - begin).total_seconds() * 1000 for begin, end in spans]
+    between = [(spans[i + 1][0] - spans[i][1]).total_seconds() * 1000 for i in range(len(spans) - 1)]
+    return inside, between
 
 
 def latencies(base: str, puzzle: str, runs: int) -> dict[str, list[float]]:
@@ -265,19 +291,29 @@ def copy_rows(engine: Any, job_id: str, rows: list[tuple[Any, ...]]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+@dataclass
+class Work:
+    rate: float         # puzzles a second over the solving span: first claim to last write
+    wall_rate: float    # the same over the wall time from the resume
+    inside: list[float]   # ms of each chunk from its claim to its write, over every fill
+    between: list[float]  # ms from a chunk's write to the next one's claim (one worker only)
+
+
 def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool, concurrency: int = 1,
-              repeats: int = 3) -> tuple[float, float]:
-    """Puzzles a second that ``workers`` workers (of ``concurrency`` pool processes) clear from a
-    full queue: over the solving span, and over the wall time from the resume; medians of
-    ``repeats`` fills of the queue on one stack (a single one swings by a third)."""
-    spans, walls = [], []
+              repeats: int = 3) -> Work:
+    """How fast ``workers`` workers (of ``concurrency`` pool processes) clear a full queue:
+    medians of ``repeats`` fills of the queue on one stack (a single one swings by a third)."""
+    spans, walls, inside, between = [], [], [], []
     with stack(workers, concurrency) as running, pinned(running) if pin else contextlib.nullcontext():
         end_to_end(running.base, puzzles[:200], batch)  # workers warm and connected
         for _ in range(repeats):
-            _, wall, span = accept_then_work(running, puzzles, batch, workers)
-            spans.append(len(puzzles) / span)
+            _, wall, ids = accept_then_work(running, puzzles, batch, workers)
+            spans.append(len(puzzles) / solving_span(running.db_url, ids))
             walls.append(len(puzzles) / wall)
-    return statistics.median(spans), statistics.median(walls)
+            one, two = steps(chunk_spans(running.db_url, ids))
+            inside += one
+            between += two if workers == concurrency == 1 else []
+    return Work(statistics.median(spans), statistics.median(walls), inside, between)
 
 
 def p(values: list[float], q: float) -> float:
@@ -322,13 +358,14 @@ def main() -> None:
 
     anchors()
     accept = accept_in_process(puzzles, args.batch, args.accept_runs)
-    alone, alone_wall = work_rate(puzzles, args.batch, 1, pin=True)
+    alone = work_rate(puzzles, args.batch, 1, pin=True)
     anchors()
-    doubled, _ = work_rate(puzzles, args.batch, 1, pin=True, concurrency=2)
+    doubled = work_rate(puzzles, args.batch, 1, pin=True, concurrency=2).rate
     anchors()
-    shared, shared_wall = work_rate(puzzles, args.batch, args.workers, pin=False)
+    shared_work = work_rate(puzzles, args.batch, args.workers, pin=False)
+    shared, shared_wall = shared_work.rate, shared_work.wall_rate
     anchors()
-    shared_doubled, _ = work_rate(puzzles, args.batch, args.workers, pin=False, concurrency=2)
+    shared_doubled = work_rate(puzzles, args.batch, args.workers, pin=False, concurrency=2).rate
     anchors()
     # The anchors, measured between the phases: the machine's speed drifts by a tenth or more
     # within one run, and one reading taken first would tilt every share.
@@ -352,9 +389,15 @@ def main() -> None:
     print(f"| accept in process: POST of {args.batch}, wall p50 / p99 | {p(accept['wall'], .5):.1f} / "
           f"{p(accept['wall'], .99):.1f} ms |")
     print(f"| accept in process: POST of {args.batch}, CPU p50 | {p(accept['cpu'], .5):.1f} ms |")
-    print(f"| work, 1 worker on its own core | {alone:,.0f} puzzles/s = {alone / batch:.0%} of batch |")
-    print(f"| the same, wall time from the resume | {alone_wall:,.0f} puzzles/s = "
-          f"{alone_wall / batch:.0%} of batch |")
+    print(f"| work, 1 worker on its own core | {alone.rate:,.0f} puzzles/s = "
+          f"{alone.rate / batch:.0%} of batch |")
+    print(f"| the same, wall time from the resume | {alone.wall_rate:,.0f} puzzles/s = "
+          f"{alone.wall_rate / batch:.0%} of batch |")
+    print(f"| the same: a chunk from its claim to its write, p50 / p90; a call of the batch | "
+          f"{p(sorted(alone.inside), .5):.1f} / {p(sorted(alone.inside), .9):.1f} ms; "
+          f"{args.batch / batch * 1000:.1f} ms |")
+    print(f"| the same: from a chunk's write to the next one's claim, p50 / p90 | "
+          f"{p(sorted(alone.between), .5):.1f} / {p(sorted(alone.between), .9):.1f} ms |")
     print(f"| 1 worker of 2 pool processes on its own core | {doubled:,.0f} puzzles/s = "
           f"{doubled / batch:.0%} of batch |")
     print(f"| accept over HTTP: POSTs of {args.batch}, {w} workers paused | {accepted:.2f} s, "
