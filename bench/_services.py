@@ -60,7 +60,7 @@ def stack(workers: int, concurrency: int = 1, redis: str | None = None, pooler_p
     API and the workers then go through (what needs a session of its own goes directly).
     What the kinds' fast paths read and this machine lacks is built first (``solvers.provision``):
     a worker that found it missing would build it in the background, on the cores being measured
-    (on a fresh machine, a minute of the sliding puzzle's pattern database)."""
+    (on a fresh machine, the sliding puzzle's pattern database)."""
     solvers.provision()
     redis_db = contextlib.nullcontext(redis) if redis else fresh_redis()
     with fresh_postgres() as db_url, redis_db as redis_url, tempfile.TemporaryDirectory() as logs:
