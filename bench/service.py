@@ -166,34 +166,25 @@ def paused(workers: list[subprocess.Popen]) -> Iterator[None]:
             os.kill(pid, signal.SIGCONT)
 
 
-def solving_span(db_url: str, job_ids: list[str]) -> float:
-    """Seconds from the first puzzle started to the last one written, over these jobs (their rows
-    and their chunks)."""
-    engine = make_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            spans = [conn.execute(select(func.min(model.started_at), func.max(model.finished_at))
-                                  .where(model.job_id.in_(job_ids))).one() for model in (Puzzle, Chunk)]
-    finally:
-        engine.dispose()
-    first = min(span[0] for span in spans if span[0] is not None)
-    last = max(span[1] for span in spans if span[1] is not None)
-    return (last - first).total_seconds()
-
-
 Span = tuple[datetime, datetime]  # a chunk's claim and its write (``started_at``, ``finished_at``)
 
 
-def chunk_spans(db_url: str, job_ids: list[str]) -> list[Span]:
-    """The written chunks of these jobs as their rows record them, in the order they were claimed."""
+def recorded(db_url: str, job_ids: list[str]) -> tuple[float, list[Span]]:
+    """As these jobs' rows record them: seconds from the first puzzle started to the last one
+    written (their puzzle rows and their chunks), and each written chunk's span in claim order."""
     engine = make_engine(db_url)
     try:
         with engine.connect() as conn:
-            rows = conn.execute(select(Chunk.started_at, Chunk.finished_at)
-                                .where(Chunk.job_id.in_(job_ids)).order_by(Chunk.started_at)).all()
+            rows = conn.execute(select(func.min(Puzzle.started_at), func.max(Puzzle.finished_at))
+                                .where(Puzzle.job_id.in_(job_ids))).all()
+            chunks = conn.execute(select(Chunk.started_at, Chunk.finished_at)
+                                  .where(Chunk.job_id.in_(job_ids)).order_by(Chunk.started_at)).all()
     finally:
         engine.dispose()
-    return [(begin, end) for begin, end in rows if begin is not None and end is not None]
+    spans = [(begin, end) for begin, end in chunks if begin is not None and end is not None]
+    first = min(begin for begin, _ in [*rows, *chunks] if begin is not None)
+    last = max(end for _, end in [*rows, *chunks] if end is not None)
+    return (last - first).total_seconds(), spans
 
 
 def steps(spans: list[Span]) -> tuple[list[float], list[float]]:
@@ -308,9 +299,10 @@ def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool, concurren
         end_to_end(running.base, puzzles[:200], batch)  # workers warm and connected
         for _ in range(repeats):
             _, wall, ids = accept_then_work(running, puzzles, batch, workers)
-            spans.append(len(puzzles) / solving_span(running.db_url, ids))
+            span, chunks = recorded(running.db_url, ids)
+            spans.append(len(puzzles) / span)
             walls.append(len(puzzles) / wall)
-            one, two = steps(chunk_spans(running.db_url, ids))
+            one, two = steps(chunks)
             inside += one
             between += two if workers == concurrency == 1 else []
     return Work(statistics.median(spans), statistics.median(walls), inside, between)
