@@ -137,11 +137,16 @@ class Stack:
         """The hostname of a worker holding a running part of the job (the part started last)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            rows = self.sql("SELECT s.worker FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
-                            f"WHERE p.job_id = '{job_id}' AND s.status = 'running' AND s.worker IS NOT NULL "
-                            f"ORDER BY s.started_at {'DESC' if newest else ''} LIMIT 1")
-            if rows:
-                return rows[0][0].split(":")[0]
+            [[status, worker]] = self.sql(
+                "SELECT j.status, (SELECT s.worker FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
+                "WHERE p.job_id = j.id AND s.status = 'running' AND s.worker IS NOT NULL "
+                f"ORDER BY s.started_at {'DESC' if newest else ''} LIMIT 1) "
+                f"FROM jobs j WHERE j.id = '{job_id}'")
+            if worker:
+                return worker.split(":")[0]
+            if status in ("completed", "cancelled"):
+                raise RuntimeError(f"job {job_id} was {status} before a running part was seen: "
+                                   "too short for this check (a larger --n lasts longer)")
             time.sleep(0.2)
         raise TimeoutError(f"no part of job {job_id} started within {timeout:.0f} s")
 
@@ -462,8 +467,9 @@ def finish(report: Report) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--api", default=f"http://127.0.0.1:{os.environ.get('API_PORT', '8000')}")
-    parser.add_argument("--n", type=int, default=int(os.environ.get("COMPOSE_SPLIT_N", "16")),
-                        help="n of the split count (n = 16: about 30 s on 3 workers, 2 cores)")
+    parser.add_argument("--n", type=int, default=int(os.environ.get("COMPOSE_SPLIT_N", "17")),
+                        help="n of the split count, long enough to kill a worker holding a part "
+                             "(n = 17: about 20 s on 3 workers, 2 cores; n = 16: about 4 s)")
     parser.add_argument("--korf", type=int, default=int(os.environ.get("COMPOSE_KORF", "100")),
                         help="how many of Korf's 100 the mixed batch holds (25-65 s of one core for all)")
     parser.add_argument("--restart-limit", type=float,
