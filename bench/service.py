@@ -284,10 +284,11 @@ def copy_rows(engine: Any, job_id: str, rows: list[tuple[Any, ...]]) -> float:
 
 @dataclass
 class Work:
-    rate: float         # puzzles a second over the solving span: first claim to last write
-    wall_rate: float    # the same over the wall time from the resume
-    inside: list[float]   # ms of each chunk from its claim to its write, over every fill
-    between: list[float]  # ms from a chunk's write to the next one's claim (one worker only)
+    """A phase's rates; for one worker of one pool process also its chunks' steps, in ms, sorted."""
+    rate: float           # puzzles a second over the solving span: first claim to last write
+    wall_rate: float      # the same over the wall time from the resume
+    inside: list[float]   # each chunk from its claim to its write
+    between: list[float]  # from a chunk's write to the next one's claim
 
 
 def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool, concurrency: int = 1,
@@ -302,10 +303,11 @@ def work_rate(puzzles: list[str], batch: int, workers: int, pin: bool, concurren
             span, chunks = recorded(running.db_url, ids)
             spans.append(len(puzzles) / span)
             walls.append(len(puzzles) / wall)
-            one, two = steps(chunks)
-            inside += one
-            between += two if workers == concurrency == 1 else []
-    return Work(statistics.median(spans), statistics.median(walls), inside, between)
+            if workers == concurrency == 1:
+                one, two = steps(chunks)
+                inside += one
+                between += two
+    return Work(statistics.median(spans), statistics.median(walls), sorted(inside), sorted(between))
 
 
 def p(values: list[float], q: float) -> float:
@@ -354,8 +356,7 @@ def main() -> None:
     anchors()
     doubled = work_rate(puzzles, args.batch, 1, pin=True, concurrency=2).rate
     anchors()
-    shared_work = work_rate(puzzles, args.batch, args.workers, pin=False)
-    shared, shared_wall = shared_work.rate, shared_work.wall_rate
+    shared = work_rate(puzzles, args.batch, args.workers, pin=False)
     anchors()
     shared_doubled = work_rate(puzzles, args.batch, args.workers, pin=False, concurrency=2).rate
     anchors()
@@ -386,19 +387,19 @@ def main() -> None:
     print(f"| the same, wall time from the resume | {alone.wall_rate:,.0f} puzzles/s = "
           f"{alone.wall_rate / batch:.0%} of batch |")
     print(f"| the same: a chunk from its claim to its write, p50 / p90; a call of the batch | "
-          f"{p(sorted(alone.inside), .5):.1f} / {p(sorted(alone.inside), .9):.1f} ms; "
+          f"{p(alone.inside, .5):.1f} / {p(alone.inside, .9):.1f} ms; "
           f"{args.batch / batch * 1000:.1f} ms |")
     print(f"| the same: from a chunk's write to the next one's claim, p50 / p90 | "
-          f"{p(sorted(alone.between), .5):.1f} / {p(sorted(alone.between), .9):.1f} ms |")
+          f"{p(alone.between, .5):.1f} / {p(alone.between, .9):.1f} ms |")
     print(f"| 1 worker of 2 pool processes on its own core | {doubled:,.0f} puzzles/s = "
           f"{doubled / batch:.0%} of batch |")
     print(f"| accept over HTTP: POSTs of {args.batch}, {w} workers paused | {accepted:.2f} s, "
           f"{n / accepted:,.0f} puzzles/s |")
-    print(f"| work, {w} workers sharing the cores | {shared:,.0f} puzzles/s |")
-    per = shared / w
+    print(f"| work, {w} workers sharing the cores | {shared.rate:,.0f} puzzles/s |")
+    per = shared.rate / w
     print(f"| work per worker, {w} workers | {per:,.0f} puzzles/s = {per / batch:.0%} of batch |")
-    print(f"| the same, wall time from the resume | {shared_wall / w:,.0f} puzzles/s = "
-          f"{shared_wall / w / batch:.0%} of batch |")
+    print(f"| the same, wall time from the resume | {shared.wall_rate / w:,.0f} puzzles/s = "
+          f"{shared.wall_rate / w / batch:.0%} of batch |")
     print(f"| work per worker, {w} workers of 2 pool processes sharing the cores | {shared_doubled / w:,.0f} "
           f"puzzles/s = {shared_doubled / w / batch:.0%} of batch |")
     print(f"| end to end: POSTs and workers at once | {total:.2f} s, {n / total:,.0f} puzzles/s |")
