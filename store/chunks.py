@@ -42,7 +42,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session, defer
 
 from store import fastjson, notices, tallies
-from store.db import is_postgresql
+from store.db import Dialect, dialect_of
 from store.fastjson import canonical
 from store.lost import Lost, at_submit, orphaned, with_deadline
 from store.models import (
@@ -140,7 +140,7 @@ def claim(s: Session, chunk_id: int, worker: str, deadline: datetime,
     starts with it. Its job's row is locked first (the lock order, ``lock_job``)."""
     t = now()
     params = {"chunk": chunk_id, "redelivered": redelivered, "by": worker, "lease": deadline, "t": t}
-    row = _claim_postgresql(s, params) if is_postgresql(s) else _claim_sqlite(s, params)
+    row = _claim_postgresql(s, params) if dialect_of(s).writes_in_with else _claim_sqlite(s, params)
     if row is None:
         return None
     job_id, first, kind, options, inputs, estimates, attempts, size, was = row
@@ -152,12 +152,12 @@ def claim(s: Session, chunk_id: int, worker: str, deadline: datetime,
 def _claim_postgresql(s: Session, params: dict[str, Any]) -> Sequence[Any] | None:
     """The job's row locked, then the chunk's, the chunk claimed and the job started, in one
     statement: (``Held``'s columns, the chunk's status before), or None."""
-    return s.execute(_statements(True).claim, params).one_or_none()
+    return s.execute(_statements(dialect_of(s)).claim, params).one_or_none()
 
 
 def _claim_sqlite(s: Session, params: dict[str, Any]) -> Sequence[Any] | None:
     """``_claim_postgresql``'s steps one statement each (SQLite locks the whole database)."""
-    statements = _statements(False)
+    statements = _statements(dialect_of(s))
     was = s.scalar(statements.status, params)
     row = None if was is None else s.execute(statements.claim, params).one_or_none()
     if row is None:
@@ -192,7 +192,7 @@ def write(s: Session, held: Held, done: Written) -> tuple[int, list[int]]:
               "failures": {str(k): v for k, v in done.errors.items()} or None, "n": n,
               "cost": sum(e[0] for e, status in zip(held.estimates, done.statuses, strict=True)
                           if status is not None)}
-    if not (_write_postgresql(s, params) if is_postgresql(s) else _write_sqlite(s, params)):
+    if not (_write_postgresql(s, params) if dialect_of(s).writes_in_with else _write_sqlite(s, params)):
         return 0, []
     for final_status, count in final.items():
         tallies.moved(s, held.kind, RUNNING, final_status, count)
@@ -205,14 +205,14 @@ def write(s: Session, held: Held, done: Written) -> tuple[int, list[int]]:
 def _write_postgresql(s: Session, params: dict[str, Any]) -> bool:
     """The job locked, the block stored, the chunk written, the job moved and its notice sent if
     it completes, in one statement; False if the chunk is no longer this task's."""
-    return s.execute(_statements(True).write, params).one_or_none() is not None
+    return s.execute(_statements(dialect_of(s)).write, params).one_or_none() is not None
 
 
 def _write_sqlite(s: Session, params: dict[str, Any]) -> bool:
     """``_write_postgresql``'s steps one statement each (SQLite has no UPDATE inside WITH)."""
     if lock_job(s, params["job"]) is None:
         return False
-    statements = _statements(False)
+    statements = _statements(dialect_of(s))
     block_id = None if params["outcomes"] is None else s.scalar(statements.block, params)
     if s.execute(statements.write, {**params, "block": block_id}).first() is None:
         if block_id is not None:  # inserted before the chunk could tell it is no longer this task's
@@ -261,7 +261,7 @@ class _Statements(NamedTuple):
 
 
 @functools.cache
-def _statements(postgresql: bool) -> _Statements:
+def _statements(dialect: Dialect) -> _Statements:
     c, j = cast_type(Table, Chunk.__table__), cast_type(Table, Job.__table__)
     b = cast_type(Table, ResultBlock.__table__)
     t = bindparam("t", type_=c.c.started_at.type)
@@ -282,7 +282,7 @@ def _statements(postgresql: bool) -> _Statements:
     moved = job_values(bindparam("n", type_=j.c.pending.type), t,
                        bindparam("cost", type_=j.c.done_seconds.type))
     job = j.c.id == bindparam("job", type_=j.c.id.type)
-    if not postgresql:
+    if not dialect.writes_in_with:
         this = (c.c.id == bindparam("chunk"), claimable)
         return _Statements(
             claim=update(c).where(*this).values(taken).returning(*held),

@@ -1,4 +1,9 @@
-"""Engine and session factory for a database URL (PostgreSQL or SQLite)."""
+"""Engine and session factory for a database URL (PostgreSQL or SQLite), and the one place that
+tells the two apart (``Dialect``, ``dialect_of``).
+
+PostgreSQL serves deployments; SQLite serves ``make run`` without DATABASE_URL and the unit tests
+(their PostgreSQL halves run with ``-m integration``).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,14 @@ import logging
 import select
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, CursorResult, Engine, Update, create_engine, event, text
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -24,11 +31,45 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def is_postgresql(bind: Session | Engine | Connection) -> bool:
-    """PostgreSQL gets its own faster statements (data-modifying WITH, ``= ANY(array)``);
-    SQLite the plain ones."""
+@dataclass(frozen=True)
+class Dialect:
+    """What the store's statements differ by between its two databases: PostgreSQL gets its own
+    faster statements, SQLite the plain ones. Picked once per engine by its dialect's name
+    (``dialect_of``); every other module asks it, never the name."""
+
+    name: str
+    # Several writes in one statement (INSERT or UPDATE inside WITH): one round trip where the
+    # writes apart take several.
+    writes_in_with: bool
+    # A list of ids is one array parameter (``= ANY(array)``, store.statements.among), planned for
+    # its own length (plan_for_each_list); otherwise an IN list.
+    id_arrays: bool
+    # Notices by NOTIFY and LISTEN (store.notices).
+    notices: bool
+    # SELECT ... FOR UPDATE locks rows; SQLite locks the whole database instead.
+    row_locks: bool
+    # A read-only transaction reads one snapshot at this isolation level (see read_only); None:
+    # SQLite's deferred BEGIN, which takes no lock.
+    read_isolation: str | None
+    # One statement can run outside a transaction (AUTOCOMMIT) and still read one snapshot.
+    autocommit_reads: bool
+    # Commits may return before their log reaches the disk (see relax_commits).
+    relaxed_commits: bool
+    # The dialect's INSERT construct, which knows ON CONFLICT DO UPDATE (store.tallies).
+    insert: Callable[[Any], Any]
+
+
+POSTGRESQL = Dialect("postgresql", writes_in_with=True, id_arrays=True, notices=True, row_locks=True,
+                     read_isolation="REPEATABLE READ", autocommit_reads=True, relaxed_commits=True,
+                     insert=postgresql.insert)
+SQLITE = Dialect("sqlite", writes_in_with=False, id_arrays=False, notices=False, row_locks=False,
+                 read_isolation=None, autocommit_reads=False, relaxed_commits=False, insert=sqlite.insert)
+
+
+def dialect_of(bind: Session | Engine | Connection) -> Dialect:
+    """The dialect of the engine behind a session, an engine or a connection."""
     engine = bind.get_bind() if isinstance(bind, Session) else bind
-    return engine.dialect.name == "postgresql"
+    return POSTGRESQL if engine.dialect.name == "postgresql" else SQLITE
 
 
 def changed_rows(s: Session, statement: Update) -> int:
@@ -109,8 +150,9 @@ def read_only(s: Session) -> Session:
     while a compiled solver keeps the GIL, and status reads must not queue behind it); on
     PostgreSQL it reads one snapshot, so a job's row and its puzzle counts agree."""
     options: dict[str, Any] = {READ_ONLY: True}
-    if is_postgresql(s):
-        options["isolation_level"] = "REPEATABLE READ"
+    isolation = dialect_of(s).read_isolation
+    if isolation is not None:
+        options["isolation_level"] = isolation
     s.connection(execution_options=options)
     return s
 
@@ -119,7 +161,7 @@ def plan_for_each_list(s: Session) -> None:
     """Plan each of this transaction's statements for its own lists of ids (``= ANY(array)``,
     store.statements.among), not by a generic plan blind to their lengths; SQLite plans every
     statement anew anyway."""
-    if is_postgresql(s):
+    if dialect_of(s).id_arrays:
         s.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
 
 
@@ -127,7 +169,7 @@ def one_statement(s: Session) -> Session:
     """Mark a fresh session as reading by one statement, which sees one snapshot by itself: on
     PostgreSQL it runs outside a transaction (AUTOCOMMIT), saving the round trips of BEGIN and
     ROLLBACK; on SQLite it is :func:`read_only`."""
-    if not is_postgresql(s):
+    if not dialect_of(s).autocommit_reads:
         return read_only(s)
     s.connection(execution_options={READ_ONLY: True, "isolation_level": "AUTOCOMMIT"})
     return s
@@ -161,7 +203,7 @@ def relax_commits(engine: Engine, transaction_pooled: bool = False) -> None:
     Set once per connection when it is the session's own; through a pooler in transaction mode
     (``transaction_pooled``) a session setting would stay on a server connection the API shares,
     so each transaction sets it for itself (SET LOCAL: a round trip more per transaction)."""
-    if not is_postgresql(engine):
+    if not dialect_of(engine).relaxed_commits:
         return
     if transaction_pooled:
         @event.listens_for(engine, "begin")

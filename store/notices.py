@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Engine, case, func, text
 from sqlalchemy.orm import Session
 
-from store.db import is_postgresql
+from store.db import dialect_of
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ Wake = Callable[[float], bool]  # sleep until woken (True) or the seconds pass (
 def notify(s: Session, job_ids: Sequence[str]) -> None:
     """Send a notice for each of these jobs when this session's transaction commits (see the
     glossary); nothing on a database that sends no notices."""
-    if job_ids and is_postgresql(s):
+    if job_ids and dialect_of(s).notices:
         s.execute(_NOTIFY, {"channel": CHANNEL, "jobs": sorted(set(job_ids))})
 
 
@@ -59,7 +59,7 @@ def sent_if(condition: ColumnElement[bool], job_id: ColumnElement[str]) -> Colum
 def listener(engine: Engine) -> Listener | None:
     """A listener on this database, which starts at its first ``watch``; None on a database that
     sends no notices (a waiting request then looks on its own schedule)."""
-    return Listener(engine) if is_postgresql(engine) else None
+    return Listener(engine) if dialect_of(engine).notices else None
 
 
 class Listener:

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from store import blocks, tallies
-from store.db import is_postgresql
+from store.db import dialect_of
 from store.models import RUNNING, lock_job, now
 from store.rows import Result
 from store.statements import LOCK_AND_BLOCK, ids_param, statements_for
@@ -56,7 +56,7 @@ def _write_group(s: Session, group: Sequence[Result], t: datetime) -> Counter[st
     params = {"ids": ids_param(s, [g.id for g in group]), "attempt": r.attempts, "status": r.status,
               "error": r.error, "solve_ms": r.solve_ms, "t": t}
     statements = statements_for(s)
-    if is_postgresql(s):  # the job's lock, block, rows and counter in one statement
+    if dialect_of(s).writes_in_with:  # the job's lock, block, rows and counter in one statement
         landed = s.execute(statements.write, {**params, "job": r.job_id, "outcomes": outcomes})
         return Counter({kind: n for _job, kind, n, _notice, _cost in landed})
     if outcomes is not None:  # locks the job: its block is stored only if the job is there

@@ -33,7 +33,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.dml import ReturningUpdate, Update
 
 from store import notices
-from store.db import is_postgresql
+from store.db import Dialect, dialect_of
 from store.models import COMPLETED, RUNNING, UNFINISHED, Job, Puzzle, ResultBlock
 
 
@@ -45,7 +45,7 @@ def among(s: Session, col: InstrumentedAttribute[int] | Column[int], ids: Sequen
     element in Python), unless ``per_row``: a test evaluated row by row (inside an OR, say) would
     parse that text again for every row. ``name``: the parameter's, for a second list in one
     statement."""
-    if not is_postgresql(s):
+    if not dialect_of(s).id_arrays:
         return col.in_(ids)
     if per_row:
         return col == any_(bindparam(name, list(map(int, ids)), type_=ARRAY(BigInteger)))
@@ -78,13 +78,13 @@ class _Built(NamedTuple):
 
 
 @functools.cache
-def _built_for(postgresql: bool) -> _Built:
+def _built_for(dialect: Dialect) -> _Built:
     p = _PUZZLES
-    if postgresql:  # one array parameter, sent as its text: psycopg builds a list element by element
+    if dialect.id_arrays:  # one array parameter, sent as its text: psycopg builds a list element by element
         mine = p.c.id == any_(cast(bindparam("ids", type_=Text), ARRAY(BigInteger)))
     else:
         mine = p.c.id.in_(bindparam("ids", expanding=True))
-    if postgresql:
+    if dialect.writes_in_with:
         return _Built(_written_with_job(mine), None)
     # SQLite has no UPDATE inside WITH: the job's block and counter go apart
     j = _JOBS
@@ -139,12 +139,12 @@ def _written_with_job(mine: ColumnElement[bool]) -> Select[Any]:
 
 
 def statements_for(s: Session) -> _Built:
-    return _built_for(is_postgresql(s))
+    return _built_for(dialect_of(s))
 
 
 def ids_param(s: Session, ids: Sequence[int]) -> str | list[int]:
     """The ``ids`` parameter of a built statement (see ``_built_for``)."""
-    return "{" + ",".join(map(str, map(int, ids))) + "}" if is_postgresql(s) else list(ids)
+    return "{" + ",".join(map(str, map(int, ids))) + "}" if dialect_of(s).id_arrays else list(ids)
 
 
 _JOBS = cast_type(Table, Job.__table__)

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from solvers.base import Estimate
 from store import chunks, fastjson, tallies
 from store.costs import SECONDS_LEFT
-from store.db import is_postgresql
+from store.db import dialect_of
 from store.fastjson import canonical
 from store.jobs import Backlogged, JobState, job_state
 from store.models import QUEUED, UNFINISHED, Job, Puzzle, now
@@ -197,7 +197,7 @@ def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int], lis
     round trip where a transaction takes five. SQLite has no INSERT inside WITH: the job's row
     first (its INSERT reads the backlog), then the puzzles' and the chunks', in the session's
     transaction (which the caller rolls back when the backlog refuses the job)."""
-    if is_postgresql(s):
+    if dialect_of(s).writes_in_with:
         s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         counts = tallies.take(s)
         pending, rank, ids, work, chunk_ids = s.execute(_STORE_ON_POSTGRESQL, {

@@ -23,10 +23,9 @@ import random
 from typing import Any, cast
 
 from sqlalchemy import Insert, Table, event
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from store.db import is_postgresql
+from store.db import Dialect, dialect_of
 from store.models import Tally
 
 # Seconds; from trivial Sudokus (well under a millisecond) to the time limit.
@@ -84,11 +83,10 @@ def _adding(statement: Any) -> Insert:
 
 
 @functools.cache
-def _upsert(postgres: bool) -> Insert:
+def _upsert(dialect: Dialect) -> Insert:
     """The statement adding rows to the totals, built once per dialect, on the table (not the ORM
     entity, whose bulk insert sorts out each row in Python first): building it, and the ORM's path,
     cost more than running it."""
-    dialect: Any = postgresql if postgres else sqlite
     return _adding(dialect.insert(_TABLE))
 
 
@@ -112,7 +110,7 @@ def _write(s: Session) -> None:
     if rows:
         # The rows travel as parameters of one statement shape, compiled once and cached (rows in
         # VALUES made a new statement each time: compiling it cost more than running it).
-        s.execute(_upsert(is_postgresql(s)), rows)
+        s.execute(_upsert(dialect_of(s)), rows)
 
 
 @event.listens_for(Session, "after_rollback")

@@ -21,7 +21,7 @@ from solvers import base
 from solvers.base import Budgeted
 from store import results, tallies
 from store import rows as puzzle_rows
-from store.db import changed_rows, is_postgresql
+from store.db import changed_rows, dialect_of
 from store.models import Job, Puzzle, ResultBlock, lock_job, now
 from tests.service.conftest import RecordingPublisher, plans_of, runtime_of, settings_of
 from tests.worker.conftest import EagerPublisher, as_read
@@ -150,7 +150,7 @@ def test_the_write_waits_for_the_job_before_it_locks_a_puzzle(app):
     # The lock order (store.rows): a writer holding a puzzle while it waits for the job would
     # deadlock with a cancel, which holds the job and waits for the puzzles.
     sessions = app.extensions["sessions"]
-    if not is_postgresql(app.extensions["engine"]):
+    if not dialect_of(app.extensions["engine"]).row_locks:
         pytest.skip("SQLite locks the whole database, never a row")
     job_id = post(app, toys("1"))
     a, _ = claim_one(app, job_id)
