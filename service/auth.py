@@ -1,13 +1,8 @@
 """Who may call the API: clients and their tokens, the token of /metrics, the operators of the
 fleet view, and the public views.
 
-Glossary
-  client  a name holding one or more tokens: what ``jobs.owner`` stores and rate limits count by.
-          A token is never stored, logged or quoted in an error.
-  digest  a token's SHA-256; only digests are kept (and the settings may hold them instead).
-
-  operator  a holder of one of ADMIN_TOKENS: the fleet view (/ops, /api/v1/workers, /api/v1/queues)
-          shows every client's work, so a client's token is not enough for it.
+Terms (client, digest, operator): docs/glossary.md. A token is never stored, logged or quoted in
+an error; the settings may hold digests instead of tokens.
 
 The forms of API_TOKENS, METRICS_TOKEN and ADMIN_TOKENS, and ``python -m service.tokens``, are in
 docs/operations.md; a bad entry stops the start, named by its position, never its text.

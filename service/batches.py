@@ -1,11 +1,8 @@
 """A submitted batch, checked: in bulk when its items are plain, item by item otherwise.
 
-Glossary
-  plain item  a JSON object of ``kind`` (a registered kind's name), ``puzzle`` and optionally
-              ``options`` (an object or null), and nothing else.
-  group       the plain items of one kind with equal options (equal as JSON text, so 2 and 2.0
-              stay apart): their options are read once, and their puzzles checked by one call
-              of the kind's ``prepare_batch`` (one kernel call for 9x9 Sudoku strings).
+Terms (plain item, group): docs/glossary.md. Options are equal as JSON text, so 2 and 2.0 stay
+apart; a group's puzzles are checked by one call of the kind's ``prepare_batch`` (one kernel
+call for 9x9 Sudoku strings).
 
 The item-by-item check is the pydantic model (service.schemas.JobSubmit): it runs whenever the
 bulk check does not accept the whole batch, so every 422 is written by it alone, listing every

@@ -1,6 +1,6 @@
 """Request bodies: read once, JSON only, bounded in size and in nesting before anything parses them.
 
-Glossary
+Terms of this module (shared terms: docs/glossary.md)
   JSON type   ``application/json`` or an ``application/*+json`` type, in UTF-8. Anything else is
               415: besides saying what the API takes, it keeps other web pages from submitting
               work to a service without tokens, since a browser sends a cross-site JSON POST

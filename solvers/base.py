@@ -1,23 +1,10 @@
 """The interface every puzzle kind implements.
 
-Glossary
-  wire     the JSON form a user sends: ``{"kind", "puzzle", "options"}``.
-  puzzle   a kind's own validated representation (never the wire form).
-  options  a plain dict of option values, checked and with defaults filled in.
-  outcome  what solving returns: ``status``, a wire ``result`` and ``stats``.
-  part     one independent subproblem made by ``split``: plain JSON, so that it
-           can travel in a task message or sit in an SQL column.
-  head     what ``split`` itself found and spent while cutting the puzzle up
-           (solutions met above the cut, nodes expanded); ``merge`` folds it in.
-  plan     how the worker solves a puzzle (``Kind.plan``): whole, whole within a node
-           budget and split past it, or cut into parts right away.
-  settings the service's split settings (its ``SPLIT_*`` configuration) that a plan reads.
-  stop     a flag (see :func:`stop_flag`) that another thread may set while
-           ``solve`` or ``solve_part`` runs: the search then ends at its next check
-           (every few thousand nodes, every block of probes) and raises
-           :class:`Stopped`. The compiled kernels release the GIL, so that the
-           thread which sets it can run meanwhile. A search that can tell how far it
-           got writes that into the same array (solvers/progress.py).
+Terms (wire form, puzzle, options, outcome, part, head, plan, split settings, stop flag):
+docs/glossary.md. A solver checks its stop flag (:func:`stop_flag`) every few thousand nodes or
+every block of probes and raises :class:`Stopped`; the compiled kernels release the GIL, so that
+the thread which sets it can run meanwhile. A search that can tell how far it got writes that
+into the same array (solvers/progress.py).
 
 Each kind is a package (``solvers/sudoku/`` ...) whose ``kind.py`` fills one :class:`Kind`
 record (like each game of Simon Tatham's collection fills one ``struct game``); the registry

@@ -8,6 +8,8 @@ a puzzle: its ``solve`` makes puzzle ``i`` (``Generator.make``), its ``verify`` 
 made (``Generator.verify``), its ``predict`` is ``Generator.seconds``. The registry hands it out
 for stored options with a ``generate`` field (``solvers.kind_for``), so that the worker makes a
 puzzle by the path by which it solves one.
+
+Terms (generate item, making, making record): docs/glossary.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Generic state-space search, written once over a small Problem interface.
 
-Glossary
+Terms of this module (shared terms: docs/glossary.md)
   state      any hashable value a Problem understands.
   action     a label for one move; ``result(state, action)`` is the next state.
   path       the list of actions from the initial state to a goal.

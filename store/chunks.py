@@ -1,14 +1,7 @@
 """Chunks: runs of a job's cheap puzzles stored, claimed and written as one row each (models.Chunk).
 
-Glossary
-  chunk     a ``chunks`` row: the puzzles (entries) of one task of the cheap lane, alike in kind
-            and options, their inputs one JSON text; claimed, leased and written as one.
-  entry     a puzzle in a chunk, the job's puzzle ``first + offset``; it has no row of its own.
-            Its status is its chunk's while the chunk is queued or running, then its letter in
-            ``outcome``; its result and stats are element ``offset`` of the chunk's block.
-  leaves    an entry that cannot stay in its chunk (dear after all, split into parts, retried,
-            or its chunk's worker lost) gets a puzzle row with its index, which stands for it from
-            then on (letter ``l``); the one-puzzle paths take it from there.
+Terms (chunk, entry, letter, leaves): docs/glossary.md. An entry's result and stats are element
+``offset`` of its chunk's block; an entry that leaves gets a puzzle row with its index.
 
 A store of 1,000 puzzles as one row instead of 1,000 rows is what makes a cheap chunk cheap: one
 row inserted at submit, one claimed and one written by the worker (docs/architecture.md).

@@ -1,15 +1,12 @@
 """Deliveries of job callbacks in SQL: made when a job with a ``callback_url`` is found ended, handed
 to a task when due, claimed by one attempt at a time, and each attempt's outcome recorded.
 
-Glossary
-  delivery  one ending of a job with a callback (``webhook_deliveries``): the job's summary frozen as
-            the body, owed to the URL until accepted (delivered) or given up (failed).
-  arm       make the deliveries of the jobs ended since the last sweep; a job is found by its row
-            alone (callback_url, finished_at), so no write that ends a job does anything more.
-  due       an attempt is owed at ``next_attempt_at``; the sweep publishes it and moves that time a
-            lease on, so a message lost with its worker is published again after the lease.
-  claim     the task's conditional UPDATE of ``attempts`` from the number it was published with:
-            of two copies of one message, one attempt runs; committed before the request is sent.
+Terms (delivery, arm, due, claim): docs/glossary.md. A job is found ended by its row alone
+(callback_url, finished_at), so no write that ends a job does anything more. The sweep publishes
+a due delivery and moves its next attempt a lease on, so a message lost with its worker is
+published again after the lease. The claim is the task's conditional UPDATE of ``attempts`` from
+the number it was published with (of two copies of one message, one attempt runs), committed
+before the request is sent.
 """
 
 from __future__ import annotations
@@ -66,7 +63,7 @@ def arm(s: Session, t: datetime, retry_seconds: float) -> int:
 
 def take_due(s: Session, t: datetime, lease: float) -> list[tuple[int, int]]:
     """The deliveries whose attempt is due, as (id, attempts) for their tasks, each next attempt moved
-    ``lease`` seconds on (see the glossary)."""
+    ``lease`` seconds on (see docs/glossary.md)."""
     rows = s.execute(select(Delivery.id, Delivery.attempts)
                      .where(Delivery.state == DUE, Delivery.next_attempt_at <= t)
                      .order_by(Delivery.next_attempt_at).limit(BATCH).with_for_update(skip_locked=True)).all()

@@ -2,17 +2,11 @@
 heartbeat row, what it holds and what it finished in the last minute; and the puzzles that
 came in and went out in the last minute.
 
-Glossary
-  held      what a worker process works on at the moment: the puzzles it claimed (``running`` under its
-            name, not fanned out), the parts it claimed (subtasks ``running`` under its name),
-            and the entries of the stored chunks it claimed (store.chunks).
-  recent    the jobs unfinished, or finished within the window: every puzzle held or finished
-            within the window is one of theirs. The queries read their ids first (jobs.status and
-            jobs.finished_at are indexed), then only their puzzles (by the (job_id, index) index),
-            never every puzzle: no index covers puzzles.worker or finished_at (store.models).
-  window    the last WINDOW seconds: ``done`` per worker, and ``came_in`` / ``went_out`` of the
-            whole service (a puzzle's lane is chosen at each publish and not stored, so these are
-            not split by lane).
+Terms (held, recent, window, fleet view): docs/glossary.md. The queries read the recent jobs'
+ids first (jobs.status and jobs.finished_at are indexed), then only their puzzles (by the
+(job_id, index) index), never every puzzle: no index covers puzzles.worker or finished_at
+(store.models). A puzzle's lane is chosen at each publish and not stored, so ``came_in`` and
+``went_out`` are not split by lane.
 """
 
 from __future__ import annotations

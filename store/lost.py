@@ -6,6 +6,8 @@ publication's), claimed by a silent worker or by one that has since started afre
 claimed before the worker's oldest running task began, worker.heartbeat), queued long after its
 publication while the broker's queues are empty (the message is gone), or queued at submit and
 never started by ``stale_before`` (the backstop).
+
+Terms (lost, orphaned, deadline, silent): docs/glossary.md.
 """
 
 from __future__ import annotations

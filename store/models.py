@@ -3,23 +3,9 @@
 Status lives in SQL, never only in the broker: every transition is a conditional
 UPDATE on the current status, so a redelivered task cannot write twice.
 
-Glossary
-  pending   a job's count of puzzles not yet in a final state; the transaction that
-            brings it to zero completes the job (exactly one can).
-  attempts  how many times a task has claimed a puzzle; a result is written only by
-            the claim whose attempt number is still current, and past the cap the
-            puzzle fails instead of running again. It only ever grows: a retried
-            puzzle keeps its number, and counts its attempts towards the cap from
-            ``attempts_base`` (the number when it was put back), so no earlier claim's
-            number comes back.
-  deadline  when a claimed, republished or due puzzle is lost (the reaper's partial index); none
-            at submit, where ``created_at`` dates the publication.
-  worker    the worker process holding a claim (puzzles.worker, subtasks.worker, chunks.worker);
-            one ``workers`` row each, its heartbeat.
-  tallies   running totals for /metrics (store.tallies), moved in the transactions that
-            change what they count, so a scrape reads a few rows instead of every puzzle.
-  block     the results and stats of puzzles written together, one JSON text
-            (``result_blocks``, store.blocks); a finished puzzle row names its block.
+Terms (pending, attempts, attempt cap, deadline, worker name, tallies, block): docs/glossary.md.
+A row's ``deadline`` is what the reaper's partial index covers; a row queued at submit has none,
+its ``created_at`` dates the publication.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
 """Notices that a job may have become final, so that a long poll answers at once.
 
-Glossary
-  notice    a PostgreSQL NOTIFY on CHANNEL whose payload is a job id, sent in the transaction
-            that makes the job final: by the worker's write of its last results (store.results.write,
-            whether a chunk, the merge of a split puzzle or the reaper wrote them; ``sent_if``, in
-            the statement that moves the job's counter), or by its cancel (``notify``, from
-            store.jobs.cancel_job). PostgreSQL delivers it at the commit,
-            and never for a rollback, so a waiter it wakes sees the job final, at no round trip of
-            its own. It only says "look again": the waiter reads the job's status from SQL.
-  listener  one per API process: a daemon thread on a connection of its own (taken out of the
-            engine's pool) that LISTENs on CHANNEL and wakes the requests waiting on the job.
-  live      the listener's LISTEN is in force. Only then does a waiter rely on notices; it still
-            looks on its own (service.waiting.NOTIFIED_SECONDS), for a connection lost meanwhile
-            (the listener then wakes every waiter, and listens again once it can).
+Terms (notice, listener, live): docs/glossary.md. A notice is sent by the worker's write of a
+job's last results (store.results.write, whether a chunk, the merge of a split puzzle or the
+reaper wrote them; ``sent_if``, in the statement that moves the job's counter), or by its cancel
+(``notify``, from store.jobs.cancel_job). A waiter it wakes sees the job final at no round trip
+of its own, and reads the job's status from SQL. The listener's connection is taken out of the
+engine's pool; a waiter still looks on its own (service.waiting.NOTIFIED_SECONDS), for a
+connection lost meanwhile (the listener then wakes every waiter, and listens again once it can).
 
 SQLite sends no notices: a waiter there looks on service.waiting's schedule, as it did before.
 """
@@ -40,8 +34,8 @@ Wake = Callable[[float], bool]  # sleep until woken (True) or the seconds pass (
 
 
 def notify(s: Session, job_ids: Sequence[str]) -> None:
-    """Send a notice for each of these jobs when this session's transaction commits (see the
-    glossary); nothing on a database that sends no notices."""
+    """Send a notice for each of these jobs when this session's transaction commits (see
+    docs/glossary.md); nothing on a database that sends no notices."""
     if job_ids and dialect_of(s).notices:
         s.execute(_NOTIFY, {"channel": CHANNEL, "jobs": sorted(set(job_ids))})
 
@@ -63,7 +57,7 @@ def listener(engine: Engine) -> Listener | None:
 
 
 class Listener:
-    """The process's listener (see the glossary); ``watch`` is what a waiting request uses."""
+    """The process's listener (docs/glossary.md); ``watch`` is what a waiting request uses."""
 
     def __init__(self, engine: Engine):
         self.engine = engine

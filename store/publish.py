@@ -2,6 +2,8 @@
 parts of split puzzles, each in its lane (cheap or dear, by ``Kind.predict``) and at its priority
 (a job's tasks take the broker's levels FAIR_SHARE at a time from the job's rank, job_rank). A publish the
 broker refuses marks its rows due, and the reaper publishes them again (docs/architecture.md).
+
+Terms (lane, cheap, dear, level, rank, due): docs/glossary.md.
 """
 
 from __future__ import annotations

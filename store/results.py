@@ -2,6 +2,8 @@
 answer into the job's block (store.blocks), the job's counters (``pending``, ``done_seconds``)
 and the tallies moved in the same transaction, by exactly the rows written; the job completes in
 the statement whose write leaves nothing pending.
+
+Terms (write, block, pending, tallies): docs/glossary.md.
 """
 
 from __future__ import annotations

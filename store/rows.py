@@ -16,6 +16,8 @@ attempt number of this task's claim (``still_mine``). A job's ``pending`` counte
 same transaction, by exactly the rows written, and so do the tallies of /metrics
 (store.tallies). Lock order everywhere: the job row (``lock_job``), then its puzzles, then
 subtasks.
+
+Terms (claim, attempts, lease, fan out, lock order): docs/glossary.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,13 @@
-"""The chunk task: claim a chunk of puzzles (running, under a lease), solve each one, verify it,
-write the results, each only while its row is still this task's claim (store.rows).
+"""The task of puzzle rows (``solve_chunk`` with a list of ids; a stored chunk's task is
+worker.stored): claim its puzzles (running, under a lease), solve each one, verify it, write the
+results, each only while its row is still this task's claim (store.rows).
 
 Runs of alike cheap puzzles go to the kind's ``solve_batch`` in one call; a puzzle estimated above
 OPTIMISTIC_SECONDS is solved alone and watched for its time limit and for a cancel
 (worker.limits). A puzzle worth splitting is stored as subtasks and published once committed
 (worker.parts). docs/architecture.md tells why.
+
+Terms (task of puzzle rows, claim, lease, watched, cheap): docs/glossary.md.
 """
 
 from __future__ import annotations

@@ -1,27 +1,14 @@
 """Heartbeats: each worker process keeps one ``workers`` row fresh, so a lost worker is known in
 seconds, and takes its turn at running the reaper.
 
-Glossary
-  name      the process's worker name, ``host:pid:node``, written into every claim it makes
-            (puzzles.worker, subtasks.worker); ``node`` is a random tag of the `celery worker`
-            main process, shared by its pool processes (a restarted container gets a new one).
-  beat      ``workers.beat_at`` renewed every HEARTBEAT_SECONDS by a daemon thread; the thread
-            runs whatever the task in the main thread does (the kernels release the GIL), so a
-            slow but living worker keeps beating and keeps its claims up to the time limit.
-  silent    a row not renewed for WORKER_SILENT_SECONDS: its process is dead (SIGKILL, out of
-            memory, container gone). If another process of its node still beats, the main
-            process lives and Celery itself redelivers the task (``reject_on_worker_lost``);
-            otherwise the whole worker is gone and worker.reaper hands its work on.
-  since     the start of the oldest task the process runs, or the end of its last one, written
-            with each beat: every claim a task makes is newer than its start, so a running row
-            of this worker claimed before ``since`` is held by no task (its task failed, or its
-            retry was lost with the broker's connection) and the reaper hands it on at once.
-  queues    the broker queues (lanes) the `celery worker` takes tasks from, written with each beat
-            for the fleet view (store.fleet); known once the worker is set up (worker.app), before
-            its pool forks.
-  steady    this process has reached the database without a gap for WORKER_SILENT_SECONDS: only
-            then may it judge others silent (after a database outage every row is old, and the
-            first process back must not take the living workers' work).
+Terms (worker name, beat, since, silent, steady, reaper's turn): docs/glossary.md. The beating
+thread runs whatever the task in the main thread does (the kernels release the GIL), so a slow
+but living worker keeps beating and keeps its claims up to the time limit. A silent row's process
+is dead; if another process of its node still beats, the main process lives and Celery itself
+redelivers the task (``reject_on_worker_lost``), otherwise worker.reaper hands its work on. The
+queues written with each beat are known once the worker is set up (worker.app), before its pool
+forks. A process must be steady before it judges others silent: after a database outage every
+row is old, and the first process back must not take the living workers' work.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ flag, and records it while its claim is current, moving ``parts_done`` in the sa
 the transaction that completes the count merges every part in index order with the head,
 verifies, and writes the puzzle (store.results). A failing part fails the whole puzzle. Lock
 order: the job row, the puzzle, its subtask. docs/architecture.md tells early stops and merges.
+
+Terms (part, subtask, head, merge, early stop, stop flag): docs/glossary.md.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ A run reads what the fleet holds, not the backlog: the rows with a deadline (cla
 again, marked due: a partial index) and a slice of SWEEP ids of the rest (queued at submit and
 untouched since, dated by ``created_at``), from where the last run stopped
 (``reaper_runs.swept_to``).
+
+Terms (lost, orphaned, due, silent, since, attempt cap, turn): docs/glossary.md.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 call, write it as one row. An entry the call cannot take (dear after all, to be split, the
 call failing as a whole) leaves for a puzzle row, published one a task, where the one-puzzle
 path (worker.chunk) solves, watches and splits it.
+
+Terms (chunk, entry, leaves, dear): docs/glossary.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 depth-first search over them (strategy ``search``; the paper's Pruning Algorithm in
 pruning.py drives the same engine with its own rules).
 
-Glossary
+Terms of this module (shared terms: docs/glossary.md)
   point    a grid point (r, c), numbered ``p = r * width + c``; row 0 is the top.
   hub      a point with a clue 1-8; clue 0 is an empty point, not a hub.
   edge     a candidate spoke between two hubs at Chebyshev distance 1, numbered
