@@ -153,9 +153,8 @@ def paused(workers: list[subprocess.Popen]) -> Iterator[None]:
     stay on: a worker waiting in BRPOP is handed a message while stopped, and takes it up as soon as
     it continues. Pausing the consumers instead (celery's cancel_consumer, then add_consumer) let
     a worker start late (kombu's Redis transport takes up the queues anew between its BRPOPs, each
-    up to a second): of 5 fills of 20,000 puzzles, cleared in 0.22-0.38 s, one worker started 115 ms
-    after the other in one, and in another solved all 20 chunks alone, which halves the figure per
-    worker."""
+    up to a second), which is long against a fill: one worker could start well after the other, or
+    solve every chunk alone, which halves the figure per worker."""
     pids = [pid for w in workers for pid in process_tree(w.pid)]
     for pid in pids:
         os.kill(pid, signal.SIGSTOP)
@@ -360,7 +359,7 @@ def main() -> None:
     anchors()
     shared_doubled = work_rate(puzzles, args.batch, args.workers, pin=False, concurrency=2).rate
     anchors()
-    # The anchors, measured between the phases: the machine's speed drifts by a tenth or more
+    # The anchors, measured between the phases: the machine's speed drifts
     # within one run, and one reading taken first would tilt every share.
     raw, batch = statistics.median(raws), statistics.median(batches)
     with stack(args.workers) as running:

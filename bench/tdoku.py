@@ -1,7 +1,7 @@
 """tdoku, the reference 9x9 solver, as the Sudoku bench's anchor: a shared library of its solver
 (``TdokuSolverDpllTriadSimd``, built by the user from tdoku's own sources; nothing of tdoku is part of
 this project) loaded with ctypes and called from a numba loop, so that a call costs what it costs a C
-caller (a ctypes call from Python costs about half of an easy puzzle's whole solve)."""
+caller (a ctypes call from Python costs a large share of an easy puzzle's whole solve)."""
 
 from __future__ import annotations
 

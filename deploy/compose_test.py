@@ -469,9 +469,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api", default=f"http://127.0.0.1:{os.environ.get('API_PORT', '8000')}")
     parser.add_argument("--n", type=int, default=int(os.environ.get("COMPOSE_SPLIT_N", "17")),
                         help="n of the split count, long enough to kill a worker holding a part "
-                             "(n = 17: about 20 s on 3 workers, 2 cores; n = 16: about 4 s)")
+                             "(a larger n runs longer, so the kill lands mid-job)")
     parser.add_argument("--korf", type=int, default=int(os.environ.get("COMPOSE_KORF", "100")),
-                        help="how many of Korf's 100 the mixed batch holds (25-65 s of one core for all)")
+                        help="how many of Korf's 100 the mixed batch holds (its costliest puzzles)")
     parser.add_argument("--restart-limit", type=float,
                         default=float(os.environ.get("COMPOSE_RESTART_LIMIT", "90")),
                         help="seconds the jobs may take through the restarts of PostgreSQL and Redis "

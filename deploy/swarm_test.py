@@ -11,7 +11,7 @@ Prints a table of figures; exits 1 if any check failed. Wall times are printed, 
 Glossary
   dear puzzle  a 15-puzzle 20-28 random moves from the goal, solved by A*: estimated at 10 s
                (Kind.predict, by board side), so each goes to the dear lane as a task of its own;
-               solved in milliseconds to a few tenths of a second
+               solved far within that estimate
   phase        a stretch of the scaled job at one replica count; its rate counts what it solved
   server connections  PostgreSQL sessions whose client is PgBouncer's address
 """

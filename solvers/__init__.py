@@ -85,7 +85,7 @@ def read_generate_item(item: Mapping[str, Any], most: int) -> tuple[Kind, int, O
 
 def warm_up(kinds: Iterable[Kind] | None = None) -> None:
     """Solve every kind's examples once (or these kinds'), one by one and as a batch, so that
-    compiled kernels are loaded before real work (loading one takes up to a second under load)."""
+    compiled kernels are loaded before real work (loading one costs more than many solves)."""
     for kind in KINDS.values() if kinds is None else kinds:
         for example in kind.examples:
             puzzle, options = kind.prepare(example.puzzle, example.options)

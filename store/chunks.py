@@ -319,7 +319,7 @@ def entries(s: Session, job_id: str, start: int = 0, statuses: Sequence[str] | N
     """The job's entries from index ``start`` on (or the one at ``index``), those in ``statuses``
     if given, at most ``limit``, in index order, as puzzle objects that are never stored: their
     ``offset`` in their chunk names their answer in its block (store.blocks)."""
-    # The inputs and predictions (some 110 kB a chunk of 1,000) are read only of the chunks that
+    # The inputs and predictions (most of a chunk's row) are read only of the chunks that
     # give entries to the page, not of every chunk after ``start``.
     q = (select(Chunk).where(Chunk.job_id == job_id, Chunk.first + Chunk.size > start)
          .options(defer(Chunk.inputs), defer(Chunk.estimates)))

@@ -100,8 +100,8 @@ def make_engine(url: str, transaction_pooled: bool = False) -> Engine:
 
 
 # A pooled connection back from use this recently, with nothing waiting on its socket, is handed out
-# without a ping. The ping is a round trip (a third of a millisecond here), and a one-puzzle job took
-# six of them on its way (the POST, its reads, two in the worker).
+# without a ping. The ping is a round trip, and a one-puzzle job would make several on its way (the
+# POST, its reads, two in the worker).
 PING_IDLE_SECONDS = 1.0
 _RETURNED = "puzzle_queue_returned"  # when the connection last came back to the pool (monotonic)
 
@@ -194,11 +194,12 @@ def _sqlite_write_locks(engine: Engine) -> None:
 
 
 def relax_commits(engine: Engine, transaction_pooled: bool = False) -> None:
-    """PostgreSQL: the workers' commits return before their WAL reaches the disk (each fsync
-    costs milliseconds here, two per subtask). Safe for what workers write: a commit lost in a
-    database crash leaves its rows as they were (queued, or running under a lease), and the
-    reaper publishes them again; counters move in the same transactions as the rows they count,
-    so they are lost together. The API's commits stay synchronous: an accepted job is durable.
+    """PostgreSQL: the workers' commits return before their WAL reaches the disk (each fsync costs
+    more than a small transaction's statements, two per subtask). Safe for what workers write: a
+    commit lost in a database crash leaves its rows as they were (queued, or running under a lease),
+    and the reaper publishes them again; counters move in the same transactions as the rows they
+    count, so they are lost together. The API's commits stay synchronous: an accepted job is
+    durable.
 
     Set once per connection when it is the session's own; through a pooler in transaction mode
     (``transaction_pooled``) a session setting would stay on a server connection the API shares,

@@ -1,7 +1,7 @@
 """JSON through orjson where it can, the standard library where it cannot.
 
 The workers encode and decode JSON for every puzzle they solve (its stored input and options,
-its result and stats); for a 9x9 Sudoku the standard library's encoder alone took about as long
+its result and stats); for a 9x9 Sudoku the standard library's encoder alone costs about as much
 as the solve. orjson refuses a few things the standard library takes (integers past 64 bits,
 NaN): those few values go the slow way instead of failing.
 """

@@ -1,5 +1,5 @@
-"""Result blocks compressed by lz4 on PostgreSQL: a chunk's block (some 300 kB of JSON for 1,000
-Sudokus) took about twice as long to store under the default pglz, and reads back faster. Blocks
+"""Result blocks compressed by lz4 on PostgreSQL: a chunk's block (a large JSON text)
+stores and reads back faster than under the default pglz. Blocks
 stored before keep their compression. A server built without lz4 keeps pglz.
 
 Revision ID: lz4_blocks

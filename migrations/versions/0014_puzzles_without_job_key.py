@@ -1,6 +1,6 @@
 """puzzles.job_id without its foreign key: a job's puzzles are stored by the statement that stores
 the job and deleted with it by store.jobs.delete_jobs, and the key's check of each inserted row
-cost a quarter of a batch's insert
+cost a large share of a batch's insert
 
 Revision ID: puzzles_without_job_key
 Revises: puzzle_progress

@@ -44,8 +44,8 @@ def upgrade() -> None:
     dated = sa.text("deadline IS NOT NULL")
     op.create_index("ix_chunks_deadline", "chunks", ["deadline"], postgresql_where=dated, sqlite_where=dated)
     if op.get_bind().dialect.name == "postgresql":
-        # A chunk's inputs and predictions (some 110 kB of JSON for 1,000 Sudokus) compressed by
-        # lz4: stored in about a sixth of pglz's time, the submit's largest share (as the blocks,
+        # A chunk's inputs and predictions (the bulk of a chunk's row) compressed by
+        # lz4: stored faster than by pglz, the submit's largest share (as the blocks,
         # revision lz4_blocks). A server built without lz4 keeps pglz.
         op.execute("""
 DO $$ BEGIN

@@ -31,7 +31,7 @@ Prefix = tuple[int, ...]
 
 TREE = "tree"
 CONSTELLATIONS = "constellations"
-MAX_TREE_N = 18                    # minutes of one core; the constellations need about a quarter of that
+MAX_TREE_N = 18                    # the tree's count grows costly past this; the constellations' far less
 MAX_COUNT_N = 21
 AUTO_CONSTELLATIONS_N = 13         # auto counts by constellations from here on (bench/nqueens.py)
 PREFIXES_PER_PART = 64             # many subtrees per part even out their unequal sizes

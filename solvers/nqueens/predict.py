@@ -3,8 +3,8 @@ n and the options alone, so every prediction is a lookup in solvers/calibration.
 
   count     seconds against n per strategy (tree, constellations), measured up to n = 15 or 16
             (cost.Curve) and past that scaled by the number of solutions (SOLUTIONS), which both
-            strategies' work follows closely from n = 12 on (seconds per solution vary by some 10%
-            between n = 13 and 16).
+            strategies' work follows closely from n = 12 on (seconds per solution stay nearly
+            constant between n = 13 and 16).
   estimate  linear in probes x n.
   solve     the O(n) construction: a fixed cost plus a cost per row.
 """

@@ -388,7 +388,7 @@ class Search:
         self.stats.nodes += 1
         if self.node_limit is not None and self.stats.nodes > self.node_limit:
             raise BudgetExceeded(self.stats.nodes)
-        check_stop(self.stop)  # a node costs tens of microseconds: the check is lost in it
+        check_stop(self.stop)  # a node costs far more than the check: the check is lost in it
 
     def root(self, settle: Settle = settle_fully, first: Settle | None = None) -> State | None:
         """The settled puzzle, or None when it has no solution; ``first`` deduces before settling."""

@@ -118,7 +118,7 @@ def _split(kind: Kind, grids: Sequence[Grid], options: Options) -> tuple[Sequenc
     if len(rows) < len(grids):
         slow = sorted(set(range(len(grids))) - set(rows))
         others = dict(zip(slow, solve_each(kind, [grids[i] for i in slow], options), strict=True))
-    # concatenate: np.stack costs three times as much on a chunk of rows
+    # concatenate: np.stack costs several times as much on a chunk of rows
     givens = np.concatenate([grids[i].givens for i in rows] or [np.zeros(0, np.uint8)])
     return rows, others, givens.reshape(len(rows), FAST_N * FAST_N)
 

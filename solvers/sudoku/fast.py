@@ -38,7 +38,7 @@ claiming, and applied as masks without a branch per segment), then at that fixed
 triads (per digit its triads and those it is sure of, alone in their box, counted over
 the nine digits bit-sliced: a triad with exactly three digits left holds each of them, one with
 three sure digits no other: with the uniqueness proof 8.2 guesses per top1465 puzzle against
-11.5 without them, and 120 against 136 per forum_hardest_1106 puzzle, for 10-20% more time per
+11.5 without them, and 120 against 136 per forum_hardest_1106 puzzle, for somewhat more time per
 node). Branching takes the cell with
 two digits left whose digits the most peers still have (the product of the two counts), else
 the first cell with three digits left, else the first open cell.

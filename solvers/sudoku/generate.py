@@ -37,7 +37,8 @@ from solvers.sudoku import solve as solving
 from solvers.sudoku.grid import Grid, render
 
 SYMMETRIES = ("none", "rotational", "diagonal", "mirror")
-SIZES = (4, 9, 16)  # 25x25: one minimal puzzle took more than 8 minutes (no uniqueness proof is cheap there)
+# 25x25: a minimal puzzle costs far more than a request may take (no uniqueness proof is cheap there)
+SIZES = (4, 9, 16)
 GRADED_SIZE = 9
 UNIQUENESS = {"strategy": "auto", "sat_solver": sat.SOLVERS[0], "max_solutions": 2, "split": 0}
 DIAGONAL_BOXES = (0, 4, 8)

@@ -175,7 +175,7 @@ KIND = Kind(
                choices=STRATEGIES),
         Option("sat_solver", str, sat.SOLVERS[0],
                "the python-sat solver of strategy 'sat': minisat22 (MiniSat 2.2) or cadical195 "
-               "(CaDiCaL 1.9.5, about twice as fast as MiniSat on the hardest 25x25 puzzles)",
+               "(CaDiCaL 1.9.5, faster than MiniSat on the hardest 25x25 puzzles)",
                choices=sat.SOLVERS),
         Option("max_solutions", int, 2,
                "stop after this many solutions: 2 proves uniqueness, a large value counts them "

@@ -28,7 +28,7 @@ from tests.services import ROOT, Stack, Workers, app_for, free_port, fresh_postg
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-SPLIT_N = 16  # 64 parts of some 70 ms each: the job is still running when Redis goes
+SPLIT_N = 16  # 64 short parts: the job is still running when Redis goes
 
 
 def _die_with_parent() -> None:

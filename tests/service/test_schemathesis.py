@@ -28,7 +28,7 @@ from tests.services import fresh_postgres
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 TOKEN = "schemathesis-token"
-RUN_SECONDS = 240  # measured: 20-30 s each on the 2-core machine at a load average of 4-5
+RUN_SECONDS = 240  # a bound far above a run's own time, so a slow machine does not cut a run short
 
 
 @contextmanager

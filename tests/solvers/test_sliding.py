@@ -278,8 +278,9 @@ def test_all_100_korf_instances_with_the_pattern_database(data_dir, built_pdb, m
 
 @pytest.mark.slow
 def test_all_100_korf_instances_with_the_7_8_database(data_dir):
-    """Only where the 7-8 has been built (python -m solvers.sliding.pdb build --pdb 78): minutes
-    and 2.8 GB, too much for the suite; auto takes it over the 6-6-3 once it is there."""
+    """Only where the 7-8 has been built (python -m solvers.sliding.pdb build --pdb 78): its build
+    costs too much time and memory for the suite (docs/benchmarks.md); auto takes it over the
+    6-6-3 once it is there."""
     if pdb.load("78") is None:
         pytest.skip(f"the 7-8 database is not built in {pdb.cache_dir()} "
                     "(python -m solvers.sliding.pdb build --pdb 78)")

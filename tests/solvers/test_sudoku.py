@@ -269,7 +269,7 @@ def test_every_25x25_by_cadical(data_dir, line):
 @pytest.mark.slow
 @pytest.mark.parametrize("line", range(1, 19))
 def test_every_25x25_by_default(data_dir, line):
-    """auto: CaDiCaL answers each of the 18 and proves it unique (a few to ~15 s of CPU each)."""
+    """auto: CaDiCaL answers each of the 18 and proves it unique (seconds of CPU each: docs/benchmarks.md)."""
     outcome = run(load_set(data_dir, "gecode_25x25.txt")[line - 1])
     assert outcome.status == SOLVED and outcome.result["unique"], line
     assert outcome.stats["strategy"] == "sat"

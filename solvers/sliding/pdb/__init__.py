@@ -1,7 +1,7 @@
 """Additive disjoint pattern databases for the 15-puzzle (Korf & Felner's 6-6-3 and 7-8 splits).
 
     python -m solvers.sliding.pdb build             # 6-6-3: $PUZZLE_CACHE_DIR/sliding_pdb_663.npz
-    python -m solvers.sliding.pdb build --pdb 78    # 7-8, minutes and 2.8 GB to build: sliding_pdb_78.npy
+    python -m solvers.sliding.pdb build --pdb 78    # 7-8 (costly: docs/benchmarks.md): sliding_pdb_78.npy
 
   canonical goal  Korf's: blank in cell 0 and tile t in cell t. A goal with the
                   blank in another corner is brought to it by a frame.
