@@ -283,7 +283,9 @@ class RetryIn(BaseModel):
         None, min_length=1,
         description="the failed or cancelled puzzles to retry (default: every one of the job's)")
     options: dict[str, Any] = Field(
-        default_factory=dict, description="options merged into each puzzle's before it runs again")
+        default_factory=dict,
+        description="options merged into each puzzle's before it runs again, key by key at every depth "
+                    "(an object into the stored object; null: the default again)")
 
 
 class BulkIn(BaseModel):

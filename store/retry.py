@@ -93,7 +93,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
             raise NoSuchPuzzle(i)
         if found[i].status not in RETRYABLE:
             raise NotRetryable(i, found[i].status)
-    checked = [(row, *recheck(row.at, row.kind, row.input, {**row.options, **options})) for row in rows]
+    checked = [(row, *recheck(row.at, row.kind, row.input, merged(row.options, options))) for row in rows]
     others = (Job.owner == job.owner, Job.status.in_(UNFINISHED), Job.id != job.id)
     pending, rank, left = s.execute(select(func.coalesce(func.sum(Job.pending), 0), func.count(),
                                            func.coalesce(func.sum(SECONDS_LEFT), 0.0)).where(*others)).one()
@@ -131,6 +131,22 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     s.refresh(job)
     return Retried([(row.id, estimate.seconds) for row, _options, estimate in checked], int(rank),
                    float(left))
+
+
+def merged(stored: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """``stored`` options with ``new`` merged in key by key, at every depth: an object given where
+    an object is stored merges into it (a retry that names one generate option keeps the request's
+    others), any other value replaces the stored one, and null removes the key (the option is
+    checked again with its default)."""
+    out = dict(stored)
+    for key, value in new.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def _predicted_again(s: Session, job: Job, checked: Sequence[tuple[Any, dict[str, Any], Estimate]]) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select, update
 
+import solvers
+from solvers.factory import read_request
 from store import rows as puzzle_rows
 from store.models import Job, Puzzle, Subtask, now
 from store.results import write
@@ -206,3 +208,38 @@ def test_retry_is_for_the_owner_only(make_app, toy):
     assert client.post(f"/api/v1/jobs/{job['id']}/retry", headers=bob).status_code == 404
     assert client.post(f"/api/v1/jobs/{job['id']}/retry", headers=alice).status_code == 202
     app.extensions["engine"].dispose()
+
+
+def cancelled_generate_job(client, kind: str, request: dict) -> str:
+    """A generate job of ``request`` cancelled before anything ran: every puzzle retryable."""
+    job = client.post("/api/v1/jobs", json={"puzzles": [{"kind": kind, "generate": request}]})
+    assert job.status_code == 202, job.json
+    assert client.post(f"/api/v1/jobs/{job.json['id']}/cancel").json["status"] == "cancelled"
+    return job.json["id"]
+
+
+def stored_requests(app) -> list[dict]:
+    with app.extensions["sessions"]() as s:
+        return [p.options["generate"] for p in s.scalars(select(Puzzle).order_by(Puzzle.index))]
+
+
+@pytest.mark.parametrize(("kind", "request_", "change"), [
+    ("spokes", {"count": 2, "width": 4, "height": 4, "level": "hard", "seed": 1}, {"max_attempts": 150}),
+    ("sudoku", {"count": 2, "difficulty": "extreme", "symmetry": "rotational", "seed": 77},
+     {"minimal": False}),
+])
+def test_a_retry_naming_one_generate_option_keeps_the_others(client, app, kind, request_, change):
+    job_id = cancelled_generate_job(client, kind, request_)
+    r = client.post(f"/api/v1/jobs/{job_id}/retry", json={"options": {"generate": change}})
+    assert r.status_code == 202, r.json
+    _count, filled = read_request(solvers.get(kind), request_, 10)  # every default in
+    assert stored_requests(app) == [{**filled["generate"], **change}] * 2
+    assert all(filled["generate"][k] == v for k, v in request_.items() if k != "count")
+
+
+def test_a_null_retry_option_puts_back_its_default(client, app):
+    job_id = cancelled_generate_job(client, "sudoku", {"count": 1, "symmetry": "rotational", "seed": 5})
+    r = client.post(f"/api/v1/jobs/{job_id}/retry", json={"options": {"generate": {"symmetry": None}}})
+    assert r.status_code == 202, r.json
+    [request] = stored_requests(app)
+    assert request["symmetry"] == "none" and request["seed"] == 5
