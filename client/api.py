@@ -16,7 +16,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import httpx
 
@@ -26,6 +26,7 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 FINAL_JOB = ("completed", "cancelled")
 Job = dict[str, Any]
 JobRef = Job | str
+T = TypeVar("T")
 
 
 def job_id(job: JobRef) -> str:
@@ -95,12 +96,13 @@ class Client:
     # -- jobs
 
     def submit(self, items: Sequence[dict[str, Any]], label: str | None = None,
-               callback_url: str | None = None) -> Job:
+               callback_url: str | None = None, accept_cost: bool = False) -> Job:
         """One job of these items ``{"kind", "puzzle", "options"}``; raises InvalidRequest naming
         every bad item (nothing is stored). A fresh Idempotency-Key makes the retry of a request
         whose answer was lost safe: it returns the same job. ``callback_url``: where the service
-        POSTs the job, signed, when it ends (see :func:`valid_signature`)."""
-        body: dict[str, Any] = {"puzzles": list(items)}
+        POSTs the job, signed, when it ends (see :func:`valid_signature`). ``accept_cost``: puzzles
+        predicted above the service's cap (MAX_PUZZLE_CPU_SECONDS) are accepted, not refused."""
+        body = _batch(items, accept_cost)
         if label is not None:
             body["label"] = label
         if callback_url is not None:
@@ -116,42 +118,69 @@ class Client:
                 time.sleep(0.5 * attempt)
                 attempt += 1
 
-    def check(self, items: Sequence[dict[str, Any]]) -> None:
-        """Check a batch as submit would, storing nothing; raises InvalidRequest or TooLarge."""
-        self._call("POST", "/validate", json={"puzzles": list(items)})
+    def check(self, items: Sequence[dict[str, Any]], accept_cost: bool = False) -> dict[str, Any]:
+        """Check a batch as submit would, storing nothing; raises InvalidRequest or TooLarge. Returns
+        its predicted cost: ``puzzles``, ``estimated_seconds_total``, ``estimated_range_total`` and
+        ``items`` (each one's ``estimated_seconds``, ``estimated_range``, ``estimate_basis``)."""
+        return dict(self._call("POST", "/validate", json=_batch(items, accept_cost)))
+
+    def validate(self, items: Sequence[dict[str, Any]], accept_cost: bool = False) -> dict[str, Any]:
+        """:meth:`check` for any number of items: past the service's batch limit each part is
+        checked, the answers joined as one (the errors' indices count from the first item)."""
+        answers = self._in_parts(items, lambda parts: self._check_parts(parts, accept_cost))
+        if len(answers) == 1:
+            return answers[0]
+        return {"puzzles": sum(a["puzzles"] for a in answers),
+                "estimated_seconds_total": sum(a["estimated_seconds_total"] for a in answers),
+                "estimated_range_total": [sum(a["estimated_range_total"][end] for a in answers)
+                                          for end in (0, 1)],
+                "items": [item for a in answers for item in a["items"]]}
 
     def submit_all(self, items: Sequence[dict[str, Any]], label: str | None = None,
                    callback_url: str | None = None,
-                   on_job: Callable[[Job], None] | None = None) -> list[Job]:
+                   on_job: Callable[[Job], None] | None = None, accept_cost: bool = False) -> list[Job]:
         """All the items, as one job or, past the service's batch limit, as several in order;
         ``on_job`` sees each job as soon as it is stored (so a caller stopped half-way knows them).
 
         Several jobs are stored only once every part has passed the service's checks, so a
         refused submission stores nothing; the errors' indices count from the first item."""
+
+        def send(parts: list[Sequence[dict[str, Any]]]) -> list[Job]:
+            if len(parts) > 1:
+                self._check_parts(parts, accept_cost)
+            jobs = []
+            for part in parts:
+                jobs.append(self.submit(part, label, callback_url, accept_cost))
+                if on_job is not None:
+                    on_job(jobs[-1])
+            return jobs
+
+        return self._in_parts(items, send)
+
+    def _in_parts(self, items: Sequence[dict[str, Any]],
+                  run: Callable[[list[Sequence[dict[str, Any]]]], T]) -> T:
+        """``run`` of the items as one part, or, while the service answers TooLarge, cut into
+        parts of its batch limit (or of half the size)."""
         size = len(items)
         while True:
             try:
-                parts = [items[i:i + size] for i in range(0, len(items), size)]
-                if len(parts) > 1:
-                    self._check_parts(parts)
-                jobs = []
-                for part in parts:
-                    jobs.append(self.submit(part, label, callback_url))
-                    if on_job is not None:
-                        on_job(jobs[-1])
-                return jobs
+                return run([items[i:i + size] for i in range(0, len(items), size)])
             except TooLarge as exc:
                 limit = exc.problem.get("max_batch")
                 size = int(limit) if isinstance(limit, int) and limit < size else size // 2
                 if size < 1:
                     raise
 
-    def _check_parts(self, parts: list[Sequence[dict[str, Any]]]) -> None:
+    def _check_parts(self, parts: list[Sequence[dict[str, Any]]], accept_cost: bool) -> list[dict[str, Any]]:
+        """Every part checked: their answers (predicted costs), or one 422 of every part's errors."""
+        if len(parts) == 1:
+            return [self.check(parts[0], accept_cost)]
         errors: list[dict[str, Any]] = []
+        answers: list[dict[str, Any]] = []
         offset, refused = 0, None
         for part in parts:
             try:
-                self.check(part)
+                answers.append(self.check(part, accept_cost))
             except ApiError as exc:
                 if exc.status != 422:
                     raise
@@ -163,6 +192,7 @@ class Client:
             n = len({e["index"] for e in errors})
             raise error_for(422, {**refused.problem, "errors": errors,
                                   "detail": f"{n} invalid item(s); nothing was stored"})
+        return answers
 
     def job(self, job: JobRef, wait: float = 0.0) -> Job:
         """The job's status and counts; with ``wait`` (seconds, at most 60) the service answers as
@@ -209,9 +239,10 @@ class Client:
     def retry(self, job: JobRef, indexes: Sequence[int] | None = None,
               options: dict[str, Any] | None = None) -> Job:
         """Put the job's failed and cancelled puzzles (or those at ``indexes``) back in the queue,
-        their options merged with ``options``; returns the job, running again. Raises Conflict for
-        an index whose puzzle is not failed or cancelled, InvalidRequest for an unknown index or
-        bad options (nothing changes then)."""
+        their options merged with ``options`` key by key at every depth (``{"generate": {"seed": 2}}``
+        changes only the seed; None puts an option back to its default); returns the job, running
+        again. Raises Conflict for an index whose puzzle is not failed or cancelled, InvalidRequest
+        for an unknown index or bad options (nothing changes then)."""
         body: dict[str, Any] = {}
         if indexes is not None:
             body["indexes"] = list(indexes)
@@ -299,6 +330,11 @@ class Client:
         for line in self.export(job, "jsonl", status):
             if line.strip():
                 yield json.loads(line)
+
+
+def _batch(items: Sequence[dict[str, Any]], accept_cost: bool) -> dict[str, Any]:
+    """The body of a batch, ``accept_cost`` only when set."""
+    return {"puzzles": list(items), **({"accept_cost": True} if accept_cost else {})}
 
 
 def _statuses(status: str | Sequence[str] | None) -> dict[str, list[str]]:

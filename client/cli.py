@@ -24,8 +24,8 @@ import httpx
 from client import fleet
 from client.api import DEFAULT_URL, Client, Job
 from client.errors import ApiError, InvalidRequest
-from client.inputs import BadLines, Line, parse_option, read_files
-from client.messages import count, grouped, invocation
+from client.inputs import BadLines, Line, parse_options, read_files
+from client.messages import by_puzzle, count, cpu_seconds, grouped, invocation
 from client.output import exit_status, write_results
 from client.progress import ProgressBar
 
@@ -44,6 +44,18 @@ def results_options(fn: F) -> F:
                                               "puzzles one per line")(fn)
     return click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
                         help="write the results here (default: standard output)")(fn)
+
+
+def accept_cost_option(fn: F) -> F:
+    return click.option("--accept-cost", is_flag=True,
+                        help="accept puzzles predicted above the service's cap on one puzzle's CPU seconds "
+                             "(MAX_PUZZLE_CPU_SECONDS) instead of refusing them")(fn)
+
+
+def options_option(help_text: str) -> Callable[[F], F]:
+    return click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+                        help=f"{help_text}; NAME.FIELD=VALUE sets a field of an object option "
+                             "(generate.seed=3); VALUE is JSON when it reads as JSON, else text")
 
 
 def confirm_option(fn: F) -> F:
@@ -148,10 +160,27 @@ def _refused(exc: InvalidRequest, lines: Sequence[Line]) -> NoReturn:
     for err in exc.errors:
         index = err.get("index")
         where = lines[index] if isinstance(index, int) and 0 <= index < len(lines) else None
-        faults.append((where, f"{err.get('field', '')}: {err.get('message', '')}"))
+        faults.append((where, _fault(err, exc.problem)))
     for text in grouped(faults):
         _say(text)
+    _cost_hint(exc)
     sys.exit(REFUSED)
+
+
+def _fault(err: dict[str, Any], problem: dict[str, Any]) -> str:
+    """``field: message``; a puzzle over the service's cap on predicted cost in this command's words."""
+    cap = problem.get("max_puzzle_cpu_seconds")
+    seconds = err.get("estimated_seconds")
+    if isinstance(cap, int | float) and isinstance(seconds, int | float):
+        return (f"{err.get('field', '')}: predicted at {cpu_seconds(seconds)}, above the service's cap of "
+                f"{cpu_seconds(cap)} (MAX_PUZZLE_CPU_SECONDS)")
+    return f"{err.get('field', '')}: {err.get('message', '')}"
+
+
+def _cost_hint(exc: InvalidRequest) -> None:
+    """How to send puzzles the cap on predicted cost refused, when it refused some."""
+    if any("estimated_seconds" in err for err in exc.errors):
+        _say("puzzle-queue: --accept-cost accepts puzzles predicted above the cap")
 
 
 def _jobs_word(jobs: Sequence[Job]) -> str:
@@ -224,37 +253,49 @@ def _sending_stopped(client: Client, created: list[Job], total: int) -> NoReturn
     sys.exit(INTERRUPTED)
 
 
-@main.command()
-@click.option("--kind", help="each line is one puzzle of this kind in its text form "
-                             "(without it: JSON Lines of {kind, puzzle, options})")
-@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="an option for every puzzle")
-@click.option("--label", help="the job's label (default: the file names)")
-@click.option("--callback-url", help="where the service POSTs the job, signed, when it ends")
-@click.option("--wait", "wait_", is_flag=True, help="show progress until done, then write the results")
-@results_options
-@as_json
-@click.argument("files", nargs=-1, required=True)
-@click.pass_obj
-def submit(client: Client, kind: str | None, options: tuple[str, ...], label: str | None,
-           callback_url: str | None, wait_: bool, output: Path | None, fmt: str, as_json: bool,
-           files: tuple[str, ...]) -> None:
-    """Submit the puzzles of FILE... ('-' = standard input; UTF-8) as one job (several past the
-    service's batch limit; the results still come back in file order)."""
+def puzzle_files(fn: F) -> F:
+    fn = click.argument("files", nargs=-1, required=True)(fn)
+    fn = options_option("an option for every puzzle")(fn)
+    return click.option("--kind", help="each line is one puzzle of this kind in its text form "
+                                        "(without it: JSON Lines of {kind, puzzle, options})")(fn)
+
+
+def _read(files: tuple[str, ...], kind: str | None,
+          options: tuple[str, ...]) -> tuple[list[Line], list[dict[str, Any]]]:
+    """The puzzles of the files with the options given for every one; the command ends with a
+    message naming every bad line (or the bad --option, or a file that cannot be read)."""
     try:
-        opts = dict(parse_option(o) for o in options)
-        lines, items = read_files(files, kind, opts)
+        lines, items = read_files(files, kind, parse_options(options))
     except BadLines as exc:
         _bad_lines(exc)
     except (ValueError, OSError) as exc:
         _fail(str(exc))
     if not items:
         _fail("no puzzles in " + ", ".join(files))
+    return lines, items
+
+
+@main.command()
+@puzzle_files
+@click.option("--label", help="the job's label (default: the file names)")
+@click.option("--callback-url", help="where the service POSTs the job, signed, when it ends")
+@accept_cost_option
+@click.option("--wait", "wait_", is_flag=True, help="show progress until done, then write the results")
+@results_options
+@as_json
+@click.pass_obj
+def submit(client: Client, kind: str | None, options: tuple[str, ...], label: str | None,
+           callback_url: str | None, accept_cost: bool, wait_: bool, output: Path | None, fmt: str,
+           as_json: bool, files: tuple[str, ...]) -> None:
+    """Submit the puzzles of FILE... ('-' = standard input; UTF-8) as one job (several past the
+    service's batch limit; the results still come back in file order)."""
+    lines, items = _read(files, kind, options)
     if wait_:
         _writable(output)
     created: list[Job] = []
     try:
         jobs = client.submit_all(items, label if label is not None else " ".join(files), callback_url,
-                                 created.append)
+                                 created.append, accept_cost)
     except InvalidRequest as exc:
         _refused(exc, lines)
     except KeyboardInterrupt:
@@ -264,6 +305,38 @@ def submit(client: Client, kind: str | None, options: tuple[str, ...], label: st
         _wait_and_write(client, jobs, output, fmt)
     _emit(jobs, as_json, _print_job)
     _say(f"follow with: {_again(client, 'wait', *(j['id'] for j in jobs))}")
+
+
+def _print_costs(answer: dict[str, Any], lines: Sequence[Line]) -> None:
+    """Each puzzle's predicted cost by file and line, then the batch's."""
+    for where, item in zip(lines, answer["items"], strict=True):
+        low, high = item["estimated_range"]
+        click.echo(f"{where}  {cpu_seconds(item['estimated_seconds'])}  (range {low:.3g} to {high:.3g})  "
+                   f"{item['estimate_basis']}")
+    low, high = answer["estimated_range_total"]
+    click.echo(f"{count(answer['puzzles'], 'puzzle')}: {cpu_seconds(answer['estimated_seconds_total'])} "
+               f"in all (range {low:.3g} to {high:.3g})")
+
+
+@main.command()
+@puzzle_files
+@accept_cost_option
+@as_json
+@click.pass_obj
+def validate(client: Client, kind: str | None, options: tuple[str, ...], accept_cost: bool, as_json: bool,
+             files: tuple[str, ...]) -> None:
+    """Check the puzzles of FILE... as submit would and show what each is predicted to cost (CPU
+    seconds of one core); nothing is stored. The client's budget is not checked: it depends on
+    what is unfinished when the job is sent."""
+    lines, items = _read(files, kind, options)
+    try:
+        answer = client.validate(items, accept_cost)
+    except InvalidRequest as exc:
+        _refused(exc, lines)
+    if as_json:
+        click.echo(json.dumps(answer, indent=2))
+    else:
+        _print_costs(answer, lines)
 
 
 @main.command()
@@ -276,9 +349,9 @@ def submit(client: Client, kind: str | None, options: tuple[str, ...], label: st
 @click.option("--symmetry", help="the givens' symmetry (sudoku: none, rotational, diagonal, mirror)")
 @click.option("--minimal/--not-minimal", default=None, help="whether no given can be removed")
 @click.option("--seed", type=click.IntRange(min=0), help="the same seed makes the same puzzles")
-@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
-              help="any other generate option of the kind (GET /api/v1/kinds)")
+@options_option("any other generate option of the kind (GET /api/v1/kinds)")
 @click.option("--label", help="the job's label (default: generate KIND)")
+@accept_cost_option
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "csv"]), default="text",
               show_default=True,
               help="text: the puzzles one per line, ready for submit; jsonl or csv: every result with its "
@@ -288,21 +361,25 @@ def submit(client: Client, kind: str | None, options: tuple[str, ...], label: st
 @click.pass_obj
 def generate(client: Client, kind: str, number: int, difficulty: str | None, rating_min: float | None,
              rating_max: float | None, symmetry: str | None, minimal: bool | None, seed: int | None,
-             options: tuple[str, ...], label: str | None, fmt: str, output: Path | None) -> None:
+             options: tuple[str, ...], label: str | None, accept_cost: bool, fmt: str,
+             output: Path | None) -> None:
     """Make COUNT puzzles of KIND as one job, show progress until done, then write them."""
     named = {"difficulty": difficulty, "rating_min": rating_min, "rating_max": rating_max,
              "symmetry": symmetry, "minimal": minimal, "seed": seed}
     try:
         request = {"count": number, **{k: v for k, v in named.items() if v is not None},
-                   **dict(parse_option(o) for o in options)}
+                   **parse_options(options)}
     except ValueError as exc:
         _fail(str(exc))
     _writable(output)
     try:
-        job = client.submit([{"kind": kind, "generate": request}], label or f"generate {kind}")
+        job = client.submit([{"kind": kind, "generate": request}], label or f"generate {kind}",
+                            accept_cost=accept_cost)
     except InvalidRequest as exc:
-        details = "; ".join(f"{e.get('field', '')}: {e.get('message', '')}" for e in exc.errors)
-        _fail(f"the service refused the request: {details or exc.problem.get('detail', '')}")
+        details = "; ".join(_fault(e, exc.problem) for e in exc.errors)
+        _say(f"puzzle-queue: the service refused the request: {details or exc.problem.get('detail', '')}")
+        _cost_hint(exc)
+        sys.exit(REFUSED)
     _say(f"generating {count(number, 'puzzle')} as job {job['id']}")
     _wait_and_write(client, [job], output, fmt)
 
@@ -370,8 +447,8 @@ def cancel(client: Client, yes: bool, as_json: bool, job_ids: tuple[str, ...]) -
 @main.command()
 @click.option("--index", "indexes", multiple=True, type=click.IntRange(min=0),
               help="retry the puzzle at this index (repeatable; default: every failed and cancelled one)")
-@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
-              help="an option for the retried puzzles, merged with their own")
+@options_option("an option for the retried puzzles, merged with their own at every depth "
+                "(null: back to its default)")
 @as_json
 @click.argument("job_id", metavar="JOB")
 @click.pass_obj
@@ -379,10 +456,17 @@ def retry(client: Client, indexes: tuple[int, ...], options: tuple[str, ...], as
           job_id: str) -> None:
     """Put the job's failed and cancelled puzzles back in the queue; the job runs again."""
     try:
-        opts = dict(parse_option(o) for o in options)
+        opts = parse_options(options)
     except ValueError as exc:
         _fail(str(exc))
-    job = client.retry(job_id, list(indexes) or None, opts)
+    try:
+        job = client.retry(job_id, list(indexes) or None, opts)
+    except InvalidRequest as exc:
+        _say(f"puzzle-queue: the service refused the retry: {exc.problem.get('detail', '')}")
+        for text in by_puzzle((e.get("index"), f"{e.get('field', '')}: {e.get('message', '')}")
+                              for e in exc.errors):
+            _say(text)
+        sys.exit(REFUSED)
     _emit(job, as_json, _print_job)
     _say(f"follow with: {_again(client, 'wait', job['id'])}")
 

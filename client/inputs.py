@@ -69,6 +69,32 @@ def parse_option(pair: str) -> tuple[str, Any]:
         return name, value
 
 
+def parse_options(pairs: Iterable[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs -> options. A dotted name sets a field of a nested object
+    (``generate.max_attempts=200`` is ``{"generate": {"max_attempts": 200}}``); the pairs merge in
+    order, as the service merges a retry's options (:func:`merged`)."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, value = parse_option(pair)
+        path = name.split(".")
+        if not all(path):
+            raise ValueError(f"--option wants NAME=VALUE or NAME.FIELD=VALUE, got {pair!r}")
+        for field in reversed(path[1:]):
+            value = {field: value}
+        options = merged(options, {path[0]: value})
+    return options
+
+
+def merged(base: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``new`` merged in key by key at every depth: an object into an object, any
+    other value in place of the one there."""
+    out = dict(base)
+    for key, value in new.items():
+        old = out.get(key)
+        out[key] = merged(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+    return out
+
+
 def _open(name: str) -> BinaryIO:
     return sys.stdin.buffer if name == "-" else Path(name).open("rb")
 
@@ -114,7 +140,8 @@ def read_lines(raw: Iterable[bytes], file: str, kind: str | None,
             yield where, bad
             continue
         if options:
-            item["options"] = {**options, **(item.get("options") or {})}
+            own = item.get("options") or {}
+            item["options"] = merged(options, own) if isinstance(own, dict) else own  # the service names it
         yield where, item
 
 

@@ -49,6 +49,30 @@ def grouped(faults: Iterable[tuple[Line | None, str]]) -> list[str]:
     return out
 
 
+def cpu_seconds(seconds: float) -> str:
+    """``0.0004 CPU seconds``, ``12.5 CPU seconds``, ``1,028,240 CPU seconds (11.9 days)``."""
+    text = f"{seconds:.3g}" if seconds < 1000 else f"{seconds:,.0f}"
+    if seconds >= 86400:
+        return f"{text} CPU seconds ({seconds / 86400:,.1f} days)"
+    if seconds >= 3600:
+        return f"{text} CPU seconds ({seconds / 3600:.1f} hours)"
+    return f"{text} CPU seconds"
+
+
+def by_puzzle(faults: Iterable[tuple[int | None, str]]) -> list[str]:
+    """One message per distinct fault of a job's puzzles, with the indexes it was found at:
+    ``puzzle 3: options: ...``, ``puzzles 1, 3, 4, 6, 8 and 12 more: options: ...``."""
+    seen: dict[str, list[int]] = {}
+    for index, text in faults:
+        seen.setdefault(text, []).extend([] if index is None else [index])
+    out = []
+    for text, indexes in seen.items():
+        more = f" and {len(indexes) - SHOWN:,} more" if len(indexes) > SHOWN else ""
+        named = ", ".join(map(str, indexes[:SHOWN])) + more
+        out.append(f"{'puzzle' if len(indexes) == 1 else 'puzzles'} {named}: {text}" if indexes else text)
+    return out
+
+
 def invocation() -> str:
     """How this command was started, to be typed again: ``puzzle-queue`` when that is the one on
     the PATH, else the path it was started by (``.venv/bin/puzzle-queue``), or ``python -m client``."""

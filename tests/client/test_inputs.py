@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from client.inputs import BadLines, Line, read_files
+from client.inputs import BadLines, Line, parse_options, read_files
 from client.messages import count, grouped
 from tests.embedded import ROOT
 
@@ -81,3 +81,23 @@ def test_a_fault_on_many_lines_is_said_once_with_its_count():
                                          (1234, "1,234 puzzles")])
 def test_counts_agree_with_their_noun(n, said):
     assert count(n, "puzzle") == said
+
+
+def test_dotted_options_set_fields_of_nested_objects_and_merge_in_order():
+    given = ["generate.max_attempts=200", "generate.level=hard", "split=4", 'generate={"seed": 3}',
+             "deep.a.b=null", "mode=count"]
+    assert parse_options(given) == {"generate": {"max_attempts": 200, "level": "hard", "seed": 3},
+                                    "split": 4, "deep": {"a": {"b": None}}, "mode": "count"}
+    assert parse_options(["a=1", "a.b=2"]) == {"a": {"b": 2}}  # not an object: replaced
+    for bad in ("generate.=1", ".x=1", "a..b=1", "=3", "x"):
+        with pytest.raises(ValueError, match="--option wants NAME=VALUE"):
+            parse_options([bad])
+
+
+def test_options_for_every_line_merge_into_a_lines_own_at_every_depth(tmp_path):
+    path = tmp_path / "items.jsonl"
+    path.write_text('{"kind": "spokes", "generate": {"count": 1}, "options": {"generate": {"seed": 9}}}\n'
+                    '{"kind": "toy", "puzzle": "1"}\n')
+    _, items = read_files([str(path)], None, parse_options(["generate.seed=1", "generate.level=hard"]))
+    assert items[0]["options"] == {"generate": {"seed": 9, "level": "hard"}}  # the line's own wins
+    assert items[1]["options"] == {"generate": {"seed": 1, "level": "hard"}}
