@@ -36,6 +36,7 @@ from service.schemas import (
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
 from store import blocks, jobs, notices, retry, submit, webhooks
+from store.costs import readable
 from store.db import one_statement, read_only
 from store.models import Puzzle
 from store.publish import job_rank, publish_in_lanes
@@ -151,18 +152,28 @@ def checked(body: dict[str, Any]) -> CheckedBatch:
 def _within_cap(batch: CheckedBatch, cap: float) -> None:
     """422 naming each item predicted above ``cap`` seconds, with its prediction and the cap."""
     over = [{"index": i, "field": "puzzle", "estimated_seconds": item.cost,
-             "message": f"predicted at {item.cost:g} CPU seconds, above this service's cap of {cap:g} "
-                        f"(MAX_PUZZLE_CPU_SECONDS); a job with accept_cost: true accepts it"}
+             "message": f"predicted at {readable(item.cost)} CPU seconds, above this service's cap of "
+                        f"{readable(cap)} (MAX_PUZZLE_CPU_SECONDS); a job with accept_cost: true "
+                        f"accepts it"}
             for i, item in enumerate(batch.items) if item.cost > cap]
     if over:
-        detail = f"{len(over)} item(s) predicted above the cap of {cap:g} CPU seconds; nothing was stored"
+        detail = (f"{len(over)} item(s) predicted above the cap of {readable(cap)} CPU seconds; "
+                  f"nothing was stored")
         raise Problem(422, "Invalid request", detail, errors=over, max_puzzle_cpu_seconds=cap)
 
 
-def _over_budget(exc: submit.OverBudget) -> Problem:
-    """429 naming the work refused (a batch, or a retry's puzzles), the client's budget and what is left."""
-    return Problem(429, "Too Many Requests", str(exc), headers={"Retry-After": "10"},
-                   estimated_seconds=exc.batch, budget=exc.budget, budget_left=exc.left)
+def _over_budget(exc: submit.OverBudget, field: str) -> Problem:
+    """429 naming the work refused (a batch, or a retry's puzzles), the client's budget and what is
+    left; work predicted above the whole budget can never pass, so it is 422 naming ``field``
+    (the batch's ``puzzles``, a retry's ``indexes``), without Retry-After."""
+    amounts: dict[str, Any] = {"estimated_seconds": exc.batch, "budget": exc.budget, "budget_left": exc.left}
+    if exc.batch > exc.budget:
+        message = (f"predicted at {readable(exc.batch)} CPU seconds, more than your whole budget of "
+                   f"{readable(exc.budget)} (CLIENT_CPU_BUDGET): it can never be accepted; send "
+                   f"fewer or cheaper puzzles")
+        return Problem(422, "Invalid request", f"{field}: {message}; nothing was stored",
+                       errors=[{"index": None, "field": field, "message": message}], **amounts)
+    return Problem(429, "Too Many Requests", str(exc), headers={"Retry-After": "10"}, **amounts)
 
 
 def _poll_headers(job_id: str) -> dict[str, str]:
@@ -204,7 +215,7 @@ def submit_job():
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
     except submit.OverBudget as exc:  # nothing stored, as above
-        raise _over_budget(exc) from None
+        raise _over_budget(exc, "puzzles") from None
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         with snapshot() as s:
@@ -383,7 +394,7 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
     except submit.OverBudget as exc:  # nothing changed: the transaction rolled back
-        raise _over_budget(exc) from None
+        raise _over_budget(exc, "indexes") from None
     if retried.puzzles:
         ids, costs = [i for i, _ in retried.puzzles], [c for _, c in retried.puzzles]
         extensions = current_app.extensions

@@ -32,10 +32,25 @@ class Problem(Exception):
 
 
 def invalid(errors: list[dict[str, Any]], method: str = "POST") -> Problem:
-    """422 naming every bad item (a POST's body) or query parameter (a GET's, which stores nothing anyway)."""
+    """422 naming every bad item (a POST's body) or query parameter (a GET's, which stores nothing
+    anyway); a POST whose faults are in fields of the body, not in its items, names those fields."""
     n = len({e["index"] for e in errors if e.get("index") is not None}) or len(errors)
-    detail = f"{n} invalid item(s); nothing was stored" if method == "POST" else f"{n} invalid parameter(s)"
+    if method != "POST":
+        detail = f"{n} invalid parameter(s)"
+    elif not errors or any(e.get("index") is not None for e in errors):
+        detail = f"{n} invalid item(s); nothing was stored"
+    else:
+        detail = f"{_fields(errors)}; nothing was stored"
     return Problem(422, "Invalid request", detail, errors=errors)
+
+
+def _fields(errors: list[dict[str, Any]]) -> str:
+    """The body's bad fields: one with its message (``callback_url: host 'x' is not ...``), several
+    by name (``invalid label, callback_url``)."""
+    if len(errors) > 1:
+        return "invalid " + ", ".join(dict.fromkeys(str(e.get("field")) for e in errors))
+    field, message = str(errors[0].get("field")), str(errors[0].get("message"))
+    return message if message.startswith(field) else f"{field}: {message}"
 
 
 def from_http_exception(exc: HTTPException) -> Problem:

@@ -380,11 +380,12 @@ class ProblemOut(BaseModel):
     errors: list[ItemError] | None = None
     max_puzzle_cpu_seconds: float | None = Field(None, description="422 for a puzzle's predicted cost: "
                                                                    "the cap")
-    estimated_seconds: float | None = Field(None, description="429 for a client's budget: the batch's "
-                                                              "predicted CPU seconds")
-    budget: float | None = Field(None, description="429 for a client's budget: its CPU seconds")
-    budget_left: float | None = Field(None, description="429 for a client's budget: what its unfinished "
-                                                        "work leaves of it")
+    estimated_seconds: float | None = Field(None, description="429 (or 422, above the whole budget) for a "
+                                                              "client's budget: the batch's predicted CPU "
+                                                              "seconds")
+    budget: float | None = Field(None, description="429 or 422 for a client's budget: its CPU seconds")
+    budget_left: float | None = Field(None, description="429 or 422 for a client's budget: what its "
+                                                        "unfinished work leaves of it")
 
 
 

@@ -102,3 +102,9 @@ def of_puzzle(seconds: float | None, factor: float | None, basis: str | None) ->
 def _rounded(seconds: float) -> float:
     """Seconds to the microsecond: predictions are far coarser, and sums of floats show their noise."""
     return round(seconds, 6)
+
+
+def readable(seconds: float) -> str:
+    """Seconds as a message shows them: three figures below a thousand (``0.0004``, ``12.5``),
+    whole seconds with thousands separated above (``1,028,240``), never an exponent."""
+    return f"{seconds:.3g}" if abs(seconds) < 1000 else f"{seconds:,.0f}"

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
 from store import chunks, fastjson, tallies
-from store.costs import SECONDS_LEFT
+from store.costs import SECONDS_LEFT, readable
 from store.db import dialect_of
 from store.fastjson import canonical
 from store.jobs import Backlogged, JobState, job_state
@@ -179,8 +179,8 @@ class OverBudget(Exception):
     budget of predicted CPU seconds (CLIENT_CPU_BUDGET); nothing is stored."""
 
     def __init__(self, batch: float, budget: float, left: float, what: str = "the batch is"):
-        super().__init__(f"{what} predicted at {batch:g} CPU seconds; {left:g} of your budget of "
-                         f"{budget:g} are left")
+        super().__init__(f"{what} predicted at {readable(batch)} CPU seconds; {readable(left)} of your "
+                         f"budget of {readable(budget)} are left")
         self.batch, self.budget, self.left = batch, budget, left
 
 

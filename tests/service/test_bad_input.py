@@ -163,3 +163,15 @@ def test_a_422_names_the_item_without_sending_back_megabytes_of_it(client, app, 
     [error] = r.json["errors"]
     assert error["index"] == 1 and error["field"] == field and error["message"].endswith("more characters)")
     assert row_counts(app) == (0, 0, 0)
+
+
+def test_a_bad_field_of_the_body_is_named_in_the_detail(make_app, toy):
+    client = make_app(WEBHOOK_ALLOWED_HOSTS=("127.0.0.1",), WEBHOOK_SECRET="s" * 32).test_client()
+    r = client.post("/api/v1/jobs", json=batch(GOOD, callback_url="http://example.com/hook"))
+    assert r.status_code == 422
+    assert r.json["detail"] == ("callback_url: host 'example.com' is not among this service's allowed "
+                                "callback hosts; nothing was stored")
+    r = client.post("/api/v1/jobs", json=batch(GOOD, label=7, colour="red"))
+    assert r.status_code == 422 and r.json["detail"] == "invalid label, colour; nothing was stored"
+    r = client.post("/api/v1/jobs", json=batch(GOOD, {"kind": "toy", "puzzle": "1x"}))
+    assert r.json["detail"] == "1 invalid item(s); nothing was stored"  # items are counted

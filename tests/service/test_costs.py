@@ -257,3 +257,56 @@ def test_a_retry_past_the_budget_is_refused_whole_and_changes_nothing(make_app, 
     assert again.status_code == 429 and again.json["budget_left"] == 8.0
     assert client.post(url, headers=BOB, json={"indexes": [0]}).status_code == 404  # alice's job
     assert_job_costs_match_rows(app.extensions["sessions"])
+
+
+def by_digit_sum_and_spin(puzzle, options):
+    """The digits' sum in seconds, plus the ``spin`` option: a retry's options change it."""
+    return Estimate(float(sum(puzzle)) + options["spin"], 2.0, "test")
+
+
+def test_a_batch_over_the_whole_budget_is_422_not_an_invitation_to_retry(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    r = post(client, ["99", "99"], ALICE, accept_cost=True)  # 36 of a budget of 30, with nothing unfinished
+    assert r.status_code == 422 and r.mimetype == "application/problem+json"
+    assert "Retry-After" not in r.headers
+    assert (r.json["estimated_seconds"], r.json["budget"], r.json["budget_left"]) == (36.0, 30.0, 30.0)
+    [err] = r.json["errors"]
+    assert err["index"] is None and err["field"] == "puzzles"
+    assert "more than your whole budget of 30 (CLIENT_CPU_BUDGET): it can never be accepted" in err["message"]
+    assert r.json["detail"].startswith("puzzles: predicted at 36 CPU seconds")
+    assert row_counts(app) == (0, 0, 0)
+    assert post(client, ["99", "99"], BOB, accept_cost=True).status_code == 202  # bob's budget: 100
+
+
+def test_a_retry_over_the_whole_budget_is_422_naming_indexes(make_app, monkeypatch):
+    monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(TOY, predict=by_digit_sum_and_spin))
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    done = post(client, ["9"], ALICE).json
+    client.post(f"/api/v1/jobs/{done['id']}/cancel", headers=ALICE)
+    r = client.post(f"/api/v1/jobs/{done['id']}/retry", headers=ALICE, json={"options": {"spin": 25.0}})
+    assert r.status_code == 422 and "Retry-After" not in r.headers  # 34 of a budget of 30
+    assert [(e["index"], e["field"]) for e in r.json["errors"]] == [(None, "indexes")]
+    assert client.get(f"/api/v1/jobs/{done['id']}", headers=ALICE).json["status"] == "cancelled"
+    r = client.post(f"/api/v1/jobs/{done['id']}/retry", headers=ALICE, json={"options": {"spin": 5.0}})
+    assert r.status_code == 202
+
+
+def test_budget_messages_show_seconds_without_an_exponent(make_app, monkeypatch):
+    as_number = dataclasses.replace(TOY, predict=lambda puzzle, _options: Estimate(
+        float("".join(map(str, puzzle)))))
+    monkeypatch.setitem(solvers.KINDS, "toy", as_number)  # "1028240" is predicted at 1,028,240 seconds
+    app = make_app(CLIENT_CPU_BUDGET=864000.0, MAX_PUZZLE_CPU_SECONDS=0.0)
+    client = app.test_client()
+    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1028240"}]})
+    assert r.status_code == 422, r.json  # the whole budget is less
+    assert "predicted at 1,028,240 CPU seconds, more than your whole budget of 864,000" in r.json["detail"]
+    def one(puzzle):
+        return client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": puzzle}]})
+
+    assert one("864000").status_code == 202
+    r = one("1500")
+    assert r.status_code == 429 and "Retry-After" in r.headers
+    assert r.json["detail"] == ("the batch is predicted at 1,500 CPU seconds; 0 of your budget of 864,000 "
+                                "are left")
