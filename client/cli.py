@@ -326,8 +326,8 @@ def _print_costs(answer: dict[str, Any], lines: Sequence[Line]) -> None:
 def validate(client: Client, kind: str | None, options: tuple[str, ...], accept_cost: bool, as_json: bool,
              files: tuple[str, ...]) -> None:
     """Check the puzzles of FILE... as submit would and show what each is predicted to cost (CPU
-    seconds of one core); nothing is stored. The client's budget is not checked: it depends on
-    what is unfinished when the job is sent."""
+    seconds of one core); nothing is stored. Of the client's budget only the whole is checked:
+    what is left of it depends on what is unfinished when the job is sent."""
     lines, items = _read(files, kind, options)
     try:
         answer = client.validate(items, accept_cost)

@@ -162,7 +162,7 @@ def _within_cap(batch: CheckedBatch, cap: float) -> None:
         raise Problem(422, "Invalid request", detail, errors=over, max_puzzle_cpu_seconds=cap)
 
 
-def _over_budget(exc: submit.OverBudget, field: str) -> Problem:
+def over_budget(exc: submit.OverBudget, field: str) -> Problem:
     """429 naming the work refused (a batch, or a retry's puzzles), the client's budget and what is
     left; work predicted above the whole budget can never pass, so it is 422 naming ``field``
     (the batch's ``puzzles``, a retry's ``indexes``), without Retry-After."""
@@ -215,7 +215,7 @@ def submit_job():
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
     except submit.OverBudget as exc:  # nothing stored, as above
-        raise _over_budget(exc, "puzzles") from None
+        raise over_budget(exc, "puzzles") from None
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         with snapshot() as s:
@@ -394,7 +394,7 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
                       f"{exc.pending} of your puzzles are still unfinished; the limit is {exc.limit}",
                       headers={"Retry-After": "10"}) from None
     except submit.OverBudget as exc:  # nothing changed: the transaction rolled back
-        raise _over_budget(exc, "indexes") from None
+        raise over_budget(exc, "indexes") from None
     if retried.puzzles:
         ids, costs = [i for i, _ in retried.puzzles], [c for _, c in retried.puzzles]
         extensions = current_app.extensions

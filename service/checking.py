@@ -7,12 +7,14 @@ predicted to cost, item by item and in all, before any of it is sent for solving
 
 from __future__ import annotations
 
+from flask import g
 from pydantic import BaseModel, Field
 from spectree import Response
 
-from service.api import BODY_ERRORS, bp, checked, read_batch, spec
+from service import auth, settings
+from service.api import BODY_ERRORS, bp, checked, over_budget, read_batch, snapshot, spec
 from service.schemas import JobSubmit
-from store import costs
+from store import costs, submit
 
 
 class ItemCost(BaseModel):
@@ -33,11 +35,23 @@ class Checked(BaseModel):
 @spec.validate(json=JobSubmit, resp=Response(HTTP_200=Checked, **BODY_ERRORS), skip_validation=True,
                tags=["jobs"])
 def validate_batch() -> Checked:
-    """Check a batch as `POST /jobs` does (same 400, 413, 415 and 422 answers) and predict its cost;
-    nothing is stored."""
+    """Check a batch as `POST /jobs` does (same 400, 413, 415 and 422 answers, a batch predicted
+    above the client's whole budget included) and predict its cost; nothing is stored."""
     estimates = [item.estimate for item in checked(read_batch()).items]
+    _within_whole_budget(sum(e.seconds for e in estimates))
     items = [ItemCost(**costs.of_puzzle(e.seconds, e.factor, e.basis)) for e in estimates]
     return Checked(puzzles=len(items), estimated_seconds_total=round(sum(e.seconds for e in estimates), 6),
                    estimated_range_total=[round(sum(e.low for e in estimates), 6),
                                           round(sum(e.high for e in estimates), 6)],
                    items=items)
+
+
+def _within_whole_budget(seconds: float) -> None:
+    """422 for a batch predicted above the client's whole budget, as `POST /jobs` answers it: it
+    can never pass, whatever is unfinished. What is left of the budget is not checked here."""
+    owner = auth.submitter(g.owner)
+    budget = settings().costs.budget_of(owner)
+    if budget > 0 and seconds > budget:
+        with snapshot() as s:
+            left = max(budget - costs.work_left(s, [owner])[owner], 0.0)
+        raise over_budget(submit.OverBudget(seconds, budget, left), "puzzles")

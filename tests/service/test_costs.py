@@ -310,3 +310,18 @@ def test_budget_messages_show_seconds_without_an_exponent(make_app, monkeypatch)
     assert r.status_code == 429 and "Retry-After" in r.headers
     assert r.json["detail"] == ("the batch is predicted at 1,500 CPU seconds; 0 of your budget of 864,000 "
                                 "are left")
+
+
+def test_validate_refuses_a_batch_over_the_whole_budget_as_a_post_would(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    assert post(client, ["9", "9"], ALICE).status_code == 202  # 18 of 30 unfinished
+    body = {"accept_cost": True, "puzzles": [{"kind": "toy", "puzzle": d} for d in ("99", "99")]}
+    r = client.post("/api/v1/validate", headers=ALICE, json=body)  # 36: more than the whole 30
+    assert r.status_code == 422 and "Retry-After" not in r.headers
+    assert (r.json["estimated_seconds"], r.json["budget"], r.json["budget_left"]) == (36.0, 30.0, 12.0)
+    assert [(e["index"], e["field"]) for e in r.json["errors"]] == [(None, "puzzles")]
+    body["puzzles"] = body["puzzles"][:1]  # 18: past what is left, but /validate does not check that
+    assert client.post("/api/v1/validate", headers=ALICE, json=body).status_code == 200
+    assert client.post("/api/v1/validate", headers=BOB, json={**body, "puzzles": body["puzzles"] * 2}
+                       ).status_code == 200  # bob's budget: 100
