@@ -2,23 +2,32 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-stamp
+RUN_STAMP := $(VENV)/.run-stamp
+DEV_STAMP := $(VENV)/.dev-stamp
 export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 
-.PHONY: venv lock run test test-fast screenshots lint typecheck bench bench-cost calibrate bench-service bench-load clean compose-up compose-down compose-test swarm-up swarm-down swarm-test k8s-check k8s-play-test
+.PHONY: venv venv-run lock run test test-fast screenshots lint typecheck bench bench-cost calibrate bench-service bench-load clean compose-up compose-down compose-test swarm-up swarm-down swarm-test k8s-check k8s-play-test
 
-# The venv installs exactly what requirements.lock pins (hashes checked), then the project
-# itself, editable and without dependencies. A lock older than pyproject.toml's dependencies
-# is reported, and what it lacks is installed unpinned so that work goes on until `make lock`.
-$(STAMP): pyproject.toml requirements.lock
+# What running needs: exactly what requirements.lock pins (hashes checked), then the project
+# itself, editable and without dependencies. A lock older than pyproject.toml's dependencies is
+# reported, and what it lacks is installed unpinned so that work goes on until `make lock`.
+$(RUN_STAMP): pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
 	$(PY) deploy/lock.py check --install-unlocked
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
-	touch $(STAMP)
+	touch $@
 
-venv: $(STAMP)
+# What the tests, checks and benches add on top: requirements-dev.lock (the runtime's pins and the
+# dev extra's), the same way.
+$(DEV_STAMP): $(RUN_STAMP) requirements-dev.lock
+	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
+	$(PY) deploy/lock.py check --install-unlocked --extra dev
+	touch $@
+
+venv-run: $(RUN_STAMP)
+venv: $(DEV_STAMP)
 
 # After changing dependencies in pyproject.toml: pins move only where they must.
 UV_VERSION := 0.13.9
@@ -29,7 +38,7 @@ lock:
 
 # The service on 127.0.0.1:8000 (PORT changes it): API + a worker of both lanes + one kept for cheap
 # work. Without DATABASE_URL and REDIS_URL it needs no servers (SQLite and a filesystem broker under var/).
-run: venv
+run: venv-run
 	$(PY) -m deploy.run_local
 
 # Everything, the slow data-set checks and the integration tests included.

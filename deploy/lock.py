@@ -3,14 +3,16 @@
     python deploy/lock.py compile   # `make lock`: resolve pyproject.toml again (uv), keeping
                                     # the pins already locked wherever they still fit
     python deploy/lock.py check     # exit 1 when pyproject.toml changed its dependencies since
-                                    # (--install-unlocked: install them unpinned, for `make venv`)
+                                    # (--install-unlocked [--extra dev]: install them unpinned,
+                                    # for the venv's stamps in the Makefile)
 
-requirements.lock holds every extra (the development venv and CI); requirements-image.lock
-holds what the image runs (no dev tools), constrained to the same versions. Both carry the
-setuptools that builds the project, so `pip install --no-deps --no-build-isolation -e .`
-downloads nothing unlocked. Each file starts with a hash of the dependency tables of
-pyproject.toml it was made from: comparing it with pyproject.toml's tells a stale lock
-whatever the files' times (git sets them at checkout).
+requirements-dev.lock holds the runtime and the dev extra (`make test`, the checks, CI);
+requirements.lock the runtime alone (`make run`); requirements-image.lock what the image runs
+(the runtime and the deploy extra). The dev lock is resolved first and constrains the other two
+to its versions. Each carries the setuptools that builds the project, so
+`pip install --no-deps --no-build-isolation -e .` downloads nothing unlocked. Each file starts
+with a hash of the dependency tables of pyproject.toml it was made from: comparing it with
+pyproject.toml's tells a stale lock whatever the files' times (git sets them at checkout).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
-LOCKS = {  # file -> extras it holds
-    ROOT / "requirements.lock": ["--all-extras"],
+LOCKS = {  # file -> extras it holds; the first is resolved first and constrains the others
+    ROOT / "requirements-dev.lock": ["--extra", "dev"],
+    ROOT / "requirements.lock": [],
     ROOT / "requirements-image.lock": ["--extra", "deploy"],
 }
 MARK = "# inputs-sha256: "
@@ -97,18 +100,19 @@ def compile_all() -> None:
         print(f"wrote {lock.relative_to(ROOT)}")
 
 
-def check(install_unlocked: bool) -> int:
-    """Say loudly which locks are stale; with install_unlocked, install what they lack, unpinned."""
+def check(install_unlocked: bool, extras: list[str]) -> int:
+    """Say loudly which locks are stale; with install_unlocked, install what they lack, unpinned:
+    the project's dependencies and those of ``extras``."""
     stale = stale_locks()
     for lock in stale:
         print(f"*** {lock.name} is out of date: pyproject.toml's dependencies changed since it was made."
               " Run `make lock` and commit the lock files. ***", file=sys.stderr)
     if not stale or not install_unlocked:
         return 1 if stale else 0
-    extras = ",".join(tomllib.loads(PYPROJECT.read_text())["project"].get("optional-dependencies", {}))
-    print(f"*** installing pyproject.toml's dependencies unpinned until then: .[{extras}] ***",
+    target = f".[{','.join(extras)}]" if extras else "."
+    print(f"*** installing pyproject.toml's dependencies unpinned until then: {target} ***",
           file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", f".[{extras}]"],
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", target],
                    check=True, cwd=ROOT)
     return 0
 
@@ -118,12 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["compile", "check"])
     parser.add_argument("--install-unlocked", action="store_true",
                         help="check: when stale, install what the lock lacks (unpinned) and exit 0")
+    parser.add_argument("--extra", action="append", default=[], metavar="NAME",
+                        help="check --install-unlocked: an extra to install too (repeatable)")
     args = parser.parse_args(argv)
     if args.command == "compile":
         os.environ.setdefault("UV_NO_CONFIG", "1")
         compile_all()
         return 0
-    return check(args.install_unlocked)
+    return check(args.install_unlocked, args.extra)
 
 
 if __name__ == "__main__":

@@ -124,12 +124,12 @@ def test_the_build_context_leaves_out_the_venv_and_keeps_every_package() -> None
     packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
     needed = [p.rstrip("*") for p in packages["include"]]
     needed += ["migrations", "alembic.ini", "pyproject.toml", "README.md", "requirements-image.lock",
-               "requirements.lock", "deploy", "solvers"]
+               "requirements.lock", "requirements-dev.lock", "deploy", "solvers"]
     for path in needed:
         assert path not in ignored and (ROOT / path).exists(), path
 
 
-@pytest.mark.parametrize("name", ["requirements.lock", "requirements-image.lock"])
+@pytest.mark.parametrize("name", ["requirements.lock", "requirements-dev.lock", "requirements-image.lock"])
 def test_every_locked_package_is_pinned_with_hashes(name: str) -> None:
     text = (ROOT / name).read_text()
     entries = re.split(r"\n(?=[a-z0-9])", text.split("\n", 4)[-1].strip())
@@ -141,13 +141,31 @@ def test_every_locked_package_is_pinned_with_hashes(name: str) -> None:
     assert lock.locked_digest(ROOT / name) is not None
 
 
+def locked_pins(name: str) -> dict[str, str]:
+    """A lock file's packages and their pinned versions."""
+    return dict(re.findall(r"^([a-z0-9._-]+)==(\S+)", (ROOT / name).read_text(), re.MULTILINE))
+
+
+def test_every_lock_is_checked_and_the_development_lock_constrains_the_others() -> None:
+    assert {path.name for path in lock.LOCKS} == {"requirements.lock", "requirements-dev.lock",
+                                                  "requirements-image.lock"}
+    assert next(iter(lock.LOCKS)).name == "requirements-dev.lock"
+
+
 def test_the_image_lock_pins_the_same_versions_as_the_development_lock() -> None:
-    def pins(name: str) -> dict[str, str]:
-        found = re.findall(r"^([a-z0-9._-]+)==(\S+)", (ROOT / name).read_text(), re.MULTILINE)
-        return dict(found)
-    dev, image = pins("requirements.lock"), pins("requirements-image.lock")
+    dev, image = locked_pins("requirements-dev.lock"), locked_pins("requirements-image.lock")
     assert "flower" in image and "pytest" not in image
-    assert {name: dev.get(name) for name in image} == image
+    shared = image.keys() & dev.keys()
+    assert locked_pins("requirements.lock").keys() <= shared
+    assert {name: dev[name] for name in shared} == {name: image[name] for name in shared}
+
+
+def test_the_runtime_lock_holds_what_running_needs_and_no_development_tool() -> None:
+    dev, runtime = locked_pins("requirements-dev.lock"), locked_pins("requirements.lock")
+    assert {"numba", "flask", "celery", "gunicorn", "sqlalchemy", "alembic"} <= set(runtime)
+    tools = {"pytest", "pytest-xdist", "ruff", "mypy", "playwright", "schemathesis", "kubernetes-validate"}
+    assert tools <= set(dev) and not tools & set(runtime)
+    assert {name: dev.get(name) for name in runtime} == runtime
 
 
 def test_a_dependency_change_makes_the_lock_stale_and_a_tool_setting_does_not(tmp_path: Path) -> None:
@@ -161,11 +179,38 @@ def test_a_dependency_change_makes_the_lock_stale_and_a_tool_setting_does_not(tm
     assert lock.inputs_digest(tmp_path / "c.toml") != digest
 
 
-def test_make_venv_installs_from_the_lock_and_the_project_without_dependencies() -> None:
+def make_recipe(makefile: str, target: str) -> tuple[str, str]:
+    """A Makefile rule's prerequisites and its recipe."""
+    found = re.search(rf"^{re.escape(target)}:(.*)\n((?:\t.*\n)*)", makefile, re.MULTILINE)
+    assert found is not None, target
+    return found.group(1), found.group(2)
+
+
+def test_make_run_installs_the_runtime_lock_and_the_checks_add_the_development_lock() -> None:
     makefile = (ROOT / "Makefile").read_text()
-    assert "--require-hashes -r requirements.lock" in makefile
-    assert "--no-deps --no-build-isolation -e ." in makefile
-    assert "deploy/lock.py check" in makefile
+    runtime, install_runtime = make_recipe(makefile, "$(RUN_STAMP)")
+    dev, install_dev = make_recipe(makefile, "$(DEV_STAMP)")
+    assert "requirements.lock" in runtime and "--require-hashes -r requirements.lock" in install_runtime
+    assert "--no-deps --no-build-isolation -e ." in install_runtime
+    assert "deploy/lock.py check --install-unlocked\n" in install_runtime
+    assert "$(RUN_STAMP)" in dev and "--require-hashes -r requirements-dev.lock" in install_dev
+    assert "deploy/lock.py check --install-unlocked --extra dev" in install_dev
+    assert make_recipe(makefile, "run")[0].split() == ["venv-run"]
+    assert make_recipe(makefile, "venv-run")[0].split() == ["$(RUN_STAMP)"]
+    assert make_recipe(makefile, "venv")[0].split() == ["$(DEV_STAMP)"]
+    for target in ("test", "test-fast", "lint", "typecheck", "screenshots"):
+        assert make_recipe(makefile, target)[0].split() == ["venv"], target
+
+
+@pytest.mark.parametrize(("extras", "installed"), [([], "."), (["dev"], ".[dev]")])
+def test_a_stale_lock_installs_unpinned_only_what_the_venv_asked_for(
+        monkeypatch: pytest.MonkeyPatch, extras: list[str], installed: str) -> None:
+    calls: list[list[str]] = []
+    monkeypatch.setattr(lock, "stale_locks", lambda: [ROOT / "requirements.lock"])
+    monkeypatch.setattr(lock.subprocess, "run", lambda command, **_: calls.append(command))
+    assert lock.check(install_unlocked=True, extras=extras) == 0
+    assert calls == [[sys.executable, "-m", "pip", "install", "--quiet", "-e", installed]]
+    assert lock.check(install_unlocked=False, extras=extras) == 1
 
 
 def test_the_deploy_scripts_parse_and_the_make_targets_call_them() -> None:
