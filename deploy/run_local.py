@@ -51,6 +51,13 @@ def banner(port: int, host: str) -> str:
             f"             minute); jobs posted meanwhile wait queued. A line says when they are ready.\n")
 
 
+def instance_dir(settings: Settings) -> Path:
+    """This instance's var/: the folder holding its broker's folder (var/ itself unless BROKER_DIR
+    moves it, as the tests do). Its beat schedule, control socket and pid files go there, never
+    under the home folder, so that two instances on one host never share one."""
+    return Path(settings.connections.broker_dir).parent
+
+
 def beating_since(engine: Engine, since: datetime) -> int:
     """Worker processes whose heartbeat row (worker.heartbeat) was made at or after ``since``: a
     pool process makes it once its worker has warmed up the solvers and forked it."""
@@ -87,23 +94,29 @@ def main(argv: list[str] | None = None) -> int:
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": path}
     bin_dir = Path(sys.executable).parent
+    var = instance_dir(settings)
+    run = var / "run"
+    run.mkdir(parents=True, exist_ok=True)
     # Threads: a client waiting on GET /jobs/{id}?wait= or downloading an export holds one.
+    # gunicorn's control socket defaults to one per user (~/.gunicorn/gunicorn.ctl): one per instance here.
     api = subprocess.Popen([str(bin_dir / "gunicorn"), "--bind", f"{host}:{port}", "--workers",
-                            str(args.api_workers), "--threads", "8", args.api],
+                            str(args.api_workers), "--threads", "8", "--control-socket",
+                            str(run / "gunicorn.ctl"), "--pid", str(run / "gunicorn.pid"), args.api],
                            cwd=ROOT, env=env)
-    # Beside the broker's folder: two embedded services (tests run several) keep apart.
-    schedule = Path(settings.connections.broker_dir).parent / "celerybeat-schedule"
     celery = [sys.executable, "-m", "celery", "-A", args.celery, "worker", "--pool", "prefork",
               *WORKER_FLAGS, "--loglevel", "INFO"]
     # Node names by port: several embedded services on one host (the tests run some) keep apart.
 
     concurrency = os.environ.get("WORKER_CONCURRENCY", "1")
     launched = now()
-    worker = subprocess.Popen([*celery, "-B", "--schedule", str(schedule), "-Q", ",".join(lanes.queues),
-                               "-n", f"worker-{port}@%h", "--concurrency", concurrency], cwd=ROOT, env=env)
+    worker = subprocess.Popen([*celery, "-B", "--schedule", str(var / "celerybeat-schedule"),
+                               "-Q", ",".join(lanes.queues), "-n", f"worker-{port}@%h",
+                               "--pidfile", str(run / "worker.pid"), "--concurrency", concurrency],
+                              cwd=ROOT, env=env)
     # Capacity kept for cheap work: a small job is answered while the worker above runs a big one.
     cheap = subprocess.Popen([*celery, "--concurrency", "1", "-Q", lanes.task_queue,
-                              "-n", f"cheap-{port}@%h"], cwd=ROOT, env=env)
+                              "-n", f"cheap-{port}@%h", "--pidfile", str(run / "cheap.pid")],
+                             cwd=ROOT, env=env)
     children = [api, worker, cheap]
     print(banner(port, host), flush=True)
 

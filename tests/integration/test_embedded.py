@@ -80,3 +80,35 @@ def test_a_loop_that_posts_each_job_and_waits_for_it_never_sees_a_429(tmp_path):
             codes.append(status)
             assert page["items"][0]["result"]["sum"] == sum(map(int, str(i)))
         assert codes.count(429) == 0 and set(codes) == {200, 202}, sorted(set(codes))
+
+
+def solved_sum(base: str, puzzle: str) -> int:
+    """Post one toy puzzle, wait for its job (the long poll) and return its answer."""
+    status, job = call(f"{base}/api/v1/jobs", {"puzzles": [{"kind": "toy", "puzzle": puzzle}]})
+    assert status == 202, job
+    status, job = call(f"{base}/api/v1/jobs/{job['id']}?wait=30")
+    assert job["status"] == "completed", job
+    return call(f"{base}/api/v1/jobs/{job['id']}/puzzles")[1]["items"][0]["result"]["sum"]
+
+
+def test_two_instances_of_one_user_run_and_stop_apart(tmp_path):
+    """Two `make run`s by one user (one home, one runtime folder) on two ports: each keeps its
+    control socket and pid files under its own var/, and stopping one leaves the other answering."""
+    home = tmp_path / "home"
+    (home / "runtime").mkdir(parents=True)
+    user = {"HOME": str(home), "XDG_RUNTIME_DIR": str(home / "runtime")}
+    first_var, second_var = tmp_path / "first", tmp_path / "second"
+    first_var.mkdir()
+    second_var.mkdir()
+    files = {"gunicorn.ctl", "gunicorn.pid", "worker.pid", "cheap.pid"}
+    with embedded_service(second_var, **user) as second:
+        with embedded_service(first_var, **user) as first:
+            assert first.url != second.url
+            assert solved_sum(first.url, "12") == 3 and solved_sum(second.url, "45") == 9
+            for var in (first_var, second_var):
+                assert {path.name for path in (var / "run").iterdir()} == files, var
+            assert not [path for path in home.rglob("*") if path.name.startswith("gunicorn")]
+        assert first.proc.returncode == 0, first.log.read_text()[-3000:]
+        assert not (first_var / "run" / "gunicorn.ctl").exists()
+        assert (second_var / "run" / "gunicorn.ctl").is_socket()
+        assert solved_sum(second.url, "678") == 21
