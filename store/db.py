@@ -79,6 +79,12 @@ def changed_rows(s: Session, statement: Update) -> int:
     return cast("CursorResult[Any]", result).rowcount
 
 
+# How long a SQLite statement waits for another connection's lock before it fails, and how long a
+# checkpoint waits for writers and readers before it gives up until its next turn.
+SQLITE_WAIT_SECONDS = 30
+CHECKPOINT_WAIT_SECONDS = 1
+
+
 def make_engine(url: str, transaction_pooled: bool = False) -> Engine:
     """``transaction_pooled``: the URL reaches PostgreSQL through a pooler in transaction mode
     (PgBouncer, DATABASE_POOLING), which hands each transaction whichever server connection is
@@ -94,7 +100,7 @@ def make_engine(url: str, transaction_pooled: bool = False) -> Engine:
         return engine
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30}, **json)
+    engine = create_engine(url, connect_args={"timeout": SQLITE_WAIT_SECONDS}, **json)
     _sqlite_write_locks(engine)
     return engine
 
@@ -191,6 +197,27 @@ def _sqlite_write_locks(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _begin(conn):
         conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
+
+
+def checkpoint_wal(engine: Engine) -> bool | None:
+    """SQLite: copy the write-ahead log into the database file and truncate the log to nothing
+    (``PRAGMA wal_checkpoint(TRUNCATE)``). SQLite's own checkpoints (every 1,000 pages) let the log
+    be written over from its start but never shrink the file, which keeps the largest size it ever
+    reached. Waits at most CHECKPOINT_WAIT_SECONDS for writers and readers (it runs again at its
+    next turn); whether the log was emptied. None on PostgreSQL, which needs nothing of the kind."""
+    if dialect_of(engine) is not SQLITE:
+        return None
+    raw = engine.raw_connection()  # in autocommit (see _sqlite_write_locks): outside any transaction
+    try:
+        cursor = raw.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_SECONDS * 1000}")
+        try:
+            busy, _log_pages, _copied = cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_WAIT_SECONDS * 1000}")
+        return busy == 0
+    finally:
+        raw.close()
 
 
 def relax_commits(engine: Engine, transaction_pooled: bool = False) -> None:

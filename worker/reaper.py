@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from store import chunks
 from store.costs import work_left
-from store.db import changed_rows, plan_for_each_list
+from store.db import changed_rows, checkpoint_wal, plan_for_each_list
 from store.lost import Lost, at_submit, with_deadline
 from store.models import (
     FAILED,
@@ -72,13 +72,15 @@ class Reaped:
 
 def reap_if_due(runtime: Runtime, trust_silence: bool) -> Reaped | None:
     """Run the reaper if no process has run it for REAP_INTERVAL (the heartbeat threads call this),
-    then the retention purge if that is due too, and the callbacks' sweep (worker.webhooks)."""
+    then the housekeeping if that is due too (the retention purge, SQLite's log checkpoint), and the
+    callbacks' sweep (worker.webhooks)."""
     t = now()
     with runtime.sessions() as s, s.begin():
         if not _take_turn(s, t, timedelta(seconds=runtime.settings.recovery.reap_interval * 0.9)):
             return None
     reaped = reap(runtime, trust_silence=trust_silence)
-    retention.purge_if_due(runtime.sessions, runtime.settings.retention)
+    if retention.purge_if_due(runtime.sessions, runtime.settings.retention) is not None:
+        checkpoint_wal(runtime.engine)  # on SQLite, the log the purge and everything since wrote
     webhooks.sweep(runtime)
     return reaped
 

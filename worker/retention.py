@@ -1,8 +1,9 @@
 """Retention: jobs finished more than JOB_RETENTION_DAYS ago are deleted with their puzzles and
 subtasks (0 keeps them forever).
 
-The reaper's turn-taker (worker.reaper.reap_if_due) calls ``purge_if_due``, which runs at most
-every PURGE_INTERVAL across all worker processes (``reaper_runs.purged_at``). A purge deletes the
+The reaper's turn-taker (worker.reaper.reap_if_due) calls ``purge_if_due``, which takes the
+housekeeping turn at most every PURGE_INTERVAL across all worker processes
+(``reaper_runs.purged_at``): the purge, then (the reaper) the SQLite log's checkpoint. A purge deletes the
 oldest finished jobs in batches of about PURGE_BATCH puzzles, one transaction each, so no
 transaction holds its locks long; it stops after RUN_SECONDS and the next purge goes on, so the
 reaper's own work in this process waits at most that long. The tallies of /metrics keep their
@@ -30,17 +31,17 @@ RUN_SECONDS = 5.0
 
 
 def purge_if_due(sessions: sessionmaker[Session], retention: Retention) -> int | None:
-    """Purge if retention is on and no process has purged for PURGE_INTERVAL; the jobs deleted
-    (None: not this process's turn, or retention is off)."""
+    """Take the housekeeping turn if no process has taken it for PURGE_INTERVAL, and purge if
+    retention is on; the jobs deleted (0 with retention off; None: not this process's turn)."""
     days = retention.job_retention_days
-    if days <= 0:
-        return None
     t = now()
     every = timedelta(seconds=retention.purge_interval)
     with sessions() as s, s.begin():
         due = or_(ReaperRun.purged_at.is_(None), ReaperRun.purged_at < t - every)
         if not changed_rows(s, update(ReaperRun).where(ReaperRun.id == 1, due).values(purged_at=t)):
             return None
+    if days <= 0:
+        return 0
     deleted = purge(sessions, t - timedelta(days=days), retention.purge_batch)
     if deleted:
         log.info("retention: deleted %d job(s) finished before %s", deleted, t - timedelta(days=days))

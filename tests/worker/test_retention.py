@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select, update
@@ -84,16 +85,37 @@ def test_jobs_finished_past_the_retention_are_purged_and_the_rest_kept(app):
 def test_a_purge_runs_at_most_every_purge_interval_and_never_with_retention_off(app):
     sessions = app.extensions["sessions"]
     reaper.reap(runtime_of(app, RecordingPublisher()))  # the turns' row
+
+    def turn_over():
+        with sessions() as s, s.begin():
+            s.execute(update(retention.ReaperRun).values(purged_at=now() - timedelta(seconds=601)))
+
     finished(app, ago=40 * DAY)
     assert retention.purge_if_due(sessions, settings_of(app).retention) == 1
     finished(app, ago=40 * DAY)
     assert retention.purge_if_due(sessions, settings_of(app).retention) is None  # PURGE_INTERVAL not over
-    with sessions() as s, s.begin():
-        s.execute(update(retention.ReaperRun).values(purged_at=now() - timedelta(seconds=601)))
-    assert retention.purge_if_due(sessions, settings_of(app).replace(JOB_RETENTION_DAYS=0).retention) is None
+    turn_over()
+    # Retention off: the housekeeping turn is taken (the reaper checkpoints SQLite's log), nothing deleted.
+    assert retention.purge_if_due(sessions, settings_of(app).replace(JOB_RETENTION_DAYS=0).retention) == 0
     assert len(job_ids(app)) == 1
+    turn_over()
     assert retention.purge_if_due(sessions, settings_of(app).retention) == 1
     assert job_ids(app) == set()
+
+
+@pytest.mark.parametrize("days", [30.0, 0.0])
+def test_the_housekeeping_turn_empties_the_sqlite_log_with_retention_on_or_off(make_app, toy, days):
+    app = make_app(JOB_RETENTION_DAYS=days, PURGE_INTERVAL=600.0)
+    if app.extensions["engine"].dialect.name != "sqlite":
+        pytest.skip("SQLite's write-ahead log")
+    log = Path(app.extensions["engine"].url.database + "-wal")
+    runtime = runtime_of(app, RecordingPublisher())
+    kept = finished(app, 50)
+    old = finished(app, 50, ago=40 * DAY)
+    assert log.stat().st_size > 0
+    assert reaper.reap_if_due(runtime, True) is not None
+    assert log.stat().st_size == 0
+    assert job_ids(app) == ({kept} if days else {kept, old})
 
 
 def test_each_transaction_deletes_about_a_batch_of_puzzles_oldest_first(app, monkeypatch):
