@@ -227,11 +227,13 @@ def _local_ready(base: str, log: Path) -> bool:
 
 
 @contextmanager
-def run_local(folder: Path, env: dict[str, str], args: tuple[str, ...] = ()) -> Iterator[Local]:
+def run_local(folder: Path, env: dict[str, str], args: tuple[str, ...] = (),
+              timeout: float = 300) -> Iterator[Local]:
     """Start `python -m deploy.run_local` (``args``) with ``env`` on a free port, its log in
-    ``folder``; yield once its API answers and its workers have warmed up; stop it with SIGINT
-    (what Ctrl-C does) at the end. Without DATABASE_URL / REDIS_URL in ``env`` it is the embedded
-    default (make them point into ``folder``: DATABASE_URL=sqlite:///..., BROKER_DIR)."""
+    ``folder``; yield once its API answers and its workers have warmed up (failing after
+    ``timeout`` seconds); stop it with SIGINT (what Ctrl-C does) at the end. Without DATABASE_URL /
+    REDIS_URL in ``env`` it is the embedded default (make them point into ``folder``:
+    DATABASE_URL=sqlite:///..., BROKER_DIR)."""
     port = free_port()
     log = folder / "service.log"
     with open(log, "w") as out:
@@ -240,7 +242,7 @@ def run_local(folder: Path, env: dict[str, str], args: tuple[str, ...] = ()) -> 
                                 stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 300
+        deadline = time.monotonic() + timeout
         while not _local_ready(base, log):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"make run did not start:\n{log.read_text()[-3000:]}")

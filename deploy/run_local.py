@@ -25,6 +25,7 @@ from store.broker import WORKER_FLAGS
 from store.db import make_engine, migrate
 from store.models import WorkerBeat, aware, now
 from store.settings import ROOT, VAR, Settings
+from worker import warmup
 
 
 def client_line(port: int, host: str) -> str:
@@ -47,8 +48,9 @@ def banner(port: int, host: str) -> str:
             f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json' \\\n"
             f"               -d '{sample}'\n"
             f"  results:   curl -s {url}/api/v1/jobs/<id>/puzzles\n"
-            f"  workers:   warming up the solvers (a first start compiles their kernels, about half a\n"
-            f"             minute); jobs posted meanwhile wait queued. A line says when they are ready.\n")
+            f"  workers:   warming up the solvers (a first start compiles their kernels, one worker\n"
+            f"             at a time); jobs posted meanwhile wait queued. Lines say what is still being\n"
+            f"             prepared, and when they are ready.\n")
 
 
 def instance_dir(settings: Settings) -> Path:
@@ -77,6 +79,14 @@ def announce_ready(engine: Engine, since: datetime, processes: int) -> bool:
     print(f"\nworkers ready: {beating} processes, {(now() - since).total_seconds():.0f} s after the start\n",
           flush=True)
     return True
+
+
+def announce_preparing(shown: list[str]) -> list[str]:
+    """Print the kinds the warm-up has still to prepare when they changed since ``shown``; them."""
+    left = warmup.preparing()
+    if left and left != shown:
+        print(f"workers: preparing {', '.join(left)}", flush=True)
+    return left
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,8 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     # Every pool process of the first worker, and the cheap worker's one.
     processes = (int(concurrency) if concurrency.isdigit() else 1) + 1
     ready, looked = False, 0.0
+    left: list[str] = []
     while not stopping and all(c.poll() is None for c in children):
         if not ready and time.monotonic() - looked >= 1.0:
+            left = announce_preparing(left)
             ready, looked = announce_ready(engine, launched, processes), time.monotonic()
         time.sleep(0.2)
     engine.dispose()

@@ -1,10 +1,11 @@
 """The Celery app of the workers: ``celery -A worker.app worker`` starts a worker.
 
 Settings come from the environment (store.settings). The `celery worker` main process warms up
-the solvers before its pool forks, so every pool process has the compiled kernels from its first
-moment, and starts the build of what the kinds read and this machine lacks (``python -m solvers
-provision``); and each process that runs tasks starts its heartbeat (worker.heartbeat), whose thread
-also takes its turn at the reaper. A worker that takes dear work runs at a lower CPU priority.
+the solvers before its pool forks (one worker at a time: worker.warmup), so every pool process has
+the compiled kernels from its first moment, and starts the build of what the kinds read and this
+machine lacks (``python -m solvers provision``); and each process that runs tasks starts its
+heartbeat (worker.heartbeat), whose thread also takes its turn at the reaper. A worker that takes
+dear work runs at a lower CPU priority.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from celery.utils.log import get_logger
 import solvers
 from store import broker, logs
 from store.settings import Settings
-from worker import heartbeat, reaper
+from worker import heartbeat, reaper, warmup
 from worker.heartbeat import Heartbeat, stop_here
 from worker.runtime import Runtime, collect_for_chunks
 
@@ -121,7 +122,7 @@ def _provision_in_background() -> None:
 
 def _timed_warm_up() -> None:
     start = time.perf_counter()
-    solvers.warm_up()
+    warmup.warm_up()
     log.info("solvers warmed up in %.1f s", time.perf_counter() - start)
 
 

@@ -1,0 +1,61 @@
+"""`make run`'s start: seconds to "workers ready" on an empty numba cache, then on the cache filled.
+
+    python -m bench.startup [--starts 2]
+
+Starts `python -m deploy.run_local` (what `make run` runs, embedded: SQLite and the filesystem
+broker) in a temporary folder with a numba cache of its own there (NUMBA_CACHE_DIR), empty at the
+first start; each start waits for the API's /readyz and the workers' ready line, then stops it as
+Ctrl-C does. Prints, per start, the seconds the ready line states, the seconds until the bench saw
+it, and the CPU seconds the whole start and stop took (its processes' user + system time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+from deploy.devstack import run_local
+
+
+def cpu_of_children() -> float:
+    """User + system seconds of the processes this one has waited for (and theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_start(folder: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """The ready line's seconds, the seconds until it was seen, the CPU seconds of start and stop."""
+    cpu, start = cpu_of_children(), time.perf_counter()
+    with run_local(folder, env, timeout=3600) as running:
+        seen = time.perf_counter() - start
+        found = re.search(r"workers ready: \d+ processes, (\d+) s", running.log.read_text())
+    assert found is not None
+    return float(found.group(1)), seen, cpu_of_children() - cpu
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--starts", type=int, default=2)
+    args = ap.parse_args()
+    print(f"load average at the start: {os.getloadavg()[0]:.1f}\n")
+    print("| start | numba cache | ready line, s | seen, s | CPU s (start and stop) |")
+    print("|---|---|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "API_TOKENS")}
+        env.update({"DATABASE_URL": f"sqlite:///{folder}/db.sqlite", "BROKER_DIR": f"{folder}/broker",
+                    "NUMBA_CACHE_DIR": str(folder / "numba-cache")})
+        for start in range(1, args.starts + 1):
+            ready, seen, cpu = one_start(folder, env)
+            cache = "empty" if start == 1 else "filled"
+            print(f"| {start} | {cache} | {ready:.0f} | {seen:.1f} | {cpu:.0f} |", flush=True)
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
