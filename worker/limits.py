@@ -30,6 +30,11 @@ from store.settings import TimeBudget
 
 log = logging.getLogger(__name__)
 
+# How soon an alarm that went off inside numba comes again (of the clock its limit counts).
+RETRY_SECONDS = 0.005
+# The modules an alarm never raises in: numba's compiler and the LLVM binding it calls back from.
+_COMPILER = ("numba", "llvmlite")
+
 # The solver's share done goes to SQL at most this often: readers want it to move, not every poll.
 PROGRESS_SECONDS = 2.0
 
@@ -47,13 +52,27 @@ class _Alarm:
 _alarm = _Alarm()
 
 
+# The timer and its signal by what a limit counts: wall seconds, or the process's CPU seconds.
+_TIMERS = {False: (signal.ITIMER_REAL, signal.SIGALRM), True: (signal.ITIMER_PROF, signal.SIGPROF)}
+_TIMER_OF: dict[int, int] = {signum: timer for timer, signum in _TIMERS.values()}
+
+
 def _expired(signum: int, frame: FrameType | None) -> None:
     _alarm.went_off = True
+    if in_compiler(frame):
+        signal.setitimer(_TIMER_OF[signum], RETRY_SECONDS)
+        return
     raise PuzzleTimeout
 
 
-# The timer and its signal by what a limit counts: wall seconds, or the process's CPU seconds.
-_TIMERS = {False: (signal.ITIMER_REAL, signal.SIGALRM), True: (signal.ITIMER_PROF, signal.SIGPROF)}
+def in_compiler(frame: FrameType | None) -> bool:
+    """Whether numba or llvmlite code is on the stack at ``frame`` (a compile, a cache load, or a
+    callback of LLVM's), where an exception must not be raised."""
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").partition(".")[0] in _COMPILER:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def cpu_clock() -> float:
@@ -80,7 +99,8 @@ class time_limit:  # noqa: N801  a context manager, named like one
     """``with time_limit(seconds):`` raises PuzzleTimeout in this thread after ``seconds`` (of the
     process's CPU time with ``cpu``, else of wall time), when
     the interpreter next runs Python code (a compiled kernel is stopped by the watcher's flag, or
-    else by the task's hard limit). Inside alarms_raise_timeout() it only arms the timer: about
+    else by the task's hard limit), or once numba's compile ends (see the module's docstring), at
+    the latest when the block ends. Inside alarms_raise_timeout() it only arms the timer: about
     1 µs a puzzle. Off the main thread (where signals cannot go) it does nothing.
 
     Whatever leaves the block once the alarm went off is PuzzleTimeout: the alarm's exception
@@ -108,7 +128,11 @@ class time_limit:  # noqa: N801  a context manager, named like one
         signal.setitimer(self.timer, 0)
         if self.previous is not None:
             signal.signal(self.signum, self.previous)
-        if _alarm.went_off and isinstance(exc, Exception) and not isinstance(exc, PuzzleTimeout):
+        if not _alarm.went_off or isinstance(exc, PuzzleTimeout):
+            return
+        if exc is None:  # the alarm went off inside a compile, and the block ended before it came again
+            raise PuzzleTimeout
+        if isinstance(exc, Exception):
             raise PuzzleTimeout from exc
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import collections
+import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
@@ -14,6 +18,7 @@ from store.cost_settings import Costs
 from store.models import Puzzle
 from store.rows import Assigned
 from tests.service.conftest import plans_of, runtime_of, settings_of
+from tests.services import ROOT, Stack, Workers, app_for, migrate, service_env
 from tests.toykind import TOY
 from worker import chunk, outcome, stored
 from worker.limits import PuzzleTimeout, alarms_raise_timeout, time_limit, watching
@@ -144,3 +149,41 @@ def test_a_chunk_predicted_wrong_is_stopped_at_its_predicted_limit_and_its_entri
     items = app.test_client().get(f"/api/v1/jobs/{r.json['id']}/puzzles").json["items"]
     assert [p["status"] for p in items] == ["failed"] * 3
     assert all(p["error"].startswith("exceeded its time limit of 0.2 CPU s: it ran past") for p in items)
+
+
+def cold_env(tmp_path) -> dict[str, str]:
+    """This environment with a NUMBA_CACHE_DIR of its own, empty: every kernel compiles."""
+    return {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "PYTHONPATH": str(ROOT)}
+
+
+def test_a_limit_that_ends_during_a_kernels_first_compile_leaves_numba_whole(tmp_path):
+    # tests/worker/cold_kernels.py: a 0.05 s limit over a first compile that takes seconds, then
+    # solves that compile the rest of that kind's kernels and N-Queens' own.
+    run = subprocess.run([sys.executable, "-m", "tests.worker.cold_kernels"], cwd=ROOT,
+                         env=cold_env(tmp_path), capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.splitlines()[-1])
+    expected = {"timed_out": True, "raised_in_compiler": False, "then": ["solved", "solved"]}
+    assert report == expected, run.stderr
+
+
+def test_a_worker_whose_first_puzzles_compile_past_their_limit_solves_the_next(tmp_path):
+    # A real worker (one solo process, SQLite and the filesystem broker) whose warm-up compiled
+    # nothing: each kind's first puzzle compiles its kernels past the 0.3 s limit and fails; the
+    # next finds them compiled. An exception raised into the compile would leave them uncompiled.
+    db_url = f"sqlite:///{tmp_path / 'puzzles.db'}"
+    migrate(db_url)
+    env = service_env(db_url, None, "cold", BROKER_DIR=str(tmp_path / "broker"), PUZZLE_TIME_LIMIT="0.3",
+                      **{k: v for k, v in cold_env(tmp_path).items() if k == "NUMBA_CACHE_DIR"})
+    workers = Workers(env, tmp_path, app="tests.worker.coldworker")
+    try:
+        workers.start(pool="solo")
+        stack = Stack(app_for(env), workers)
+        for item in ({"kind": "sudoku", "puzzle": "1.3..4.22..3..2."},
+                     {"kind": "nqueens", "puzzle": {"n": 10}, "options": {"mode": "count"}}):
+            first, then = (stack.puzzles(stack.wait(stack.submit([item]), timeout=300)["id"])[0]
+                           for _ in range(2))
+            assert first["status"] == "failed" and "time limit" in first["error"], first
+            assert then["status"] == "solved", then
+    finally:
+        workers.stop()
