@@ -41,13 +41,23 @@ lock:
 run: venv-run
 	$(PY) -m deploy.run_local
 
+# The tests that marker expression $(1) (empty, or ending in "and") keeps: those that share nothing
+# in parallel (pytest-xdist, a process per core), then those marked serial alone (they time
+# themselves or start whole stacks, as tests/integration's do). Both runs go to the end; the
+# target fails if either failed (5: the selection held no serial test).
+define pytest_in_parallel_then_serial
+	$(PY) -m pytest -n auto --dist loadgroup -m "$(1) not serial"; parallel=$$?; \
+	$(PY) -m pytest -m "$(1) serial"; serial=$$?; \
+	test $$parallel -eq 0 && { test $$serial -eq 0 || test $$serial -eq 5; }
+endef
+
 # Everything, the slow data-set checks and the integration tests included.
 test: venv
-	$(PY) -m pytest
+	$(call pytest_in_parallel_then_serial,)
 
 # Quick iteration: no slow data sets, no real services.
 test-fast: venv
-	$(PY) -m pytest -m "not slow and not integration"
+	$(call pytest_in_parallel_then_serial,not slow and not integration and)
 
 # docs/web-job.png: the web page with a finished job of every kind, taken in Chromium.
 screenshots: venv
