@@ -405,6 +405,8 @@ def test_kernels_give_identical_numbers_interpreted():
     assert compiled["count"][7] == [2057, 92] and compiled["fixed"][7] == [4, 0]
 
 
+# slow: every kernel compiled again with bounds checks (minutes of CPU); `make test` runs it
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("NUMBA_BOUNDSCHECK") == "1", reason="already the bounds-checked run")
 def test_kernel_tests_pass_with_bounds_checks(tmp_path):
     # A cache of its own: bounds-checked machine code must not be stored where normal runs load it.

@@ -184,6 +184,8 @@ print(json.dumps(out))
 """
 
 
+# slow: every kernel compiled again with bounds checks (minutes of CPU); `make test` runs it
+@pytest.mark.slow
 def test_kernels_give_identical_numbers_interpreted_and_bounds_checked(tmp_path):
     compiled = json.loads(run_python(INTERPRETED))
     assert compiled == json.loads(run_python(INTERPRETED, NUMBA_DISABLE_JIT="1"))

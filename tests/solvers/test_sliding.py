@@ -574,7 +574,8 @@ def test_reduction_small_cases():
 # -- the kernels uncompiled and bounds-checked
 
 
-@pytest.mark.parametrize("flag", ["NUMBA_DISABLE_JIT", "NUMBA_BOUNDSCHECK"])
+@pytest.mark.parametrize("flag", ["NUMBA_DISABLE_JIT",
+                                  pytest.param("NUMBA_BOUNDSCHECK", marks=pytest.mark.slow)])
 def test_kernels_under_numba_debug_modes(flag, tmp_path):
     root = Path(__file__).resolve().parents[2]
     here = "tests/solvers/test_sliding.py::"

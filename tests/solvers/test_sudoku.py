@@ -425,6 +425,8 @@ def test_kernels_give_the_same_answers_without_the_jit():
     assert [json.loads(line) for line in done.stdout.splitlines()] == expected
 
 
+# slow: every kernel compiled again with bounds checks (minutes of CPU); `make test` runs it
+@pytest.mark.slow
 def test_kernel_tests_pass_with_bounds_checking(tmp_path):
     # a fresh cache: code compiled without bounds checks must not be reused
     env = python_env(NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))

@@ -340,7 +340,8 @@ def python_env(**extra):
     return {**os.environ, "PYTHONPATH": str(root), **extra}
 
 
-@pytest.mark.parametrize("env", [{"NUMBA_DISABLE_JIT": "1"}, {"NUMBA_BOUNDSCHECK": "1"}],
+@pytest.mark.parametrize("env", [{"NUMBA_DISABLE_JIT": "1"},
+                                 pytest.param({"NUMBA_BOUNDSCHECK": "1"}, marks=pytest.mark.slow)],
                          ids=["no-jit", "boundscheck"])
 def test_fast_kernel_tests_pass_in_each_mode(tmp_path, env):
     # a fresh cache: code compiled without bounds checks must not be reused
