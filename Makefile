@@ -19,11 +19,11 @@ $(RUN_STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-# What the tests, checks and benches add on top: requirements-dev.lock (the runtime's pins and the
-# dev extra's), the same way.
+# What the tests, checks and benches add on top: requirements-dev.lock (the runtime's pins, the dev
+# extra's and the deploy extra's, whose flower the tests and types check), the same way.
 $(DEV_STAMP): $(RUN_STAMP) requirements-dev.lock
 	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
-	$(PY) deploy/lock.py check --install-unlocked --extra dev
+	$(PY) deploy/lock.py check --install-unlocked --extra dev --extra deploy
 	touch $@
 
 venv-run: $(RUN_STAMP)

@@ -6,7 +6,8 @@
                                     # (--install-unlocked [--extra dev]: install them unpinned,
                                     # for the venv's stamps in the Makefile)
 
-requirements-dev.lock holds the runtime and the dev extra (`make test`, the checks, CI);
+requirements-dev.lock holds the runtime, the dev extra and the deploy extra (`make test`, the
+checks and CI check worker/flower_auth.py too);
 requirements.lock the runtime alone (`make run`); requirements-image.lock what the image runs
 (the runtime and the deploy extra). The dev lock is resolved first and constrains the other two
 to its versions. Each carries the setuptools that builds the project, so
@@ -30,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 LOCKS = {  # file -> extras it holds; the first is resolved first and constrains the others
-    ROOT / "requirements-dev.lock": ["--extra", "dev"],
+    ROOT / "requirements-dev.lock": ["--extra", "dev", "--extra", "deploy"],
     ROOT / "requirements.lock": [],
     ROOT / "requirements-image.lock": ["--extra", "deploy"],
 }
