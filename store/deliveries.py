@@ -6,7 +6,10 @@ Terms (delivery, arm, due, claim): docs/glossary.md. A job is found ended by its
 a due delivery and moves its next attempt a lease on, so a message lost with its worker is
 published again after the lease. The claim is the task's conditional UPDATE of ``attempts`` from
 the number it was published with (of two copies of one message, one attempt runs), committed
-before the request is sent.
+before the request is sent with the attempt's row already saying it was lost (LOST): a worker
+killed mid-request leaves that row, and the outcome replaces it once the request ends. The sweep
+gives up (fails) a due delivery whose retry window (WEBHOOK_RETRY_SECONDS after its job ended)
+has passed, whether its last attempt was recorded or lost.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from store.models import CANCELLED, COMPLETED, Delivery, DeliveryAttempt, Job
 DUE, DELIVERED, FAILED = "due", "delivered", "failed"
 ENDED = (COMPLETED, CANCELLED)
 BATCH = 1000  # jobs armed, or deliveries published, per sweep; the next sweep takes the rest
+LOST = "no outcome recorded: the attempt's worker was lost before it ended"
+GIVEN_UP = "given up: not accepted within WEBHOOK_RETRY_SECONDS of the job's end"
 
 
 @dataclass(frozen=True)
@@ -74,13 +79,27 @@ def take_due(s: Session, t: datetime, lease: float) -> list[tuple[int, int]]:
     return [(r.id, r.attempts) for r in rows]
 
 
-def claim(s: Session, delivery_id: int, attempts: int, t: datetime, lease: float) -> Delivery | None:
-    """Take the attempt after ``attempts`` of a due delivery (None: another copy of the message took
+def claim(s: Session, delivery_id: int, attempts: int, t: datetime, hold: float) -> Delivery | None:
+    """Take the attempt after ``attempts`` of a due delivery, due again ``hold`` seconds on should its
+    outcome never be recorded, and log it as LOST until it is (None: another copy of the message took
     it, or the delivery is no longer due)."""
     mine = (Delivery.id == delivery_id, Delivery.state == DUE, Delivery.attempts == attempts)
     taken = changed_rows(s, update(Delivery).where(*mine)
-                         .values(attempts=attempts + 1, next_attempt_at=t + timedelta(seconds=lease)))
-    return s.get(Delivery, delivery_id, populate_existing=True) if taken else None
+                         .values(attempts=attempts + 1, next_attempt_at=t + timedelta(seconds=hold),
+                                 last_status=None, last_error=LOST))
+    if not taken:
+        return None
+    s.add(DeliveryAttempt(delivery_id=delivery_id, number=attempts + 1, at=t, status=None, error=LOST,
+                          ms=0.0))
+    return s.get(Delivery, delivery_id, populate_existing=True)
+
+
+def give_up(s: Session, t: datetime, retry_seconds: float) -> int:
+    """Fail the due deliveries whose retry window has passed (see the glossary); returns how many."""
+    return changed_rows(s, update(Delivery)
+                        .where(Delivery.state == DUE, Delivery.next_attempt_at <= t,
+                               Delivery.ended_at < t - timedelta(seconds=retry_seconds))
+                        .values(state=FAILED, next_attempt_at=None, last_error=GIVEN_UP))
 
 
 def owner_of(s: Session, delivery: Delivery) -> str | None:
@@ -90,8 +109,9 @@ def owner_of(s: Session, delivery: Delivery) -> str | None:
 
 def record(s: Session, delivery_id: int, number: int, t: datetime, outcome: Outcome,
            next_at: datetime | None) -> bool:
-    """Log attempt ``number`` and move the delivery on: delivered if accepted, else due again at
-    ``next_at``, or failed when None. False: the attempt is no longer the delivery's last claim."""
+    """Log the outcome of attempt ``number`` in its row and move the delivery on: delivered if
+    accepted, else due again at ``next_at``, or failed when None. False: the attempt is no longer
+    the delivery's last claim."""
     if outcome.accepted:
         state, next_attempt = DELIVERED, None
     else:
@@ -102,8 +122,9 @@ def record(s: Session, delivery_id: int, number: int, t: datetime, outcome: Outc
                          .values(state=state, next_attempt_at=next_attempt, last_status=outcome.status,
                                  last_error=outcome.error, delivered_at=t if state == DELIVERED else None))
     if moved:
-        s.add(DeliveryAttempt(delivery_id=delivery_id, number=number, at=t, status=outcome.status,
-                              error=outcome.error, ms=outcome.ms))
+        changed_rows(s, update(DeliveryAttempt)
+                     .where(DeliveryAttempt.delivery_id == delivery_id, DeliveryAttempt.number == number)
+                     .values(status=outcome.status, error=outcome.error, ms=outcome.ms))
     return bool(moved)
 
 

@@ -18,8 +18,8 @@ class Webhooks:
             "networks ('10.0.0.0/8'); empty: callbacks are off and a job naming one is refused")
     webhook_secret: str = setting("", "the server's secret; each client's signing secret is the HMAC-SHA256 "
                                       "of its name under it (required with WEBHOOK_ALLOWED_HOSTS)")
-    webhook_timeout: float = setting(5.0, "seconds a delivery attempt waits for its connection, and then "
-                                          "for each step of sending the body and reading the answer",
+    webhook_timeout: float = setting(5.0, "seconds a delivery attempt may take in all: connecting, sending "
+                                          "the body and reading the answer's status and headers",
                                      minimum=0.1)
     webhook_first_retry: float = setting(10.0, "seconds before the first retry; each next one waits twice "
                                                "as long", minimum=0.1)

@@ -2,8 +2,9 @@
 reaper's turn, worker.reaper) and the delivery task's body (load by id, send, record).
 
 Every step is a committed SQL row before anything leaves the process (store.deliveries): a delivery
-is made before it is published, its attempt claimed before the POST, and a worker lost on the way
-leaves the delivery due, published again once its lease passes.
+is made before it is published, its attempt claimed and logged (as lost, until its outcome replaces
+that) before the POST, and a worker lost on the way leaves the delivery due, published again once
+its hold passes: the attempt's deadline and then its back-off, as if it had failed.
 """
 
 from __future__ import annotations
@@ -26,9 +27,16 @@ USER_AGENT = "puzzle-queue-callback"
 
 
 def lease(config: Webhooks) -> float:
-    """Seconds a published or claimed attempt holds its delivery before the sweep publishes it again:
-    room for a queue ahead of the task and for the attempt's own timeout."""
+    """Seconds a published attempt holds its delivery before the sweep publishes it again: room for
+    a queue ahead of the task and for the attempt's own deadline."""
     return max(60.0, 4 * config.webhook_timeout)
+
+
+def hold(config: Webhooks, number: int) -> float:
+    """Seconds a claimed attempt ``number`` holds its delivery: its lease, and at least its deadline
+    and the wait after it had it failed, so a lost attempt is followed no sooner than a failed one."""
+    return max(lease(config), config.webhook_timeout + webhooks.retry_delay(
+        number, config.webhook_first_retry, config.webhook_max_delay))
 
 
 def sweep(runtime: Runtime) -> int:
@@ -41,6 +49,7 @@ def sweep(runtime: Runtime) -> int:
     try:
         with runtime.sessions() as s, s.begin():
             deliveries.arm(s, t, config.webhook_retry_seconds)
+            deliveries.give_up(s, t, config.webhook_retry_seconds)
             due = deliveries.take_due(s, t, lease(config))
     except IntegrityError:  # a sweep running late in another process made them first
         log.info("callbacks: another sweep armed the same jobs; the next sweep goes on")
@@ -57,7 +66,7 @@ def deliver(runtime: Runtime, delivery_id: int, attempts: int) -> Outcome | None
     """Attempt ``attempts + 1`` of the delivery, unless another copy of the message took it (None)."""
     config = runtime.settings.webhooks
     with runtime.sessions() as s, s.begin():
-        claimed = deliveries.claim(s, delivery_id, attempts, now(), lease(config))
+        claimed = deliveries.claim(s, delivery_id, attempts, now(), hold(config, attempts + 1))
         owner = None if claimed is None else deliveries.owner_of(s, claimed)
         if claimed is None or owner is None:
             return None

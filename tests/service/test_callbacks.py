@@ -140,16 +140,57 @@ def test_a_delivery_is_given_up_past_the_retry_window(make_app, toy, server):
     assert swept(app) == []
 
 
-def test_an_attempt_whose_worker_was_lost_is_published_again_after_its_lease(app, client, server):
-    finished_job(app, client, server.url())
+def test_an_attempt_whose_worker_was_lost_is_recorded_and_made_again_after_its_back_off(app, client, server):
+    job = finished_job(app, client, server.url())
     [(delivery_id, _)] = swept(app)
-    lease = sending.lease(app.extensions["settings"].webhooks)
+    config = app.extensions["settings"].webhooks
+    hold = sending.hold(config, 1)
+    assert hold >= config.webhook_timeout + config.webhook_first_retry and hold >= sending.lease(config)
     with app.extensions["sessions"]() as s, s.begin():  # claimed, then the worker died before the POST
-        assert deliveries.claim(s, delivery_id, 0, now(), lease) is not None
+        assert deliveries.claim(s, delivery_id, 0, now(), hold) is not None
+    shown = client.get(f"/api/v1/jobs/{job['id']}/deliveries").json["items"][0]
+    assert shown["state"] == "due"
+    assert [(a["number"], a["status"], a["error"]) for a in shown["attempts"]] == [(1, None, deliveries.LOST)]
     with app.extensions["sessions"]() as s, s.begin():
-        assert deliveries.take_due(s, now(), lease) == []
-        assert deliveries.take_due(s, now() + timedelta(seconds=lease + 1), lease) == [(delivery_id, 1)]
+        assert deliveries.take_due(s, now(), hold) == []
+        assert deliveries.take_due(s, now() + timedelta(seconds=hold + 1), hold) == [(delivery_id, 1)]
     assert server.received == []
+    assert sending.deliver(runtime_of(app), delivery_id, 1).accepted
+    shown = client.get(f"/api/v1/jobs/{job['id']}/deliveries").json["items"][0]
+    assert [(a["number"], a["status"]) for a in shown["attempts"]] == [(1, None), (2, 200)]
+
+
+def test_a_trickling_receiver_is_cut_at_the_deadline_and_the_attempt_recorded_as_failed(make_app, toy):
+    app = make_app(WEBHOOK_ALLOWED_HOSTS=("127.0.0.1",), WEBHOOK_SECRET=SECRET, WEBHOOK_TIMEOUT=1.5)
+    client = app.test_client()
+    with CallbackServer(trickle=0.5) as slow:
+        job = finished_job(app, client, slow.url())
+        [(delivery_id, _)] = swept(app)
+        start = time.monotonic()
+        outcome = sending.deliver(runtime_of(app), delivery_id, 0)
+        took = time.monotonic() - start
+    assert outcome is not None and outcome.status is None and took < 6.0  # the whole answer: about 19 s
+    shown = client.get(f"/api/v1/jobs/{job['id']}/deliveries").json["items"][0]
+    [attempt] = shown["attempts"]
+    assert attempt["status"] is None and "within the attempt's 1.5 s" in attempt["error"]
+    assert shown["state"] == "due" and shown["next_attempt_at"] is not None
+    app.extensions["engine"].dispose()
+
+
+def test_a_lost_attempt_past_the_retry_window_is_given_up(make_app, toy, server):
+    app = make_app(WEBHOOK_ALLOWED_HOSTS=("127.0.0.1",), WEBHOOK_SECRET=SECRET, WEBHOOK_RETRY_SECONDS=1.0)
+    client = app.test_client()
+    job = finished_job(app, client, server.url())
+    [(delivery_id, _)] = swept(app)
+    with app.extensions["sessions"]() as s, s.begin():
+        deliveries.claim(s, delivery_id, 0, now(), 0.5)
+    time.sleep(1.1)
+    assert swept(app) == []
+    shown = client.get(f"/api/v1/jobs/{job['id']}/deliveries").json["items"][0]
+    assert shown["state"] == "failed" and shown["next_attempt_at"] is None
+    assert [a["error"] for a in shown["attempts"]] == [deliveries.LOST]
+    assert server.received == []
+    app.extensions["engine"].dispose()
 
 
 def test_a_cancelled_job_is_posted_and_a_retried_one_again_when_it_ends_again(app, client, server):

@@ -3,6 +3,8 @@ never to a host or address the allow-list leaves out, within the timeout."""
 
 from __future__ import annotations
 
+import time
+
 from tests.callback_server import CallbackServer
 from worker.callback_http import post
 
@@ -62,3 +64,14 @@ def test_a_refused_connection_is_a_failure():
         url = server.url()
     outcome = post(url, b"{}", HEADERS, 1.0, LOCAL)
     assert outcome.status is None and "ConnectError" in (outcome.error or "")
+
+
+def test_an_answer_trickled_a_byte_at_a_time_is_cut_at_the_deadline():
+    # Each byte comes well within the deadline; the whole answer (38 bytes) would take about 19 s.
+    with CallbackServer(trickle=0.5) as server:
+        start = time.monotonic()
+        outcome = post(server.url(), b"{}", HEADERS, 2.0, LOCAL)
+        took = time.monotonic() - start
+    assert outcome.status is None and not outcome.accepted
+    assert "ReadTimeout" in (outcome.error or "") and "within the attempt's 2 s" in (outcome.error or "")
+    assert 1.9 < took < 6.0 and 1900 < outcome.ms < 6000  # the whole answer would take about 19 s
