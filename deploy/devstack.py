@@ -25,7 +25,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from service import create_app
-from store.broker import WORKER_FLAGS
+from store.broker import CALLBACK_WORKER, WORKER_FLAGS
 from store.settings import Settings
 
 PG_URL = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
@@ -126,21 +126,30 @@ class Workers:
               concurrency: int = 1) -> subprocess.Popen[bytes]:
         """A worker of both lanes (as in production), or with ``cheap_only`` one kept for cheap work;
         ``concurrency``: its pool processes."""
-        name = f"w{len(self.procs)}-{uuid.uuid4().hex[:6]}"
-        log = self.logs / f"{name}.log"
         lanes = Settings.from_env(self.env).lanes
         queues = lanes.task_queue if cheap_only else ",".join(lanes.queues)
-        cmd = [sys.executable, "-m", "celery", "-A", self.app, "worker",
-               "--pool", pool, "--concurrency", str(concurrency), "-Q", queues, "-n", f"{name}@%h",
+        # Ready, and the pool process has loaded the solvers: a worker still compiling kernels
+        # would leave all the work to the other one.
+        return self._launch(["--pool", pool, "--concurrency", str(concurrency), "-Q", queues],
+                            "solvers warmed up")
+
+    def start_callbacks(self) -> subprocess.Popen[bytes]:
+        """A worker of the callbacks' queue alone, as every deployment runs one."""
+        queue = Settings.from_env(self.env).lanes.callback_queue
+        return self._launch([*CALLBACK_WORKER, "-Q", queue], "solvers are not loaded")
+
+    def _launch(self, args: list[str], started: str) -> subprocess.Popen[bytes]:
+        """A `celery worker` with ``args``, once it is ready and has logged ``started``."""
+        name = f"w{len(self.procs)}-{uuid.uuid4().hex[:6]}"
+        log = self.logs / f"{name}.log"
+        cmd = [sys.executable, "-m", "celery", "-A", self.app, "worker", *args, "-n", f"{name}@%h",
                *WORKER_FLAGS, "--loglevel", "INFO"]
         with open(log, "w") as out:
             proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT)
         proc.log = log  # type: ignore[attr-defined]
         self.procs.append(proc)
-        # Ready, and the pool process has loaded the solvers: a worker still compiling kernels
-        # would leave all the work to the other one.
         deadline = time.monotonic() + 300
-        while not ("ready." in (text := log.read_text()) and "solvers warmed up" in text):
+        while not ("ready." in (text := log.read_text()) and started in text):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"worker did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.2)

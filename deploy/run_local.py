@@ -1,5 +1,6 @@
-"""`make run`: migrate, then run the API and two workers side by side until Ctrl-C: one for
-both lanes (WORKER_CONCURRENCY processes) and one kept for cheap work (see store.publish).
+"""`make run`: migrate, then run the API and three workers side by side until Ctrl-C: one for
+both lanes (WORKER_CONCURRENCY processes), one kept for cheap work (see store.publish) and one
+that delivers callbacks and solves nothing (CALLBACK_QUEUE).
 
 With no DATABASE_URL / REDIS_URL it is self-contained: a SQLite file and Celery's
 filesystem broker under var/. With them set, the same command uses those servers.
@@ -21,7 +22,7 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 
 from client.api import DEFAULT_URL
-from store.broker import WORKER_FLAGS
+from store.broker import CALLBACK_WORKER, WORKER_FLAGS
 from store.db import make_engine, migrate
 from store.models import WorkerBeat, aware, now
 from store.settings import ROOT, VAR, Settings
@@ -113,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
                             str(args.api_workers), "--threads", "8", "--control-socket",
                             str(run / "gunicorn.ctl"), "--pid", str(run / "gunicorn.pid"), args.api],
                            cwd=ROOT, env=env)
-    celery = [sys.executable, "-m", "celery", "-A", args.celery, "worker", "--pool", "prefork",
-              *WORKER_FLAGS, "--loglevel", "INFO"]
+    base = [sys.executable, "-m", "celery", "-A", args.celery, "worker", *WORKER_FLAGS, "--loglevel", "INFO"]
+    celery = [*base, "--pool", "prefork"]
     # Node names by port: several embedded services on one host (the tests run some) keep apart.
 
     concurrency = os.environ.get("WORKER_CONCURRENCY", "1")
@@ -127,7 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     cheap = subprocess.Popen([*celery, "--concurrency", "1", "-Q", lanes.task_queue,
                               "-n", f"cheap-{port}@%h", "--pidfile", str(run / "cheap.pid")],
                              cwd=ROOT, env=env)
-    children = [api, worker, cheap]
+    # Callbacks: a slow receiver holds one of its threads, never a solving slot.
+    callbacks = subprocess.Popen([*base, *CALLBACK_WORKER, "-Q", lanes.callback_queue,
+                                  "-n", f"callbacks-{port}@%h", "--pidfile", str(run / "callbacks.pid")],
+                                 cwd=ROOT, env=env)
+    children = [api, worker, cheap, callbacks]
     print(banner(port, host), flush=True)
 
     stopping = False
@@ -139,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     engine = make_engine(database_url)
-    # Every pool process of the first worker, and the cheap worker's one.
-    processes = (int(concurrency) if concurrency.isdigit() else 1) + 1
+    # Every pool process of the first worker, the cheap worker's one and the callbacks worker.
+    processes = (int(concurrency) if concurrency.isdigit() else 1) + 2
     ready, looked = False, 0.0
     left: list[str] = []
     while not stopping and all(c.poll() is None for c in children):

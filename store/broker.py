@@ -52,6 +52,9 @@ TRANSPORT_ALIASES.setdefault(SCHEME, f"{__name__}:Transport")
 # the healthchecks' `inspect ping`, Flower and `control.add_consumer` need them, and they cost
 # nothing while no one asks. docs/deployment.md says why.
 WORKER_FLAGS = ("--without-gossip", "--without-mingle")
+# A worker of the callbacks' queue alone: its tasks wait on the network, not the CPU, so threads, and
+# several at once (each attempt ends within WEBHOOK_TIMEOUT).
+CALLBACK_WORKER = ("--pool", "threads", "--concurrency", "8")
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -70,9 +73,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # that takes longer than celery's 4 s default, which then kills and restarts it in a loop.
         "worker_proc_alive_timeout": 60,
         "task_default_queue": lanes.task_queue,
-        # Both lanes, as `-Q` would make them: a worker started without `-Q` takes both;
-        # `-Q <TASK_QUEUE>` keeps a worker for cheap work.
-        "task_queues": [Queue(name, Exchange(name), name) for name in lanes.queues],
+        # Both lanes and the callbacks' queue, as `-Q` would make them: a worker started without
+        # `-Q` takes all three; `-Q <TASK_QUEUE>` keeps a worker for cheap work, and
+        # `-Q <CALLBACK_QUEUE>` makes one that only delivers callbacks (docs/architecture.md).
+        "task_queues": [Queue(name, Exchange(name), name) for name in (*lanes.queues, lanes.callback_queue)],
         "broker_connection_retry_on_startup": True,
         # The API answers quickly when the broker is down; the reaper publishes later.
         "task_publish_retry_policy": {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2},

@@ -83,11 +83,11 @@ class CeleryPublisher:
             self._send(SOLVE_PARTS, [group], self.lanes.dear_queue, rank)
 
     def publish_deliveries(self, due: Sequence[tuple[int, int]]) -> None:
-        """In the cheap lane at the first priority level: an attempt is short (WEBHOOK_TIMEOUT), and
-        waiting behind other jobs' work would only delay news of a job that has ended."""
+        """In their own queue (CALLBACK_QUEUE), which workers that solve nothing take: a slow
+        receiver holds none of a solving lane's slots."""
         with self.celery.producer_or_acquire() as producer:
             for delivery_id, attempts in due:
-                self.celery.send_task(DELIVER, args=[delivery_id, attempts], queue=self.lanes.task_queue,
+                self.celery.send_task(DELIVER, args=[delivery_id, attempts], queue=self.lanes.callback_queue,
                                       priority=0, producer=producer)
 
     def publish_chunks(self, chunk_ids: Sequence[int], rank: int = 0) -> None:

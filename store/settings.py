@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -70,6 +70,8 @@ class Lanes:
 
     task_queue: str = setting("puzzles", "the cheap lane's queue")
     dear_queue: str = setting("", "the dear lane's queue; unset: TASK_QUEUE + '.dear'")
+    callback_queue: str = setting("", "the queue of callback deliveries, taken by workers that solve "
+                                      "nothing; unset: TASK_QUEUE + '.callbacks'")
     dear_seconds: float = setting(1.0, "a task predicted (Kind.predict) at more than this many seconds "
                                        "goes to the dear lane, and a task of cheap puzzles holds at most "
                                        "this much work", minimum=0)
@@ -91,10 +93,17 @@ class Lanes:
     def __post_init__(self) -> None:
         if not self.dear_queue:
             object.__setattr__(self, "dear_queue", f"{self.task_queue}.dear")
+        if not self.callback_queue:
+            object.__setattr__(self, "callback_queue", f"{self.task_queue}.callbacks")
 
     @property
     def queues(self) -> tuple[str, str]:
+        """The solving lanes' queues, cheap then dear."""
         return self.task_queue, self.dear_queue
+
+    def solves(self, consumed: Iterable[str]) -> bool:
+        """Whether a worker taking tasks from ``consumed`` takes any of a solving lane's."""
+        return bool(set(self.queues) & set(consumed))
 
     def is_dear(self, cost: float) -> bool:
         """Whether a task of this many estimated seconds goes to the dear lane."""

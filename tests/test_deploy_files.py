@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from deploy import lock
-from store.broker import WORKER_FLAGS
+from store.broker import CALLBACK_WORKER, WORKER_FLAGS
 from store.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +55,27 @@ def test_workers_take_both_lanes_and_one_service_keeps_capacity_for_cheap_work()
     # The same lanes in `make run`.
     run_local = (ROOT / "deploy" / "run_local.py").read_text()
     assert """"-Q", ",".join(lanes.queues)""" in run_local and """"-Q", lanes.task_queue""" in run_local
+
+
+def test_every_deployment_delivers_callbacks_on_a_worker_that_solves_nothing() -> None:
+    """Compose, swarm and Kubernetes run a worker of CALLBACK_QUEUE alone, on threads; no solving
+    worker takes that queue; `make run` and the tests' stacks start one the same way."""
+    lanes = Settings.from_env({}).lanes
+    k8s_file = ROOT / "deploy" / "k8s" / "base" / "workers.yaml"
+    k8s = {doc["metadata"]["name"]: doc["spec"]["template"]["spec"]["containers"][0]["command"]
+           for doc in yaml.safe_load_all(k8s_file.read_text()) if doc and doc["kind"] == "Deployment"}
+    places = {"compose": {n: s.get("command") for n, s in SERVICES.items()},
+              "stack": {n: s.get("command") for n, s in STACK_SERVICES.items()}, "k8s": k8s}
+    for place, commands in places.items():
+        queues = {name: c[c.index("-Q") + 1].split(",") for name, c in commands.items()
+                  if _is_worker(c) and "-Q" in c}
+        assert queues["worker-callbacks"] == [lanes.callback_queue], place
+        assert all(lanes.callback_queue not in q for name, q in queues.items() if name != "worker-callbacks")
+        command = " ".join(commands["worker-callbacks"])
+        assert " ".join(CALLBACK_WORKER) in command, place
+    for starter in ("devstack.py", "run_local.py"):
+        text = (ROOT / "deploy" / starter).read_text()
+        assert '*CALLBACK_WORKER, "-Q", ' in text and ".callback_queue" in text, starter
 
 
 def test_every_long_running_service_has_a_healthcheck() -> None:
@@ -377,7 +398,7 @@ def test_every_worker_command_line_carries_the_same_fleet_flags() -> None:
     assert swarm_args is not None
     commands["swarm_test scaled workers"] = re.findall(r'"([^"]+)"', swarm_args.group(1))
     workers = {name: command for name, command in commands.items() if _is_worker(command)}
-    assert len(workers) == 7, sorted(workers)
+    assert len(workers) == 10, sorted(workers)
     for name, command in workers.items():
         assert [flag for flag in command if flag.startswith("--without")] == list(WORKER_FLAGS), name
     for starter in ("devstack.py", "run_local.py"):  # the benches', tests' and `make run`'s workers

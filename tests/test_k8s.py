@@ -62,7 +62,7 @@ def test_the_api_is_probed_on_readyz_and_healthz_with_a_disruption_budget(object
 
 def test_every_app_container_has_composes_environment_with_secrets_in_files(objects) -> None:
     compose_names = {"api": "api", "worker-cheap": "worker-cheap", "worker-dear": "worker",
-                     "scheduler": "scheduler"}
+                     "worker-callbacks": "worker-callbacks", "scheduler": "scheduler"}
     for name, compose in compose_names.items():
         container = pod(objects, "Deployment", name)["containers"][0]
         env = env_of(objects, container)

@@ -97,10 +97,19 @@ def _warm_up_before_forking(sender=None, **_kwargs) -> None:
     # Celery sets up logging only after this signal: the warm-up's lines need it now.
     _logging(getattr(sender, "loglevel", None))
     broker.make_folders(settings)
+    if sender is not None and not settings.lanes.solves(sender.app.amqp.queues.consume_from):
+        # Callbacks only (CALLBACK_QUEUE): no solver runs here, so none is loaded or built.
+        log.info("takes no solving lane: the solvers are not loaded")
+        _start_heartbeat_unless_prefork(sender)
+        return
     if solvers.provision_missing():
         _provision_in_background()
     _timed_warm_up()
     collect_for_chunks()
+    _start_heartbeat_unless_prefork(sender)
+
+
+def _start_heartbeat_unless_prefork(sender: Any) -> None:
     # The thread pool runs tasks in this process, which gets no worker_process_init (solo does).
     if "prefork" not in str(getattr(sender, "pool_cls", "prefork")).lower():
         _start_heartbeat()

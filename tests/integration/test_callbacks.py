@@ -21,7 +21,8 @@ ITEMS = [{"kind": "toy", "puzzle": "12"}, {"kind": "toy", "puzzle": "345"}]
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    """One worker of both lanes, callbacks on for 127.0.0.1, quick sweeps and a short first retry."""
+    """One worker of both lanes and one of the callbacks' queue, callbacks on for 127.0.0.1, quick
+    sweeps and a short first retry."""
     with fresh_postgres() as db_url, fresh_redis() as redis_url:
         migrate(db_url)
         env = service_env(db_url, redis_url, f"callbacks-{uuid.uuid4().hex[:8]}",
@@ -30,6 +31,7 @@ def stack(tmp_path_factory):
         workers = Workers(env, tmp_path_factory.mktemp("callback-workers"))
         try:
             workers.start()
+            workers.start_callbacks()
             yield Stack(app_for(env), workers)
         finally:
             workers.stop()
@@ -76,3 +78,27 @@ def test_a_callback_answering_500_is_retried_until_accepted(stack, toy_kind):
     assert shown["state"] == "delivered"
     assert [(a["number"], a["status"]) for a in shown["attempts"]] == [(1, 500), (2, 200)]
     assert len(server.received) == 2 and server.received[0].body == server.received[1].body
+
+
+def first_outcome(stack: Stack, job_id: str, timeout: float = 30) -> dict:
+    """The job's first delivery attempt, once its outcome is recorded."""
+    deadline = time.monotonic() + timeout
+    while True:
+        items = stack.client.get(f"/api/v1/jobs/{job_id}/deliveries").json["items"]
+        attempts = items[0]["attempts"] if items else []
+        if attempts and not (attempts[0]["error"] or "").startswith("no outcome"):
+            return attempts[0]
+        assert time.monotonic() < deadline, items
+        time.sleep(0.1)
+
+
+def test_a_trickling_receiver_is_cut_at_the_deadline_by_a_worker_that_solves_nothing(stack, toy_kind):
+    with CallbackServer(trickle=0.5) as slow:
+        job_id = submitted(stack, slow.url())
+        stack.wait(job_id)
+        attempt = first_outcome(stack, job_id)
+    assert attempt["status"] is None and "within the attempt's 2 s" in attempt["error"]
+    assert 1900 < attempt["ms"] < 6000
+    solving, callbacks = (p.log.read_text() for p in stack.workers.procs)  # type: ignore[attr-defined]
+    taken = "puzzle_queue.deliver_callback["  # a task received, as Celery logs it
+    assert taken not in solving and taken in callbacks

@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 import solvers
 from solvers.base import Estimate
 from store.models import Chunk, Job, Puzzle, Subtask, now
-from store.publish import PRIORITIES, SOLVE_CHUNK, CeleryPublisher, dear_levels, ids_repr, priorities
+from store.publish import DELIVER, PRIORITIES, SOLVE_CHUNK, CeleryPublisher, dear_levels, ids_repr, priorities
 from store.settings import Settings
 from store.submit import chunk_sizes
 from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
@@ -74,6 +74,24 @@ def puzzle_ids(app):
 def test_the_dear_lane_is_named_after_the_cheap_one_unless_set():
     assert Settings.from_env({"TASK_QUEUE": "q"}).lanes.dear_queue == "q.dear"
     assert Settings.from_env({"TASK_QUEUE": "q", "DEAR_QUEUE": "d"}).lanes.dear_queue == "d"
+    assert Settings.from_env({"TASK_QUEUE": "q"}).lanes.callback_queue == "q.callbacks"
+    assert Settings.from_env({"TASK_QUEUE": "q", "CALLBACK_QUEUE": "c"}).lanes.callback_queue == "c"
+
+
+def test_deliveries_go_to_the_callbacks_queue_not_a_solving_lane(make_app):
+    app = make_app(TASK_QUEUE="q-test", DEAR_QUEUE="q-test.dear", CALLBACK_QUEUE="q-test.callbacks")
+    celery = app.extensions["celery"]
+    celery.conf.broker_url = "memory://"
+    lanes = settings_of(app).lanes
+    CeleryPublisher(celery, lanes, settings_of(app).time).publish_deliveries([(7, 2)])
+    with celery.connection_for_read() as conn:
+        queue = conn.SimpleQueue(lanes.callback_queue)
+        message = queue.get(timeout=2)
+        queue.close()
+        left = [conn.default_channel.queue_declare(queue=name).message_count for name in lanes.queues]
+    assert left == [0, 0]
+    assert message.headers["task"] == DELIVER and json.loads(message.body)[0] == [7, 2]
+    assert not lanes.solves([lanes.callback_queue]) and lanes.solves([lanes.callback_queue, "q-test"])
 
 
 def test_cheap_tasks_carry_dear_seconds_at_most():
