@@ -166,6 +166,12 @@ def job_values(n: ColumnElement[Any], t: ColumnElement[Any],
             "finished_at": case((finishing, t), else_=j.c.finished_at)}
 
 
+# PostgreSQL: a client's submits one at a time (store.submit): the advisory lock of the owner's
+# name, held until the transaction ends. The first key keeps these apart from other advisory locks.
+SUBMIT_LOCKS = 0x70717375  # "pqsu"
+CLIENT_SUBMIT_LOCK = select(func.pg_advisory_xact_lock(literal(SUBMIT_LOCKS),
+                                                       func.hashtext(bindparam("owner"))))
+
 _BLOCKS = cast_type(Table, ResultBlock.__table__)
 # The job's block, inserted only if the job is there, whose row it locks (``lock_job``'s lock).
 LOCK_AND_BLOCK = insert(_BLOCKS).from_select(

@@ -24,6 +24,7 @@ from store.fastjson import canonical
 from store.jobs import Backlogged, JobState, job_state
 from store.models import QUEUED, UNFINISHED, Job, Puzzle, now
 from store.settings import Lanes
+from store.statements import CLIENT_SUBMIT_LOCK
 
 
 @dataclass(frozen=True)
@@ -194,11 +195,18 @@ def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int], lis
     in batch order and its chunk ids in batch order; the job, its puzzles, its chunks and the
     session's tallies stored unless the backlog or the budget refuses the job (then nothing is,
     and no id comes back). PostgreSQL does it all in one statement outside a transaction: one
-    round trip where a transaction takes five. SQLite has no INSERT inside WITH: the job's row
-    first (its INSERT reads the backlog), then the puzzles' and the chunks', in the session's
-    transaction (which the caller rolls back when the backlog refuses the job)."""
+    round trip where a transaction takes five; but under a budget, in a transaction that first
+    takes the owner's lock (statements.CLIENT_SUBMIT_LOCK), so that concurrent submits of one
+    client read the backlog one after the other and cannot pass the budget together. SQLite has
+    no INSERT inside WITH: the job's row first (its INSERT reads the backlog), then the puzzles'
+    and the chunks', in the session's transaction (BEGIN IMMEDIATE: the write lock serialises
+    every submit; the caller rolls back when the backlog refuses the job)."""
     if dialect_of(s).writes_in_with:
-        s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        if params["budget"] > 0:  # READ COMMITTED: the store's statement sees the last holder's job
+            s.connection(execution_options={"isolation_level": "READ COMMITTED"})
+            s.execute(CLIENT_SUBMIT_LOCK, {"owner": params["owner"]})
+        else:
+            s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         counts = tallies.take(s)
         pending, rank, ids, work, chunk_ids = s.execute(_STORE_ON_POSTGRESQL, {
             **params, "tally_kinds": [c["kind"] for c in counts], "tally_names": [c["name"] for c in counts],

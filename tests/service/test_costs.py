@@ -6,6 +6,8 @@ counted once."""
 from __future__ import annotations
 
 import dataclasses
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -233,6 +235,31 @@ def test_the_budget_counts_unfinished_work_and_names_overrides(make_app, steered
     assert post(client, ["9", "9", "8"], ALICE).status_code == 202  # 4 + 26: finished work counts no more
     assert post(client, ["1"], ALICE).status_code == 429
     assert row_counts(app)[:2] == (4, 11)
+
+
+def test_concurrent_posts_of_one_client_store_at_most_its_budget(make_app, steered):
+    """Four POSTs at once, each alone within the budget and any two past it: one is stored. On
+    PostgreSQL each job's INSERT is slowed (a trigger), so that unserialised submits would all read
+    the backlog before any of them is stored."""
+    app = make_app(**BUDGETS)
+    engine = app.extensions["engine"]
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE OR REPLACE FUNCTION slow_job() RETURNS trigger AS "
+                                 "$$ BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$ LANGUAGE plpgsql")
+            conn.exec_driver_sql("CREATE TRIGGER slow_job BEFORE INSERT ON jobs "
+                                 "FOR EACH ROW EXECUTE FUNCTION slow_job()")
+    together = threading.Barrier(4)
+
+    def one() -> int:
+        client = app.test_client()
+        together.wait()
+        return post(client, ["9", "9"], ALICE).status_code  # 18 of a budget of 30
+
+    with ThreadPoolExecutor(4) as pool:
+        codes = sorted(pool.map(lambda _: one(), range(4)))
+    assert codes == [202, 429, 429, 429]
+    assert row_counts(app)[:2] == (1, 2)
 
 
 def test_a_retry_past_the_budget_is_refused_whole_and_changes_nothing(make_app, steered):
