@@ -3,7 +3,7 @@
 It speaks HTTP only and imports nothing of the service, the worker or the solvers (a test checks).
 """
 
-from client.api import DEFAULT_URL, Client, valid_signature
+from client.api import DEFAULT_URL, Client, valid_signature, valid_timestamped_signature
 from client.errors import (
     ApiError,
     Busy,
@@ -16,4 +16,4 @@ from client.errors import (
 )
 
 __all__ = ["DEFAULT_URL", "ApiError", "Busy", "Client", "Conflict", "Forbidden", "InvalidRequest", "NotFound",
-           "TooLarge", "Unauthorized", "valid_signature"]
+           "TooLarge", "Unauthorized", "valid_signature", "valid_timestamped_signature"]

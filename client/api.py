@@ -15,7 +15,7 @@ import hmac
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Self, TypeVar
 
 import httpx
@@ -38,6 +38,29 @@ def valid_signature(secret: str, body: bytes, header: str | None) -> bool:
     exact bytes received) under this client's secret (:meth:`Client.webhook_secret`)."""
     expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
     return header is not None and hmac.compare_digest(expected, header)
+
+
+REPLAY_WINDOW = 300.0  # seconds a callback's timestamp may be away from the receiver's clock
+
+
+def valid_timestamped_signature(secret: str, body: bytes, headers: Mapping[str, str],
+                                window: float = REPLAY_WINDOW, at: float | None = None) -> bool:
+    """Whether a callback's ``X-Puzzle-Queue-Signature`` signs its ``X-Puzzle-Queue-Timestamp``,
+    ``X-Puzzle-Queue-Delivery`` and ``body`` (the exact bytes received) under this client's secret,
+    with the timestamp within ``window`` seconds of ``at`` (now): an old request replayed fails.
+    ``headers``: the request's, looked up case-insensitively. Keep the delivery ids seen within
+    the window to refuse a replay inside it too."""
+    found = {name.lower(): value for name, value in headers.items()}
+    stamp = found.get("x-puzzle-queue-timestamp")
+    delivery = found.get("x-puzzle-queue-delivery")
+    header = found.get("x-puzzle-queue-signature")
+    if stamp is None or delivery is None or header is None or not stamp.isdigit():
+        return False
+    if abs((time.time() if at is None else at) - int(stamp)) > window:
+        return False
+    signed = f"{stamp}.{delivery}.".encode() + body
+    expected = "v1=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, header)
 
 
 class PatientTransport(httpx.BaseTransport):

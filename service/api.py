@@ -203,7 +203,7 @@ def submit_job():
             found = jobs.find_by_key(s, owner, key)
             if found is not None:
                 return _replay(s, found, digest)
-    _check_callback(body.get("callback_url"))
+    check_callback(body.get("callback_url"))
     batch = checked(body)
     try:
         with sessions() as s, s.begin():
@@ -234,7 +234,7 @@ def submit_job():
     return JobOut.of(job), 202, _poll_headers(job.id)
 
 
-def _check_callback(url: Any) -> None:
+def check_callback(url: Any) -> None:
     """422 naming ``callback_url`` unless it is an http(s) URL on an allowed host (store.webhooks);
     a value that is not a string is left to the schema's check."""
     if not isinstance(url, str):

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from spectree import Response
 
 from service import auth, settings
-from service.api import BODY_ERRORS, bp, checked, over_budget, read_batch, snapshot, spec
+from service.api import BODY_ERRORS, bp, check_callback, checked, over_budget, read_batch, snapshot, spec
 from service.schemas import JobSubmit
 from store import costs, submit
 
@@ -35,9 +35,12 @@ class Checked(BaseModel):
 @spec.validate(json=JobSubmit, resp=Response(HTTP_200=Checked, **BODY_ERRORS), skip_validation=True,
                tags=["jobs"])
 def validate_batch() -> Checked:
-    """Check a batch as `POST /jobs` does (same 400, 413, 415 and 422 answers, a batch predicted
-    above the client's whole budget included) and predict its cost; nothing is stored."""
-    estimates = [item.estimate for item in checked(read_batch()).items]
+    """Check a batch as `POST /jobs` does (same 400, 413, 415 and 422 answers, its `callback_url` and
+    a batch predicted above the client's whole budget included) and predict its cost; nothing is
+    stored."""
+    body = read_batch()
+    check_callback(body.get("callback_url"))
+    estimates = [item.estimate for item in checked(body).items]
     _within_whole_budget(sum(e.seconds for e in estimates))
     items = [ItemCost(**costs.of_puzzle(e.seconds, e.factor, e.basis)) for e in estimates]
     return Checked(puzzles=len(items), estimated_seconds_total=round(sum(e.seconds for e in estimates), 6),

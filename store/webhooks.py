@@ -6,6 +6,11 @@ Glossary
                  GET /api/v1/webhook-secret tells the client, and the key its deliveries are signed with.
   signature      ``sha256=`` and the hex HMAC-SHA256 of the exact body under the client secret, sent
                  as the X-Signature header.
+  timestamped    ``v1=`` and the hex HMAC-SHA256 of ``<timestamp>.<delivery id>.<body>`` under the
+  signature      client secret, sent as X-Puzzle-Queue-Signature beside the timestamp (Unix seconds
+                 when the attempt was sent) and the delivery id it signs: a receiver that checks it
+                 and the timestamp's age refuses a replay of an old request, and a body moved to
+                 another delivery. X-Signature stays, for receivers that check only the body.
   allowed        a host named in WEBHOOK_ALLOWED_HOSTS, or an address inside an address or network
                  named there; a name is allowed as itself (never by what it resolves to), an address
                  only by the addresses and networks.
@@ -20,6 +25,9 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 SIGNATURE_HEADER = "X-Signature"
+TIMESTAMP_HEADER = "X-Puzzle-Queue-Timestamp"
+DELIVERY_HEADER = "X-Puzzle-Queue-Delivery"
+SIGNED_HEADER = "X-Puzzle-Queue-Signature"
 URL_MAX = 2000
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -32,6 +40,19 @@ def client_secret(server_secret: str, owner: str) -> str:
 def signature(secret: str, body: bytes) -> str:
     """The X-Signature header's value for ``body`` signed with a client secret."""
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def timestamped_signature(secret: str, timestamp: int, delivery_id: int, body: bytes) -> str:
+    """The X-Puzzle-Queue-Signature header's value (see the glossary)."""
+    signed = f"{timestamp}.{delivery_id}.".encode() + body
+    return "v1=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+
+
+def signed_headers(secret: str, timestamp: int, delivery_id: int, body: bytes) -> dict[str, str]:
+    """The headers that sign a delivery's attempt: the body alone, and with its timestamp and id."""
+    return {SIGNATURE_HEADER: signature(secret, body), TIMESTAMP_HEADER: str(timestamp),
+            DELIVERY_HEADER: str(delivery_id),
+            SIGNED_HEADER: timestamped_signature(secret, timestamp, delivery_id, body)}
 
 
 def parse_allowed(entries: Iterable[str]) -> tuple[frozenset[str], tuple[Network, ...]]:

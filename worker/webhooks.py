@@ -10,6 +10,7 @@ its hold passes: the attempt's deadline and then its back-off, as if it had fail
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime, timedelta
 
 from sqlalchemy.exc import IntegrityError
@@ -73,7 +74,7 @@ def deliver(runtime: Runtime, delivery_id: int, attempts: int) -> Outcome | None
         url, body, ended_at, number = claimed.url, claimed.body.encode(), claimed.ended_at, claimed.attempts
     secret = webhooks.client_secret(config.webhook_secret, owner)
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
-               webhooks.SIGNATURE_HEADER: webhooks.signature(secret, body),
+               **webhooks.signed_headers(secret, int(time.time()), delivery_id, body),
                "X-Delivery-Id": str(delivery_id), "X-Delivery-Attempt": str(number)}
     outcome = post(url, body, headers, config.webhook_timeout, config.webhook_allowed_hosts)
     t = now()

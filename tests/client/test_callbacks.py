@@ -11,7 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from client import Client, InvalidRequest, NotFound, valid_signature
+from client import Client, InvalidRequest, NotFound, valid_signature, valid_timestamped_signature
+from store import webhooks
 from tests.callback_server import CallbackServer
 from tests.embedded import embedded_service
 
@@ -35,6 +36,22 @@ def test_valid_signature_accepts_only_the_exact_body_under_the_right_secret():
     assert not valid_signature("k", b"{} ", good) and not valid_signature("other", b"{}", good)
 
 
+def test_valid_timestamped_signature_refuses_a_replay_another_delivery_and_another_body():
+    at = 1_800_000_000
+    headers = webhooks.signed_headers("k", at, 12, b"{}")  # as the workers sign an attempt
+    assert valid_timestamped_signature("k", b"{}", headers, at=at + 299)
+    assert valid_timestamped_signature("k", b"{}", {k.lower(): v for k, v in headers.items()}, at=at)
+    assert not valid_timestamped_signature("k", b"{}", headers, at=at + 301)  # replayed too late
+    assert not valid_timestamped_signature("k", b"{}", headers, window=10, at=at + 11)
+    assert not valid_timestamped_signature("k", b"{} ", headers, at=at)
+    assert not valid_timestamped_signature("other", b"{}", headers, at=at)
+    assert not valid_timestamped_signature("k", b"{}", {**headers, "X-Puzzle-Queue-Delivery": "13"}, at=at)
+    assert not valid_timestamped_signature("k", b"{}", {**headers, "X-Puzzle-Queue-Timestamp": str(at + 1)},
+                                           at=at)
+    assert not valid_timestamped_signature("k", b"{}", {"X-Signature": headers["X-Signature"]}, at=at)
+    assert valid_signature("k", b"{}", headers["X-Signature"])  # the body's own signature stays
+
+
 def test_a_job_posts_itself_signed_when_it_ends(callbacks_url):
     with CallbackServer() as server, Client(callbacks_url) as c:
         job = c.wait(c.submit(ITEMS, label="hooked", callback_url=server.url()), poll=1.0)
@@ -44,6 +61,7 @@ def test_a_job_posts_itself_signed_when_it_ends(callbacks_url):
             time.sleep(0.2)
         [got] = server.received
         assert valid_signature(c.webhook_secret(), got.body, got.headers.get("X-Signature"))
+        assert valid_timestamped_signature(c.webhook_secret(), got.body, got.headers)
     assert shown[0]["state"] == "delivered" and job["status"] == "completed"
 
 

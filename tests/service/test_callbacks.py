@@ -79,6 +79,21 @@ def test_a_callback_url_off_the_allow_list_or_not_http_is_refused_and_nothing_is
     assert row_counts(app) == (0, 0, 0)
 
 
+@pytest.mark.parametrize("hosts", [(), ("127.0.0.1",)])
+def test_validate_checks_the_callback_url_as_a_post_does(make_app, toy, hosts):
+    app = make_app(WEBHOOK_ALLOWED_HOSTS=hosts, WEBHOOK_SECRET=SECRET)
+    client = app.test_client()
+    for url in ("file:///etc/passwd", "http://192.0.2.1/x"):
+        r = client.post("/api/v1/validate", json={"puzzles": ITEMS, "callback_url": url})
+        assert r.status_code == 422, r.json
+        [error] = r.json["errors"]
+        assert error["field"] == "callback_url" and error["index"] is None
+        assert error == refused(client, {"puzzles": ITEMS, "callback_url": url})
+    allowed = client.post("/api/v1/validate", json={"puzzles": ITEMS, "callback_url": "http://127.0.0.1:9/x"})
+    assert allowed.status_code == (200 if hosts else 422)
+    assert row_counts(app) == (0, 0, 0)
+
+
 def test_each_client_learns_its_own_secret(make_app, toy):
     app = make_app(API_TOKENS="alice:secret-a,bob:secret-b", WEBHOOK_ALLOWED_HOSTS=("127.0.0.1",),
                    WEBHOOK_SECRET=SECRET)
@@ -96,6 +111,7 @@ def test_a_job_that_ends_is_posted_once_signed_with_its_summary(app, client, ser
     assert job["status"] == "completed"
     [(delivery_id, attempts)] = swept(app)
     assert attempts == 0 and swept(app) == []  # made once, and published again only after its lease
+    sent_after = int(time.time())
     outcome = sending.deliver(runtime_of(app), delivery_id, 0)
     assert outcome is not None and outcome.accepted
     assert sending.deliver(runtime_of(app), delivery_id, 0) is None  # a second copy of the message
@@ -103,6 +119,13 @@ def test_a_job_that_ends_is_posted_once_signed_with_its_summary(app, client, ser
     secret = client.get("/api/v1/webhook-secret").json["secret"]
     expected = hmac.new(secret.encode(), got.body, hashlib.sha256).hexdigest()
     assert got.headers["X-Signature"] == f"sha256={expected}"
+    # The timestamped signature: the attempt's time and the delivery's id signed with the body.
+    stamp = got.headers["X-Puzzle-Queue-Timestamp"]
+    assert sent_after <= int(stamp) <= time.time()
+    assert got.headers["X-Puzzle-Queue-Delivery"] == got.headers["X-Delivery-Id"] == str(delivery_id)
+    signed = f"{stamp}.{delivery_id}.".encode() + got.body
+    assert got.headers["X-Puzzle-Queue-Signature"] == \
+        "v1=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
     assert json.loads(got.body) == client.get(f"/api/v1/jobs/{job['id']}").json
     [shown] = client.get(f"/api/v1/jobs/{job['id']}/deliveries").json["items"]
     assert shown["state"] == "delivered" and shown["url"] == server.url()
