@@ -3,7 +3,11 @@ generator's rate per band against Debian's qqwing measured in the same run; with
 the other generators (spokes by size and level, sliding by size and distance, Sudoku 4x4 and
 16x16) against the generators of Simon Tatham's collection (Debian's sgt-puzzles).
 
-    PYTHONPATH=. python bench/factory.py [--quick] [--others [--only TEXT]]
+    PYTHONPATH=. python bench/factory.py [--quick] [--others [--only TEXT]] [--se N]
+
+``--se N`` prints only the grader's agreement with SE on the first N puzzles of the Sudoku
+Exchange diabolical set: Spearman's rho, the share rated within 0.5 of SE and exactly (to
+0.1), the share whose hardest step is a guess, and puzzles per CPU second (one run).
 
 The process pins itself to one core (the machine's last). Rates are CPU seconds
 (``time.process_time``; qqwing's from its child's resource usage), the median of REPEATS runs,
@@ -45,7 +49,7 @@ from solvers.sliding import generate as sliding  # noqa: E402
 from solvers.spokes import generate as spokes  # noqa: E402
 from solvers.sudoku import making  # noqa: E402
 from solvers.sudoku.generate import Options, generate  # noqa: E402
-from solvers.sudoku.grade import BANDS, grade  # noqa: E402
+from solvers.sudoku.grade import BANDS, GUESS, grade  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "sudoku"
 REPEATS = 3
@@ -112,6 +116,24 @@ def grader_rows(quick: bool) -> None:
         ratings = [grade(p).rating for p in puzzles]
         print(f"| mean rating, {name} ({len(puzzles)}) | {statistics.mean(ratings):.2f} "
               f"(median {statistics.median(ratings):.1f}) |")
+
+
+def se_rows(count: int) -> None:
+    """The grader against SE's published ratings on the first ``count`` diabolical puzzles."""
+    text = (DATA / "sudoku_exchange_diabolical_first5000.txt").read_text()
+    sample = [line.split() for line in text.splitlines()][:count]
+    start = time.process_time()
+    graded = [grade(p) for _, p, _ in sample]
+    rate = len(sample) / (time.process_time() - start)
+    mine = [g.rating for g in graded]
+    published = [float(r) for _, _, r in sample]
+    gaps = [abs(a - b) for a, b in zip(mine, published, strict=True)]
+    print(f"| grader vs SE, diabolical (first {count}) | figure |\n| --- | ---: |")
+    print(f"| Spearman's rho | {spearman(mine, published):.3f} |")
+    print(f"| within 0.5 of SE | {sum(g <= 0.5 + 1e-9 for g in gaps) / count:.1%} |")
+    print(f"| exact (to 0.1) | {sum(g < 0.05 for g in gaps) / count:.1%} |")
+    print(f"| hardest step a guess | {sum(g.hardest == GUESS for g in graded) / count:.1%} |")
+    print(f"| puzzles per CPU second | {rate:.0f} |")
 
 
 def child_rate(command: list[str], count: int) -> float | None:
@@ -239,6 +261,8 @@ def main() -> None:
     parser.add_argument("--others", action="store_true", help="the spokes, sliding and 4x4/16x16 Sudoku "
                         "generators against Tatham's instead")
     parser.add_argument("--only", default="", help="with --others: the rows whose request holds this text")
+    parser.add_argument("--se", type=int, default=0, metavar="N",
+                        help="only the agreement with SE on the first N diabolical puzzles")
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cores[-1]})
@@ -247,6 +271,10 @@ def main() -> None:
         other_rows(args.quick, args.only)
         return
     grade(read("tdoku_puzzles3_magictour_top1465.txt")[0])  # load the compiled kernels
+    if args.se:
+        print(f"One core (cpu {cores[-1]})\n")
+        se_rows(args.se)
+        return
     generate(Options(seed=0), 0, 1)
     print(f"One core (cpu {cores[-1]}); bands {BANDS}\n")
     print("| grader | figure |\n| --- | ---: |")
