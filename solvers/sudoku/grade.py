@@ -31,7 +31,6 @@ ValueError otherwise, WrongAnswer when a technique contradicts the solution).
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -39,12 +38,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from solvers.base import WrongAnswer
-from solvers.sudoku import fast, gradek
+from solvers.sudoku import chains, fast, gradek
 from solvers.sudoku.grid import parse_text
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
 PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
-PEER_BITS = [sum(1 << p for p in peers) for peers in PEERS]  # as 81-bit sets
 DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
 POP = [len(ds) for ds in DIGITS]
 
@@ -211,133 +209,14 @@ def wing(xyz: bool, name: str, rating: float) -> Finder:
     return _kernel(name, rating, lambda p: gradek.wing(xyz, p.cands_array, p.cells_out, p.elims_out))
 
 
-def _strong_links(places: list[list[int]], d: int) -> dict[int, set[int]]:
-    """The conjugate pairs of digit d: the two places left for d in some unit."""
-    links: dict[int, set[int]] = {}
-    for u in range(27):
-        if POP[places[u][d]] == 2:
-            a, b = _cells(u, places[u][d])
-            links.setdefault(a, set()).add(b)
-            links.setdefault(b, set()).add(a)
-    return links
-
-
-Chain = tuple[list[Any], list[tuple[int, int]]]  # (the path of nodes, the eliminations)
-
-
-def _shortest(starts: list[Any], follow: Callable[[Any], list[Any]],
-              ends: Callable[[Any, Any], list[tuple[int, int]]], limit: float = math.inf) -> Chain | None:
-    """The shortest path (breadth first from each start), of fewer than ``limit`` nodes, to a
-    node where ``ends(start, node)`` gives eliminations: (path, eliminations), or None."""
-    best: Chain | None = None
-    for start in starts:
-        parent = {start: start}
-        depth = {start: 1}
-        queue = deque([start])
-        while queue:
-            node = queue.popleft()
-            if depth[node] >= (len(best[0]) if best else limit):
-                break
-            out = ends(start, node) if node != start else []
-            if out:
-                best = (_path(parent, node), out)
-                break
-            for nxt in follow(node):
-                if nxt not in parent:
-                    parent[nxt] = node
-                    depth[nxt] = depth[node] + 1
-                    queue.append(nxt)
-    return best
-
-
-def _path(parent: dict[Any, Any], node: Any) -> list[Any]:
-    """The nodes from the start (its own parent) to ``node``."""
-    path = [node]
-    while parent[path[-1]] != path[-1]:
-        path.append(parent[path[-1]])
-    return path[::-1]
-
-
-def _holders(cands: list[int]) -> list[int]:
-    """Per digit, the cells where it is possible as an 81-bit set."""
-    out = [0] * 9
-    for cell, m in enumerate(cands):
-        for d in DIGITS[m]:
-            out[d] |= 1 << cell
-    return out
-
-
-def _members(bits: int) -> list[int]:
-    """The cells of an 81-bit set, in order."""
-    out = []
-    while bits:
-        low = bits & -bits
-        out.append(low.bit_length() - 1)
-        bits ^= low
-    return out
-
-
-def x_chain(pos: Position) -> Step | None:
-    """One digit's alternating chain from a cell x (if x is not d, the strong link's other end is)
-    through weak and strong links to a cell y that must be d when x is not: d leaves every cell
-    seeing both x and y. Nodes are (cell, on); simple colouring's chains are among them."""
-    cands = pos.cands
-    best: tuple[int, list[Any], list[tuple[int, int]]] | None = None
-    holders = _holders(cands)
-    for d in range(9):
-        strong = _strong_links(pos.places, d)
-        bit, held = 1 << d, holders[d]
-
-        def follow(node: tuple[int, bool], strong: dict[int, set[int]] = strong,
-                   held: int = held) -> list[Any]:
-            cell, on = node
-            if on:  # d here: not d in any peer
-                return [(p, False) for p in _members(PEER_BITS[cell] & held)]
-            return [(p, True) for p in sorted(strong.get(cell, ()))]
-
-        def ends(start: Any, node: Any, bit: int = bit, held: int = held) -> list[tuple[int, int]]:
-            cell, on = node
-            if not on or cell == start[0]:
-                return []
-            seen = PEER_BITS[cell] & PEER_BITS[start[0]] & held
-            return _elims(_members(seen), bit, cands) if seen else []
-
-        found = _shortest([(c, False) for c in sorted(strong)], follow, ends,
-                          len(best[1]) if best else math.inf)
-        if found:
-            best = (d, *found)
-    if best is None:
-        return None
-    _, path, out = best
-    return Step("X-chain", chain_rating(6.6, len(path) - 1), [c for c, _ in path], eliminations=out)
-
-
-def xy_chain(pos: Position) -> Step | None:
-    """A chain of two-candidate cells, each sharing a digit with the next: if the first cell is
-    not x the last one is, so x leaves every cell seeing both ends. Nodes are (cell, digit on)."""
-    cands = pos.cands
-    pairs = [c for c in range(81) if POP[cands[c]] == 2]
-    pair_bits = sum(1 << c for c in pairs)
-    linked = {c: _members(PEER_BITS[c] & pair_bits) for c in pairs}
-    holders = _holders(cands)
-
-    def follow(node: tuple[int, int]) -> list[Any]:
-        cell, d = node
-        return [(q, DIGITS[cands[q] & ~(1 << d)][0]) for q in linked[cell] if cands[q] >> d & 1]
-
-    def ends(start: Any, node: Any) -> list[tuple[int, int]]:
-        cell, d = node
-        x = DIGITS[cands[start[0]] & ~(1 << start[1])][0]  # the start's digit assumed false
-        if d != x or cell == start[0]:
-            return []
-        seen = PEER_BITS[cell] & PEER_BITS[start[0]] & holders[x]
-        return _elims(_members(seen), 1 << x, cands) if seen else []
-
-    found = _shortest([(c, d) for c in pairs for d in DIGITS[cands[c]]], follow, ends)
-    if found is None:
-        return None
-    path, out = found
-    return Step("XY-chain", chain_rating(6.6, 2 * len(path) - 1), [c for c, _ in path], eliminations=out)
+def chain_family(find: Callable[[list[int]], chains.Chain | None]) -> Finder:
+    """A finder from a family of chains.py (the family's best chain by SE's order)."""
+    def found(pos: Position) -> Step | None:
+        chain = find(pos.cands)
+        if chain is None:
+            return None
+        return Step(chain.technique, chain.rating, chain.cells, eliminations=chain.eliminations)
+    return found
 
 
 # (the lowest rating a technique's step can have, its finder), in order of ease
@@ -348,7 +227,7 @@ TECHNIQUES: list[tuple[float, Finder]] = [
     (3.8, fish(3, "swordfish", 3.8)), (4.0, hidden_subset(3, "hidden triple", 4.0)),
     (4.2, wing(False, "XY-wing", 4.2)), (4.4, wing(True, "XYZ-wing", 4.4)),
     (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
-    (5.4, hidden_subset(4, "hidden quad", 5.4)), (6.6, x_chain), (6.6, xy_chain),
+    (5.4, hidden_subset(4, "hidden quad", 5.4)), (6.5, chain_family(chains.static_chains)),
 ]
 
 

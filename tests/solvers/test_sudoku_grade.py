@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from solvers.base import WrongAnswer
+from solvers.sudoku import chains
 from solvers.sudoku import grade as grader
 from solvers.sudoku.grade import BANDS, Step, band_of, chain_rating, grade, grade_below, guess_rating
 from solvers.sudoku.kind import KIND
@@ -24,8 +25,8 @@ EXAMPLES = {
     "hidden triple": ".2.8.....9.....813.56.9......1.........3...65...2..9.8...92.....3.....8.6.25..4..",
     "XY-wing": ".8...3.9..1...8...3...4...67......4..5........23.8.95..395..8..6......1....2..4..",
     "XYZ-wing": "..27........4..1.3.6.....27..4...51.3...9...8......9.....8.....7.9.65....4...169.",
-    "X-chain": ".174...9.89....4....3.....1..2...9.......6...7.48.126..8.6.4.........34.5..9....6",
-    "XY-chain": "1...4...6...6...8.....51.7.......5.4.9..7....38..6....7..4.36....2.....59...8571.",
+    "forcing X-chain": ".174...9.89....4....3.....1..2...9.......6...7.48.126..8.6.4.........34.5..9....6",
+    "forcing chain": "1...4...6...6...8.....51.7.......5.4.9..7....38..6....7..4.36....2.....59...8571.",
 }
 
 
@@ -125,6 +126,9 @@ def test_puzzles_without_one_solution_are_refused():
 
 def test_scales():
     assert [chain_rating(6.6, n) for n in (3, 6, 7, 9, 11, 15)] == [6.6, 6.6, 6.7, 6.8, 6.9, 7.0]
+    # SE's ceilings 4, 6, 8, 12, 16 on the complexity less two
+    assert [round(chains.length_extra(n), 1) for n in (6, 7, 8, 9, 10, 11, 14, 15, 18, 19)] == [
+        0.0, 0.1, 0.1, 0.2, 0.2, 0.3, 0.3, 0.4, 0.4, 0.5]
     assert guess_rating(0) == 7.5 and guess_rating(1) == 8.0 and guess_rating(10 ** 9) == grader.GUESS_MAX
     assert [band_of(r) for r in (1.0, 1.5, 2.3, 3.0, 4.4, 5.0, 7.4, 7.5, 11.9)] == [
         "easy", "easy", "medium", "hard", "hard", "expert", "expert", "extreme", "extreme"]
@@ -145,3 +149,18 @@ def test_a_step_against_the_solution_is_refused(monkeypatch):
     monkeypatch.setattr(grader, "solve_unique", swapped)
     with pytest.raises(WrongAnswer, match="against the solution"):
         grade(EXAMPLES["X-wing"])
+
+
+def test_an_x_cycle_on_a_hand_built_board():
+    # digit 1 in a rectangle of conjugate pairs (r1c1-r1c5 in row 1, r1c5-r5c5 in column 5,
+    # r5c5-r5c1 in row 5, r5c1-r1c1 in column 1) and in r3c1 (column 1 has three places, so
+    # r1c1-r5c1 is a weak link there: the cycle r5c1 = r5c5 - r1c5 = r1c1 - r5c1 is a
+    # continuous loop): SE's X-cycle removes 1 from r3c1, which sees r1c1 and r5c1. Each cell
+    # holds a second digit of its own, which makes no chain.
+    cands = [0] * 81
+    for other, cell in enumerate((0, 4, 40, 36, 18), start=1):
+        cands[cell] = 1 | 1 << other
+    chain = chains.static_chains(cands)
+    assert chain is not None and chain.technique == "X-cycle"
+    assert chain.eliminations == [(18, 1)]
+    assert chain.rating == 6.5 and sorted(chain.cells) == [0, 4, 36, 40]

@@ -1,0 +1,220 @@
+"""Sudoku Explainer's (SE) chains for the 9x9 grader (grade.py): implications between
+candidates followed breadth first, rated by the chain's kind and its length.
+
+A node is a candidate assumed true ("on") or false ("off"): ``cell * 18 + digit * 2 + on``.
+The links, in SE's order:
+
+  on -> off   the cell's other digits (a Y-link, when Y-links are on), then the digit's other
+              places in the cell's box, row (outside the box) and column (outside the box);
+  off -> on   the cell's other digit when it has two (a Y-link), then the digit's one other
+              place in the cell's box, row or column (an X-link).
+
+The kinds and their base ratings (``Chaining.getDifficulty`` and the hints' ``getDifficulty``
+in SE's source):
+
+  X-cycle, Y-cycle 6.5          a cycle of one digit's X-links, or of Y-links between
+                                two-digit cells, whose both orientations remove candidates
+  forcing X-chain 6.6           an X-only chain from a candidate to its own negation
+  forcing chain, XY-cycle 7.0   the same with both kinds of link
+  cell / region forcing chains 8.0   every digit of a cell (or place of a digit in a unit)
+                                implies the same candidate's state
+  dynamic forcing chains 8.5    as above and contradictions, the links read on the grid as
+                                the assumption has changed it so far
+
+to which SE's length rule (``length_extra``) adds 0.1 per step of the ceilings 4, 6, 8, 12,
+16, 24, ... that the chain's complexity (its distinct nodes, summed over the branches) minus
+two passes. Of the chains a family finds, the step is the lowest rated, then the shortest,
+then SE's order of kinds (``sort key``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from solvers.sudoku import gradek
+
+UNITS: list[list[int]] = gradek.UNITS.tolist()
+CELL_UNITS: list[list[int]] = gradek.CELL_UNITS.tolist()  # row, column, box
+# per cell: its box, row and column (SE's order of regions) as lists of cells
+REGIONS = [[UNITS[cu[2]], UNITS[cu[0]], UNITS[cu[1]]] for cu in CELL_UNITS]
+BOX_OF = [cu[2] for cu in CELL_UNITS]
+DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
+POP = [len(ds) for ds in DIGITS]
+
+
+class Chain(NamedTuple):
+    """A chain's step: technique, rating, complexity, SE's sort key, cells and eliminations."""
+    technique: str
+    rating: float
+    complexity: int
+    sort_key: int
+    cells: list[int]
+    eliminations: list[tuple[int, int]]
+
+
+def length_extra(complexity: int) -> float:
+    """SE's length rule: 0.1 per ceiling 4, 6, 8, 12, 16, 24, ... that complexity - 2 passes."""
+    extra, ceiling, odd, length = 0.0, 4, False, complexity - 2
+    while length > ceiling:
+        extra += 0.1
+        ceiling = ceiling * 4 // 3 if odd else ceiling * 3 // 2
+        odd = not odd
+    return extra
+
+
+def node(cell: int, d: int, on: bool) -> int:
+    """The node of candidate (cell, digit 0..8) on or off."""
+    return cell * 18 + d * 2 + int(on)
+
+
+def on_to_off(grid: list[int], n: int, y: bool) -> Iterator[int]:
+    """The candidates made false by node ``n`` (on), in SE's order."""
+    cell, d = n // 18, n % 18 // 2
+    if y:
+        for v in DIGITS[grid[cell]]:
+            if v != d:
+                yield cell * 18 + v * 2
+    box = BOX_OF[cell]
+    for k, region in enumerate(REGIONS[cell]):
+        for c in region:
+            if c != cell and grid[c] >> d & 1 and (k == 0 or BOX_OF[c] != box):
+                yield c * 18 + d * 2
+
+
+def off_to_on(grid: list[int], n: int, y: bool, x: bool) -> list[int]:
+    """The candidates made true by node ``n`` (off), in SE's order, without repeats."""
+    cell, d = n // 18, n % 18 // 2
+    out: list[int] = []
+    if y and POP[grid[cell]] == 2:
+        out.append(cell * 18 + DIGITS[grid[cell] & ~(1 << d)][0] * 2 + 1)
+    if x:
+        for region in REGIONS[cell]:
+            other = [c for c in region if c != cell and grid[c] >> d & 1]
+            if len(other) == 1 and (on := other[0] * 18 + d * 2 + 1) not in out:
+                out.append(on)
+    return out
+
+
+def _path(parent: dict[int, int], n: int) -> list[int]:
+    """The nodes from ``n`` back to the root of a single-parent tree (its own parent)."""
+    out = [n]
+    while parent[out[-1]] != out[-1]:
+        out.append(parent[out[-1]])
+    return out
+
+
+def _forcing(grid: list[int], source: int, y: bool) -> Iterator[tuple[int, list[int]]]:
+    """SE's doForcingChains: from ``source`` (on or off), the targets reached as the source's
+    negation, each with its path back to the source."""
+    parent = {source: source}
+    pending_on = [source] if source & 1 else []
+    pending_off = [] if source & 1 else [source]
+    found: set[int] = set()
+    while pending_on or pending_off:
+        for p in pending_on:
+            for q in on_to_off(grid, p, y):
+                if q == source ^ 1 and q not in found:
+                    found.add(q)
+                    yield q, [*reversed(_path(parent, p)), q]
+                if q not in parent:
+                    parent[q] = p
+                    pending_off.append(q)
+        pending_on = []
+        for p in pending_off:
+            for q in off_to_on(grid, p, y, True):
+                if q == source ^ 1 and q not in found:
+                    found.add(q)
+                    yield q, [*reversed(_path(parent, p)), q]
+                if q not in parent:
+                    parent[q] = p
+                    pending_on.append(q)
+        pending_off = []
+
+
+def _cycles(grid: list[int], source: int, y: bool, x: bool) -> Iterator[list[int]]:
+    """SE's doCycles: the cycles back to ``source`` (on) of four links or more, as paths from
+    the source. An off node is followed once per parent that is not already on its path, an
+    on node once (the first path to it)."""
+    on_path: dict[int, tuple[int, ...]] = {source: (source,)}
+    pending_on, pending_off = [source], []
+    length = 0
+    while pending_on or pending_off:
+        length += 1
+        for p in pending_on:
+            path = on_path[p]
+            pending_off.extend((*path, q) for q in on_to_off(grid, p, y) if q not in path)
+        pending_on = []
+        length += 1
+        for path in pending_off:
+            for q in off_to_on(grid, path[-1], y, x):
+                if length >= 4 and q == source:
+                    yield list(path)
+                if q not in on_path:
+                    on_path[q] = (*path, q)
+                    pending_on.append(q)
+        pending_off = []
+
+
+def _cycle_elims(grid: list[int], cycle: list[int]) -> list[tuple[int, int]]:
+    """SE's cycle eliminations: a candidate seeing an on node and an off node of its digit
+    (one of them is true whichever way the cycle runs), outside the cycle's cells."""
+    cells = {n // 18 for n in cycle}
+    forward: set[tuple[int, int]] = set()
+    back: set[tuple[int, int]] = set()
+    for n in cycle:
+        cell, d = n // 18, n % 18 // 2
+        for c in gradek.PEERS[cell].tolist():
+            if c not in cells and grid[c] >> d & 1:
+                (forward if n & 1 else back).add((c, d + 1))
+    return sorted(forward & back)
+
+
+def _target_elims(grid: list[int], target: int) -> list[tuple[int, int]]:
+    """A chain's conclusion as eliminations: an off target loses its digit, an on target
+    every other digit of its cell."""
+    cell, d = target // 18, target % 18 // 2
+    if not target & 1:
+        return [(cell, d + 1)]
+    return [(cell, v + 1) for v in DIGITS[grid[cell]] if v != d]
+
+
+def _cells(path: list[int]) -> list[int]:
+    """The cells of a path, once each, in order."""
+    return list(dict.fromkeys(n // 18 for n in path))
+
+
+def static_chains(grid: list[int]) -> Chain | None:
+    """SE's first chaining family (``Chaining(false, false, false)``): X-, Y- and XY-cycles
+    and forcing (X-)chains; the lowest rated, then shortest."""
+    best: Chain | None = None
+    for y, x in ((False, True), (True, False), (True, True)):
+        sort_key = 4 if x and y else 3 if y else 2
+        for cell in range(81):
+            if POP[grid[cell]] < 2 or (not x and POP[grid[cell]] > 2):
+                continue
+            for d in DIGITS[grid[cell]]:
+                source = node(cell, d, True)
+                for cycle in _cycles(grid, source, y, x):
+                    best = _better(best, grid, "XY-cycle" if x and y else "Y-cycle" if y else "X-cycle",
+                                   7.0 if x and y else 6.5, cycle, _cycle_elims(grid, cycle), sort_key)
+                if not x:
+                    continue
+                for start in (source, source ^ 1):
+                    for target, path in _forcing(grid, start, y):
+                        best = _better(best, grid, "forcing chain" if y else "forcing X-chain",
+                                       7.0 if y else 6.6, path, _target_elims(grid, target), sort_key)
+    return best
+
+
+def _better(best: Chain | None, grid: list[int], name: str, base: float, path: list[int],
+            elims: list[tuple[int, int]], sort_key: int) -> Chain | None:
+    """``best`` or the chain of ``path``, whichever SE sorts first; a chain removing nothing
+    is not a step."""
+    if not elims:
+        return best
+    complexity = len(set(path))
+    rating = round(base + length_extra(complexity), 1)
+    if best is not None and (best.rating, best.complexity, best.sort_key) <= (rating, complexity, sort_key):
+        return best
+    return Chain(name, rating, complexity, sort_key, _cells(path), elims)
