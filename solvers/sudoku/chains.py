@@ -137,7 +137,8 @@ def _cycles(grid: list[int], source: int, y: bool, x: bool) -> Iterator[list[int
     the source. An off node is followed once per parent that is not already on its path, an
     on node once (the first path to it)."""
     on_path: dict[int, tuple[int, ...]] = {source: (source,)}
-    pending_on, pending_off = [source], []
+    pending_on: list[int] = [source]
+    pending_off: list[tuple[int, ...]] = []
     length = 0
     while pending_on or pending_off:
         length += 1
