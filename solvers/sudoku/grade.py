@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from solvers.base import WrongAnswer
-from solvers.sudoku import chains, fast, gradek
+from solvers.sudoku import chains, fast, gradek, wings
 from solvers.sudoku.grid import parse_text
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
@@ -209,6 +209,14 @@ def wing(xyz: bool, name: str, rating: float) -> Finder:
     return _kernel(name, rating, lambda p: gradek.wing(xyz, p.cands_array, p.cells_out, p.elims_out))
 
 
+def pattern(find: Callable[[list[int]], wings.Found | None]) -> Finder:
+    """A finder from a pattern of wings.py."""
+    def found(pos: Position) -> Step | None:
+        got = find(pos.cands)
+        return None if got is None else Step(got[0], got[1], got[2], eliminations=got[3])
+    return found
+
+
 def chain_family(find: Callable[[list[int]], chains.Chain | None]) -> Finder:
     """A finder from a family of chains.py (the family's best chain by SE's order)."""
     def found(pos: Position) -> Step | None:
@@ -227,7 +235,8 @@ TECHNIQUES: list[tuple[float, Finder]] = [
     (3.8, fish(3, "swordfish", 3.8)), (4.0, hidden_subset(3, "hidden triple", 4.0)),
     (4.2, wing(False, "XY-wing", 4.2)), (4.4, wing(True, "XYZ-wing", 4.4)),
     (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
-    (5.4, hidden_subset(4, "hidden quad", 5.4)), (6.5, chain_family(chains.static_chains)),
+    (5.4, hidden_subset(4, "hidden quad", 5.4)), (5.5, pattern(wings.wxyz_wing)),
+    (5.6, pattern(wings.bug_one)), (6.5, chain_family(chains.static_chains)),
 ]
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from solvers.base import WrongAnswer
-from solvers.sudoku import chains
+from solvers.sudoku import chains, wings
 from solvers.sudoku import grade as grader
 from solvers.sudoku.grade import BANDS, Step, band_of, chain_rating, grade, grade_below, guess_rating
 from solvers.sudoku.kind import KIND
@@ -25,8 +25,10 @@ EXAMPLES = {
     "hidden triple": ".2.8.....9.....813.56.9......1.........3...65...2..9.8...92.....3.....8.6.25..4..",
     "XY-wing": ".8...3.9..1...8...3...4...67......4..5........23.8.95..395..8..6......1....2..4..",
     "XYZ-wing": "..27........4..1.3.6.....27..4...51.3...9...8......9.....8.....7.9.65....4...169.",
+    # from the Sudoku Exchange diabolical set, rated by SE 5.5 and 7.2
+    "WXYZ-wing": "..7...5......8....9...7...1.251.893...3...6....9...2.....5.3...7.......6.1.2.7.4.",
     "forcing X-chain": ".174...9.89....4....3.....1..2...9.......6...7.48.126..8.6.4.........34.5..9....6",
-    "forcing chain": "1...4...6...6...8.....51.7.......5.4.9..7....38..6....7..4.36....2.....59...8571.",
+    "forcing chain": ".83.2..9....8..1...293....8....987...7.....6...674....3....698...2..5....1..3.54.",
 }
 
 
@@ -164,3 +166,28 @@ def test_an_x_cycle_on_a_hand_built_board():
     assert chain is not None and chain.technique == "X-cycle"
     assert chain.eliminations == [(18, 1)]
     assert chain.rating == 6.5 and sorted(chain.cells) == [0, 4, 36, 40]
+
+
+def test_a_bug_on_a_hand_built_board():
+    # open cells all {1,2} but r1c1 {1,2,3}: 3 once in r1c1's units but 1 three times in row 1
+    cands = [0] * 81
+    for cell in (0, 1, 2, 9, 18):
+        cands[cell] = 0b11
+    cands[0] = 0b111
+    found = wings.bug_one(cands)
+    assert found == ("BUG type 1", 5.6, [0], [(0, 2), (0, 3)])
+    cands[1] = 0b111
+    assert wings.bug_one(cands) is None
+
+
+def test_a_wxyz_wing_on_a_hand_built_board():
+    # r1c1 {1,2,3}, r1c2 {1,4}, r1c3 {2,4} hold four digits and r2c2 {3,4} sees every 3
+    # (r1c1) and every 4 (r1c2, r1c3) of them: doubly linked, 3 leaves r2c3 (it sees r1c1 and
+    # r2c2), 1 and 2 leave r1c5 (row 1 holds all the set's 1s and 2s)
+    cands = [0] * 81
+    for cell, mask in ((0, 0b111), (1, 0b1001), (2, 0b1010), (10, 0b1100), (11, 0b10100), (4, 0b1000011)):
+        cands[cell] = mask
+    found = wings.wxyz_wing(cands)
+    assert found is not None and found[0] == "WXYZ-wing" and found[1] == 5.6
+    assert sorted(found[2]) == [0, 1, 2, 10]
+    assert (11, 3) in found[3] and (4, 1) in found[3] and (4, 2) in found[3]

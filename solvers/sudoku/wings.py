@@ -1,0 +1,85 @@
+"""Patterns of the 9x9 grader (grade.py) between the quads and the chains, as Sukaku
+Explainer (SE's maintained fork, whose ratings the project's rated sets carry) finds them:
+
+  WXYZ-wing 5.5-5.6   three cells that see each other pairwise holding four digits between
+                      them (an almost locked set) and a two-digit cell {x, z} outside them
+                      that sees every one of them holding x: x cannot be in both, so z is
+                      in one of them and leaves every cell seeing all of z's holders. When
+                      z links them too (doubly linked), x does the same and the set's two
+                      other digits leave every cell seeing all of their holders in the set.
+                      5.5, plus 0.1 when the set's largest cell holds three digits.
+  BUG type 1 5.6      every open cell holds two digits but one, which holds three: the digit
+                      of that cell with three places in one of its units is its value (else
+                      the grid would have two solutions).
+
+Each finder takes the candidate masks (list of 81 ints, bit d for digit d + 1) and returns
+(technique, rating, cells, eliminations) or None; SE's order among its finds is kept: the
+lowest rated, then the most eliminations.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from solvers.sudoku import gradek
+
+DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
+POP = [len(ds) for ds in DIGITS]
+PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
+UNITS: list[list[int]] = gradek.UNITS.tolist()
+CELL_UNITS: list[list[int]] = gradek.CELL_UNITS.tolist()
+
+Found = tuple[str, float, list[int], list[tuple[int, int]]]
+
+
+def _seeing_all(cands: list[int], holders: list[int], d: int, skip: set[int]) -> list[tuple[int, int]]:
+    """(cell, d + 1) for each cell outside ``skip`` holding d and seeing every one of ``holders``."""
+    if not holders:
+        return []
+    seen = set.intersection(*(set(PEERS[h]) for h in holders)) - skip
+    return [(c, d + 1) for c in sorted(seen) if cands[c] >> d & 1]
+
+
+def wxyz_wing(cands: list[int]) -> Found | None:
+    """The first WXYZ-wing in SE's order (module doc)."""
+    found: list[tuple[float, int, int, Found]] = []
+    open_cells = [c for c in range(81) if POP[cands[c]] >= 2]
+    for a, b, c in combinations(open_cells, 3):
+        union = cands[a] | cands[b] | cands[c]
+        if POP[union] != 4 or b not in PEERS[a] or c not in PEERS[a] or c not in PEERS[b]:
+            continue
+        als = (a, b, c)
+        rating = 5.6 if max(POP[cands[x]] for x in als) == 3 else 5.5
+        near = (PEERS[a] | PEERS[b] | PEERS[c]) - set(als)
+        for yz in sorted(near):
+            if POP[cands[yz]] != 2 or cands[yz] & ~union:
+                continue
+            digits = DIGITS[cands[yz]]
+            linked = [d for d in digits if all(yz in PEERS[x] for x in als if cands[x] >> d & 1)]
+            if not linked:
+                continue
+            skip = {*als, yz}
+            elims: list[tuple[int, int]] = []
+            for d in digits:
+                if d not in linked or len(linked) == 2:
+                    elims += _seeing_all(cands, [x for x in (*als, yz) if cands[x] >> d & 1], d, skip)
+            if len(linked) == 2:
+                for w in DIGITS[union & ~cands[yz]]:
+                    elims += _seeing_all(cands, [x for x in als if cands[x] >> w & 1], w, skip)
+            if elims:
+                elims = sorted(set(elims))
+                found.append((rating, -len(elims), len(found), ("WXYZ-wing", rating, [*als, yz], elims)))
+    return min(found)[3] if found else None
+
+
+def bug_one(cands: list[int]) -> Found | None:
+    """BUG type 1 (module doc): the three-digit cell keeps the digit thrice in a unit."""
+    open_cells = [c for c in range(81) if cands[c]]
+    odd = [c for c in open_cells if POP[cands[c]] != 2]
+    if len(odd) != 1 or POP[cands[odd[0]]] != 3:
+        return None
+    cell = odd[0]
+    for d in DIGITS[cands[cell]]:
+        if any(sum(cands[x] >> d & 1 for x in UNITS[u]) == 3 for u in CELL_UNITS[cell]):
+            return "BUG type 1", 5.6, [cell], [(cell, v + 1) for v in DIGITS[cands[cell]] if v != d]
+    return None
