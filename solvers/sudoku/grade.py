@@ -33,12 +33,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from solvers.base import WrongAnswer
-from solvers.sudoku import chains, fast, gradek, wings
+from solvers.sudoku import chains, fast, gradek, links, wings
 from solvers.sudoku.grid import parse_text
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
@@ -233,9 +234,11 @@ TECHNIQUES: list[tuple[float, Finder]] = [
     (3.0, naked_subset(2, "naked pair", 3.0)), (3.2, fish(2, "X-wing", 3.2)),
     (3.4, hidden_subset(2, "hidden pair", 3.4)), (3.6, naked_subset(3, "naked triple", 3.6)),
     (3.8, fish(3, "swordfish", 3.8)), (4.0, hidden_subset(3, "hidden triple", 4.0)),
+    (4.0, pattern(partial(links.strong_links, 2))),
     (4.2, wing(False, "XY-wing", 4.2)), (4.4, wing(True, "XYZ-wing", 4.4)),
     (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
-    (5.4, hidden_subset(4, "hidden quad", 5.4)), (5.5, pattern(wings.wxyz_wing)),
+    (5.4, hidden_subset(4, "hidden quad", 5.4)),
+    (5.4, pattern(partial(links.strong_links, 3))), (5.5, pattern(wings.wxyz_wing)),
     (5.6, pattern(wings.bug_one)), (6.5, chain_family(chains.static_chains)),
 ]
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from solvers.base import WrongAnswer
-from solvers.sudoku import chains, wings
+from solvers.sudoku import chains, links, wings
 from solvers.sudoku import grade as grader
 from solvers.sudoku.grade import BANDS, Step, band_of, chain_rating, grade, grade_below, guess_rating
 from solvers.sudoku.kind import KIND
@@ -191,3 +191,15 @@ def test_a_wxyz_wing_on_a_hand_built_board():
     assert found is not None and found[0] == "WXYZ-wing" and found[1] == 5.6
     assert sorted(found[2]) == [0, 1, 2, 10]
     assert (11, 3) in found[3] and (4, 1) in found[3] and (4, 2) in found[3]
+
+
+def test_a_skyscraper_on_a_hand_built_board():
+    # digit 1 twice in row 1 (r1c1, r1c5) and twice in row 5 (r5c1, r5c6): r1c5 and r5c6
+    # hold the end of each link, one of them is 1, so r2c6, r3c6 (box of r1c5, column of
+    # r5c6) and r4c5, r6c5 (the other way round) lose it; 1 also in r9c1 keeps column 1 open
+    cands = [0] * 81
+    for cell in (0, 4, 36, 41, 72, 14, 23, 31, 49):
+        cands[cell] = 1
+    found = links.strong_links(2, cands)
+    assert found is not None and found[:2] == ("skyscraper", 4.0)
+    assert found[3] == [(14, 1), (23, 1), (31, 1), (49, 1)]
