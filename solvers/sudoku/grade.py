@@ -238,8 +238,9 @@ TECHNIQUES: list[tuple[float, Finder]] = [
     (4.2, wing(False, "XY-wing", 4.2)), (4.4, wing(True, "XYZ-wing", 4.4)),
     (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
     (5.4, hidden_subset(4, "hidden quad", 5.4)),
-    (5.4, pattern(partial(links.strong_links, 3))), (5.5, pattern(wings.wxyz_wing)),
-    (5.6, pattern(wings.bug_one)), (6.5, chain_family(chains.static_chains)),
+    (5.4, pattern(partial(links.strong_links, 3))), (5.5, pattern(partial(wings.als_wing, 3))),
+    (5.6, pattern(wings.bug_one)), (6.2, pattern(partial(wings.als_wing, 4))),
+    (6.5, chain_family(chains.static_chains)),
 ]
 
 

@@ -7,7 +7,10 @@ Explainer (SE's maintained fork, whose ratings the project's rated sets carry) f
                       in one of them and leaves every cell seeing all of z's holders. When
                       z links them too (doubly linked), x does the same and the set's two
                       other digits leave every cell seeing all of their holders in the set.
-                      5.5, plus 0.1 when the set's largest cell holds three digits.
+                      5.5, plus 0.1 when the set's largest cell holds three digits (SE:
+                      base + (size - 2 - |3 - largest|) / 10).
+  VWXYZ-wing 6.2-6.4  the same with four cells holding five digits: 6.2, plus 0.1 when the
+                      largest cell holds two or four digits, 0.2 when it holds three.
   BUG type 1 5.6      every open cell holds two digits but one, which holds three: the digit
                       of that cell with three places in one of its units is its value (else
                       the grid would have two solutions).
@@ -18,8 +21,6 @@ lowest rated, then the most eliminations.
 """
 
 from __future__ import annotations
-
-from itertools import combinations
 
 from solvers.sudoku import gradek
 
@@ -40,17 +41,36 @@ def _seeing_all(cands: list[int], holders: list[int], d: int, skip: set[int]) ->
     return [(c, d + 1) for c in sorted(seen) if cands[c] >> d & 1]
 
 
-def wxyz_wing(cands: list[int]) -> Found | None:
-    """The first WXYZ-wing in SE's order (module doc)."""
+def _cliques(cands: list[int], size: int, digits: int) -> list[tuple[int, ...]]:
+    """Sets of ``size`` open cells seeing each other pairwise whose candidates number
+    ``digits`` between them (built cell by cell, pruned when the union grows past)."""
+    out: list[tuple[int, ...]] = []
+
+    def grow(cells: tuple[int, ...], union: int, near: frozenset[int]) -> None:
+        if len(cells) == size:
+            if POP[union] == digits:
+                out.append(cells)
+            return
+        for c in sorted(x for x in near if x > cells[-1] and POP[cands[x]] >= 2):
+            if POP[union | cands[c]] <= digits:
+                grow((*cells, c), union | cands[c], near & PEERS[c])
+    for a in range(81):
+        if POP[cands[a]] >= 2:
+            grow((a,), cands[a], PEERS[a])
+    return out
+
+
+def als_wing(size: int, cands: list[int]) -> Found | None:
+    """The first WXYZ-wing (``size`` 3) or VWXYZ-wing (``size`` 4) in SE's order (module doc)."""
+    name, base = ("WXYZ-wing", 5.5) if size == 3 else ("VWXYZ-wing", 6.2)
     found: list[tuple[float, int, int, Found]] = []
-    open_cells = [c for c in range(81) if POP[cands[c]] >= 2]
-    for a, b, c in combinations(open_cells, 3):
-        union = cands[a] | cands[b] | cands[c]
-        if POP[union] != 4 or b not in PEERS[a] or c not in PEERS[a] or c not in PEERS[b]:
-            continue
-        als = (a, b, c)
-        rating = 5.6 if max(POP[cands[x]] for x in als) == 3 else 5.5
-        near = (PEERS[a] | PEERS[b] | PEERS[c]) - set(als)
+    for als in _cliques(cands, size, size + 1):
+        union = 0
+        for x in als:
+            union |= cands[x]
+        largest = max(POP[cands[x]] for x in als)
+        rating = round(base + (size - 2 - abs(3 - largest)) * 0.1, 1)
+        near = frozenset.union(*(PEERS[x] for x in als)) - set(als)
         for yz in sorted(near):
             if POP[cands[yz]] != 2 or cands[yz] & ~union:
                 continue
@@ -68,7 +88,7 @@ def wxyz_wing(cands: list[int]) -> Found | None:
                     elims += _seeing_all(cands, [x for x in als if cands[x] >> w & 1], w, skip)
             if elims:
                 elims = sorted(set(elims))
-                found.append((rating, -len(elims), len(found), ("WXYZ-wing", rating, [*als, yz], elims)))
+                found.append((rating, -len(elims), len(found), (name, rating, [*als, yz], elims)))
     return min(found)[3] if found else None
 
 

@@ -187,7 +187,7 @@ def test_a_wxyz_wing_on_a_hand_built_board():
     cands = [0] * 81
     for cell, mask in ((0, 0b111), (1, 0b1001), (2, 0b1010), (10, 0b1100), (11, 0b10100), (4, 0b1000011)):
         cands[cell] = mask
-    found = wings.wxyz_wing(cands)
+    found = wings.als_wing(3, cands)
     assert found is not None and found[0] == "WXYZ-wing" and found[1] == 5.6
     assert sorted(found[2]) == [0, 1, 2, 10]
     assert (11, 3) in found[3] and (4, 1) in found[3] and (4, 2) in found[3]
@@ -203,3 +203,14 @@ def test_a_skyscraper_on_a_hand_built_board():
     found = links.strong_links(2, cands)
     assert found is not None and found[:2] == ("skyscraper", 4.0)
     assert found[3] == [(14, 1), (23, 1), (31, 1), (49, 1)]
+
+
+def test_a_vwxyz_wing_on_a_hand_built_board():
+    # r1c1 {1,2}, r1c2 {2,3}, r1c3 {3,4}, r1c4 {4,5} hold five digits; r2c1 {1,5} sees the
+    # set's only 1: one of r1c4 and r2c1 is 5, so r2c4 {5,7}, seeing both, loses it
+    cands = [0] * 81
+    for cell, digits in ((0, (1, 2)), (1, (2, 3)), (2, (3, 4)), (3, (4, 5)), (9, (1, 5)), (12, (5, 7))):
+        cands[cell] = sum(1 << (v - 1) for v in digits)
+    found = wings.als_wing(4, cands)
+    assert found is not None and found[:2] == ("VWXYZ-wing", 6.3)
+    assert found[3] == [(12, 5)]
