@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from solvers.base import WrongAnswer
-from solvers.sudoku import chains, fast, gradek, links, wings
+from solvers.sudoku import chains, fast, forcing, gradek, links, wings
 from solvers.sudoku.grid import parse_text
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
@@ -240,7 +240,9 @@ TECHNIQUES: list[tuple[float, Finder]] = [
     (5.4, hidden_subset(4, "hidden quad", 5.4)),
     (5.4, pattern(partial(links.strong_links, 3))), (5.5, pattern(partial(wings.als_wing, 3))),
     (5.6, pattern(wings.bug_one)), (6.2, pattern(partial(wings.als_wing, 4))),
-    (6.5, chain_family(chains.static_chains)),
+    (6.5, chain_family(chains.static_chains)), (7.5, chain_family(partial(forcing.find, forcing.NISHIO))),
+    (8.0, chain_family(partial(forcing.find, forcing.MULTIPLE))),
+    (8.5, chain_family(partial(forcing.find, forcing.DYNAMIC))),
 ]
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from solvers.base import WrongAnswer
-from solvers.sudoku import chains, links, wings
+from solvers.sudoku import chains, forcing, links, wings
 from solvers.sudoku import grade as grader
 from solvers.sudoku.grade import BANDS, Step, band_of, chain_rating, grade, grade_below, guess_rating
 from solvers.sudoku.kind import KIND
@@ -25,10 +25,14 @@ EXAMPLES = {
     "hidden triple": ".2.8.....9.....813.56.9......1.........3...65...2..9.8...92.....3.....8.6.25..4..",
     "XY-wing": ".8...3.9..1...8...3...4...67......4..5........23.8.95..395..8..6......1....2..4..",
     "XYZ-wing": "..27........4..1.3.6.....27..4...51.3...9...8......9.....8.....7.9.65....4...169.",
-    # from the Sudoku Exchange diabolical set, rated by SE 5.5 and 7.2
+    # from the Sudoku Exchange diabolical set, rated by SE 5.5, 7.2, 8.3 and 8.9
     "WXYZ-wing": "..7...5......8....9...7...1.251.893...3...6....9...2.....5.3...7.......6.1.2.7.4.",
     "skyscraper": ".174...9.89....4....3.....1..2...9.......6...7.48.126..8.6.4.........34.5..9....6",
     "forcing chain": ".83.2..9....8..1...293....8....987...7.....6...674....3....698...2..5....1..3.54.",
+    "cell forcing chains":
+        "7.....81..4...82.....2.6..3...32.9..2..8.4..7..3.67...8..6.2.....95...8..51.....2",
+    "region dynamic forcing chains":
+        "7...4...6...759...9..8.1..3...524....3.....2.4.......75.1...2.8.8.....1.2.9...3.4",
 }
 
 
@@ -214,3 +218,23 @@ def test_a_vwxyz_wing_on_a_hand_built_board():
     found = wings.als_wing(4, cands)
     assert found is not None and found[:2] == ("VWXYZ-wing", 6.3)
     assert found[3] == [(12, 5)]
+
+
+def test_propagation_follows_links_and_finds_contradictions():
+    # r1c1 {1,2}, r1c2 {1,2}, r1c3 {1,2,3}: r1c1 = 1 makes r1c2 2 (on: its only other digit),
+    # which leaves r1c3 3 once it has lost 1 and 2, only read so in the dynamic propagation
+    cands = [0] * 81
+    cands[0], cands[1], cands[2] = 0b11, 0b11, 0b111
+    static = forcing.propagate(cands, chains.node(0, 0, True), False, True)
+    assert chains.node(1, 1, True) in static.on and chains.node(2, 2, True) not in static.on
+    dynamic = forcing.propagate(cands, chains.node(0, 0, True), True, True)
+    three = chains.node(2, 2, True)
+    assert three in dynamic.on and dynamic.absurd is None
+    # r1c3 = 3 rests on both removals from r1c3 (1 by r1c1, 2 by r1c2): r1c3 = 3, r1c3 <> 2,
+    # r1c3 <> 1, r1c2 = 2, r1c2 <> 1 and r1c1 = 1, six distinct nodes
+    assert forcing.ancestors(three, dynamic.on, dynamic.off) == 6
+    # r1c1 and r1c2 both {1}: either one true makes the other false and true
+    cands[0] = cands[1] = 0b1 | 0b1000
+    cands[9] = 0b1000
+    clash = forcing.propagate(cands, chains.node(0, 3, False), True, True)
+    assert clash.absurd is not None
