@@ -29,7 +29,8 @@ then SE's order of kinds (``sort key``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import NamedTuple
 
 from solvers.sudoku import gradek
@@ -96,6 +97,32 @@ def off_to_on(grid: list[int], n: int, y: bool, x: bool) -> list[int]:
     return out
 
 
+class Links:
+    """The links of one unchanging grid, each node's worked out once: a static chain search
+    follows the same node from hundreds of assumptions."""
+
+    def __init__(self, grid: list[int]) -> None:
+        self.grid = grid
+        self._off: dict[int, list[int]] = {}
+        self._on: dict[int, list[int]] = {}
+
+    def off(self, n: int, y: bool) -> list[int]:
+        """``on_to_off`` of node ``n``."""
+        key = n * 2 + y
+        found = self._off.get(key)
+        if found is None:
+            found = self._off[key] = list(on_to_off(self.grid, n, y))
+        return found
+
+    def on(self, n: int, y: bool, x: bool) -> list[int]:
+        """``off_to_on`` of node ``n``."""
+        key = n * 4 + y * 2 + x
+        found = self._on.get(key)
+        if found is None:
+            found = self._on[key] = off_to_on(self.grid, n, y, x)
+        return found
+
+
 def _path(parent: dict[int, int], n: int) -> list[int]:
     """The nodes from ``n`` back to the root of a single-parent tree (its own parent)."""
     out = [n]
@@ -104,38 +131,46 @@ def _path(parent: dict[int, int], n: int) -> list[int]:
     return out
 
 
-def _forcing(grid: list[int], source: int, y: bool) -> Iterator[tuple[int, list[int]]]:
+def _forcing(links: Links, source: int, y: bool, limit: Callable[[], int]) -> Iterator[tuple[int, list[int]]]:
     """SE's doForcingChains: from ``source`` (on or off), the targets reached as the source's
-    negation, each with its path back to the source."""
+    negation, each with its path from the source; none more complex than ``limit()`` (a node
+    at depth k ends chains of k + 2 nodes or more, so it is not followed past the limit)."""
     parent = {source: source}
+    depth = {source: 0}
     pending_on = [source] if source & 1 else []
     pending_off = [] if source & 1 else [source]
     found: set[int] = set()
     while pending_on or pending_off:
         for p in pending_on:
-            for q in on_to_off(grid, p, y):
+            if depth[p] + 2 > limit():
+                return
+            for q in links.off(p, y):
                 if q == source ^ 1 and q not in found:
                     found.add(q)
                     yield q, [*reversed(_path(parent, p)), q]
                 if q not in parent:
                     parent[q] = p
+                    depth[q] = depth[p] + 1
                     pending_off.append(q)
         pending_on = []
         for p in pending_off:
-            for q in off_to_on(grid, p, y, True):
+            if depth[p] + 2 > limit():
+                return
+            for q in links.on(p, y, True):
                 if q == source ^ 1 and q not in found:
                     found.add(q)
                     yield q, [*reversed(_path(parent, p)), q]
                 if q not in parent:
                     parent[q] = p
+                    depth[q] = depth[p] + 1
                     pending_on.append(q)
         pending_off = []
 
 
-def _cycles(grid: list[int], source: int, y: bool, x: bool) -> Iterator[list[int]]:
+def _cycles(links: Links, source: int, y: bool, x: bool, limit: Callable[[], int]) -> Iterator[list[int]]:
     """SE's doCycles: the cycles back to ``source`` (on) of four links or more, as paths from
-    the source. An off node is followed once per parent that is not already on its path, an
-    on node once (the first path to it)."""
+    the source, none of more nodes than ``limit()``. An off node is followed once per parent
+    that is not already on its path, an on node once (the first path to it)."""
     on_path: dict[int, tuple[int, ...]] = {source: (source,)}
     pending_on: list[int] = [source]
     pending_off: list[tuple[int, ...]] = []
@@ -144,11 +179,15 @@ def _cycles(grid: list[int], source: int, y: bool, x: bool) -> Iterator[list[int
         length += 1
         for p in pending_on:
             path = on_path[p]
-            pending_off.extend((*path, q) for q in on_to_off(grid, p, y) if q not in path)
+            if len(path) + 1 > limit():
+                return
+            pending_off.extend((*path, q) for q in links.off(p, y) if q not in path)
         pending_on = []
         length += 1
         for path in pending_off:
-            for q in off_to_on(grid, path[-1], y, x):
+            if len(path) > limit():
+                return
+            for q in links.on(path[-1], y, x):
                 if length >= 4 and q == source:
                     yield list(path)
                 if q not in on_path:
@@ -185,28 +224,53 @@ def _cells(path: list[int]) -> list[int]:
     return list(dict.fromkeys(n // 18 for n in path))
 
 
+def _limit(best: Chain | None, base: float) -> int:
+    """The most nodes a chain of ``base`` rating may have to be sorted before ``best``."""
+    if best is None:
+        return 1 << 30
+    most = 0
+    while (round(base + length_extra(most + 1), 1), most + 1) < (best.rating, best.complexity):
+        most += 1
+    return most
+
+
+class _Best:
+    """The best chain found so far, and the length limit it sets."""
+
+    def __init__(self) -> None:
+        self.chain: Chain | None = None
+
+    def limit(self, base: float) -> int:
+        """``_limit`` of the best chain for chains of ``base``."""
+        return _limit(self.chain, base)
+
+
 def static_chains(grid: list[int]) -> Chain | None:
     """SE's first chaining family (``Chaining(false, false, false)``): X-, Y- and XY-cycles
-    and forcing (X-)chains; the lowest rated, then shortest."""
-    best: Chain | None = None
+    and forcing (X-)chains; the lowest rated, then shortest (searches stop at the length
+    where they could only find worse)."""
+    best = _Best()
+    links = Links(grid)
     for y, x in ((False, True), (True, False), (True, True)):
         sort_key = 4 if x and y else 3 if y else 2
+        cycle_name = "XY-cycle" if x and y else "Y-cycle" if y else "X-cycle"
+        cycle_base, chain_base = (7.0, 7.0) if x and y else (6.5, 6.6)
+        cycle_limit, chain_limit = partial(best.limit, cycle_base), partial(best.limit, chain_base)
         for cell in range(81):
             if POP[grid[cell]] < 2 or (not x and POP[grid[cell]] > 2):
                 continue
             for d in DIGITS[grid[cell]]:
                 source = node(cell, d, True)
-                for cycle in _cycles(grid, source, y, x):
-                    best = _better(best, grid, "XY-cycle" if x and y else "Y-cycle" if y else "X-cycle",
-                                   7.0 if x and y else 6.5, cycle, _cycle_elims(grid, cycle), sort_key)
+                for cycle in _cycles(links, source, y, x, cycle_limit):
+                    best.chain = _better(best.chain, grid, cycle_name, cycle_base, cycle,
+                                         _cycle_elims(grid, cycle), sort_key)
                 if not x:
                     continue
                 for start in (source, source ^ 1):
-                    for target, path in _forcing(grid, start, y):
-                        best = _better(best, grid, "forcing chain" if y else "forcing X-chain",
-                                       7.0 if y else 6.6, path, _target_elims(grid, target), sort_key)
-    return best
-
+                    for target, path in _forcing(links, start, y, chain_limit):
+                        best.chain = _better(best.chain, grid, "forcing chain" if y else "forcing X-chain",
+                                             chain_base, path, _target_elims(grid, target), sort_key)
+    return best.chain
 
 def _better(best: Chain | None, grid: list[int], name: str, base: float, path: list[int],
             elims: list[tuple[int, int]], sort_key: int) -> Chain | None:

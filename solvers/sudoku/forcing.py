@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import NamedTuple
 
-from solvers.sudoku.chains import DIGITS, POP, REGIONS, Chain, length_extra, on_to_off
+from solvers.sudoku.chains import DIGITS, POP, REGIONS, Chain, Links, length_extra, on_to_off
 
 Parents = dict[int, tuple[int, ...]]
 
@@ -63,8 +63,9 @@ def _off_to_on(grid: list[int], source: list[int], n: int, y: bool) -> list[tupl
     return out
 
 
-def propagate(source: list[int], start: int, dynamic: bool, y: bool) -> Outcome:
-    """SE's doChaining from ``start`` (a node on or off) on the candidates ``source``."""
+def propagate(source: list[int], start: int, dynamic: bool, y: bool, links: Links | None = None) -> Outcome:
+    """SE's doChaining from ``start`` (a node on or off) on the candidates ``source`` (whose
+    ``Links`` serve the static propagation when given)."""
     grid = list(source) if dynamic else source
     on: Parents = {start: ()} if start & 1 else {}
     off: Parents = {} if start & 1 else {start: ()}
@@ -72,7 +73,7 @@ def propagate(source: list[int], start: int, dynamic: bool, y: bool) -> Outcome:
     while pending_on or pending_off:
         if pending_on:
             p = pending_on.popleft()
-            for q in on_to_off(grid, p, y):
+            for q in (links.off(p, y) if links else on_to_off(grid, p, y)):
                 if q + 1 in on:
                     return Outcome(on, off, (q, (p,), q + 1))
                 if q not in off:
@@ -80,7 +81,7 @@ def propagate(source: list[int], start: int, dynamic: bool, y: bool) -> Outcome:
                     pending_off.append(q)
             continue
         p = pending_off.popleft()
-        made = _off_to_on(grid, source, p, y)
+        made = [(q, (p,)) for q in links.on(p, y, True)] if links else _off_to_on(grid, source, p, y)
         if dynamic:
             grid[p // 18] &= ~(1 << (p % 18 // 2))
         for q, parents in made:
@@ -157,6 +158,7 @@ def find(family: Family, grid: list[int]) -> Chain | None:
             best = Chain(f"{kind} {family.name}".strip(), rating, complexity, sort_key, cells, elims)
 
     y = not family.nishio
+    links = None if family.dynamic else Links(grid)
     for cell in range(81):
         size = POP[grid[cell]]
         if not (size > 2 or (size > 1 and family.dynamic)):
@@ -164,7 +166,7 @@ def find(family: Family, grid: list[int]) -> Chain | None:
         by_digit: dict[int, Outcome] = {}
         for d in DIGITS[grid[cell]]:
             on = cell * 18 + d * 2 + 1
-            out_on = propagate(grid, on, family.dynamic, y)
+            out_on = propagate(grid, on, family.dynamic, y, links)
             by_digit[d] = out_on
             if family.dynamic:
                 out_off = propagate(grid, on - 1, family.dynamic, y)
@@ -177,7 +179,7 @@ def find(family: Family, grid: list[int]) -> Chain | None:
                             if n in (out_off.on if n & 1 else out_off.off):
                                 offer("double", 1, _count(n, out_on) + _count(n, out_off), [cell], n)
             if not family.nishio:
-                _regions(family, grid, cell, d, out_on, offer)
+                _regions(family, grid, cell, d, out_on, offer, links)
         if not family.nishio:
             _common(list(by_digit.values()), [cell], "cell", 5, offer)
     return best
@@ -193,13 +195,14 @@ def _common(outs: list[Outcome], cells: list[int], kind: str, sort_key: int, off
             offer(kind, sort_key, sum(_count(n, out) for out in outs), cells, n)
 
 
-def _regions(family: Family, grid: list[int], cell: int, d: int, out_on: Outcome, offer: Offer) -> None:
+def _regions(family: Family, grid: list[int], cell: int, d: int, out_on: Outcome, offer: Offer,
+             links: Links | None) -> None:
     """SE's doRegionChainings: each unit of ``cell`` where it is the first of the places of
     ``d`` (two, or more in the multiple families): what every place implies."""
     for region in REGIONS[cell]:
         places = [c for c in region if grid[c] >> d & 1]
         if len(places) < 2 or places[0] != cell or (len(places) > 2 and not family.multiple):
             continue
-        outs = [out_on if c == cell else propagate(grid, c * 18 + d * 2 + 1, family.dynamic, True)
+        outs = [out_on if c == cell else propagate(grid, c * 18 + d * 2 + 1, family.dynamic, True, links)
                 for c in places]
         _common(outs, places, "region", 6, offer)
