@@ -235,14 +235,28 @@ def _limit(best: Chain | None, base: float) -> int:
 
 
 class _Best:
-    """The best chain found so far, and the length limit it sets."""
+    """The best chain found so far, and the length limits it sets (worked out once)."""
 
     def __init__(self) -> None:
-        self.chain: Chain | None = None
+        self._chain: Chain | None = None
+        self._limits: dict[float, int] = {}
+
+    @property
+    def chain(self) -> Chain | None:
+        """The best chain."""
+        return self._chain
+
+    @chain.setter
+    def chain(self, chain: Chain | None) -> None:
+        if chain is not self._chain:
+            self._chain, self._limits = chain, {}
 
     def limit(self, base: float) -> int:
         """``_limit`` of the best chain for chains of ``base``."""
-        return _limit(self.chain, base)
+        found = self._limits.get(base)
+        if found is None:
+            found = self._limits[base] = _limit(self._chain, base)
+        return found
 
 
 def static_chains(grid: list[int]) -> Chain | None:

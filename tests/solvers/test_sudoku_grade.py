@@ -223,18 +223,18 @@ def test_a_vwxyz_wing_on_a_hand_built_board():
 def test_propagation_follows_links_and_finds_contradictions():
     # r1c1 {1,2}, r1c2 {1,2}, r1c3 {1,2,3}: r1c1 = 1 makes r1c2 2 (on: its only other digit),
     # which leaves r1c3 3 once it has lost 1 and 2, only read so in the dynamic propagation
-    cands = [0] * 81
+    cands = np.zeros(81, np.int64)
     cands[0], cands[1], cands[2] = 0b11, 0b11, 0b111
     static = forcing.propagate(cands, chains.node(0, 0, True), False, True)
-    assert chains.node(1, 1, True) in static.on and chains.node(2, 2, True) not in static.on
+    assert static.present[chains.node(1, 1, True)] and not static.present[chains.node(2, 2, True)]
     dynamic = forcing.propagate(cands, chains.node(0, 0, True), True, True)
     three = chains.node(2, 2, True)
-    assert three in dynamic.on and dynamic.absurd is None
+    assert dynamic.present[three] and dynamic.absurd is None
     # r1c3 = 3 rests on both removals from r1c3 (1 by r1c1, 2 by r1c2): r1c3 = 3, r1c3 <> 2,
     # r1c3 <> 1, r1c2 = 2, r1c2 <> 1 and r1c1 = 1, six distinct nodes
-    assert forcing.ancestors(three, dynamic.on, dynamic.off) == 6
-    # r1c1 and r1c2 both {1}: either one true makes the other false and true
-    cands[0] = cands[1] = 0b1 | 0b1000
-    cands[9] = 0b1000
-    clash = forcing.propagate(cands, chains.node(0, 3, False), True, True)
-    assert clash.absurd is not None
+    assert forcing.ancestors(three, dynamic) == 6
+    # r1c1, r1c2, r1c3 all {1,4}: r1c1 = 1 makes r1c2 and r1c3 both 4; r1c2 = 4 takes 4 from
+    # r1c3 before r1c3 = 4 arrives, the contradiction's last node
+    cands[0] = cands[1] = cands[2] = 0b1001
+    clash = forcing.propagate(cands, chains.node(0, 0, True), False, True)
+    assert clash.absurd == (chains.node(2, 3, True), chains.node(2, 3, False))
