@@ -1,26 +1,33 @@
-"""A 9x9 Sudoku grader that solves as a person does: one step at a time, always the easiest
-technique that makes progress, rated on Sudoku Explainer's (SE) scale.
+"""A 9x9 Sudoku grader that solves as a person does: one step at a time, always the first
+technique in Sudoku Explainer's (SE) order that makes progress, rated on SE's scale (with the
+ratings of Sukaku Explainer, SE's maintained fork, where it adds techniques).
 
-The techniques, in order of ease, with their SE ratings (``TECHNIQUES``):
+The techniques, in SE's order, with their ratings (``TECHNIQUES``):
 
   full house 1.0, hidden single in a box 1.2, in a row or column 1.5, naked single 2.3,
   pointing 2.6, claiming 2.8, naked pair 3.0, X-wing 3.2, hidden pair 3.4, naked triple 3.6,
-  swordfish 3.8, hidden triple 4.0, XY-wing 4.2, XYZ-wing 4.4, naked quad 5.0, jellyfish 5.2,
-  hidden quad 5.4, X-chain 6.6 and XY-chain 6.6
-  (the shortest chain first; a chain's rating grows by SE's length rule, ``chain_rating``).
-  All but the chains are gradek.py's kernels; the chains are written here.
+  swordfish 3.8, hidden triple 4.0, two strong links 4.0-4.2 (links.py), XY-wing 4.2,
+  XYZ-wing 4.4, naked quad 5.0, jellyfish 5.2, hidden quad 5.4, three strong links 5.4-5.6,
+  WXYZ-wing 5.5-5.6, BUG type 1 5.6, VWXYZ-wing 6.2-6.4 (wings.py); the chains: X- and
+  Y-cycles 6.5, forcing X-chains 6.6, forcing chains and XY-cycles 7.0 (chains.py), Nishio
+  forcing chains 7.5, cell and region forcing chains 8.0, dynamic forcing chains 8.5
+  (forcing.py), each chain rated up by SE's length rule (``chains.length_extra``).
+  The singles and the basic patterns are gradek.py's kernels, the forcing chains' propagation
+  forcingk.py's.
 
-When they all stall the grader guesses (``GUESS``): it places the solution's value in an open
-cell with the fewest candidates and records how much trial and error the position needed, the
-guesses of the bit-parallel solver (singles, locked candidates and triads, fast.py) proving the
-position's solution from its placed values (the step reports them with the depth of that
-search). Its rating is 7.5 (SE's Nishio) plus 0.5 per doubling of (1 + guesses), at most 11.9
+When they all stall (where SE goes on to its nested forcing chains, 9.0 and up) the grader
+guesses (``GUESS``): it places the solution's value in an open cell with the fewest candidates
+and records how much trial and error the position needed, the guesses of the bit-parallel
+solver (singles, locked candidates and triads, fast.py) proving the position's solution from
+its placed values (the step reports them with the depth of that search). Its rating is 9.5
+(SE's nested forcing chains) plus 0.5 per doubling of (1 + guesses), at most 11.9
 (``guess_rating``).
 
 The puzzle's ``rating`` is the highest rating of its steps; the bands (``BANDS``) split the
 scale: easy < 2.0 (full houses and hidden singles), medium < 3.0 (naked singles and locked
-candidates), hard < 4.5 (pairs, triples, X-wing, swordfish, the wings), expert < 7.5 (quads,
-jellyfish, chains), extreme from 7.5 (trial and error).
+candidates), hard < 4.5 (pairs, triples, X-wing, swordfish, two strong links, XY- and
+XYZ-wing), expert < 7.5 (quads, jellyfish, three strong links, ALS wings, BUG, cycles, forcing
+chains), extreme from 7.5 (Nishio, cell, region and dynamic forcing chains, trial and error).
 
 Placing a value removes it from the candidates of its 20 peers without listing those removals;
 a step's ``eliminations`` are the technique's own. Every placement and elimination is checked
@@ -52,7 +59,7 @@ SINGLES = (("full house", 1.0), ("hidden single (box)", 1.2), ("hidden single (l
            ("naked single", 2.3))  # by gradek's codes
 BANDS = {"easy": (1.0, 2.0), "medium": (2.0, 3.0), "hard": (3.0, 4.5), "expert": (4.5, 7.5),
          "extreme": (7.5, 12.0)}  # [low, high) of the rating
-GUESS_BASE, GUESS_MAX = 7.5, 11.9
+GUESS_BASE, GUESS_MAX = 9.5, 11.9
 
 
 class Step(NamedTuple):
@@ -116,18 +123,6 @@ class Board:
             if self.solution[cell] == value:
                 raise WrongAnswer(f"{step.technique} removes the solution's {value} from cell {cell}")
             cands[cell] &= ~(1 << (value - 1))
-
-
-def chain_rating(base: float, links: int) -> float:
-    """SE's length rule: 0.1 more for each step of the ceilings 4, 6, 8, 12, 16, 24, ... that the
-    chain's length (its links beyond the first two) passes."""
-    extra, ceiling, odd = 0.0, 4, False
-    length = links - 2
-    while length > ceiling:
-        extra += 0.1
-        ceiling = ceiling * 3 // 2 if not odd else ceiling * 4 // 3
-        odd = not odd
-    return round(base + extra, 1)
 
 
 def guess_rating(guesses: int) -> float:
