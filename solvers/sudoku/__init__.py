@@ -9,7 +9,12 @@
   batch.py     a chunk of puzzles in a few kernel calls
   outcome.py   result fields and statistics
   grade.py     the 9x9 grader: human techniques, one step at a time, on Sudoku Explainer's scale
-  gradek.py    the grader's numba kernels (every technique but the chains)
+  gradek.py    the grader's numba kernels (the singles and the basic patterns)
+  links.py     the grader's chains of two or three strong links
+  wings.py     the grader's ALS wings (WXYZ, VWXYZ) and BUG type 1
+  chains.py    the grader's cycles and forcing chains (SE's first chaining family)
+  forcing.py   the grader's Nishio, cell, region and dynamic forcing chains
+  forcingk.py  the forcing chains' numba kernels (propagation, ancestor counts)
   generate.py  the 9x9 generator: unique, minimal, symmetric, by band or rating, from a seed
   genk.py      the generator's numba kernels (completing a grid, removing givens)
   making.py    the kind's generator record: generate options, made puzzles and their check
