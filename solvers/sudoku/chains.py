@@ -2,7 +2,7 @@
 candidates followed breadth first, rated by the chain's kind and its length.
 
 A node is a candidate assumed true ("on") or false ("off"): ``cell * 18 + digit * 2 + on``.
-The links, in SE's order:
+The links, in SE's order (chainsk.py's kernels follow them):
 
   on -> off   the cell's other digits (a Y-link, when Y-links are on), then the digit's other
               places in the cell's box, row (outside the box) and column (outside the box);
@@ -29,17 +29,17 @@ then SE's order of kinds (``sort key``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from functools import partial
+from collections.abc import Iterator
 from typing import NamedTuple
 
-from solvers.sudoku import gradek
+import numpy as np
+
+from solvers.sudoku import chainsk, gradek
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
 CELL_UNITS: list[list[int]] = gradek.CELL_UNITS.tolist()  # row, column, box
 # per cell: its box, row and column (SE's order of regions) as lists of cells
 REGIONS = [[UNITS[cu[2]], UNITS[cu[0]], UNITS[cu[1]]] for cu in CELL_UNITS]
-BOX_OF = [cu[2] for cu in CELL_UNITS]
 DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
 POP = [len(ds) for ds in DIGITS]
 
@@ -69,131 +69,45 @@ def node(cell: int, d: int, on: bool) -> int:
     return cell * 18 + d * 2 + int(on)
 
 
-def on_to_off(grid: list[int], n: int, y: bool) -> Iterator[int]:
-    """The candidates made false by node ``n`` (on), in SE's order."""
-    cell, d = n // 18, n % 18 // 2
-    if y:
-        for v in DIGITS[grid[cell]]:
-            if v != d:
-                yield cell * 18 + v * 2
-    box = BOX_OF[cell]
-    for k, region in enumerate(REGIONS[cell]):
-        for c in region:
-            if c != cell and grid[c] >> d & 1 and (k == 0 or BOX_OF[c] != box):
-                yield c * 18 + d * 2
-
-
-def off_to_on(grid: list[int], n: int, y: bool, x: bool) -> list[int]:
-    """The candidates made true by node ``n`` (off), in SE's order, without repeats."""
-    cell, d = n // 18, n % 18 // 2
-    out: list[int] = []
-    if y and POP[grid[cell]] == 2:
-        out.append(cell * 18 + DIGITS[grid[cell] & ~(1 << d)][0] * 2 + 1)
-    if x:
-        for region in REGIONS[cell]:
-            other = [c for c in region if c != cell and grid[c] >> d & 1]
-            if len(other) == 1 and (on := other[0] * 18 + d * 2 + 1) not in out:
-                out.append(on)
-    return out
-
-
-class Links:
-    """The links of one unchanging grid, each node's worked out once: a static chain search
-    follows the same node from hundreds of assumptions."""
-
-    def __init__(self, grid: list[int]) -> None:
-        self.grid = grid
-        self._off: dict[int, list[int]] = {}
-        self._on: dict[int, list[int]] = {}
-
-    def off(self, n: int, y: bool) -> list[int]:
-        """``on_to_off`` of node ``n``."""
-        key = n * 2 + y
-        found = self._off.get(key)
-        if found is None:
-            found = self._off[key] = list(on_to_off(self.grid, n, y))
-        return found
-
-    def on(self, n: int, y: bool, x: bool) -> list[int]:
-        """``off_to_on`` of node ``n``."""
-        key = n * 4 + y * 2 + x
-        found = self._on.get(key)
-        if found is None:
-            found = self._on[key] = off_to_on(self.grid, n, y, x)
-        return found
-
-
-def _path(parent: dict[int, int], n: int) -> list[int]:
-    """The nodes from ``n`` back to the root of a single-parent tree (its own parent)."""
+def _path(parent: np.ndarray, n: int) -> list[int]:
+    """The nodes from the root of a single-parent tree (its own parent) to ``n``."""
     out = [n]
     while parent[out[-1]] != out[-1]:
-        out.append(parent[out[-1]])
-    return out
+        out.append(int(parent[out[-1]]))
+    return out[::-1]
 
 
-def _forcing(links: Links, source: int, y: bool, limit: Callable[[], int]) -> Iterator[tuple[int, list[int]]]:
-    """SE's doForcingChains: from ``source`` (on or off), the targets reached as the source's
-    negation, each with its path from the source; none more complex than ``limit()`` (a node
-    at depth k ends chains of k + 2 nodes or more, so it is not followed past the limit)."""
-    parent = {source: source}
-    depth = {source: 0}
-    pending_on = [source] if source & 1 else []
-    pending_off = [] if source & 1 else [source]
-    found: set[int] = set()
-    while pending_on or pending_off:
-        for p in pending_on:
-            if depth[p] + 2 > limit():
-                return
-            for q in links.off(p, y):
-                if q == source ^ 1 and q not in found:
-                    found.add(q)
-                    yield q, [*reversed(_path(parent, p)), q]
-                if q not in parent:
-                    parent[q] = p
-                    depth[q] = depth[p] + 1
-                    pending_off.append(q)
-        pending_on = []
-        for p in pending_off:
-            if depth[p] + 2 > limit():
-                return
-            for q in links.on(p, y, True):
-                if q == source ^ 1 and q not in found:
-                    found.add(q)
-                    yield q, [*reversed(_path(parent, p)), q]
-                if q not in parent:
-                    parent[q] = p
-                    depth[q] = depth[p] + 1
-                    pending_on.append(q)
-        pending_off = []
+class _Buffers:
+    """The kernels' work arrays, made once per search."""
+
+    def __init__(self) -> None:
+        self.parent = np.empty(chainsk.NODES, np.int64)
+        self.targets = np.empty(4, np.int64)
+        self.via = np.empty(4, np.int64)
+        self.node = np.empty(chainsk.ENTRIES, np.int64)
+        self.prev = np.empty(chainsk.ENTRIES, np.int64)
+        self.size = np.empty(chainsk.ENTRIES, np.int64)
+        self.found = np.empty(chainsk.ENTRIES, np.int64)
 
 
-def _cycles(links: Links, source: int, y: bool, x: bool, limit: Callable[[], int]) -> Iterator[list[int]]:
-    """SE's doCycles: the cycles back to ``source`` (on) of four links or more, as paths from
-    the source, none of more nodes than ``limit()``. An off node is followed once per parent
-    that is not already on its path, an on node once (the first path to it)."""
-    on_path: dict[int, tuple[int, ...]] = {source: (source,)}
-    pending_on: list[int] = [source]
-    pending_off: list[tuple[int, ...]] = []
-    length = 0
-    while pending_on or pending_off:
-        length += 1
-        for p in pending_on:
-            path = on_path[p]
-            if len(path) + 1 > limit():
-                return
-            pending_off.extend((*path, q) for q in links.off(p, y) if q not in path)
-        pending_on = []
-        length += 1
-        for path in pending_off:
-            if len(path) > limit():
-                return
-            for q in links.on(path[-1], y, x):
-                if length >= 4 and q == source:
-                    yield list(path)
-                if q not in on_path:
-                    on_path[q] = (*path, q)
-                    pending_on.append(q)
-        pending_off = []
+def _forcing(grid: np.ndarray, source: int, y: bool, limit: int,
+             b: _Buffers) -> Iterator[tuple[int, list[int]]]:
+    """SE's doForcingChains (chainsk.forcing): the target reached from ``source`` as its
+    negation, with the path from the source; none of more than ``limit`` nodes."""
+    for i in range(chainsk.forcing(grid, source, y, limit, b.parent, b.targets, b.via)):
+        yield int(b.targets[i]), [*_path(b.parent, int(b.via[i])), int(b.targets[i])]
+
+
+def _cycles(grid: np.ndarray, source: int, y: bool, x: bool, limit: int, b: _Buffers) -> Iterator[list[int]]:
+    """SE's doCycles (chainsk.cycles): the cycles back to ``source`` (on) of four links or
+    more, as paths from the source, none of more than ``limit`` nodes."""
+    for i in range(chainsk.cycles(grid, source, y, x, limit, b.node, b.prev, b.size, b.found)):
+        path = []
+        e = int(b.found[i])
+        while e >= 0:
+            path.append(int(b.node[e]))
+            e = int(b.prev[e])
+        yield path[::-1]
 
 
 def _cycle_elims(grid: list[int], cycle: list[int]) -> list[tuple[int, int]]:
@@ -264,24 +178,24 @@ def static_chains(grid: list[int]) -> Chain | None:
     and forcing (X-)chains; the lowest rated, then shortest (searches stop at the length
     where they could only find worse)."""
     best = _Best()
-    links = Links(grid)
+    cands = np.array(grid, np.int64)
+    buffers = _Buffers()
     for y, x in ((False, True), (True, False), (True, True)):
         sort_key = 4 if x and y else 3 if y else 2
         cycle_name = "XY-cycle" if x and y else "Y-cycle" if y else "X-cycle"
         cycle_base, chain_base = (7.0, 7.0) if x and y else (6.5, 6.6)
-        cycle_limit, chain_limit = partial(best.limit, cycle_base), partial(best.limit, chain_base)
         for cell in range(81):
             if POP[grid[cell]] < 2 or (not x and POP[grid[cell]] > 2):
                 continue
             for d in DIGITS[grid[cell]]:
                 source = node(cell, d, True)
-                for cycle in _cycles(links, source, y, x, cycle_limit):
+                for cycle in _cycles(cands, source, y, x, best.limit(cycle_base), buffers):
                     best.chain = _better(best.chain, grid, cycle_name, cycle_base, cycle,
                                          _cycle_elims(grid, cycle), sort_key)
                 if not x:
                     continue
                 for start in (source, source ^ 1):
-                    for target, path in _forcing(links, start, y, chain_limit):
+                    for target, path in _forcing(cands, start, y, best.limit(chain_base), buffers):
                         best.chain = _better(best.chain, grid, "forcing chain" if y else "forcing X-chain",
                                              chain_base, path, _target_elims(grid, target), sort_key)
     return best.chain

@@ -1,5 +1,5 @@
-"""The forcing chains' kernels (forcingk.py) compiled and as plain Python give the same
-propagations, contradictions and ancestor counts."""
+"""The chains' kernels (forcingk.py, chainsk.py) compiled and as plain Python give the same
+propagations, contradictions, ancestor counts, forcing chains and cycles."""
 
 import json
 
@@ -43,3 +43,33 @@ def test_propagation_compiled_and_interpreted_agree():
         by_start.setdefault(start, []).append(len(found))
     assert any(dynamic > static for static, dynamic in by_start.values())
     assert any(late >= 0 for _, _, late, _, _, _ in compiled)
+
+
+# the static chains' searches from every candidate of the same position, X-only and XY
+STATIC = """
+import json
+import numpy as np
+from solvers.sudoku import chainsk, gradek
+from solvers.sudoku.grid import parse_text
+puzzle = "7...4...6...759...9..8.1..3...524....3.....2.4.......75.1...2.8.8.....1.2.9...3.4"
+cands = gradek.initial_cands(parse_text(puzzle).givens.astype(np.int64))
+parent, targets, via = np.empty(chainsk.NODES, np.int64), np.empty(4, np.int64), np.empty(4, np.int64)
+node, prev, size, found = (np.empty(chainsk.ENTRIES, np.int64) for _ in range(4))
+out = []
+for start in range(1, chainsk.NODES, 2):
+    if not cands[start // 18] >> (start % 18 // 2) & 1:
+        continue
+    for y in (False, True):
+        n = chainsk.forcing(cands, start, y, 40, parent, targets, via)
+        m = chainsk.cycles(cands, start, y, True, 12, node, prev, size, found)
+        out.append([start, y, targets[:n].tolist(), via[:n].tolist(), size[found[:m]].tolist()])
+print(json.dumps(out))
+"""
+
+
+def test_static_chains_compiled_and_interpreted_agree():
+    compiled = json.loads(run_python(STATIC))
+    assert compiled == json.loads(run_python(STATIC, NUMBA_DISABLE_JIT="1"))
+    # some candidates lead to their own negation, and some start cycles
+    assert any(targets for _, _, targets, _, _ in compiled)
+    assert any(sizes for _, _, _, _, sizes in compiled)
