@@ -51,25 +51,22 @@ def strong_links(count: int, cands: list[int]) -> Found | None:
     best: tuple[float, int, Found] | None = None
     for d in range(9):
         links = _links(cands, d)
+        if len(links) < 2 * count:
+            continue
         holders = {c for c in range(81) if cands[c] >> d & 1}
-
-        def extend(chain: list[Link], d: int = d, links: list[Link] = links,
-                   holders: set[int] = holders) -> None:
-            nonlocal best
-            if len(chain) == count:
-                start, end = chain[0][0], chain[-1][1]
-                cells = [c for link in chain for c in link[:2]]
-                elims = sorted((c, d + 1) for c in PEERS[start] & PEERS[end] & holders if c not in cells)
-                if not elims:
-                    return
-                name, rating = _rating([k for _, _, k in chain])
-                if best is None or (rating, -len(elims)) < best[:2]:
-                    best = (rating, -len(elims), (name, rating, cells, elims))
-                return
-            used = {c for link in chain for c in link[:2]}
-            for link in links:
-                if link[0] not in used and link[1] not in used and link[0] in PEERS[chain[-1][1]]:
-                    extend([*chain, link])
-        for link in links:
-            extend([link])
+        # the links that may follow each link: their start sees its end
+        after = {link: [n for n in links if n[0] in PEERS[link[1]]] for link in links}
+        chains = [[link] for link in links]
+        for _ in range(count - 1):
+            chains = [[*chain, n] for chain in chains for n in after[chain[-1]]
+                      if all(n[0] not in link[:2] and n[1] not in link[:2] for link in chain)]
+        for chain in chains:
+            start, end = chain[0][0], chain[-1][1]
+            cells = [c for link in chain for c in link[:2]]
+            elims = sorted((c, d + 1) for c in PEERS[start] & PEERS[end] & holders if c not in cells)
+            if not elims:
+                continue
+            name, rating = _rating([k for _, _, k in chain])
+            if best is None or (rating, -len(elims)) < best[:2]:
+                best = (rating, -len(elims), (name, rating, cells, elims))
     return None if best is None else best[2]
