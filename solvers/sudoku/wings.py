@@ -1,4 +1,4 @@
-"""Patterns of the 9x9 grader (grade.py) between the quads and the chains, as Sukaku
+"""Patterns of the 9x9 grader (grade.py) before the chains, as Sukaku
 Explainer (SE's maintained fork, whose ratings the project's rated sets carry) finds them:
 
   WXYZ-wing 5.5-5.6   three cells that see each other pairwise holding four digits between
@@ -11,6 +11,11 @@ Explainer (SE's maintained fork, whose ratings the project's rated sets carry) f
                       base + (size - 2 - |3 - largest|) / 10).
   VWXYZ-wing 6.2-6.4  the same with four cells holding five digits: 6.2, plus 0.1 when the
                       largest cell holds two or four digits, 0.2 when it holds three.
+  unique rectangle 4.5  four cells in two rows, two columns and two boxes, all holding the
+                      digits {a, b}, three of them nothing else (type 1: the fourth loses a
+                      and b) or the others one same digit x besides (type 2: x leaves every
+                      cell seeing both), else the grid would have two solutions; SE's longer
+                      unique loops (4.6 and up) and types 3 and 4 are not searched.
   BUG type 1 5.6      every open cell holds two digits but one, which holds three: the digit
                       of that cell with three places in one of its units is its value (else
                       the grid would have two solutions).
@@ -90,6 +95,32 @@ def als_wing(size: int, cands: list[int]) -> Found | None:
                 elims = sorted(set(elims))
                 found.append((rating, -len(elims), len(found), (name, rating, [*als, yz], elims)))
     return min(found)[3] if found else None
+
+
+def unique_rectangle(cands: list[int]) -> Found | None:
+    """The first unique rectangle of type 1, else of type 2 (module doc)."""
+    found: list[tuple[int, int, Found]] = []
+    for top in range(81):
+        if POP[cands[top]] != 2:
+            continue
+        ab = cands[top]
+        r1, c1 = divmod(top, 9)
+        for r2 in range(r1 + 1, 9):
+            for c2 in range(9):
+                cells = (top, r1 * 9 + c2, r2 * 9 + c1, r2 * 9 + c2)
+                boxes = {CELL_UNITS[c][2] for c in cells}
+                if c2 == c1 or len(boxes) != 2 or any(cands[c] & ab != ab for c in cells):
+                    continue
+                extra = [c for c in cells if cands[c] != ab]
+                if len(extra) == 1:
+                    elims = [(extra[0], d + 1) for d in DIGITS[ab]]
+                    found.append((1, len(found), ("unique rectangle type 1", 4.5, sorted(cells), elims)))
+                elif len(extra) == 2 and cands[extra[0]] == cands[extra[1]] and POP[cands[extra[0]]] == 3:
+                    x = DIGITS[cands[extra[0]] & ~ab][0]
+                    elims = _seeing_all(cands, extra, x, set(cells))
+                    if elims:
+                        found.append((2, len(found), ("unique rectangle type 2", 4.5, sorted(cells), elims)))
+    return min(found)[2] if found else None
 
 
 def bug_one(cands: list[int]) -> Found | None:

@@ -237,3 +237,20 @@ def test_propagation_follows_links_and_finds_contradictions():
     cands[0] = cands[1] = cands[2] = 0b1001
     clash = forcing.propagate(cands, chains.node(0, 0, True), False, True)
     assert clash.absurd == (chains.node(2, 3, True), chains.node(2, 3, False))
+
+
+def test_a_unique_rectangle_on_a_hand_built_board():
+    # r1c1, r1c4, r2c1 {1,2} and r2c4 {1,2,5}: rows 1-2, columns 1 and 4, boxes 1 and 2; r2c4
+    # must be 5 (type 1). With r2c1 {1,2,7} and r2c4 {1,2,7} instead, 7 is in one of them and
+    # leaves r2c9, which sees both (type 2)
+    cands = [0] * 81
+    for cell in (0, 3, 9):
+        cands[cell] = 0b11
+    cands[12] = 0b10011
+    rectangle = [0, 3, 9, 12]
+    assert wings.unique_rectangle(cands) == ("unique rectangle type 1", 4.5, rectangle, [(12, 1), (12, 2)])
+    cands[9] = cands[12] = 0b1000011
+    cands[17] = 0b1000100
+    assert wings.unique_rectangle(cands) == ("unique rectangle type 2", 4.5, rectangle, [(17, 7)])
+    cands[3] = 0b110  # no longer a rectangle of {1,2}
+    assert wings.unique_rectangle(cands) is None
