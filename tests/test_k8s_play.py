@@ -47,7 +47,8 @@ def test_the_stages_hold_only_what_podman_runs_in_their_order(rendered, tmp_path
              for stage, docs in stages.items()}
     assert sorted(names["1-data"]) == ["pgbouncer", "postgres", "redis"]
     assert names["2-migrate"] == ["migrate"]
-    assert sorted(names["3-app"]) == ["api", "proxy", "scheduler", "worker-cheap", "worker-dear"]
+    assert sorted(names["3-app"]) == ["api", "proxy", "scheduler", "worker-callbacks", "worker-cheap",
+                                     "worker-dear"]
     assert names["3-app"][-1] == "proxy"  # nginx resolves `api` once, at start
     migrate = pods(stages)["migrate"]
     assert migrate["spec"]["restartPolicy"] == "Never"
