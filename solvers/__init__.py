@@ -18,6 +18,7 @@ from solvers.base import (
     InvalidOption,
     InvalidPuzzle,
     Kind,
+    NotMade,
     Options,
     Outcome,
     ParseError,
@@ -107,7 +108,7 @@ def provision_missing() -> bool:
 
 __all__ = [
     "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "Estimate", "InvalidItem", "InvalidOption",
-    "InvalidPuzzle", "Kind", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped", "UnknownKind",
-    "WrongAnswer", "any_failed", "get", "kind_for", "prepare_item", "provision", "provision_missing",
-    "read_generate_item", "warm_up",
+    "InvalidPuzzle", "Kind", "NotMade", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped",
+    "UnknownKind", "WrongAnswer", "any_failed", "get", "kind_for", "prepare_item", "provision",
+    "provision_missing", "read_generate_item", "warm_up",
 ]

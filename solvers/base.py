@@ -64,6 +64,11 @@ class WrongAnswer(Exception):
     """A solver's outcome failed the independent check: a bug, never the user's fault."""
 
 
+class NotMade(ValueError):
+    """A generator gave up on a puzzle of a request within the request's own limits: the same
+    request and index give up the same way, so no retry can make it. Its message is for the user."""
+
+
 class BudgetExceeded(Exception):
     """``solve`` was given a node budget and the search needs more."""
 
@@ -453,6 +458,9 @@ class Kind:
     provision: Provision | None = None
     # How the kind makes puzzles, for kinds that do (generate items, solvers.factory).
     generator: Generator | None = None
+    # (options) -> what to change for a cheaper answer, said when a puzzle runs past its time limit
+    # with these options; None where nothing cheaper exists
+    time_limit_hint: Callable[[Options], str | None] | None = None
 
     # (wire puzzles of this kind, options already read, shared by all) -> per puzzle what
     # ``prepare_with`` makes of it, or the PuzzleError it raises; the API checks a batch with it

@@ -251,8 +251,10 @@ def _cheap_run(batch: Batch) -> list[Cheap]:
 
 
 def _overran(answer: Result | SplitPuzzle, cap: float) -> bool:
-    """Whether the solve stopped at the cheap lane's cap (worded as solve_one words a time limit)."""
-    return isinstance(answer, Result) and answer.status == FAILED and answer.error == too_long(cap, "puzzle")
+    """Whether the solve stopped at the cheap lane's cap (worded as solve_one words a time limit, a
+    kind's hint after it)."""
+    return (isinstance(answer, Result) and answer.status == FAILED and answer.error is not None
+            and answer.error.startswith(too_long(cap, "puzzle")))
 
 
 def _limit(settings: Settings, most: float, estimate: Estimate | None) -> tuple[float, float | None]:

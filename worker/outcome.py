@@ -41,18 +41,23 @@ def gave_up(tries: int, seconds: float, per: str) -> str:
 
 def failure_reason(exc: Exception, where: str, seconds: float | None = None, per: str = "puzzle", *,
                    expired: bool = False, predicted: float | None = None,
-                   answer: str = "the solver's answer", error: str = "solver error") -> str:
+                   answer: str = "the solver's answer", error: str = "solver error",
+                   hint: str | None = None) -> str:
     """What the user reads when solving a puzzle or a part (``per``) under a limit of ``seconds``,
     or merging parts, raised ``exc``. ``expired``: the watcher raised the stop flag at the time
     limit; ``predicted``: the seconds predicted of the solve, when its prediction set ``seconds``;
     ``answer`` names what was verified; ``error`` heads a crash, which is also logged with
-    ``where`` it happened."""
+    ``where`` it happened, and which alone names the exception's class (for the operator);
+    ``hint``: what to change for a cheaper answer, said after a time limit (``limit_hint``)."""
     if seconds is not None and isinstance(exc, (PuzzleTimeout, SoftTimeLimitExceeded, solvers.Stopped)):
         if isinstance(exc, solvers.Stopped) and not expired:
             return CANCELLED_WHILE_RUNNING
-        return too_long(seconds, per) if predicted is None else past_prediction(seconds, predicted)
+        text = too_long(seconds, per) if predicted is None else past_prediction(seconds, predicted)
+        return text if hint is None else f"{text}; {hint}"
     if isinstance(exc, solvers.WrongAnswer):
         return f"internal error: {answer} failed verification ({exc})"
+    if isinstance(exc, solvers.NotMade):
+        return str(exc)
     if isinstance(exc, solvers.PuzzleError):
         return f"invalid puzzle: {exc}"
     log.error("%s on %s", error, where, exc_info=exc)
@@ -101,6 +106,13 @@ def prepared_alike(alike: Sequence[Assigned]) -> list[Prepared | None]:
     return [None if isinstance(p, solvers.PuzzleError) else Prepared(kind, p, options) for p in puzzles]
 
 
+def limit_hint(p: Prepared | None) -> str | None:
+    """What the puzzle's kind says to change in its options for a cheaper answer
+    (``Kind.time_limit_hint``); None where it says nothing."""
+    hint = None if p is None else p.kind.time_limit_hint
+    return None if p is None or hint is None else hint(p.options)
+
+
 def estimated_cost(a: Assigned) -> float:
     """The predicted seconds of a stored puzzle, which decides its lane (store.publish) when it is published
     again; 0 for one that no longer prepares, since it fails at once."""
@@ -133,8 +145,9 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     then, worker.limits)."""
     out = Result(a.id, a.job_id, a.attempts, FAILED)
     start = time.perf_counter()
+    p = ready
     try:
-        p = ready or prepare(a)
+        p = p or prepare(a)
         with time_limit(seconds, cpu=predicted is not None):
             outcome = solve_or_split(p, settings, watch.flag if watch else None)
         if isinstance(outcome, Split):
@@ -143,7 +156,7 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     except Exception as exc:  # a solver bug must end this puzzle, not the whole chunk
         expired = watch is not None and watch.expired
         out.error = failure_reason(exc, f"puzzle {a.id}", seconds, "puzzle", expired=expired,
-                                   predicted=predicted)
+                                   predicted=predicted, hint=limit_hint(p))
     else:
         out.status, out.answer = outcome.status, blocks.answer(outcome.result, outcome.stats)
     out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)

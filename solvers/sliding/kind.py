@@ -112,6 +112,14 @@ OPTIONS = (
     Option("max_depth", int, None, "depth bound for dfs", minimum=0, maximum=10_000),
 )
 
+def cheaper(options: Options) -> str | None:
+    """What a puzzle past its time limit could ask instead: a proof of the fewest moves can take
+    hours where the reduction answers in seconds."""
+    if not options["optimal"]:
+        return None
+    return 'options {"optimal": false} answer much sooner, with a route that may not be the shortest'
+
+
 KIND = Kind(
     name="sliding",
     summary="Sliding-tile puzzles (8-puzzle, 15-puzzle, ... k x k for k = 2..8): a route to the goal, "
@@ -135,6 +143,7 @@ KIND = Kind(
     verify=verify,
     predict=predict,
     generator=GENERATOR,
+    time_limit_hint=cheaper,
     provision=Provision(missing=pdb.missing, build=pdb.ensure),
     examples=(
         Example("8 6 7 2 5 4 3 0 1", {"algorithm": "astar"}),

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from solvers.base import InvalidOption, Option, Options
+from solvers.base import InvalidOption, NotMade, Option, Options
 from solvers.spokes import pruning, sat
 from solvers.spokes.puzzle import MAX_SIDE, Spokes, graph, wire
 from solvers.spokes.search import Edge, Graph, Point
@@ -90,7 +90,7 @@ def make(options: Options, index: int) -> dict[str, Any]:
             spokes = wire(g, [e for e, on in enumerate(drawn) if on])
             return {"puzzle": puzzle.text(), "solution": spokes, "level": level, "unique": True,
                     "attempts": attempt, "pa_deletions": paper.stats.pa_deletions}
-    raise ValueError(f"puzzle {index}: no {level} {width}x{height} spokes puzzle after "
+    raise NotMade(f"puzzle {index}: no {level} {width}x{height} spokes puzzle after "
                      f"{options['max_attempts']} attempts (max_attempts)")
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.base import WrongAnswer
+from solvers.base import NotMade, WrongAnswer
 from solvers.sudoku import genk, gensat, grade, gradek, sat
 from solvers.sudoku import solve as solving
 from solvers.sudoku.grid import Grid, render
@@ -165,7 +165,7 @@ def _make(options: Options, index: int, low: float, high: float) -> Generated:
         if graded is not None and graded.rating >= low:
             return Generated(index, render(puzzle[0]), render(solution[0]), graded.rating, graded.hardest,
                              graded.band, attempt, graded.steps)
-    raise ValueError(f"puzzle {index}: no puzzle rated in [{low}, {high}) after "
+    raise NotMade(f"puzzle {index}: no puzzle rated in [{low}, {high}) after "
                      f"{options.max_attempts} attempts (max_attempts)")
 
 
