@@ -127,9 +127,12 @@ def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, tuple[float, fl
 def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int],
               partial: tuple[float, float] = (0.0, 0.0)) -> JobState:
     """``partial``: the done share of its running puzzles, as a number of puzzles and as predicted
-    seconds (``partial_for``)."""
+    seconds (``partial_for``). A cancelled job's progress is the share of its puzzles that ended
+    before the cancel."""
     cost = costs.of_job(job.estimated_seconds, job.estimated_high, job.done_seconds + partial[1])
-    if job.pending == 0:
+    if job.status == CANCELLED and job.total:  # a cancelled puzzle did none of its work
+        progress = round((job.total - counts.get(CANCELLED, 0)) / job.total, 6)
+    elif job.pending == 0:
         progress = 1.0
     elif cost is not None and cost.seconds > 0:
         progress = min(round(cost.done / cost.seconds, 6), 1.0)  # sums of floats

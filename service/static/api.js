@@ -102,14 +102,7 @@ const PQ = (() => {
 
   const FINAL = ["completed", "cancelled"];
 
-  // The share of a job's puzzles done, for its bar: a cancelled job shows what was finished
-  // before the cancel (its cancelled puzzles are final in the API's progress, but not done).
-  function doneShare(job) {
-    if (job.status !== "cancelled" || !job.total) return job.progress;
-    return (job.total - (job.counts.cancelled || 0)) / job.total;
-  }
-
   showForget();
   return {get: path => call("GET", path), post: (path, body) => call("POST", path, body),
-          del: path => call("DELETE", path), download, el, number, counts, doneShare, FINAL, ApiError};
+          del: path => call("DELETE", path), download, el, number, counts, FINAL, ApiError};
 })();

@@ -140,7 +140,7 @@
   });
 
   function jobRow(job) {
-    const percent = (100 * PQ.doneShare(job)).toFixed(1);
+    const percent = (100 * job.progress).toFixed(1);
     const done = el("div");
     done.style.width = `${percent}%`;  // a style property, which the page's CSP allows (an attribute it does not)
     return el("tr", {"data-job-id": job.id, "data-status": job.status},

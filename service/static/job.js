@@ -43,8 +43,11 @@
     return inline(value);
   }
 
-  // A field's name, which may break after its underscores only (estimated_tree_nodes).
-  const fieldName = name => el("th", {}, ...name.split(/(?<=_)/).flatMap(part => [part, el("wbr")]).slice(0, -1));
+  // A field's name: a long one may break after its underscores (estimated_tree_nodes), a short one
+  // stays whole (elapsed_ms), since a break in it reads as two words.
+  const LONG_NAME = 16;
+  const fieldName = name => el("th", {}, ...(name.length <= LONG_NAME ? [name]
+    : name.split(/(?<=_)/).flatMap(part => [part, el("wbr")]).slice(0, -1)));
 
   // An explained solve's summary (its board steps through the steps themselves).
   function explained(result) {
@@ -123,15 +126,16 @@
     return s >= 60 ? `${Math.floor(s / 60)}m${pad(s % 60)}s` : `${s}s`;
   }
 
-  // The job's progress is its work done as predicted (each puzzle weighted by its estimate); a
-  // running job's eta comes from the rate that work has gone at, with its band.
+  // The job's progress is its work done as predicted (each puzzle weighted by its estimate), a
+  // cancelled job's the share of its puzzles that ended before the cancel; a running job's eta
+  // comes from the rate that work has gone at, with its band.
   function showProgress(job) {
-    const percent = (100 * PQ.doneShare(job)).toFixed(1);
+    const percent = (100 * job.progress).toFixed(1);
     const eta = job.status === "running" && job.eta_seconds != null && job.eta_range
       ? ` · about ${duration(job.eta_seconds)} left (${duration(job.eta_range[0])}–${duration(job.eta_range[1])})`
       : "";
     document.getElementById("job-bar").style.width = `${percent}%`;
-    document.getElementById("job-progress").textContent = `${percent}% of ${PQ.number(job.total)} puzzles` +
+    document.getElementById("job-progress").textContent = `${percent}% of ${PQ.number(job.total)} ${job.total === 1 ? "puzzle" : "puzzles"}` +
       (job.status === "cancelled" ? " done before the cancel" : "") + eta;
   }
 

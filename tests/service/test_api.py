@@ -112,11 +112,20 @@ def test_cancel_marks_unfinished_puzzles(client, app):
     mark_solved(app, 2)  # the dear one's row; the two cheap ones are still queued in their chunk
     r = client.post(f"/api/v1/jobs/{job['id']}/cancel")
     assert r.status_code == 202
-    assert r.json["status"] == "cancelled" and r.json["progress"] == 1.0
+    assert r.json["status"] == "cancelled" and r.json["progress"] == pytest.approx(1 / 3, abs=1e-6)
     assert r.json["counts"]["cancelled"] == 2 and r.json["counts"]["solved"] == 1
     again = client.post(f"/api/v1/jobs/{job['id']}/cancel")
     assert again.status_code == 202 and again.json["counts"] == r.json["counts"]
     assert client.post("/api/v1/jobs/nope/cancel").status_code == 404
+
+
+def test_a_job_cancelled_before_anything_ran_shows_nothing_done(client):
+    job = submit(client, 3).json
+    r = client.post(f"/api/v1/jobs/{job['id']}/cancel").json
+    assert r["counts"]["cancelled"] == 3 and r["progress"] == 0.0
+    assert client.get(f"/api/v1/jobs/{job['id']}").json["progress"] == 0.0
+    [listed] = [j for j in client.get("/api/v1/jobs").json["items"] if j["id"] == job["id"]]
+    assert listed["progress"] == 0.0
 
 
 def test_list_jobs_newest_first_with_cursor_and_status(client):

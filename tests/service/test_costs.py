@@ -150,7 +150,8 @@ def test_cancel_and_retry_move_the_done_seconds(client, app):
     run_chunk(runtime_of(app), [first], "w")
     assert client.post(f"/api/v1/jobs/{stored['id']}/cancel").status_code == 202
     cancelled = job(client, stored["id"])
-    assert cancelled["progress"] == 1.0 and cancelled["estimated_seconds_done"] == 18.0
+    assert cancelled["progress"] == pytest.approx(1 / 3, abs=1e-6)  # one puzzle of three ran
+    assert cancelled["estimated_seconds_done"] == 18.0
     assert_job_costs_match_rows(app.extensions["sessions"])
     retried = client.post(f"/api/v1/jobs/{stored['id']}/retry", json={"indexes": [2]}).json
     assert retried["estimated_seconds_done"] == 11.0

@@ -1,12 +1,14 @@
 """The web page's edges in a real browser, on a wide screen and on a phone's 390 px: long values
 and nested stats inside their cards, the job list's width, an unknown job, a split puzzle's parts,
-a cancelled job's bar, and deleting a job from its page."""
+a cancelled job's bar (none done when cancelled before anything ran), stats keys broken only when
+long, and deleting a job from its page."""
 
 from __future__ import annotations
 
 import random
 import re
 import secrets
+import time
 from typing import Any
 
 import pytest
@@ -152,7 +154,7 @@ def test_a_split_puzzle_shows_its_parts_as_the_job_header_does(web_url, offline)
     for _ in range(20):
         on_card = share.search(parts.inner_text())
         header = page.locator("#job-progress").inner_text()
-        if on_card and header.startswith(f"{on_card[1]}% of 1 puzzles") and on_card[1] != "0.0":
+        if on_card and header.startswith(f"{on_card[1]}% of 1 puzzle") and on_card[1] != "0.0":
             break
         page.wait_for_timeout(250)
     else:
@@ -173,8 +175,9 @@ def test_a_cancelled_jobs_bar_shows_what_was_done_before(web_url, offline):
                 break
         c.cancel(job)
         job = c.wait(job, poll=1)
-    assert job["status"] == "cancelled" and job["progress"] == 1.0
-    share = f"{100 * (job['total'] - job['counts']['cancelled']) / job['total']:.1f}"
+    assert job["status"] == "cancelled"
+    assert job["progress"] == pytest.approx((job["total"] - job["counts"]["cancelled"]) / job["total"], abs=1e-6)
+    share = f"{100 * job['progress']:.1f}"
     assert share != "100.0"
     page = open_job(offline, web_url, job["id"], 1280)
     expect(page.locator("#job-progress")).to_have_text(f"{share}% of 8 puzzles done before the cancel")
@@ -183,6 +186,49 @@ def test_a_cancelled_jobs_bar_shows_what_was_done_before(web_url, offline):
     expect(cancelled.first).to_have_text("cancelled before it finished")
     page.goto(web_url + "/")
     expect(page.locator(f"#jobs tr[data-job-id='{job['id']}'] .percent")).to_have_text(f"{share}% of 8")
+
+
+@pytest.mark.parametrize("width", SCREENS)
+def test_a_job_cancelled_before_anything_ran_shows_none_done_of_one_puzzle(web_url, offline, width):
+    with Client(web_url) as c:  # the single worker busy with another job while this one is cancelled
+        busy = c.submit([{"kind": "toy", "puzzle": "9", "options": {"sleep": 3}}], label="busy")
+        for _ in range(120):
+            if c.job(busy)["counts"]["running"]:
+                break
+            time.sleep(0.05)
+        job = c.submit([{"kind": "toy", "puzzle": "5"}], label="cancelled at once")
+        c.cancel(job)
+        job = c.wait(job, poll=1)
+        c.cancel(busy)
+    assert job["counts"]["cancelled"] == 1 and job["progress"] == 0.0
+    page = open_job(offline, web_url, job["id"], width)
+    expect(page.locator("#job-progress")).to_have_text("0.0% of 1 puzzle done before the cancel")
+    assert page.locator("#job-bar").evaluate("e => parseFloat(e.style.width)") == 0.0
+    page.goto(web_url + "/")
+    expect(page.locator(f"#jobs tr[data-job-id='{job['id']}'] .percent")).to_have_text("0.0% of 1")
+    assert page_width(page) <= width
+
+
+# Each stats key as (name, lines it takes, whether it may break): a short one is never broken.
+KEY_LINES = """() => [...document.querySelectorAll('table.stats th')].map(th => {
+  const range = document.createRange();
+  range.selectNodeContents(th);
+  const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+  return [th.textContent, lines, th.querySelector('wbr') !== null];
+})"""
+
+
+@pytest.mark.parametrize("width", SCREENS)
+def test_short_stats_keys_stay_whole(web_url, offline, wide_job, width):
+    job, _ = wide_job
+    page = open_job(offline, web_url, job["id"], width)
+    expect(page.locator(".puzzle table.stats th", has_text="elapsed_ms").first).to_be_visible()
+    keys = page.evaluate(KEY_LINES)
+    short = [(name, lines, breaks) for name, lines, breaks in keys if len(name) <= 16]
+    assert any(name == "elapsed_ms" for name, _, _ in short), keys
+    assert all(lines == 1 and not breaks for _, lines, breaks in short), short
+    assert all(breaks for name, _, breaks in keys if len(name) > 16 and "_" in name), keys
+    assert page.evaluate(OUTSIDE) == []
 
 
 def test_delete_a_job_from_its_page(web_url, offline):
