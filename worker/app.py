@@ -33,7 +33,7 @@ from celery.utils.log import get_logger
 import solvers
 from store import broker, logs
 from store.settings import Settings
-from worker import heartbeat, reaper, warmup
+from worker import heartbeat, limits, reaper, warmup
 from worker.heartbeat import Heartbeat, stop_here
 from worker.runtime import Runtime, collect_for_chunks
 
@@ -86,6 +86,8 @@ def _task_done(task_id: str | None = None, **_kwargs: object) -> None:
 def _pool_process_start(**_kwargs) -> None:
     # A forked child must not share the parent's database connections.
     runtime.engine.dispose(close=False)
+    # A soft time limit that raised inside numba's compiler would leave numba broken in this process.
+    limits.soft_limit_outside_compiler()
     # A pool process replacing a killed one vouches for its worker at once, so the reaper
     # leaves the dead one's task to Celery's redelivery instead of handing it on too.
     _start_heartbeat()

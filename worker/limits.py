@@ -9,15 +9,17 @@ worker processes to a core) stretches the wall time of a solve without making it
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any
 
+import billiard.pool
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -73,6 +75,29 @@ def in_compiler(frame: FrameType | None) -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+Handler = Callable[[int, FrameType | None], Any]
+
+
+def outside_compiler(handler: Handler) -> Handler:
+    """``handler`` for a signal that must not raise inside numba's compiler: a signal that lands
+    there is sent to this process again RETRY_SECONDS later, until it lands outside."""
+
+    def handle(signum: int, frame: FrameType | None) -> Any:
+        if in_compiler(frame):
+            threading.Timer(RETRY_SECONDS, os.kill, (os.getpid(), signum)).start()
+            return None
+        return handler(signum, frame)
+
+    return handle
+
+
+def soft_limit_outside_compiler() -> None:
+    """Celery's soft time limit (SIGUSR1, whose handler raises SoftTimeLimitExceeded) kept out of
+    numba's compiler in this pool process. billiard installs the handler by this module-level name
+    only after worker_process_init has run, so the name, not the installed handler, is wrapped."""
+    billiard.pool.soft_timeout_sighandler = outside_compiler(billiard.pool.soft_timeout_sighandler)
 
 
 def cpu_clock() -> float:
