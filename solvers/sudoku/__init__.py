@@ -12,6 +12,7 @@
   gradek.py    the grader's numba kernels (the singles and the basic patterns)
   links.py     the grader's chains of two or three strong links
   wings.py     the grader's unique rectangles, ALS wings (WXYZ, VWXYZ) and BUG type 1
+  patternk.py  the strong links' and ALS wings' numba kernels
   chains.py    the grader's cycles and forcing chains (SE's first chaining family)
   forcing.py   the grader's Nishio, cell, region and dynamic forcing chains
   forcingk.py  the forcing chains' numba kernels (propagation, ancestor counts)

@@ -27,7 +27,9 @@ lowest rated, then the most eliminations.
 
 from __future__ import annotations
 
-from solvers.sudoku import gradek
+import numpy as np
+
+from solvers.sudoku import gradek, patternk
 
 DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
 POP = [len(ds) for ds in DIGITS]
@@ -46,55 +48,29 @@ def _seeing_all(cands: list[int], holders: list[int], d: int, skip: set[int]) ->
     return [(c, d + 1) for c in sorted(seen) if cands[c] >> d & 1]
 
 
-def _cliques(cands: list[int], size: int, digits: int) -> list[tuple[int, ...]]:
-    """Sets of ``size`` open cells seeing each other pairwise whose candidates number
-    ``digits`` between them (built cell by cell, pruned when the union grows past)."""
-    out: list[tuple[int, ...]] = []
-
-    def grow(cells: tuple[int, ...], union: int, near: frozenset[int]) -> None:
-        if len(cells) == size:
-            if POP[union] == digits:
-                out.append(cells)
-            return
-        for c in sorted(x for x in near if x > cells[-1] and POP[cands[x]] >= 2):
-            if POP[union | cands[c]] <= digits:
-                grow((*cells, c), union | cands[c], near & PEERS[c])
-    for a in range(81):
-        if POP[cands[a]] >= 2:
-            grow((a,), cands[a], PEERS[a])
-    return out
-
-
 def als_wing(size: int, cands: list[int]) -> Found | None:
-    """The first WXYZ-wing (``size`` 3) or VWXYZ-wing (``size`` 4) in SE's order (module doc)."""
-    name, base = ("WXYZ-wing", 5.5) if size == 3 else ("VWXYZ-wing", 6.2)
-    found: list[tuple[float, int, int, Found]] = []
-    for als in _cliques(cands, size, size + 1):
-        union = 0
-        for x in als:
-            union |= cands[x]
-        largest = max(POP[cands[x]] for x in als)
-        rating = round(base + (size - 2 - abs(3 - largest)) * 0.1, 1)
-        near = frozenset.union(*(PEERS[x] for x in als)) - set(als)
-        for yz in sorted(near):
-            if POP[cands[yz]] != 2 or cands[yz] & ~union:
-                continue
-            digits = DIGITS[cands[yz]]
-            linked = [d for d in digits if all(yz in PEERS[x] for x in als if cands[x] >> d & 1)]
-            if not linked:
-                continue
-            skip = {*als, yz}
-            elims: list[tuple[int, int]] = []
-            for d in digits:
-                if d not in linked or len(linked) == 2:
-                    elims += _seeing_all(cands, [x for x in (*als, yz) if cands[x] >> d & 1], d, skip)
-            if len(linked) == 2:
-                for w in DIGITS[union & ~cands[yz]]:
-                    elims += _seeing_all(cands, [x for x in als if cands[x] >> w & 1], w, skip)
-            if elims:
-                elims = sorted(set(elims))
-                found.append((rating, -len(elims), len(found), (name, rating, [*als, yz], elims)))
-    return min(found)[3] if found else None
+    """The first WXYZ-wing (``size`` 3) or VWXYZ-wing (``size`` 4) in SE's order (module doc;
+    the search is patternk.als_wing)."""
+    out = np.empty(5, np.int64)
+    rating = patternk.als_wing(size, np.array(cands, np.int64), out)
+    if not rating:
+        return None
+    *als, yz = out[:size + 1].tolist()
+    union = 0
+    for x in als:
+        union |= cands[x]
+    digits = DIGITS[cands[yz]]
+    linked = [d for d in digits if all(yz in PEERS[x] for x in als if cands[x] >> d & 1)]
+    skip = {*als, yz}
+    elims: list[tuple[int, int]] = []
+    for d in digits:
+        if d not in linked or len(linked) == 2:
+            elims += _seeing_all(cands, [x for x in (*als, yz) if cands[x] >> d & 1], d, skip)
+    if len(linked) == 2:
+        for w in DIGITS[union & ~cands[yz]]:
+            elims += _seeing_all(cands, [x for x in als if cands[x] >> w & 1], w, skip)
+    name = "WXYZ-wing" if size == 3 else "VWXYZ-wing"
+    return name, rating / 10, [*als, yz], sorted(set(elims))
 
 
 def unique_rectangle(cands: list[int]) -> Found | None:

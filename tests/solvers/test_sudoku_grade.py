@@ -1,6 +1,7 @@
 """The 9x9 grader: its steps replayed against solutions found by another solver (the SAT
 strategy), ratings of known easy and hard puzzles, and known examples of each technique."""
 
+import hashlib
 import json
 
 import numpy as np
@@ -254,3 +255,33 @@ def test_a_unique_rectangle_on_a_hand_built_board():
     assert wings.unique_rectangle(cands) == ("unique rectangle type 2", 4.5, rectangle, [(17, 7)])
     cands[3] = 0b110  # no longer a rectangle of {1,2}
     assert wings.unique_rectangle(cands) is None
+
+
+# puzzles of the Sudoku Exchange diabolical set (by line), one per hardest technique, with the
+# grading the SE-agreement figures of docs/benchmarks.md rest on: rating, hardest step, steps,
+# and the first 16 hex digits of the SHA-256 of the steps' JSON
+PINNED = [
+    (13, 5.4, "3 skyscrapers", 64, "c8fee85cc9e40191"),
+    (6, 5.5, "3 strong links (with a box)", 64, "a31860e9537afcfb"),
+    (11, 5.5, "WXYZ-wing", 72, "1e354172a0c8cf77"),
+    (18, 5.6, "WXYZ-wing", 67, "a506ac917a3ce8d4"),
+    (22, 5.6, "3-string kite", 66, "6d26ef227d718a2e"),
+    (69, 5.6, "BUG type 1", 61, "0f72d5913118d16c"),
+    (35, 6.4, "VWXYZ-wing", 64, "17ff1f34b9da29c1"),
+    (10, 6.7, "Y-cycle", 62, "674e6ebe2cd2b0e3"),
+    (155, 6.8, "forcing X-chain", 73, "37c376294c2fe8fa"),
+    (16, 7.1, "XY-cycle", 65, "c19071dafa98e1dc"),
+    (0, 7.2, "forcing chain", 72, "82a29c95e9b31890"),
+    (28, 7.6, "contradiction Nishio forcing chain", 68, "f06ccaca3cf06402"),
+    (3, 8.2, "region forcing chains", 79, "a4246a981afe1d8c"),
+    (14, 8.3, "cell forcing chains", 79, "77892f4d1563f7d6"),
+    (9, 8.9, "region dynamic forcing chains", 90, "848169449034067b"),
+]
+
+
+def test_pinned_gradings_are_unchanged(data_dir):
+    lines = (data_dir / "sudoku" / "sudoku_exchange_diabolical_first5000.txt").read_text().splitlines()
+    for line, rating, hardest, steps, digest in PINNED:
+        graded = grade(lines[line].split()[1])
+        got = hashlib.sha256(json.dumps(graded.moves).encode()).hexdigest()[:16]
+        assert (graded.rating, graded.hardest, graded.steps, got) == (rating, hardest, steps, digest), line
