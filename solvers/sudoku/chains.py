@@ -29,7 +29,6 @@ then SE's order of kinds (``sort key``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -69,47 +68,6 @@ def node(cell: int, d: int, on: bool) -> int:
     return cell * 18 + d * 2 + int(on)
 
 
-def _path(parent: np.ndarray, n: int) -> list[int]:
-    """The nodes from the root of a single-parent tree (its own parent) to ``n``."""
-    out = [n]
-    while parent[out[-1]] != out[-1]:
-        out.append(int(parent[out[-1]]))
-    return out[::-1]
-
-
-class _Buffers:
-    """The kernels' work arrays, made once per search."""
-
-    def __init__(self) -> None:
-        self.parent = np.empty(chainsk.NODES, np.int64)
-        self.targets = np.empty(4, np.int64)
-        self.via = np.empty(4, np.int64)
-        self.node = np.empty(chainsk.ENTRIES, np.int64)
-        self.prev = np.empty(chainsk.ENTRIES, np.int64)
-        self.size = np.empty(chainsk.ENTRIES, np.int64)
-        self.found = np.empty(chainsk.ENTRIES, np.int64)
-
-
-def _forcing(grid: np.ndarray, source: int, y: bool, limit: int,
-             b: _Buffers) -> Iterator[tuple[int, list[int]]]:
-    """SE's doForcingChains (chainsk.forcing): the target reached from ``source`` as its
-    negation, with the path from the source; none of more than ``limit`` nodes."""
-    for i in range(chainsk.forcing(grid, source, y, limit, b.parent, b.targets, b.via)):
-        yield int(b.targets[i]), [*_path(b.parent, int(b.via[i])), int(b.targets[i])]
-
-
-def _cycles(grid: np.ndarray, source: int, y: bool, x: bool, limit: int, b: _Buffers) -> Iterator[list[int]]:
-    """SE's doCycles (chainsk.cycles): the cycles back to ``source`` (on) of four links or
-    more, as paths from the source, none of more than ``limit`` nodes."""
-    for i in range(chainsk.cycles(grid, source, y, x, limit, b.node, b.prev, b.size, b.found)):
-        path = []
-        e = int(b.found[i])
-        while e >= 0:
-            path.append(int(b.node[e]))
-            e = int(b.prev[e])
-        yield path[::-1]
-
-
 def _cycle_elims(grid: list[int], cycle: list[int]) -> list[tuple[int, int]]:
     """SE's cycle eliminations: a candidate seeing an on node and an off node of its digit
     (one of them is true whichever way the cycle runs), outside the cycle's cells."""
@@ -138,76 +96,22 @@ def _cells(path: list[int]) -> list[int]:
     return list(dict.fromkeys(n // 18 for n in path))
 
 
-def _limit(best: Chain | None, base: float) -> int:
-    """The most nodes a chain of ``base`` rating may have to be sorted before ``best``."""
-    if best is None:
-        return 1 << 30
-    most = 0
-    while (round(base + length_extra(most + 1), 1), most + 1) < (best.rating, best.complexity):
-        most += 1
-    return most
-
-
-class _Best:
-    """The best chain found so far, and the length limits it sets (worked out once)."""
-
-    def __init__(self) -> None:
-        self._chain: Chain | None = None
-        self._limits: dict[float, int] = {}
-
-    @property
-    def chain(self) -> Chain | None:
-        """The best chain."""
-        return self._chain
-
-    @chain.setter
-    def chain(self, chain: Chain | None) -> None:
-        if chain is not self._chain:
-            self._chain, self._limits = chain, {}
-
-    def limit(self, base: float) -> int:
-        """``_limit`` of the best chain for chains of ``base``."""
-        found = self._limits.get(base)
-        if found is None:
-            found = self._limits[base] = _limit(self._chain, base)
-        return found
+NAMES = ["forcing X-chain", "X-cycle", "forcing chain", "Y-cycle", "forcing chain", "XY-cycle"]  # by kind
 
 
 def static_chains(grid: list[int]) -> Chain | None:
     """SE's first chaining family (``Chaining(false, false, false)``): X-, Y- and XY-cycles
     and forcing (X-)chains; the lowest rated, then shortest (searches stop at the length
-    where they could only find worse)."""
-    best = _Best()
-    cands = np.array(grid, np.int64)
-    buffers = _Buffers()
-    for y, x in ((False, True), (True, False), (True, True)):
-        sort_key = 4 if x and y else 3 if y else 2
-        cycle_name = "XY-cycle" if x and y else "Y-cycle" if y else "X-cycle"
-        cycle_base, chain_base = (7.0, 7.0) if x and y else (6.5, 6.6)
-        for cell in range(81):
-            if POP[grid[cell]] < 2 or (not x and POP[grid[cell]] > 2):
-                continue
-            for d in DIGITS[grid[cell]]:
-                source = node(cell, d, True)
-                for cycle in _cycles(cands, source, y, x, best.limit(cycle_base), buffers):
-                    best.chain = _better(best.chain, grid, cycle_name, cycle_base, cycle,
-                                         _cycle_elims(grid, cycle), sort_key)
-                if not x:
-                    continue
-                for start in (source, source ^ 1):
-                    for target, path in _forcing(cands, start, y, best.limit(chain_base), buffers):
-                        best.chain = _better(best.chain, grid, "forcing chain" if y else "forcing X-chain",
-                                             chain_base, path, _target_elims(grid, target), sort_key)
-    return best.chain
-
-def _better(best: Chain | None, grid: list[int], name: str, base: float, path: list[int],
-            elims: list[tuple[int, int]], sort_key: int) -> Chain | None:
-    """``best`` or the chain of ``path``, whichever SE sorts first; a chain removing nothing
-    is not a step."""
-    if not elims:
-        return best
-    complexity = len(set(path))
+    where they could only find worse). The search is chainsk.static_chains."""
+    best = np.zeros(5, np.int64)
+    nodes = np.empty(chainsk.NODES + 1, np.int64)
+    chainsk.static_chains(np.array(grid, np.int64), best, nodes)
+    if not best[0]:
+        return None
+    _, complexity, sort_key, n, kind = best.tolist()
+    path = nodes[:n].tolist()
+    cycle = kind & 1
+    elims = _cycle_elims(grid, path) if cycle else _target_elims(grid, path[-1])
+    base = 7.0 if kind >= 4 else 6.5 if cycle else 6.6
     rating = round(base + length_extra(complexity), 1)
-    if best is not None and (best.rating, best.complexity, best.sort_key) <= (rating, complexity, sort_key):
-        return best
-    return Chain(name, rating, complexity, sort_key, _cells(path), elims)
+    return Chain(NAMES[kind], rating, complexity, sort_key, _cells(path), elims)

@@ -4,8 +4,10 @@ source on an unchanging grid, breadth first, the links read as chains.py describ
   grid     int64[81]: the candidate masks.
   nodes    chains.py's numbering: cell * 18 + digit * 2 + on.
 
-Both searches stop at ``limit`` nodes per chain (chains.py's length limit). Everything here is
-the numba subset that also runs as plain Python under NUMBA_DISABLE_JIT=1.
+Both searches stop at ``limit`` nodes per chain (chains.py's length limit). ``static_chains``
+runs them from every candidate as chains.static_chains orders them and keeps the best chain,
+with ratings in tenths of SE's scale. Everything here is the numba subset that also runs as
+plain Python under NUMBA_DISABLE_JIT=1.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import numpy as np
 from numba import njit
 
 from solvers.sudoku.forcingk import BOX, NODES, REGIONS
+from solvers.sudoku.gradek import PEERS
 
-__all__ = ["NODES", "cycles", "forcing", "off_links", "on_links"]
+__all__ = ["NODES", "cycles", "forcing", "length_extra", "off_links", "on_links", "static_chains"]
 
 ENTRIES = 32768  # a cycle search's paths: each on node once, each off node once per parent
 
@@ -206,3 +209,131 @@ def cycles(grid: np.ndarray, source: int, y: bool, x: bool, limit: int, node: np
                     pending_on[ons] = q
                     ons += 1
     return n_found
+
+
+@njit(cache=True)
+def length_extra(complexity: int) -> int:
+    """chains.length_extra in tenths: one per ceiling 4, 6, 8, 12, 16, 24, ... passed."""
+    extra, ceiling, odd, length = 0, 4, False, complexity - 2
+    while length > ceiling:
+        extra += 1
+        ceiling = ceiling * 4 // 3 if odd else ceiling * 3 // 2
+        odd = not odd
+    return extra
+
+
+@njit(cache=True)
+def _limit(best: np.ndarray, base: int) -> int:
+    """chains._limit: the most nodes a chain of ``base`` (tenths) may have to sort before the
+    best (``best``: rating, complexity; rating 0 for none)."""
+    if best[0] == 0:
+        return 1 << 30
+    most = 0
+    while True:
+        rating = base + length_extra(most + 1)
+        if not (rating < best[0] or (rating == best[0] and most + 1 < best[1])):
+            return most
+        most += 1
+
+
+@njit(cache=True)
+def _distinct(path: np.ndarray, n: int, seen: np.ndarray) -> int:
+    """The number of distinct nodes among the first ``n`` of ``path`` (``seen`` all False,
+    left so)."""
+    count = 0
+    for i in range(n):
+        count += not seen[path[i]]
+        seen[path[i]] = True
+    for i in range(n):
+        seen[path[i]] = False
+    return count
+
+
+@njit(cache=True)
+def _cycle_elims(grid: np.ndarray, path: np.ndarray, n: int) -> int:
+    """How many eliminations chains._cycle_elims finds for the cycle of ``path[:n]``."""
+    inside = np.zeros(81, np.bool_)
+    for i in range(n):
+        inside[path[i] // 18] = True
+    seen = np.zeros((2, 729), np.bool_)
+    for i in range(n):
+        cell = path[i] // 18
+        d = path[i] % 18 // 2
+        for k in range(PEERS.shape[1]):
+            c = PEERS[cell, k]
+            if not inside[c] and grid[c] >> d & 1:
+                seen[path[i] & 1, c * 9 + d] = True
+    count = 0
+    for i in range(729):
+        count += seen[0, i] and seen[1, i]
+    return count
+
+
+@njit(cache=True)
+def _offer(rating: int, complexity: int, sort_key: int, kind: int, path: np.ndarray, n: int,
+           best: np.ndarray, best_path: np.ndarray) -> None:
+    """Keep the chain of ``path[:n]`` (of ``kind``, static_chains') in ``best`` and
+    ``best_path`` when it sorts before the best so far (chains._better)."""
+    if best[0] != 0 and (best[0], best[1], best[2]) <= (rating, complexity, sort_key):
+        return
+    best[0], best[1], best[2], best[3], best[4] = rating, complexity, sort_key, n, kind
+    best_path[:n] = path[:n]
+
+
+@njit(cache=True)
+def static_chains(grid: np.ndarray, best: np.ndarray, best_path: np.ndarray) -> None:
+    """chains.static_chains' search: the best chain's rating (tenths; 0 for none), complexity,
+    sort key, number of nodes and kind (2 * family (0 X, 1 Y, 2 XY) + 1 for a cycle, + 0 for
+    a forcing chain) in best[:5], its nodes from the source in ``best_path``. A forcing
+    chain always removes something: its target is its source's negation, in a cell of two
+    digits or more."""
+    parent = np.empty(NODES, np.int64)
+    targets = np.empty(4, np.int64)
+    via = np.empty(4, np.int64)
+    node = np.empty(ENTRIES, np.int64)
+    prev = np.empty(ENTRIES, np.int64)
+    size = np.empty(ENTRIES, np.int64)
+    found = np.empty(ENTRIES, np.int64)
+    path = np.empty(NODES + 1, np.int64)
+    seen = np.zeros(NODES, np.bool_)
+    best[:] = 0
+    for family in range(3):
+        y, x = family >= 1, family != 1
+        sort_key = 4 if family == 2 else 3 if y else 2
+        cycle_base, chain_base = (70, 70) if family == 2 else (65, 66)
+        for cell in range(81):
+            m = grid[cell]
+            many = m & (m - 1)
+            if not many or (not x and many & (many - 1)):
+                continue
+            for d in range(9):
+                if not m >> d & 1:
+                    continue
+                source = cell * 18 + d * 2 + 1
+                for i in range(cycles(grid, source, y, x, _limit(best, cycle_base), node, prev, size, found)):
+                    n = size[found[i]]
+                    e = found[i]
+                    for k in range(n - 1, -1, -1):
+                        path[k] = node[e]
+                        e = prev[e]
+                    if _cycle_elims(grid, path, n):
+                        complexity = _distinct(path, n, seen)
+                        _offer(cycle_base + length_extra(complexity), complexity, sort_key, 2 * family + 1,
+                               path, n, best, best_path)
+                if not x:
+                    continue
+                for start in (source, source ^ 1):
+                    for i in range(forcing(grid, start, y, _limit(best, chain_base), parent, targets, via)):
+                        n = 1
+                        walk = via[i]
+                        while parent[walk] != walk:
+                            walk = parent[walk]
+                            n += 1
+                        walk = via[i]
+                        for k in range(n - 1, -1, -1):
+                            path[k] = walk
+                            walk = parent[walk]
+                        path[n] = targets[i]
+                        complexity = _distinct(path, n + 1, seen)
+                        _offer(chain_base + length_extra(complexity), complexity, sort_key, 2 * family,
+                               path, n + 1, best, best_path)

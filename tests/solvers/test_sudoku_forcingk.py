@@ -1,5 +1,5 @@
 """The chains' kernels (forcingk.py, chainsk.py) compiled and as plain Python give the same
-propagations, contradictions, ancestor counts, forcing chains and cycles."""
+propagations, contradictions, ancestor counts, forcing chains, cycles and best static chains."""
 
 import json
 
@@ -73,3 +73,30 @@ def test_static_chains_compiled_and_interpreted_agree():
     # some candidates lead to their own negation, and some start cycles
     assert any(targets for _, _, targets, _, _ in compiled)
     assert any(sizes for _, _, _, _, sizes in compiled)
+
+
+# the whole static search (chainsk.static_chains) on diabolical starts, singles placed
+SEARCH = """
+import json
+import numpy as np
+from solvers.sudoku import chainsk, gradek
+from solvers.sudoku.grid import parse_text
+lines = open("tests/data/sudoku/sudoku_exchange_diabolical_first5000.txt").read().splitlines()
+out = []
+for line in lines[:40]:
+    values = parse_text(line.split()[1]).givens.astype(np.int64)
+    cands = gradek.initial_cands(values)
+    gradek.singles(values, cands, np.empty((81, 3), np.int64))
+    best, path = np.zeros(5, np.int64), np.zeros(chainsk.NODES + 1, np.int64)
+    chainsk.static_chains(cands, best, path)
+    out.append([best.tolist(), path[:best[3]].tolist()])
+print(json.dumps(out))
+"""
+
+
+def test_static_search_compiled_and_interpreted_agree():
+    compiled = json.loads(run_python(SEARCH))
+    assert compiled == json.loads(run_python(SEARCH, NUMBA_DISABLE_JIT="1"))
+    # the best is an X-cycle somewhere, a Y-cycle, a forcing X-chain and a forcing chain elsewhere
+    assert {kind for (_, _, _, _, kind), _ in compiled} >= {0, 1, 3, 4}
+    assert all(rating >= 65 and len(path) == n for (rating, _, _, n, _), path in compiled)
