@@ -74,29 +74,20 @@ def als_wing(size: int, cands: list[int]) -> Found | None:
 
 
 def unique_rectangle(cands: list[int]) -> Found | None:
-    """The first unique rectangle of type 1, else of type 2 (module doc)."""
-    found: list[tuple[int, int, Found]] = []
-    for top in range(81):
-        if POP[cands[top]] != 2:
-            continue
-        ab = cands[top]
-        r1, c1 = divmod(top, 9)
-        for r2 in range(r1 + 1, 9):
-            for c2 in range(9):
-                cells = (top, r1 * 9 + c2, r2 * 9 + c1, r2 * 9 + c2)
-                boxes = {CELL_UNITS[c][2] for c in cells}
-                if c2 == c1 or len(boxes) != 2 or any(cands[c] & ab != ab for c in cells):
-                    continue
-                extra = [c for c in cells if cands[c] != ab]
-                if len(extra) == 1:
-                    elims = [(extra[0], d + 1) for d in DIGITS[ab]]
-                    found.append((1, len(found), ("unique rectangle type 1", 4.5, sorted(cells), elims)))
-                elif len(extra) == 2 and cands[extra[0]] == cands[extra[1]] and POP[cands[extra[0]]] == 3:
-                    x = DIGITS[cands[extra[0]] & ~ab][0]
-                    elims = _seeing_all(cands, extra, x, set(cells))
-                    if elims:
-                        found.append((2, len(found), ("unique rectangle type 2", 4.5, sorted(cells), elims)))
-    return min(found)[2] if found else None
+    """The first unique rectangle of type 1, else of type 2 (module doc; the search is
+    patternk.unique_rectangle)."""
+    out = np.empty(4, np.int64)
+    kind = patternk.unique_rectangle(np.array(cands, np.int64), out)
+    if not kind:
+        return None
+    cells = out.tolist()
+    ab = cands[cells[0]]
+    extra = [c for c in cells if cands[c] != ab]
+    if kind == 1:
+        elims = [(extra[0], d + 1) for d in DIGITS[ab]]
+    else:
+        elims = _seeing_all(cands, extra, DIGITS[cands[extra[0]] & ~ab][0], set(cells))
+    return f"unique rectangle type {kind}", 4.5, sorted(cells), elims
 
 
 def bug_one(cands: list[int]) -> Found | None:

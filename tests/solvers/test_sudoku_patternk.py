@@ -1,5 +1,5 @@
 """The pattern kernels (patternk.py) compiled and as plain Python find the same chains of
-strong links and ALS wings."""
+strong links, ALS wings and unique rectangles."""
 
 import json
 
@@ -13,7 +13,7 @@ from solvers.sudoku import gradek, patternk
 from solvers.sudoku.grid import parse_text
 lines = open("tests/data/sudoku/sudoku_exchange_diabolical_first5000.txt").read().splitlines()
 out = []
-for line in lines[:12]:
+for line in lines[:80]:
     values = parse_text(line.split()[1]).givens.astype(np.int64)
     cands = gradek.initial_cands(values)
     gradek.singles(values, cands, np.empty((81, 3), np.int64))
@@ -23,6 +23,7 @@ for line in lines[:12]:
         row.append([int(patternk.strong_links(count, cands, found)), found.tolist()])
     for size in (3, 4):
         row.append([int(patternk.als_wing(size, cands, found)), found.tolist()])
+    row.append([int(patternk.unique_rectangle(cands, found)), found.tolist()])
     out.append(row)
 print(json.dumps(out))
 """
@@ -32,5 +33,5 @@ def test_pattern_kernels_compiled_and_interpreted_agree():
     compiled = json.loads(run_python(CASES))
     assert compiled == json.loads(run_python(CASES, NUMBA_DISABLE_JIT="1"))
     # each search finds something in some of these positions
-    for search in range(4):
+    for search in range(5):
         assert any(row[search][0] for row in compiled), search
