@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.sudoku.forcingk import BOX, NODES, REGIONS
+from solvers.sudoku.forcingk import BOX, NODES, REGIONS, length_extra
 from solvers.sudoku.gradek import PEERS
 
 __all__ = ["NODES", "cycles", "forcing", "length_extra", "off_links", "on_links", "static_chains"]
@@ -209,17 +209,6 @@ def cycles(grid: np.ndarray, source: int, y: bool, x: bool, limit: int, node: np
                     pending_on[ons] = q
                     ons += 1
     return n_found
-
-
-@njit(cache=True)
-def length_extra(complexity: int) -> int:
-    """chains.length_extra in tenths: one per ceiling 4, 6, 8, 12, 16, 24, ... passed."""
-    extra, ceiling, odd, length = 0, 4, False, complexity - 2
-    while length > ceiling:
-        extra += 1
-        ceiling = ceiling * 4 // 3 if odd else ceiling * 3 // 2
-        odd = not odd
-    return extra
 
 
 @njit(cache=True)

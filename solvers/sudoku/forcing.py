@@ -26,13 +26,12 @@ contradictions 7).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
 from solvers.sudoku import forcingk
-from solvers.sudoku.chains import DIGITS, POP, REGIONS, Chain, length_extra
+from solvers.sudoku.chains import DIGITS, Chain, length_extra
 
 
 class Outcome(NamedTuple):
@@ -45,8 +44,6 @@ class Outcome(NamedTuple):
     order: np.ndarray
     absurd: tuple[int, int] | None
 
-
-Offer = Callable[[str, int, int, list[int], int], None]
 
 
 def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool) -> Outcome:
@@ -89,63 +86,19 @@ MULTIPLE = Family("forcing chains", 8.0, True, False, False)
 DYNAMIC = Family("dynamic forcing chains", 8.5, True, True, False)
 
 
+KINDS = {1: "double", 5: "cell", 6: "region", 7: "contradiction"}  # by sort key
+
+
 def find(family: Family, grid: list[int]) -> Chain | None:
-    """The family's best step on the candidates ``grid`` (module doc)."""
-    best: Chain | None = None
-
-    def offer(kind: str, sort_key: int, complexity: int, cells: list[int], target: int) -> None:
-        nonlocal best
-        elims = _elims(grid, target)
-        if not elims:
-            return
-        rating = round(family.base + length_extra(complexity), 1)
-        if best is None or (rating, complexity, sort_key) < (best.rating, best.complexity, best.sort_key):
-            best = Chain(f"{kind} {family.name}", rating, complexity, sort_key, cells, elims)
-
-    y = not family.nishio
-    source = np.array(grid, np.int64)
-    for cell in range(81):
-        size = POP[grid[cell]]
-        if not (size > 2 or (size > 1 and family.dynamic)):
-            continue
-        outs = []
-        for d in DIGITS[grid[cell]]:
-            on = cell * 18 + d * 2 + 1
-            out_on = propagate(source, on, family.dynamic, y)
-            outs.append(out_on)
-            if family.dynamic:
-                out_off = propagate(source, on - 1, family.dynamic, y)
-                for out, target in ((out_on, on - 1), (out_off, on)):
-                    if out.absurd:
-                        late, early = out.absurd
-                        complexity = ancestors(late, out) + ancestors(early, out)
-                        offer("contradiction", 7, complexity, [cell], target)
-                if size >= 3 and not family.nishio:
-                    for n in out_on.order[out_off.present[out_on.order]].tolist():
-                        offer("double", 1, ancestors(n, out_on) + ancestors(n, out_off), [cell], n)
-            if not family.nishio:
-                _regions(family, source, cell, d, out_on, offer)
-        if not family.nishio:
-            _common(outs, [cell], "cell", 5, offer)
-    return best
-
-
-def _common(outs: list[Outcome], cells: list[int], kind: str, sort_key: int, offer: Offer) -> None:
-    """Offer every node implied by all of ``outs`` (one per branch), in the first's order."""
-    shared = outs[0].present.copy()
-    for out in outs[1:]:
-        shared &= out.present
-    for n in outs[0].order[shared[outs[0].order]].tolist():
-        offer(kind, sort_key, sum(ancestors(n, out) for out in outs), cells, n)
-
-
-def _regions(family: Family, source: np.ndarray, cell: int, d: int, out_on: Outcome, offer: Offer) -> None:
-    """SE's doRegionChainings: each unit of ``cell`` where it is the first of the places of
-    ``d`` (two, or more in the multiple families): what every place implies."""
-    for region in REGIONS[cell]:
-        places = [c for c in region if source[c] >> d & 1]
-        if len(places) < 2 or places[0] != cell or (len(places) > 2 and not family.multiple):
-            continue
-        outs = [out_on if c == cell else propagate(source, c * 18 + d * 2 + 1, family.dynamic, True)
-                for c in places]
-        _common(outs, places, "region", 6, offer)
+    """The family's best step on the candidates ``grid`` (module doc; the search is
+    forcingk.find)."""
+    best = np.zeros(5, np.int64)
+    cells = np.empty(9, np.int64)
+    base = round(family.base * 10)
+    forcingk.find(np.array(grid, np.int64), family.multiple, family.dynamic, family.nishio, base, best, cells)
+    if not best[0]:
+        return None
+    _, complexity, sort_key, target, n = best.tolist()
+    rating = round(family.base + length_extra(complexity), 1)
+    return Chain(f"{KINDS[sort_key]} {family.name}", rating, complexity, sort_key, cells[:n].tolist(),
+                 _elims(grid, target))

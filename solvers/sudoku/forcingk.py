@@ -1,5 +1,6 @@
-"""Numba kernels of the forcing chains (forcing.py): SE's doChaining on arrays, and the count
-of a node's ancestors.
+"""Numba kernels of the forcing chains (forcing.py): SE's doChaining on arrays, the count of
+a node's ancestors, and a family's whole search (``find``: every assumption in forcing.find's
+order, the outcomes compared, the best find kept, ratings in tenths of SE's scale).
 
   source   int64[81]: the candidate masks the assumption starts from.
   present  bool[NODES]: the nodes made true or false (chains.py's numbering).
@@ -197,3 +198,141 @@ def ancestors(n: int, parents: np.ndarray, count: np.ndarray) -> int:
                 top += 1
                 total += 1
     return total
+
+
+@njit(cache=True)
+def length_extra(complexity: int) -> int:
+    """chains.length_extra in tenths: one per ceiling 4, 6, 8, 12, 16, 24, ... passed."""
+    extra, ceiling, odd, length = 0, 4, False, complexity - 2
+    while length > ceiling:
+        extra += 1
+        ceiling = ceiling * 4 // 3 if odd else ceiling * 3 // 2
+        odd = not odd
+    return extra
+
+
+SLOTS = 19  # outcomes kept at once: a cell's digits (0-8), the off assumption (9), a region's places
+
+
+@njit(cache=True)
+def _run(source: np.ndarray, start: int, dynamic: bool, y: bool, s: int, present: np.ndarray,
+         parents: np.ndarray, count: np.ndarray, order: np.ndarray, meta: np.ndarray) -> None:
+    """``propagate`` into slot ``s``: its nodes in the order found (the true, then the false)
+    in order[s], and (late, early, number of nodes) in meta[s]."""
+    off_queue = np.empty(NODES, np.int64)
+    late, early, trues, falses = propagate(source, start, dynamic, y, present[s], parents[s], count[s],
+                                           order[s], off_queue)
+    order[s, trues:trues + falses] = off_queue[:falses]
+    meta[s, 0], meta[s, 1], meta[s, 2] = late, early, trues + falses
+
+
+@njit(cache=True)
+def _offer(source: np.ndarray, base: int, key: int, complexity: int, cells: np.ndarray, n: int,
+           target: int, best: np.ndarray, best_cells: np.ndarray) -> None:
+    """forcing.find's offer: keep the find in ``best`` (rating, complexity, key, target, cells)
+    and ``best_cells`` when it removes something and sorts before the best so far."""
+    cell = target // 18
+    d = target % 18 // 2
+    if not (source[cell] & ~(1 << d) if target & 1 else source[cell] >> d & 1):
+        return
+    rating = base + length_extra(complexity)
+    if best[0] != 0 and (rating, complexity, key) >= (best[0], best[1], best[2]):
+        return
+    best[0], best[1], best[2], best[3], best[4] = rating, complexity, key, target, n
+    best_cells[:n] = cells[:n]
+
+
+@njit(cache=True)
+def _common(slots: np.ndarray, k: int, cells: np.ndarray, n: int, key: int, source: np.ndarray,
+            base: int, present: np.ndarray, parents: np.ndarray, count: np.ndarray, order: np.ndarray,
+            meta: np.ndarray, best: np.ndarray, best_cells: np.ndarray) -> None:
+    """forcing._common: offer every node implied by the outcomes of all ``k`` slots, in the
+    first's order."""
+    first = slots[0]
+    for i in range(meta[first, 2]):
+        node = order[first, i]
+        shared = True
+        for j in range(1, k):
+            shared &= present[slots[j], node]
+        if shared:
+            complexity = 0
+            for j in range(k):
+                complexity += ancestors(node, parents[slots[j]], count[slots[j]])
+            _offer(source, base, key, complexity, cells, n, node, best, best_cells)
+
+
+@njit(cache=True)
+def _region_chains(source: np.ndarray, cell: int, d: int, k: int, multiple: bool, dynamic: bool, base: int,
+                   present: np.ndarray, parents: np.ndarray, count: np.ndarray, order: np.ndarray,
+                   meta: np.ndarray, best: np.ndarray, best_cells: np.ndarray) -> None:
+    """forcing.find's region chains: each region of ``cell`` where it is the first of the
+    places of ``d`` (two, or more when ``multiple``): what every place implies (``cell``'s
+    outcome in slot ``k``, the others' in slots 11 and up)."""
+    places = np.empty(9, np.int64)
+    slots = np.empty(9, np.int64)
+    for r in range(3):
+        found = 0
+        for i in range(9):
+            c = REGIONS[cell, r, i]
+            if source[c] >> d & 1:
+                places[found] = c
+                found += 1
+        if found < 2 or places[0] != cell or (found > 2 and not multiple):
+            continue
+        slots[0] = k
+        for i in range(1, found):
+            slots[i] = 10 + i
+            start = places[i] * 18 + d * 2 + 1
+            _run(source, start, dynamic, True, 10 + i, present, parents, count, order, meta)
+        _common(slots, found, places, found, 6, source, base, present, parents, count, order, meta, best,
+                best_cells)
+
+
+@njit(cache=True)
+def find(source: np.ndarray, multiple: bool, dynamic: bool, nishio: bool, base: int, best: np.ndarray,
+         best_cells: np.ndarray) -> None:
+    """forcing.find's search for a family (its switches, its base rating in tenths): the best
+    find's rating (0 for none), complexity, sort key, target and number of cells in best[:5],
+    its cells in ``best_cells``."""
+    present = np.empty((SLOTS, NODES), np.bool_)
+    parents = np.empty((SLOTS, NODES, WIDTH), np.int64)
+    count = np.empty((SLOTS, NODES), np.int64)
+    order = np.empty((SLOTS, NODES), np.int64)
+    meta = np.empty((SLOTS, 3), np.int64)
+    slots = np.empty(9, np.int64)
+    one = np.empty(1, np.int64)
+    y = not nishio
+    best[:] = 0
+    for cell in range(81):
+        m = source[cell]
+        size = _pop(m)
+        if not (size > 2 or (size > 1 and dynamic)):
+            continue
+        one[0] = cell
+        k = 0
+        for d in range(9):
+            if not m >> d & 1:
+                continue
+            on = cell * 18 + d * 2 + 1
+            _run(source, on, dynamic, y, k, present, parents, count, order, meta)
+            if dynamic:
+                _run(source, on - 1, dynamic, y, 9, present, parents, count, order, meta)
+                for s, target in ((k, on - 1), (9, on)):
+                    if meta[s, 0] >= 0:
+                        complexity = (ancestors(meta[s, 0], parents[s], count[s])
+                                      + ancestors(meta[s, 1], parents[s], count[s]))
+                        _offer(source, base, 7, complexity, one, 1, target, best, best_cells)
+                if size >= 3 and not nishio:
+                    for i in range(meta[k, 2]):
+                        n = order[k, i]
+                        if present[9, n]:
+                            both = ancestors(n, parents[k], count[k]) + ancestors(n, parents[9], count[9])
+                            _offer(source, base, 1, both, one, 1, n, best, best_cells)
+            if not nishio:
+                _region_chains(source, cell, d, k, multiple, dynamic, base, present, parents, count, order,
+                               meta, best, best_cells)
+            k += 1
+        if not nishio:
+            for i in range(k):
+                slots[i] = i
+            _common(slots, k, one, 1, 5, source, base, present, parents, count, order, meta, best, best_cells)

@@ -100,3 +100,33 @@ def test_static_search_compiled_and_interpreted_agree():
     # the best is an X-cycle somewhere, a Y-cycle, a forcing X-chain and a forcing chain elsewhere
     assert {kind for (_, _, _, _, kind), _ in compiled} >= {0, 1, 3, 4}
     assert all(rating >= 65 and len(path) == n for (rating, _, _, n, _), path in compiled)
+
+
+# the Nishio, multiple and dynamic families' whole search (forcingk.find) on two starts
+FIND = """
+import json
+import numpy as np
+from solvers.sudoku import forcingk, gradek
+from solvers.sudoku.grid import parse_text
+out = []
+for puzzle in ("7...4...6...759...9..8.1..3...524....3.....2.4.......75.1...2.8.8.....1.2.9...3.4",
+               "7.....81..4...82.....2.6..3...32.9..2..8.4..7..3.67...8..6.2.....95...8..51.....2"):
+    values = parse_text(puzzle).givens.astype(np.int64)
+    cands = gradek.initial_cands(values)
+    gradek.singles(values, cands, np.empty((81, 3), np.int64))
+    for multiple, dynamic, nishio, base in ((False, True, True, 75), (True, False, False, 80),
+                                            (True, True, False, 85)):
+        best, cells = np.zeros(5, np.int64), np.zeros(9, np.int64)
+        forcingk.find(cands, multiple, dynamic, nishio, base, best, cells)
+        out.append([best.tolist(), cells[:best[4]].tolist()])
+print(json.dumps(out))
+"""
+
+
+def test_forcing_search_compiled_and_interpreted_agree():
+    compiled = json.loads(run_python(FIND))
+    assert compiled == json.loads(run_python(FIND, NUMBA_DISABLE_JIT="1"))
+    # every family finds a step at both starts, rated from its base up
+    assert all(rating >= base for ([rating, *_], _), base in zip(compiled, [75, 80, 85] * 2, strict=True))
+    # Nishio's are contradictions (sort key 7) in one cell, the others region chains here
+    assert [key for [_, _, key, _, _], _ in compiled] == [7, 6, 6, 7, 6, 6]
