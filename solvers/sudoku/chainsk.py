@@ -3,6 +3,8 @@ source on an unchanging grid, breadth first, the links read as chains.py describ
 
   grid     int64[81]: the candidate masks.
   nodes    chains.py's numbering: cell * 18 + digit * 2 + on.
+  links    int64[NODES, LINKS] and its ``count``: each candidate's links on a grid (``link_table``,
+           read once for the many searches of a position).
 
 Both searches stop at ``limit`` nodes per chain (chains.py's length limit). ``static_chains``
 runs them from every candidate as chains.static_chains orders them and keeps the best chain,
@@ -18,8 +20,10 @@ from numba import njit
 from solvers.sudoku.forcingk import BOX, NODES, REGIONS, length_extra
 from solvers.sudoku.gradek import PEERS
 
-__all__ = ["NODES", "cycles", "forcing", "length_extra", "off_links", "on_links", "static_chains"]
+__all__ = ["LINKS", "NODES", "cycles", "forcing", "length_extra", "link_table", "off_links", "on_links",
+           "static_chains"]
 
+LINKS = 32  # a node's links at most: 8 other digits and 20 peers, or 4
 ENTRIES = 32768  # a cycle search's paths: each on node once, each off node once per parent
 
 
@@ -81,7 +85,20 @@ def on_links(grid: np.ndarray, n: int, y: bool, x: bool, out: np.ndarray) -> int
 
 
 @njit(cache=True)
-def forcing(grid: np.ndarray, source: int, y: bool, limit: int, parent: np.ndarray,
+def link_table(grid: np.ndarray, y: bool, x: bool, links: np.ndarray, count: np.ndarray) -> None:
+    """Each candidate's links (``off_links`` of its on node, ``on_links`` of its off node, Y-
+    links when ``y``, X-links of off nodes when ``x``) in links[n, :count[n]], read once for
+    a position's many searches."""
+    for cell in range(81):
+        for d in range(9):
+            if grid[cell] >> d & 1:
+                n = cell * 18 + d * 2
+                count[n + 1] = off_links(grid, n + 1, y, links[n + 1])
+                count[n] = on_links(grid, n, y, x, links[n])
+
+
+@njit(cache=True)
+def forcing(links: np.ndarray, count: np.ndarray, source: int, limit: int, parent: np.ndarray,
             targets: np.ndarray, via: np.ndarray) -> int:
     """SE's doForcingChains from ``source``: each node's first parent in ``parent`` (-1 for
     none, the source its own), and the targets reached as the source's negation (``targets``,
@@ -99,7 +116,6 @@ def forcing(grid: np.ndarray, source: int, y: bool, limit: int, parent: np.ndarr
     else:
         pending_off[0] = source
         offs = 1
-    out = np.empty(32, np.int64)
     found = 0
     while ons or offs:
         new_offs = offs
@@ -107,8 +123,8 @@ def forcing(grid: np.ndarray, source: int, y: bool, limit: int, parent: np.ndarr
             p = pending_on[i]
             if depth[p] + 2 > limit:
                 return found
-            for j in range(off_links(grid, p, y, out)):
-                q = out[j]
+            for j in range(count[p]):
+                q = links[p, j]
                 if q == source ^ 1 and not _has(targets, found, q):
                     targets[found] = q
                     via[found] = p
@@ -123,8 +139,8 @@ def forcing(grid: np.ndarray, source: int, y: bool, limit: int, parent: np.ndarr
             p = pending_off[i]
             if depth[p] + 2 > limit:
                 return found
-            for j in range(on_links(grid, p, y, True, out)):
-                q = out[j]
+            for j in range(count[p]):
+                q = links[p, j]
                 if q == source ^ 1 and not _has(targets, found, q):
                     targets[found] = q
                     via[found] = p
@@ -148,7 +164,7 @@ def _has(items: np.ndarray, n: int, x: int) -> bool:
 
 
 @njit(cache=True)
-def cycles(grid: np.ndarray, source: int, y: bool, x: bool, limit: int, node: np.ndarray,
+def cycles(links: np.ndarray, count: np.ndarray, source: int, limit: int, node: np.ndarray,
            prev: np.ndarray, size: np.ndarray, found: np.ndarray) -> int:
     """SE's doCycles from ``source`` (on): the paths searched as entries (``node``, the
     ``prev`` entry, ``size`` nodes from the source), an off node entered once per parent not
@@ -164,7 +180,6 @@ def cycles(grid: np.ndarray, source: int, y: bool, x: bool, limit: int, node: np
     pending_off = np.empty(ENTRIES, np.int64)
     pending_on[0] = source
     ons = 1
-    out = np.empty(32, np.int64)
     length = 0
     n_found = 0
     while ons:
@@ -174,8 +189,8 @@ def cycles(grid: np.ndarray, source: int, y: bool, x: bool, limit: int, node: np
             e = on_entry[pending_on[i]]
             if size[e] + 1 > limit:
                 return n_found
-            for j in range(off_links(grid, pending_on[i], y, out)):
-                q = out[j]
+            for j in range(count[pending_on[i]]):
+                q = links[pending_on[i], j]
                 on_path = False
                 walk = e
                 while walk >= 0 and not on_path:
@@ -195,8 +210,8 @@ def cycles(grid: np.ndarray, source: int, y: bool, x: bool, limit: int, node: np
             f = pending_off[i]
             if size[f] > limit:
                 return n_found
-            for j in range(on_links(grid, node[f], y, x, out)):
-                q = out[j]
+            for j in range(count[node[f]]):
+                q = links[node[f], j]
                 if length >= 4 and q == source:
                     found[n_found] = f
                     n_found += 1
@@ -285,11 +300,14 @@ def static_chains(grid: np.ndarray, best: np.ndarray, best_path: np.ndarray) -> 
     found = np.empty(ENTRIES, np.int64)
     path = np.empty(NODES + 1, np.int64)
     seen = np.zeros(NODES, np.bool_)
+    links = np.empty((NODES, LINKS), np.int64)
+    count = np.empty(NODES, np.int64)
     best[:] = 0
     for family in range(3):
         y, x = family >= 1, family != 1
         sort_key = 4 if family == 2 else 3 if y else 2
         cycle_base, chain_base = (70, 70) if family == 2 else (65, 66)
+        link_table(grid, y, x, links, count)
         for cell in range(81):
             m = grid[cell]
             many = m & (m - 1)
@@ -299,7 +317,8 @@ def static_chains(grid: np.ndarray, best: np.ndarray, best_path: np.ndarray) -> 
                 if not m >> d & 1:
                     continue
                 source = cell * 18 + d * 2 + 1
-                for i in range(cycles(grid, source, y, x, _limit(best, cycle_base), node, prev, size, found)):
+                limit = _limit(best, cycle_base)
+                for i in range(cycles(links, count, source, limit, node, prev, size, found)):
                     n = size[found[i]]
                     e = found[i]
                     for k in range(n - 1, -1, -1):
@@ -312,7 +331,8 @@ def static_chains(grid: np.ndarray, best: np.ndarray, best_path: np.ndarray) -> 
                 if not x:
                     continue
                 for start in (source, source ^ 1):
-                    for i in range(forcing(grid, start, y, _limit(best, chain_base), parent, targets, via)):
+                    limit = _limit(best, chain_base)
+                    for i in range(forcing(links, count, start, limit, parent, targets, via)):
                         n = 1
                         walk = via[i]
                         while parent[walk] != walk:

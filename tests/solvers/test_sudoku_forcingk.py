@@ -55,13 +55,17 @@ puzzle = "7...4...6...759...9..8.1..3...524....3.....2.4.......75.1...2.8.8.....
 cands = gradek.initial_cands(parse_text(puzzle).givens.astype(np.int64))
 parent, targets, via = np.empty(chainsk.NODES, np.int64), np.empty(4, np.int64), np.empty(4, np.int64)
 node, prev, size, found = (np.empty(chainsk.ENTRIES, np.int64) for _ in range(4))
+links = np.empty((2, chainsk.NODES, chainsk.LINKS), np.int64)
+count = np.empty((2, chainsk.NODES), np.int64)
+for y in (0, 1):
+    chainsk.link_table(cands, y == 1, True, links[y], count[y])
 out = []
 for start in range(1, chainsk.NODES, 2):
     if not cands[start // 18] >> (start % 18 // 2) & 1:
         continue
-    for y in (False, True):
-        n = chainsk.forcing(cands, start, y, 40, parent, targets, via)
-        m = chainsk.cycles(cands, start, y, True, 12, node, prev, size, found)
+    for y in (0, 1):
+        n = chainsk.forcing(links[y], count[y], start, 40, parent, targets, via)
+        m = chainsk.cycles(links[y], count[y], start, 12, node, prev, size, found)
         out.append([start, y, targets[:n].tolist(), via[:n].tolist(), size[found[:m]].tolist()])
 print(json.dumps(out))
 """
