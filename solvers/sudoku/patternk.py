@@ -27,6 +27,7 @@ def _sees() -> np.ndarray:
 
 
 SEES = _sees()
+PEERS = gradek.PEERS  # each cell's 20 peers, ascending
 POP = np.array([bin(m).count("1") for m in range(512)], np.int64)
 KIND = np.array([1] * 9 + [2] * 9 + [0] * 9, np.int64)  # SE's region types: 0 box, 1 row, 2 column
 MOST_LINKS = 54  # 27 units, both directions
@@ -182,27 +183,28 @@ def als_wing(size: int, cands: np.ndarray, out: np.ndarray) -> int:
     base = 55 if size == 3 else 62
     als = np.empty(4, np.int64)
     unions = np.zeros(5, np.int64)
-    after = np.zeros(5, np.int64)  # the next cell to try at each depth
+    after = np.zeros(5, np.int64)  # the next cell (depth 0) or first cell's peer (index) to try
     best_rating, best_elims = 0, 0
     depth = 0
     while depth >= 0:
-        c = after[depth]
-        if c == 81:
+        i = after[depth]
+        if i == (81 if depth == 0 else PEERS.shape[1]):
             depth -= 1
             continue
-        after[depth] = c + 1
+        after[depth] = i + 1
+        c = i if depth == 0 else PEERS[als[0], i]  # a set's cells all see its first (peers ascend)
         union = unions[depth] | cands[c]
-        if POP[cands[c]] < 2 or POP[union] > size + 1:
+        if (depth and c <= als[depth - 1]) or POP[cands[c]] < 2 or POP[union] > size + 1:
             continue
         seen = True
-        for i in range(depth):
-            seen &= SEES[als[i], c]
+        for j in range(1, depth):
+            seen &= SEES[als[j], c]
         if not seen:
             continue
         als[depth] = c
         if depth + 1 < size:
             unions[depth + 1] = union
-            after[depth + 1] = c + 1
+            after[depth + 1] = 0
             depth += 1
             continue
         if POP[union] != size + 1:
