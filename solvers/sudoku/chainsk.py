@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.sudoku.forcingk import BOX, NODES, REGIONS, length_extra
+from solvers.sudoku.forcingk import NODES, has, length_extra, off_links, only_other, other_digit
 from solvers.sudoku.gradek import PEERS
 
 __all__ = ["LINKS", "NODES", "cycles", "forcing", "length_extra", "link_table", "off_links", "on_links",
@@ -28,26 +28,6 @@ ENTRIES = 32768  # a cycle search's paths: each on node once, each off node once
 
 
 @njit(cache=True)
-def off_links(grid: np.ndarray, n: int, y: bool, out: np.ndarray) -> int:
-    """The nodes made false by ``n`` (on) into ``out``, in SE's order; their number."""
-    cell = n // 18
-    d = n % 18 // 2
-    k = 0
-    if y:
-        for v in range(9):
-            if v != d and grid[cell] >> v & 1:
-                out[k] = cell * 18 + v * 2
-                k += 1
-    for r in range(3):
-        for i in range(9):
-            c = REGIONS[cell, r, i]
-            if c != cell and grid[c] >> d & 1 and (r == 0 or BOX[c] != BOX[cell]):
-                out[k] = c * 18 + d * 2
-                k += 1
-    return k
-
-
-@njit(cache=True)
 def on_links(grid: np.ndarray, n: int, y: bool, x: bool, out: np.ndarray) -> int:
     """The nodes made true by ``n`` (off) into ``out``, in SE's order, without repeats."""
     cell = n // 18
@@ -55,30 +35,15 @@ def on_links(grid: np.ndarray, n: int, y: bool, x: bool, out: np.ndarray) -> int
     k = 0
     m = grid[cell]
     if y and m and (m & (m - 1)) and not (m & (m - 1)) & ((m & (m - 1)) - 1):
-        other = m & ~(1 << d)
-        v = 0
-        while not other >> v & 1:
-            v += 1
-        out[k] = cell * 18 + v * 2 + 1
+        out[k] = cell * 18 + other_digit(m, d) * 2 + 1
         k += 1
     if x:
         for r in range(3):
-            found = -1
-            many = False
-            for i in range(9):
-                c = REGIONS[cell, r, i]
-                if c != cell and grid[c] >> d & 1:
-                    many = found >= 0
-                    found = c
-                    if many:
-                        break
-            if found < 0 or many:
+            found = only_other(grid, cell, r, d)
+            if found < 0:
                 continue
             q = found * 18 + d * 2 + 1
-            seen = False
-            for j in range(k):
-                seen = seen or out[j] == q
-            if not seen:
+            if not has(out, k, q):
                 out[k] = q
                 k += 1
     return k
@@ -118,49 +83,42 @@ def forcing(links: np.ndarray, count: np.ndarray, source: int, limit: int, paren
         offs = 1
     found = 0
     while ons or offs:
-        new_offs = offs
-        for i in range(ons):
-            p = pending_on[i]
-            if depth[p] + 2 > limit:
-                return found
-            for j in range(count[p]):
-                q = links[p, j]
-                if q == source ^ 1 and not _has(targets, found, q):
-                    targets[found] = q
-                    via[found] = p
-                    found += 1
-                if parent[q] < 0:
-                    parent[q] = p
-                    depth[q] = depth[p] + 1
-                    pending_off[new_offs] = q
-                    new_offs += 1
-        ons = 0
-        for i in range(new_offs):
-            p = pending_off[i]
-            if depth[p] + 2 > limit:
-                return found
-            for j in range(count[p]):
-                q = links[p, j]
-                if q == source ^ 1 and not _has(targets, found, q):
-                    targets[found] = q
-                    via[found] = p
-                    found += 1
-                if parent[q] < 0:
-                    parent[q] = p
-                    depth[q] = depth[p] + 1
-                    pending_on[ons] = q
-                    ons += 1
+        found, offs, stop = _layer(links, count, source, limit, parent, depth, pending_on, ons,
+                                   pending_off, offs, targets, via, found)
+        if stop:
+            return found
+        found, ons, stop = _layer(links, count, source, limit, parent, depth, pending_off, offs,
+                                  pending_on, 0, targets, via, found)
+        if stop:
+            return found
         offs = 0
     return found
 
 
 @njit(cache=True)
-def _has(items: np.ndarray, n: int, x: int) -> bool:
-    """Whether ``x`` is among the first ``n`` of ``items``."""
-    hit = False
+def _layer(links: np.ndarray, count: np.ndarray, source: int, limit: int, parent: np.ndarray,
+           depth: np.ndarray, pending: np.ndarray, n: int, reached: np.ndarray, size: int,
+           targets: np.ndarray, via: np.ndarray, found: int) -> tuple[int, int, bool]:
+    """``forcing``'s step from the nodes pending[:n]: each node reached for the first time gets
+    its parent and depth and is appended to reached[size:], and the source's negation, where
+    reached, is a target. Returns the numbers of targets and of reached nodes, and whether a
+    node too deep to follow ended the search."""
     for i in range(n):
-        hit = hit or items[i] == x
-    return hit
+        p = pending[i]
+        if depth[p] + 2 > limit:
+            return found, size, True
+        for j in range(count[p]):
+            q = links[p, j]
+            if q == source ^ 1 and not has(targets, found, q):
+                targets[found] = q
+                via[found] = p
+                found += 1
+            if parent[q] < 0:
+                parent[q] = p
+                depth[q] = depth[p] + 1
+                reached[size] = q
+                size += 1
+    return found, size, False
 
 
 @njit(cache=True)

@@ -46,6 +46,59 @@ def _pop(m: int) -> int:
 
 
 @njit(cache=True)
+def other_digit(m: int, d: int) -> int:
+    """The digit of the two-candidate mask ``m`` that is not ``d``."""
+    other = m & ~(1 << d)
+    v = 0
+    while not other >> v & 1:
+        v += 1
+    return v
+
+
+@njit(cache=True)
+def only_other(grid: np.ndarray, cell: int, r: int, d: int) -> int:
+    """The one cell other than ``cell`` of its region ``r`` (0 box, 1 row, 2 column) that holds
+    ``d`` on ``grid``, or -1 where none or several do."""
+    found = -1
+    for i in range(9):
+        c = REGIONS[cell, r, i]
+        if c != cell and grid[c] >> d & 1:
+            if found >= 0:
+                return -1
+            found = c
+    return found
+
+
+@njit(cache=True)
+def has(items: np.ndarray, n: int, x: int) -> bool:
+    """Whether ``x`` is among the first ``n`` of ``items``."""
+    hit = False
+    for i in range(n):
+        hit = hit or items[i] == x
+    return hit
+
+
+@njit(cache=True)
+def off_links(grid: np.ndarray, n: int, y: bool, out: np.ndarray) -> int:
+    """The nodes made false by ``n`` (on) into ``out``, in SE's order; their number."""
+    cell = n // 18
+    d = n % 18 // 2
+    k = 0
+    if y:
+        for v in range(9):
+            if v != d and grid[cell] >> v & 1:
+                out[k] = cell * 18 + v * 2
+                k += 1
+    for r in range(3):
+        for i in range(9):
+            c = REGIONS[cell, r, i]
+            if c != cell and grid[c] >> d & 1 and (r == 0 or BOX[c] != BOX[cell]):
+                out[k] = c * 18 + d * 2
+                k += 1
+    return k
+
+
+@njit(cache=True)
 def _add(n: int, parent: int, present: np.ndarray, parents: np.ndarray, count: np.ndarray,
          queue: np.ndarray, tail: int) -> int:
     """Record node ``n`` with one parent and queue it; the queue's tail after."""
@@ -65,11 +118,7 @@ def _made_on(grid: np.ndarray, source: np.ndarray, p: int, y: bool, made: np.nda
     d = p % 18 // 2
     k = 0
     if y and _pop(grid[cell]) == 2:
-        other = grid[cell] & ~(1 << d)
-        v = 0
-        while not other >> v & 1:
-            v += 1
-        made[k] = cell * 18 + v * 2 + 1
+        made[k] = cell * 18 + other_digit(grid[cell], d) * 2 + 1
         rows[k, 0] = p
         sizes[k] = 1
         for w in range(9):
@@ -78,22 +127,11 @@ def _made_on(grid: np.ndarray, source: np.ndarray, p: int, y: bool, made: np.nda
                 sizes[k] += 1
         k += 1
     for r in range(3):
-        found = -1
-        many = False
-        for i in range(9):
-            c = REGIONS[cell, r, i]
-            if c != cell and grid[c] >> d & 1:
-                many = found >= 0
-                found = c
-                if many:
-                    break
-        if found < 0 or many:
+        found = only_other(grid, cell, r, d)
+        if found < 0:
             continue
         q = found * 18 + d * 2 + 1
-        seen = False
-        for j in range(k):
-            seen = seen or made[j] == q
-        if seen:
+        if has(made, k, q):
             continue
         made[k] = q
         rows[k, 0] = p
@@ -128,36 +166,21 @@ def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: n
         off_queue[0] = start
         off_tail = 1
     made = np.empty(4, np.int64)
+    made_off = np.empty(28, np.int64)  # 8 other digits and 20 peers at most
     rows = np.empty((4, WIDTH), np.int64)
     sizes = np.empty(4, np.int64)
     while on_head < on_tail or off_head < off_tail:
         if on_head < on_tail:
             p = on_queue[on_head]
             on_head += 1
-            cell = p // 18
-            d = p % 18 // 2
-            if y:
-                for v in range(9):
-                    if v != d and grid[cell] >> v & 1:
-                        q = cell * 18 + v * 2
-                        if present[q + 1]:
-                            parents[q, 0] = p
-                            count[q] = 1
-                            return q, q + 1, on_tail, off_tail
-                        if not present[q]:
-                            off_tail = _add(q, p, present, parents, count, off_queue, off_tail)
-            for r in range(3):
-                for i in range(9):
-                    c = REGIONS[cell, r, i]
-                    if c == cell or not grid[c] >> d & 1 or (r > 0 and BOX[c] == BOX[cell]):
-                        continue
-                    q = c * 18 + d * 2
-                    if present[q + 1]:
-                        parents[q, 0] = p
-                        count[q] = 1
-                        return q, q + 1, on_tail, off_tail
-                    if not present[q]:
-                        off_tail = _add(q, p, present, parents, count, off_queue, off_tail)
+            for j in range(off_links(grid, p, y, made_off)):
+                q = made_off[j]
+                if present[q + 1]:
+                    parents[q, 0] = p
+                    count[q] = 1
+                    return q, q + 1, on_tail, off_tail
+                if not present[q]:
+                    off_tail = _add(q, p, present, parents, count, off_queue, off_tail)
             continue
         p = off_queue[off_head]
         off_head += 1
