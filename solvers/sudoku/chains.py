@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.sudoku import chainsk, gradek
+from solvers.sudoku import chainsk, forcingk, gradek
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
 CELL_UNITS: list[list[int]] = gradek.CELL_UNITS.tolist()  # row, column, box
@@ -55,12 +55,7 @@ class Chain(NamedTuple):
 
 def length_extra(complexity: int) -> float:
     """SE's length rule: 0.1 per ceiling 4, 6, 8, 12, 16, 24, ... that complexity - 2 passes."""
-    extra, ceiling, odd, length = 0.0, 4, False, complexity - 2
-    while length > ceiling:
-        extra += 0.1
-        ceiling = ceiling * 4 // 3 if odd else ceiling * 3 // 2
-        odd = not odd
-    return extra
+    return forcingk.length_extra(complexity) / 10
 
 
 def node(cell: int, d: int, on: bool) -> int:

@@ -225,7 +225,8 @@ def ancestors(n: int, parents: np.ndarray, count: np.ndarray) -> int:
 
 @njit(cache=True)
 def length_extra(complexity: int) -> int:
-    """chains.length_extra in tenths: one per ceiling 4, 6, 8, 12, 16, 24, ... passed."""
+    """SE's length rule in tenths: one per ceiling 4, 6, 8, 12, 16, 24, ... that complexity - 2
+    passes."""
     extra, ceiling, odd, length = 0, 4, False, complexity - 2
     while length > ceiling:
         extra += 1
