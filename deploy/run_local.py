@@ -1,6 +1,6 @@
 """`make run`: migrate, then run the API and three workers side by side until Ctrl-C: one for
-both lanes (WORKER_CONCURRENCY processes), one kept for cheap work (see store.publish) and one
-that delivers callbacks and solves nothing (CALLBACK_QUEUE).
+both lanes (WORKER_CONCURRENCY processes, one per core by default), one kept for cheap work (see
+store.publish) and one that delivers callbacks and solves nothing (CALLBACK_QUEUE).
 
 With no DATABASE_URL / REDIS_URL it is self-contained: a SQLite file and Celery's
 filesystem broker under var/. With them set, the same command uses those servers.
@@ -82,6 +82,15 @@ def announce_ready(engine: Engine, since: datetime, processes: int) -> bool:
     return True
 
 
+def worker_concurrency(env: dict[str, str]) -> int:
+    """The processes of the worker of both lanes: WORKER_CONCURRENCY, else one per core this process
+    may use, so that a split puzzle's parts run on every core. The cheap worker keeps a process of its
+    own besides, and the dear work runs at a lower CPU priority (DEAR_NICE), so cheap jobs still get
+    the cores first."""
+    given = env.get("WORKER_CONCURRENCY", "")
+    return int(given) if given.isdigit() and int(given) > 0 else len(os.sched_getaffinity(0))
+
+
 def announce_preparing(shown: list[str]) -> list[str]:
     """Print the kinds the warm-up has still to prepare when they changed since ``shown``; them."""
     left = warmup.preparing()
@@ -118,11 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     celery = [*base, "--pool", "prefork"]
     # Node names by port: several embedded services on one host (the tests run some) keep apart.
 
-    concurrency = os.environ.get("WORKER_CONCURRENCY", "1")
+    concurrency = worker_concurrency(dict(os.environ))
     launched = now()
     worker = subprocess.Popen([*celery, "-B", "--schedule", str(var / "celerybeat-schedule"),
                                "-Q", ",".join(lanes.queues), "-n", f"worker-{port}@%h",
-                               "--pidfile", str(run / "worker.pid"), "--concurrency", concurrency],
+                               "--pidfile", str(run / "worker.pid"), "--concurrency", str(concurrency)],
                               cwd=ROOT, env=env)
     # Capacity kept for cheap work: a small job is answered while the worker above runs a big one.
     cheap = subprocess.Popen([*celery, "--concurrency", "1", "-Q", lanes.task_queue,
@@ -145,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     engine = make_engine(database_url)
     # Every pool process of the first worker, the cheap worker's one and the callbacks worker.
-    processes = (int(concurrency) if concurrency.isdigit() else 1) + 2
+    processes = concurrency + 2
     ready, looked = False, 0.0
     left: list[str] = []
     while not stopping and all(c.poll() is None for c in children):
