@@ -38,17 +38,23 @@ def client_line(port: int, host: str) -> str:
     return f".venv/bin/puzzle-queue{where} submit --kind sudoku --wait examples/sudoku.txt"
 
 
-def banner(port: int, host: str) -> str:
+def banner(port: int, host: str, tokens: bool = False) -> str:
+    """What the service prints at its start: where it is and how to reach it; with ``tokens``
+    (API_TOKENS set) every command carries a client's token from $PUZZLE_QUEUE_TOKEN."""
     url = f"http://{host}:{port}"
     sample = ('{"puzzles": [{"kind": "sudoku", "puzzle": '
               '"53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"}]}')
+    auth = ' -H "Authorization: Bearer $PUZZLE_QUEUE_TOKEN"' if tokens else ""
+    token_line = ("  tokens:    API_TOKENS is set: export PUZZLE_QUEUE_TOKEN=<a client's token> for the\n"
+                  "             commands below (the web page asks for one)\n") if tokens else ""
     return (f"\npuzzle-queue is running at {url}  (Ctrl-C stops it)\n"
             f"  web page:  {url}/\n"
+            f"{token_line}"
             f"  client:    {client_line(port, host)}\n"
             f"  API docs:  {url}/api/v1/docs/swagger/\n"
-            f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json' \\\n"
+            f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json'{auth} \\\n"
             f"               -d '{sample}'\n"
-            f"  results:   curl -s {url}/api/v1/jobs/<id>/puzzles\n"
+            f"  results:   curl -s{auth} {url}/api/v1/jobs/<id>/puzzles\n"
             f"  workers:   warming up the solvers (a first start compiles their kernels, one worker\n"
             f"             at a time); jobs posted meanwhile wait queued. Lines say what is still being\n"
             f"             prepared, and when they are ready.\n")
@@ -142,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                                   "-n", f"callbacks-{port}@%h", "--pidfile", str(run / "callbacks.pid")],
                                  cwd=ROOT, env=env)
     children = [api, worker, cheap, callbacks]
-    print(banner(port, host), flush=True)
+    print(banner(port, host, tokens=bool(settings.access.api_tokens)), flush=True)
 
     stopping = False
 

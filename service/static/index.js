@@ -212,7 +212,7 @@
   }
 
   (async () => {
-    const list = (await PQ.get("/api/v1/kinds")).items;
+    const list = (await PQ.getPublic("/api/v1/kinds")).items;
     kinds = Object.fromEntries(list.map(k => [k.kind, k]));
     kindSelect.replaceChildren(...list.map(k => el("option", {value: k.kind, text: k.kind, title: k.summary})));
     kindSelect.addEventListener("change", showKind);
