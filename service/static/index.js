@@ -34,7 +34,8 @@
       input = el("input", {id, name, type: "checkbox", checked: spec.default === true});
     } else if (spec.choices || spec.type === "bool") {
       const choices = spec.choices || [true, false];
-      input = el("select", {id, name}, el("option", {value: "", text: `default (${JSON.stringify(spec.default)})`}),
+      input = el("select", {id, name}, el("option", {value: "", text: spec.default === null ? "default (automatic)"
+                                                           : `default (${JSON.stringify(spec.default)})`}),
                  ...choices.map(c => el("option", {value: JSON.stringify(c), text: String(c)})));
     } else {
       const numeric = spec.type === "int" || spec.type === "float";

@@ -75,3 +75,35 @@ def test_the_fleet_view_asks_for_an_operators_token(tmp_path, offline):
         page.wait_for_selector("#token-form:not([hidden])")
         expect(page.locator("#token-form label")).to_contain_text(re.compile("API_TOKENS"))
     app.extensions["engine"].dispose()
+
+
+PHONE = 390
+
+
+def test_at_a_phones_width_the_token_form_and_the_fleet_tables_fit(tmp_path, offline):
+    """At 390 px the token form wraps within the page, and both tables keep their column labels,
+    scrolling inside their panels rather than widening the page."""
+    settings = Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'ops.db'}", REDIS_URL=None,
+                                 BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="",
+                                 API_TOKENS="alice:al1ce-token", ADMIN_TOKENS="0perator-token")
+    app = create_app(settings)
+    Base.metadata.create_all(app.extensions["engine"])
+    with app.extensions["sessions"]() as s, s.begin():
+        heartbeat.beat(s, "a-rather-long-host-name.example.internal:4242:cafe", None, ["puzzles"])
+    width = "document.documentElement.scrollWidth"
+    with serving(app) as url:
+        page = offline(url)
+        page.set_viewport_size({"width": PHONE, "height": 844})
+        page.goto(url + "/ops")
+        page.wait_for_selector("#token-form:not([hidden])")
+        assert page.evaluate(width) <= PHONE
+        page.fill("#token", "0perator-token")
+        page.click("#token-form button[type=submit]")
+        expect(page.locator("#workers tr[data-alive=true]")).to_have_count(1)
+        for table in ("#queues", "#workers"):
+            labels = page.locator(f"{table} thead th")
+            expect(labels.first).to_be_visible()
+            expect(labels.last).to_be_attached()
+        assert page.locator("#workers thead th").all_inner_texts()[:2] == ["Worker", "Lane"]
+        assert page.evaluate(width) <= PHONE
+    app.extensions["engine"].dispose()
