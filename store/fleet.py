@@ -147,11 +147,13 @@ def _claimed_and_done(s: Session, jobs: Sequence[str],
 
 
 def _parts(s: Session, jobs: Sequence[str]) -> Sequence[tuple[str | None, str, int]]:
-    """(worker, job, parts) of split puzzles claimed."""
+    """(worker, job, parts) of split puzzles claimed; a cancelled puzzle's are held by nobody (their
+    workers stop at the flag, and what they return is written nowhere)."""
     return s.execute(
         select(Subtask.worker, Puzzle.job_id, func.count())
         .join(Puzzle, Puzzle.id == Subtask.puzzle_id)
-        .where(Puzzle.job_id.in_(jobs), Puzzle.parts_total > 0, Subtask.status == RUNNING,
+        .where(Puzzle.job_id.in_(jobs), Puzzle.status == RUNNING, Puzzle.parts_total > 0,
+               Subtask.status == RUNNING,
                Subtask.worker.is_not(None))
         .group_by(Subtask.worker, Puzzle.job_id)).all()
 

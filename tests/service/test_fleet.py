@@ -149,6 +149,11 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
     # The split puzzle itself is held by its parts, not by the worker that cut it up.
     assert seen["coordinator"]["holding"] == [] and seen["coordinator"]["pid"] is None
 
+    # A cancelled job's parts are held by nobody at once, though the part's row stays running until
+    # its worker, stopped by the flag, returns.
+    assert app.test_client().post(f"/api/v1/jobs/{split_job}/cancel").status_code == 202
+    assert by_name(app)[dead]["holding"] == []
+
     # Once the chunk's task has ended (``since`` past its claim), the chunk is nobody's.
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(WorkerBeat).where(WorkerBeat.name == cheap).values(since=now()))
