@@ -39,7 +39,11 @@ class HeldOut(BaseModel):
 
 
 class WorkerOut(BaseModel):
-    name: str = Field(description="host:pid:node, as claims name it")
+    name: str = Field(description="celery_node:pid:node (host:pid:node before its node name is known), "
+                                  "as claims name it")
+    celery_node: str | None = Field(None, description="the Celery node name of its `celery worker` (its -n, "
+                                                      "e.g. worker-8000@host), as `celery inspect` and "
+                                                      "`celery control` name it; null: not known")
     host: str
     pid: int | None
     node: str = Field(description="the `celery worker` the process belongs to (its pool shares it)")
@@ -94,7 +98,7 @@ def _workers(at: datetime) -> list[WorkerOut]:
     for w in found:
         age = max(0.0, (at - w.beat_at).total_seconds())
         out.append(WorkerOut(
-            name=w.name, host=w.host, pid=w.pid, node=w.node, queues=w.queues,
+            name=w.name, celery_node=w.celery_node, host=w.host, pid=w.pid, node=w.node, queues=w.queues,
             lane=lane_of(w.queues, config.lanes), started_at=w.started_at,
             heartbeat_age_seconds=round(age, 3),
             alive=age < config.recovery.worker_silent_seconds,

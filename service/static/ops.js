@@ -30,7 +30,8 @@
     const beat = el("span", {className: `status ${w.alive ? "running" : "failed"}`,
                              text: w.alive ? "alive" : "silent"});
     return el("tr", {"data-worker": w.name, "data-lane": w.lane || "", "data-alive": String(w.alive)},
-      el("td", {}, el("code", {text: w.name})), el("td", {text: w.lane || "not known yet"}),
+      el("td", {title: w.name}, el("code", {text: w.celery_node || w.host}), w.pid === null ? null : ` pid ${w.pid}`),
+      el("td", {text: w.lane || "not known yet"}),
       el("td", {}, beat, ` ${seconds(w.heartbeat_age_seconds)} ago`),
       el("td", {className: "holding"}, holding(w)),
       el("td", {className: "done", text: PQ.number(w.done_last_minute)}));

@@ -136,7 +136,7 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
     seen = by_name(app)
     assert set(seen) >= {cheap, both, dead}
     w = seen[cheap]
-    assert (w["host"], w["pid"], w["node"]) == ("h1", 101, "aaaa")
+    assert (w["host"], w["pid"], w["node"], w["celery_node"]) == ("h1", 101, "aaaa", None)
     assert (w["queues"], w["lane"]) == (["puzzles"], "cheap")
     assert w["alive"] and 0 <= w["heartbeat_age_seconds"] < 5
     assert w["done_last_minute"] == 3
@@ -158,6 +158,13 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(WorkerBeat).where(WorkerBeat.name == cheap).values(since=now()))
     assert by_name(app)[cheap]["holding"] == []
+
+
+def test_a_worker_named_by_its_celery_node_shows_that_name_and_its_host(app):
+    beat(app, "worker-8000@h5.example:55:eeee", ["puzzles"])
+    w = by_name(app)["worker-8000@h5.example:55:eeee"]
+    assert (w["celery_node"], w["host"], w["pid"], w["node"]) == ("worker-8000@h5.example", "h5.example", 55,
+                                                                  "eeee")
 
 
 def test_a_worker_row_without_queues_yet_has_no_lane(app):

@@ -28,6 +28,12 @@ def test_the_fleet_view_shows_the_workers_and_follows_a_job(web_url, offline):
     # `make run`'s two workers: one of both lanes, one kept for cheap work.
     expect(page.locator("#workers tr[data-alive=true][data-lane=both]").first).to_be_visible()
     expect(page.locator("#workers tr[data-alive=true][data-lane=cheap]").first).to_be_visible()
+    # Named as Celery names them (deploy/run_local.py's -n worker-PORT@host, cheap-PORT@host).
+    port = web_url.rsplit(":", 1)[1]
+    expect(page.locator("#workers tr[data-alive=true][data-lane=both] td").first).to_contain_text(
+        re.compile(rf"^worker-{port}@\S+ pid \d+$"))
+    expect(page.locator("#workers tr[data-alive=true][data-lane=cheap] td").first).to_contain_text(
+        re.compile(rf"^cheap-{port}@\S+ pid \d+$"))
     expect(page.locator("#flow")).to_contain_text("in the last 60 s")
     updated = page.locator("#updated").inner_text()
     expect(page.locator("#updated")).not_to_have_text(updated, timeout=10_000)  # it refreshes itself
