@@ -23,6 +23,7 @@ import httpx
 
 from client import fleet
 from client.api import DEFAULT_URL, Client, Job
+from client.deliveries import deliveries_text
 from client.errors import ApiError, InvalidRequest
 from client.inputs import BadLines, Line, parse_options, read_files
 from client.messages import by_puzzle, count, cpu_seconds, grouped, invocation
@@ -586,6 +587,17 @@ def kinds(client: Client, as_json: bool) -> None:
 
 def _show(body: dict[str, Any], as_json_flag: bool, as_table: Callable[[dict[str, Any]], str]) -> None:
     click.echo(json.dumps(body, indent=2) if as_json_flag else as_table(body))
+
+
+@main.command()
+@as_json
+@click.argument("job_id", metavar="JOB")
+@click.pass_obj
+def deliveries(client: Client, as_json: bool, job_id: str) -> None:
+    """The deliveries of the job's callback_url: one per time the job ended, its state (due,
+    delivered, failed) and every attempt with the HTTP status or error it met."""
+    found = client.deliveries(job_id)
+    click.echo(json.dumps(found, indent=2) if as_json else deliveries_text(found))
 
 
 @main.command()
