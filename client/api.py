@@ -327,6 +327,14 @@ class Client:
         """Each lane's queue (depth, oldest message's age, live workers), and puzzles in and out."""
         return dict(self._call("GET", "/queues"))
 
+    def failures(self, minutes: float = 60, kind: str | None = None, error: str | None = None,
+                 limit: int = 100) -> list[dict[str, Any]]:
+        """Failed puzzles of every job within the last ``minutes``, newest first; only of ``kind``,
+        only those whose error holds ``error`` (any case), when given."""
+        params = {"minutes": minutes, "limit": limit, **({"kind": kind} if kind else {}),
+                  **({"error": error} if error else {})}
+        return list(self._call("GET", "/failures", params=params)["items"])
+
     # -- results
 
     def export(self, job: JobRef, format: str = "jsonl",

@@ -618,6 +618,22 @@ def queues(client: Client, as_json: bool) -> None:
     _show(client.queues(), as_json, fleet.queues_table)
 
 
+@main.command()
+@as_json
+@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="how far back")
+@click.option("--kind", help="only puzzles of this kind")
+@click.option("--error", "error_text", metavar="TEXT", help="only failures whose error holds TEXT (any case)")
+@click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+@click.pass_obj
+def failures(client: Client, as_json: bool, minutes: float, kind: str | None, error_text: str | None,
+             limit: int) -> None:
+    """Failed puzzles of every job, newest first (needs an operator's token when the service sets
+    tokens)."""
+    found = client.failures(minutes, kind, error_text, limit)
+    click.echo(json.dumps(found, indent=2) if as_json else fleet.failures_table(found))
+
+
 def run(argv: Sequence[str] | None = None) -> None:
     """The entry point (``puzzle-queue``, ``python -m client``)."""
     main.main(args=list(argv) if argv is not None else None, prog_name="puzzle-queue", standalone_mode=True)

@@ -1,4 +1,5 @@
-"""The fleet view for operators: GET /api/v1/workers and /api/v1/queues (the page /ops shows both).
+"""The fleet view for operators: GET /api/v1/workers, /api/v1/queues and /api/v1/failures (the page
+/ops shows them).
 
 Workers come from their heartbeat rows in SQL (store.fleet), never from Celery's control API: a
 request asks no worker anything, so a busy or dead worker cannot slow it down. Queue depths come
@@ -12,15 +13,15 @@ import logging
 from datetime import datetime, timedelta
 from typing import Literal
 
-from flask import Blueprint, current_app
-from pydantic import BaseModel, Field
+from flask import Blueprint, current_app, request
+from pydantic import BaseModel, ConfigDict, Field
 from spectree import Response
 
 from service import auth, settings
 from service.api import snapshot, spec
 from service.problems import Problem
 from service.schemas import ProblemOut
-from store import depth, fleet
+from store import depth, failures, fleet
 from store.models import now
 from store.settings import Lanes
 
@@ -78,6 +79,30 @@ class QueueList(BaseModel):
     puzzles_in: int = Field(description="puzzles submitted in the window, over every lane")
     puzzles_out: int = Field(description="puzzles that reached a final status in the window, over "
                                          "every lane")
+
+
+class FailureQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    minutes: float = Field(60, gt=0, le=7 * 24 * 60, description="how far back, in minutes")
+    kind: str | None = Field(None, min_length=1, max_length=32, description="only puzzles of this kind")
+    error: str | None = Field(None, min_length=1, max_length=200,
+                              description="only failures whose error holds this text (any case)")
+    limit: int = Field(100, ge=1, le=1000)
+
+
+class FailureOut(BaseModel):
+    job_id: str
+    owner: str = Field(description="the client whose job it is (empty: an anonymous address's)")
+    index: int = Field(description="the puzzle's index in its job")
+    kind: str
+    error: str
+    finished_at: datetime
+
+
+class FailureList(BaseModel):
+    items: list[FailureOut] = Field(description="newest first")
+    minutes: float = Field(description="the window asked for")
 
 
 @bp.before_request
@@ -142,6 +167,20 @@ def list_queues():
              for name, lane in ((lanes.task_queue, "cheap"), (lanes.dear_queue, "dear"))]
     return QueueList(items=items, window_seconds=fleet.WINDOW.total_seconds(),
                      puzzles_in=flow.came_in, puzzles_out=flow.went_out)
+
+
+@bp.get("/failures")
+@spec.validate(query=FailureQuery, resp=Response(HTTP_200=FailureList, HTTP_422=ProblemOut, **ERRORS),
+               tags=["operations"])
+def list_failures():
+    """Failed puzzles across every job and client within the last ``minutes``, newest first, by
+    kind and by a text of their error when asked. Operators only (ADMIN_TOKENS)."""
+    q: FailureQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
+    with snapshot() as s:
+        found = failures.recent(s, now() - timedelta(minutes=q.minutes), q.kind, q.error, q.limit)
+    return FailureList(items=[FailureOut(job_id=f.job_id, owner=f.owner, index=f.index, kind=f.kind,
+                                         error=f.error, finished_at=f.finished_at) for f in found],
+                       minutes=q.minutes)
 
 
 def _rounded(seconds: float | None) -> float | None:

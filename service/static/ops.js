@@ -47,6 +47,35 @@
     document.getElementById("updated").textContent = `Updated ${new Date().toLocaleTimeString()}.`;
   }
 
+  function failureRow(f) {
+    const at = new Date(f.finished_at);
+    return el("tr", {"data-job-id": f.job_id, "data-index": f.index},
+      el("td", {text: at.toLocaleTimeString()}),
+      el("td", {}, el("a", {href: `/jobs/${encodeURIComponent(f.job_id)}`, text: `${f.job_id.slice(0, 8)}…`}),
+         ` #${f.index}`),
+      el("td", {text: f.kind}), el("td", {text: f.owner || "anonymous"}),
+      el("td", {className: "error", text: f.error}));
+  }
+
+  function failureQuery() {
+    const query = new URLSearchParams({minutes: 60, limit: 50});
+    for (const name of ["kind", "error"]) {
+      const value = document.getElementById(`failure-${name}`).value.trim();
+      if (value) query.set(name, value);
+    }
+    return query;
+  }
+
+  function showFailures(failures) {
+    document.querySelector("#failures tbody").replaceChildren(...failures.items.map(failureRow));
+    document.getElementById("no-failures").hidden = failures.items.length > 0;
+  }
+
+  document.getElementById("failure-filter").addEventListener("submit", event => {
+    event.preventDefault();
+    PQ.get(`/api/v1/failures?${failureQuery()}`).then(showFailures).catch(err => console.warn("failures", err));
+  });
+
   async function refresh() {
     const error = document.getElementById("ops-error");
     try {
@@ -54,6 +83,7 @@
       const queues = await PQ.get("/api/v1/queues");
       const workers = await PQ.get("/api/v1/workers");
       show(queues, workers);
+      showFailures(await PQ.get(`/api/v1/failures?${failureQuery()}`));
       error.hidden = true;
     } catch (err) {
       error.textContent = err.status === 403 ? `${err.message} (use Forget token to give another)` : err.message;

@@ -17,11 +17,12 @@ from sqlalchemy import update
 from service import auth
 from store import broker, chunks, depth
 from store import rows as puzzle_rows
-from store.models import WorkerBeat, now
+from store.models import FAILED, SOLVED, WorkerBeat, now
 from store.publish import CeleryPublisher
 from tests.service.conftest import claim_part, settings_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements run on both databases
 from tests.worker.test_chunk import ids_of, post, toys
+from tests.worker.test_chunk import run as run_chunk_of
 from tests.worker.test_parts import fan_out, toy_item
 from worker import heartbeat, stored
 from worker.runtime import Runtime
@@ -233,3 +234,39 @@ def test_an_unreachable_broker_is_a_503(make_app, toy, tmp_path):
 
 def test_redis_lists_name_every_priority_level():
     assert depth.redis_lists("q", "|") == ["q", *(f"q|{n}" for n in range(1, 10))]
+
+
+def test_failures_across_jobs_newest_first_by_kind_and_error_text(app):
+    crashed = post(app, toys("3", crash=True))  # a job of one: a puzzle row, failed by its worker
+    report = run_chunk_of(app, ids_of(app, crashed))
+    assert report.written == 1
+    in_chunk = post(app, toys("1", "2", "4"))  # a stored chunk, two of its entries failed
+    with app.extensions["sessions"]() as s, s.begin():
+        held = chunks.claim(s, app.extensions["publisher"].stored.pop(), "w9", now() + timedelta(minutes=5))
+        assert held is not None
+        done = chunks.Written([FAILED, SOLVED, FAILED], [None, None, None],
+                              {0: "made up: the first", 2: "made up: the third"}, 1.0)
+        assert chunks.write(s, held, done)[0] == 3
+
+    client = app.test_client()
+    r = client.get("/api/v1/failures")
+    assert r.status_code == 200, r.json
+    got = [(f["job_id"], f["index"], f["kind"], f["error"]) for f in r.json["items"]]
+    crash = "solver error: RuntimeError: toy solver crashed on purpose"
+    assert sorted(got) == sorted([(crashed, 0, "toy", crash), (in_chunk, 0, "toy", "made up: the first"),
+                                  (in_chunk, 2, "toy", "made up: the third")])
+    assert got[0][0] == in_chunk  # written after the row: newer
+    assert r.json["minutes"] == 60
+    assert [f["index"] for f in client.get("/api/v1/failures?error=CRASHED").json["items"]] == [0]
+    assert client.get("/api/v1/failures?kind=sudoku").json["items"] == []
+    assert len(client.get("/api/v1/failures?limit=1").json["items"]) == 1
+    for bad in ("minutes=0", "limit=0", "kind=", "colour=red"):
+        refused = client.get(f"/api/v1/failures?{bad}")
+        assert refused.status_code == 422 and refused.mimetype == "application/problem+json", bad
+
+
+def test_failures_need_an_operator_token(guarded):
+    client = guarded.test_client()
+    assert client.get("/api/v1/failures").status_code == 401
+    assert client.get("/api/v1/failures", headers=bearer(ALICE)).status_code == 403
+    assert client.get("/api/v1/failures", headers=bearer(OPERATOR)).status_code == 200

@@ -50,6 +50,22 @@ def test_the_fleet_view_shows_the_workers_and_follows_a_job(web_url, offline):
     expect(row.locator(".done")).not_to_have_text("0")
 
 
+def test_the_fleet_view_lists_failures_and_filters_them(web_url, offline):
+    with Client(web_url) as c:
+        job = c.wait(c.submit([{"kind": "toy", "puzzle": "7", "options": {"crash": True}}], label="crashes"),
+                     poll=0.5)
+    page = offline(web_url)
+    page.goto(web_url + "/ops")
+    row = page.locator(f"#failures tr[data-job-id='{job['id']}']")
+    expect(row).to_have_count(1, timeout=15_000)
+    expect(row.locator("td.error")).to_contain_text("toy solver crashed on purpose")
+    expect(row.locator(f"a[href='/jobs/{job['id']}']")).to_have_count(1)
+    page.fill("#failure-error", "no error reads like this")
+    page.click("#failure-filter button[type=submit]")
+    expect(row).to_have_count(0)
+    expect(page.locator("#no-failures")).to_be_visible()
+
+
 def test_the_fleet_view_asks_for_an_operators_token(tmp_path, offline):
     settings = Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'ops.db'}", REDIS_URL=None,
                                  BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="",
