@@ -53,7 +53,7 @@ def _rows(s: Session, jobs: list[str], since: datetime, kind: str | None) -> lis
     if kind is not None:
         q = q.where(Puzzle.kind == kind)
     return [Failure(job_id, "", index, k, error or "", aware(at))
-            for job_id, index, k, error, at in s.execute(q)]
+            for job_id, index, k, error, at in s.execute(q) if at is not None]
 
 
 def _entries(s: Session, jobs: list[str], since: datetime, kind: str | None) -> list[Failure]:
@@ -65,5 +65,5 @@ def _entries(s: Session, jobs: list[str], since: datetime, kind: str | None) -> 
         q = q.where(Chunk.kind == kind)
     failed = chunks.LETTERS[FAILED]
     return [Failure(job_id, "", first + i, k, (errors or {}).get(str(i), ""), aware(at))
-            for job_id, first, k, outcome, errors, at in s.execute(q)
+            for job_id, first, k, outcome, errors, at in s.execute(q) if at is not None
             for i, letter in enumerate(outcome or "") if letter == failed]
