@@ -1,5 +1,5 @@
-"""The fleet view for operators: GET /api/v1/workers, /api/v1/queues and /api/v1/failures (the page
-/ops shows them).
+"""The fleet view for operators: GET /api/v1/workers, /api/v1/queues, /api/v1/failures and
+/api/v1/activity (the page /ops shows them).
 
 Workers come from their heartbeat rows in SQL (store.fleet), never from Celery's control API: a
 request asks no worker anything, so a busy or dead worker cannot slow it down. Queue depths come
@@ -21,7 +21,7 @@ from service import auth, settings
 from service.api import snapshot, spec
 from service.problems import Problem
 from service.schemas import ProblemOut
-from store import depth, failures, fleet
+from store import activity, depth, failures, fleet
 from store.models import now
 from store.settings import Lanes
 
@@ -105,6 +105,24 @@ class FailureList(BaseModel):
     minutes: float = Field(description="the window asked for")
 
 
+class ActivityQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    minutes: int = Field(60, ge=1, le=24 * 60, description="how many whole minutes, up to now")
+
+
+class MinuteOut(BaseModel):
+    start: datetime
+    finished: int = Field(description="puzzles a worker ended in the minute (solved, no_solution, failed)")
+    failed: int
+    latency_p50: float | None = Field(description="seconds from submission to the end, median; null: none")
+    latency_p95: float | None
+
+
+class ActivityList(BaseModel):
+    items: list[MinuteOut] = Field(description="oldest first, one per minute")
+
+
 @bp.before_request
 def operators_only() -> None:
     auth.require_operator()
@@ -181,6 +199,20 @@ def list_failures():
     return FailureList(items=[FailureOut(job_id=f.job_id, owner=f.owner, index=f.index, kind=f.kind,
                                          error=f.error, finished_at=f.finished_at) for f in found],
                        minutes=q.minutes)
+
+
+@bp.get("/activity")
+@spec.validate(query=ActivityQuery, resp=Response(HTTP_200=ActivityList, HTTP_422=ProblemOut, **ERRORS),
+               tags=["operations"])
+def list_activity():
+    """The last ``minutes`` by the minute, from SQL: puzzles finished, failed, and their latency from
+    submission to the end (median and 95th percentile). Operators only (ADMIN_TOKENS)."""
+    q: ActivityQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
+    with snapshot() as s:
+        minutes = activity.by_minute(s, now(), q.minutes)
+    return ActivityList(items=[MinuteOut(start=m.start, finished=m.finished, failed=m.failed,
+                                         latency_p50=m.latency_p50, latency_p95=m.latency_p95)
+                               for m in minutes])
 
 
 def _rounded(seconds: float | None) -> float | None:

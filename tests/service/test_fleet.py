@@ -17,7 +17,7 @@ from sqlalchemy import update
 from service import auth
 from store import broker, chunks, depth
 from store import rows as puzzle_rows
-from store.models import FAILED, SOLVED, WorkerBeat, now
+from store.models import FAILED, NO_SOLUTION, SOLVED, WorkerBeat, now
 from store.publish import CeleryPublisher
 from tests.service.conftest import claim_part, settings_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements run on both databases
@@ -270,3 +270,29 @@ def test_failures_need_an_operator_token(guarded):
     assert client.get("/api/v1/failures").status_code == 401
     assert client.get("/api/v1/failures", headers=bearer(ALICE)).status_code == 403
     assert client.get("/api/v1/failures", headers=bearer(OPERATOR)).status_code == 200
+
+
+def test_activity_counts_each_minutes_finished_and_failed_puzzles_and_their_latency(app):
+    crashed = post(app, toys("3", crash=True))
+    assert run_chunk_of(app, ids_of(app, crashed)).written == 1
+    post(app, toys("1", "2", "4"))
+    with app.extensions["sessions"]() as s, s.begin():
+        held = chunks.claim(s, app.extensions["publisher"].stored.pop(), "w9", now() + timedelta(minutes=5))
+        assert held is not None
+        done = chunks.Written([FAILED, SOLVED, NO_SOLUTION], [None, None, None], {0: "made up"}, 1.0)
+        assert chunks.write(s, held, done)[0] == 3
+    r = app.test_client().get("/api/v1/activity?minutes=5")
+    assert r.status_code == 200, r.json
+    minutes = r.json["items"]
+    assert len(minutes) == 5
+    starts = [m["start"] for m in minutes]
+    assert starts == sorted(starts) and len(set(starts)) == 5
+    assert sum(m["finished"] for m in minutes) == 4 and sum(m["failed"] for m in minutes) == 2
+    for m in minutes:
+        assert (m["latency_p50"] is None) == (m["finished"] == 0), m
+        if m["finished"]:
+            assert 0 <= m["latency_p50"] <= m["latency_p95"] < 60, m
+    assert len(app.test_client().get("/api/v1/activity").json["items"]) == 60
+    for bad in ("minutes=0", "minutes=many", "minutes=1441", "window=5"):
+        refused = app.test_client().get(f"/api/v1/activity?{bad}")
+        assert refused.status_code == 422 and refused.mimetype == "application/problem+json", bad

@@ -60,6 +60,11 @@ def test_the_fleet_view_lists_failures_and_filters_them(web_url, offline):
     expect(row).to_have_count(1, timeout=15_000)
     expect(row.locator("td.error")).to_contain_text("toy solver crashed on purpose")
     expect(row.locator(f"a[href='/jobs/{job['id']}']")).to_have_count(1)
+    # The last hour's charts, from SQL: a bar for the minute the failure ended, its failed part red.
+    expect(page.locator("#throughput-chart rect.failed").first).to_be_attached()
+    expect(page.locator("#latency-chart polyline.p50")).to_have_attribute("points", re.compile(r"\d"))
+    summary = re.compile(r"[1-9][\d,]* failed in the last 60 minutes")
+    expect(page.locator("#activity-summary")).to_contain_text(summary)
     page.fill("#failure-error", "no error reads like this")
     page.click("#failure-filter button[type=submit]")
     expect(row).to_have_count(0)
