@@ -228,6 +228,8 @@ class Http:
     retry_after_seconds: int = setting(1, "Retry-After of a 202 (and five times it on a 503)", minimum=0)
     wait_cap_seconds: float = setting(60.0, "longest a GET /jobs/{id}?wait= holds a request thread",
                                       minimum=0)
+    submit_publish_seconds: float = setting(2.0, "longest a POST or a retry waits for its tasks' publishing; "
+                                                 "the reaper publishes the rest; 0: no bound", minimum=0)
     trusted_proxies: int = setting(0, "reverse proxies in front of the API whose X-Forwarded-For and "
                                       "X-Forwarded-Proto are believed (the compose file's nginx: 1); 0: "
                                       "the peer's address is the client's, and those headers are ignored",
