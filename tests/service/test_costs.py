@@ -263,6 +263,43 @@ def test_concurrent_posts_of_one_client_store_at_most_its_budget(make_app, steer
     assert row_counts(app)[:2] == (1, 2)
 
 
+def test_a_retry_and_a_post_of_one_client_at_once_store_at_most_its_budget(make_app, steered):
+    """A retry and a POST at once, each alone within the budget and the two past it: one is
+    stored. On PostgreSQL the job's INSERT and the retried puzzles' UPDATE are slowed (triggers),
+    so that unserialised, each would read the backlog before the other is stored."""
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    failing = [{"kind": "toy", "puzzle": "9", "options": {"crash": True}}] * 2
+    done = client.post("/api/v1/jobs", headers=ALICE, json={"puzzles": failing}).json
+    run_chunk(runtime_of(app), ids_of(app, done["id"]), "w")  # 18 s failed, nothing unfinished
+    engine = app.extensions["engine"]
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE OR REPLACE FUNCTION slow_row() RETURNS trigger AS "
+                                 "$$ BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$ LANGUAGE plpgsql")
+            conn.exec_driver_sql("CREATE TRIGGER slow_job BEFORE INSERT ON jobs "
+                                 "FOR EACH ROW EXECUTE FUNCTION slow_row()")
+            conn.exec_driver_sql("CREATE TRIGGER slow_retry BEFORE UPDATE ON puzzles "
+                                 "FOR EACH ROW EXECUTE FUNCTION slow_row()")
+    together = threading.Barrier(2)
+
+    def one(retry: bool) -> int:
+        each = app.test_client()
+        together.wait()
+        if retry:  # 18 of a budget of 30
+            return each.post(f"/api/v1/jobs/{done['id']}/retry", headers=ALICE,
+                             json={"options": {"crash": False}}).status_code
+        return post(each, ["9", "9"], ALICE).status_code  # 18 too
+
+    with ThreadPoolExecutor(2) as pool:
+        codes = sorted(pool.map(one, (True, False)))
+    assert codes == [202, 429]
+    with app.extensions["sessions"]() as s:
+        unfinished = s.scalars(select(Job.estimated_seconds - Job.done_seconds)
+                               .where(Job.status.in_(("queued", "running")))).all()
+    assert sum(unfinished) <= 30.0
+
+
 def test_a_retry_past_the_budget_is_refused_whole_and_changes_nothing(make_app, steered):
     app = make_app(**BUDGETS)
     client = app.test_client()
