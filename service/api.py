@@ -152,15 +152,20 @@ def checked(body: dict[str, Any]) -> CheckedBatch:
 
 def _within_cap(batch: CheckedBatch, cap: float) -> None:
     """422 naming each item predicted above ``cap`` seconds, with its prediction and the cap."""
-    over = [{"index": i, "field": "puzzle", "estimated_seconds": item.cost,
-             "message": f"predicted at {readable(item.cost)} CPU seconds, above this service's cap of "
-                        f"{readable(cap)} (MAX_PUZZLE_CPU_SECONDS); a job with accept_cost: true "
-                        f"accepts it"}
-            for i, item in enumerate(batch.items) if item.cost > cap]
+    over = [(i, item.cost) for i, item in enumerate(batch.items) if item.cost > cap]
     if over:
-        detail = (f"{len(over)} item(s) predicted above the cap of {readable(cap)} CPU seconds; "
-                  f"nothing was stored")
-        raise Problem(422, "Invalid request", detail, errors=over, max_puzzle_cpu_seconds=cap)
+        raise _over_cap(over, cap, "a job", "nothing was stored")
+
+
+def _over_cap(over: list[tuple[int, float]], cap: float, what: str, outcome: str) -> Problem:
+    """The 422 of items (index, predicted seconds) above ``cap`` seconds, which ``what`` (a job, a
+    retry) with accept_cost would accept; ``outcome``: what the refusal left."""
+    errors = [{"index": i, "field": "puzzle", "estimated_seconds": cost,
+               "message": f"predicted at {readable(cost)} CPU seconds, above this service's cap of "
+                          f"{readable(cap)} (MAX_PUZZLE_CPU_SECONDS); {what} with accept_cost: true "
+                          f"accepts it"} for i, cost in over]
+    detail = f"{len(over)} item(s) predicted above the cap of {readable(cap)} CPU seconds; {outcome}"
+    return Problem(422, "Invalid request", detail, errors=errors, max_puzzle_cpu_seconds=cap)
 
 
 def over_budget(exc: submit.OverBudget, field: str) -> Problem:
@@ -378,7 +383,11 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
             limits.check(kind.name, wire, checked)
         except solvers.PuzzleError as exc:
             raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
-        return checked, kind.predict(puzzle, checked)
+        estimate = kind.predict(puzzle, checked)
+        cap = config.costs.max_puzzle_cpu_seconds
+        if cap > 0 and not body.accept_cost and estimate.seconds > cap:
+            raise _over_cap([(index, estimate.seconds)], cap, "a retry", "nothing changed")
+        return checked, estimate
 
     try:
         with sessions() as s, s.begin():
