@@ -86,10 +86,9 @@ class Lanes:
                                              "its time limit and a cancel (its progress shown), never in a "
                                              "kind's solve_batch run; in a stored chunk it leaves for a "
                                              "puzzle row of its own", minimum=0)
-    cheap_lane_seconds: float = setting(5.0, "a puzzle running longer than this in a task of the cheap "
-                                             "lane is stopped and published to the dear lane, its attempt "
-                                             "not counted (a stored chunk's call: its entries leave for "
-                                             "puzzle rows); 0: no cap", minimum=0)
+    cheap_lane_seconds: float = setting(5.0, "a puzzle running longer than this in the cheap lane is moved "
+                                             "to the dear lane, its attempt not counted (a stored chunk's "
+                                             "call: its entries leave for rows); 0: no cap", minimum=0)
 
     def __post_init__(self) -> None:
         if not self.dear_queue:
