@@ -450,23 +450,25 @@ def cancel(client: Client, yes: bool, as_json: bool, job_ids: tuple[str, ...]) -
               help="retry the puzzle at this index (repeatable; default: every failed and cancelled one)")
 @options_option("an option for the retried puzzles, merged with their own at every depth "
                 "(null: back to its default)")
+@accept_cost_option
 @as_json
 @click.argument("job_id", metavar="JOB")
 @click.pass_obj
-def retry(client: Client, indexes: tuple[int, ...], options: tuple[str, ...], as_json: bool,
-          job_id: str) -> None:
+def retry(client: Client, indexes: tuple[int, ...], options: tuple[str, ...], accept_cost: bool,
+          as_json: bool, job_id: str) -> None:
     """Put the job's failed and cancelled puzzles back in the queue; the job runs again."""
     try:
         opts = parse_options(options)
     except ValueError as exc:
         _fail(str(exc))
     try:
-        job = client.retry(job_id, list(indexes) or None, opts)
+        job = client.retry(job_id, list(indexes) or None, opts, accept_cost)
     except InvalidRequest as exc:
         _say(f"puzzle-queue: the service refused the retry: {exc.problem.get('detail', '')}")
         for text in by_puzzle((e.get("index"), f"{e.get('field', '')}: {e.get('message', '')}")
                               for e in exc.errors):
             _say(text)
+        _cost_hint(exc)
         sys.exit(REFUSED)
     _emit(job, as_json, _print_job)
     _say(f"follow with: {_again(client, 'wait', job['id'])}")
