@@ -268,6 +268,16 @@ def _guess(board: Board) -> Step:
                 trial=(guesses, depth))
 
 
+def next_step(board: Board) -> Step:
+    """The step the grader takes next from ``board``'s position (not yet applied): the easiest
+    single, else the first technique in order of ease that makes progress, else the guess."""
+    code, cell, value = gradek.easiest_single(board.values, board.cands)
+    if code != gradek.NONE:
+        return Step(SINGLES[code][0], SINGLES[code][1], [cell], placements=[(cell, value)])
+    pos = Position.of(board.cands)
+    return next((s for _, find in TECHNIQUES if (s := find(pos)) is not None), None) or _guess(board)
+
+
 def _singles(board: Board, moves: list[Step], buffer: np.ndarray, ceiling: float) -> bool:
     """The kernel's singles placed on the board, checked against the solution, and listed as
     steps; False when one is rated at or above ``ceiling`` (the board is then past it)."""
