@@ -546,6 +546,7 @@ class Kind:
             "example": {"kind": self.name, "puzzle": self.examples[0].puzzle,
                         "options": dict(self.examples[0].options)},
             "generate": generate,
+            "hints": self.hint is not None,
         }
 
 
