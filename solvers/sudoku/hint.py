@@ -69,15 +69,14 @@ def _values(grid: Grid, placed: JSON) -> np.ndarray:
     try:
         user = parse(placed).givens.astype(np.int64)
     except ParseError as exc:
-        raise InvalidField("placed", f"placed: {exc}") from None
+        raise InvalidField("placed", str(exc)) from None
     if user.size != values.size:
         side = round(user.size ** 0.5)
         raise InvalidField("placed", f"placed is a {side}x{side} grid; the puzzle is 9x9")
     changed = np.flatnonzero((values > 0) & (user > 0) & (user != values))
     if changed.size:
         cell = int(changed[0])
-        raise InvalidField("placed", f"placed: {where(cell, N)} holds the given {values[cell]}, "
-                                     f"not {user[cell]}")
+        raise InvalidField("placed", f"{where(cell, N)} holds the given {values[cell]}, not {user[cell]}")
     return np.where(values > 0, values, user)
 
 
@@ -91,11 +90,11 @@ def _masks(candidates: JSON) -> np.ndarray:
     masks = np.zeros(81, np.int64)
     for cell, digits in enumerate(candidates):
         if not isinstance(digits, list):
-            raise InvalidField("candidates", f"candidates: {where(cell, N)} must be a list of digits, "
+            raise InvalidField("candidates", f"{where(cell, N)} must be a list of digits, "
                                              f"not {type(digits).__name__}")
         for d in digits:
             if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= N:
-                raise InvalidField("candidates", f"candidates: {where(cell, N)}: {d!r} is not a digit 1-9")
+                raise InvalidField("candidates", f"{where(cell, N)}: {d!r} is not a digit 1-9")
             masks[cell] |= 1 << (d - 1)
     return masks
 

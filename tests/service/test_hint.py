@@ -61,7 +61,7 @@ def test_a_solved_grid_says_so(client):
     ({"puzzle": EXAMPLE}, "kind", "unknown kind None"),
     ({"kind": "sudoku"}, "puzzle", "missing field 'puzzle'"),
     ({"kind": "sudoku", "puzzle": EXAMPLE, "extra": 1}, "item", "unknown field 'extra'"),
-    ({"kind": "sudoku", "puzzle": EXAMPLE, "placed": [[1, 2]]}, "placed", "placed: "),
+    ({"kind": "sudoku", "puzzle": EXAMPLE, "placed": [[1, 2]]}, "placed", "has 4, 9, 16 or 25 rows"),
     ({"kind": "sudoku", "puzzle": EXAMPLE, "placed": "9" + EXAMPLE[1:]}, "placed", "holds the given 5"),
     ({"kind": "sudoku", "puzzle": EXAMPLE, "candidates": [["1"]] * 81}, "candidates", "'1' is not a digit"),
     ({"kind": "sudoku", "puzzle": EXAMPLE, "candidates": {}}, "candidates", "got dict"),

@@ -157,7 +157,7 @@ def test_a_puzzle_without_one_solution_is_refused(puzzle, says):
     ({"kind": "sudoku"}, "puzzle", "missing field 'puzzle'"),
     ({"kind": "sudoku", "puzzle": EXAMPLE, "hints": 1}, "item", "unknown field 'hints'"),
     ({"kind": "sudoku", "puzzle": "55" + EXAMPLE[2:]}, "puzzle", "already appears"),
-    ({"kind": "sudoku", "puzzle": EXAMPLE, "placed": "x" * 81}, "placed", "placed: row 1, column 1"),
+    ({"kind": "sudoku", "puzzle": EXAMPLE, "placed": "x" * 81}, "placed", "row 1, column 1: 'x' is not"),
     ({"kind": "sudoku", "puzzle": EXAMPLE, "placed": "." * 16}, "placed", "4x4 grid"),
     ({"kind": "sudoku", "puzzle": EXAMPLE, "placed": 7}, "placed", "not int"),
     ({"kind": "sudoku", "puzzle": EXAMPLE, "placed": "4" + "." * 80}, "placed", "holds the given 5, not 4"),
