@@ -7,11 +7,11 @@ Each puzzle is graded once; its positions are taken on the grader's own path: th
 before the step that fills 0, 25, 50 and 75% of its open cells, and the position before its
 hardest step (the one its rating comes from). A position is sent as a user keeping pencil marks
 would send it: the givens, the values placed so far and the candidates the grader holds there.
-Each hint is timed once (wall time, ``time.perf_counter``) after one warm-up hint has loaded
-the compiled kernels; the table gives the median and the 95th percentile per stage, and the
-95th percentile divided by the median of the anchor row, the fast solver's solve of the same
-puzzles (``KIND.solve``, default options), measured in the same run. The process pins itself
-to one core (the machine's last).
+Each hint is timed once in CPU time (``time.process_time``, so that other processes on the
+machine do not count) after one warm-up hint has loaded the compiled kernels; the table gives
+the median and the 95th percentile per stage, and the 95th percentile divided by the median of
+the anchor row, the fast solver's solve of the same puzzles (``KIND.solve``, default options),
+measured in the same run. The process pins itself to one core (the machine's last).
 """
 
 from __future__ import annotations
@@ -64,10 +64,10 @@ def request(puzzle: str, board: grade.Board) -> dict[str, Any]:
 
 
 def timed_ms(call: Callable[[], Any]) -> tuple[float, Any]:
-    """The call's wall milliseconds and its answer."""
-    start = time.perf_counter()
+    """The call's CPU milliseconds and its answer."""
+    start = time.process_time()
     answer = call()
-    return (time.perf_counter() - start) * 1000, answer
+    return (time.process_time() - start) * 1000, answer
 
 
 def p95(xs: list[float]) -> float:

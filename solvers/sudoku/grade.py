@@ -73,14 +73,18 @@ class Step(NamedTuple):
     placements: Sequence[tuple[int, int]] = ()
     eliminations: Sequence[tuple[int, int]] = ()
     trial: tuple[int, int] | None = None  # a guess's (guesses, depth) of trial and error
+    links: Sequence[tuple[int, int, int]] = ()  # a chain's path (chains.Chain.links)
 
     def as_json(self) -> dict[str, Any]:
-        """The step as plain JSON data (tuples as lists); a guess adds ``guesses`` and ``depth``."""
+        """The step as plain JSON data (tuples as lists); a guess adds ``guesses`` and ``depth``,
+        a chain that is one path its ``links``."""
         out = {"technique": self.technique, "rating": self.rating, "cells": list(self.cells),
                "placements": [list(p) for p in self.placements],
                "eliminations": [list(e) for e in self.eliminations]}
         if self.trial is not None:
             out["guesses"], out["depth"] = self.trial
+        if self.links:
+            out["links"] = [list(n) for n in self.links]
         return out
 
 
@@ -220,7 +224,8 @@ def chain_family(find: Callable[[list[int]], chains.Chain | None]) -> Finder:
         chain = find(pos.cands)
         if chain is None:
             return None
-        return Step(chain.technique, chain.rating, chain.cells, eliminations=chain.eliminations)
+        return Step(chain.technique, chain.rating, chain.cells, eliminations=chain.eliminations,
+                    links=chain.links)
     return found
 
 

@@ -201,7 +201,8 @@ KIND = Kind(
         "unique": "true when the search proved it is the only solution (needs max_solutions >= 2)",
         "solutions_found": "solutions found, at most max_solutions",
         "explanation": "with explain: {rating, hardest, band, steps: [{technique, rating, cells, placements "
-                       "[[cell, value]], eliminations [[cell, value]], and for a guess guesses, depth}], "
+                       "[[cell, value]], eliminations [[cell, value]], for a guess guesses, depth, for a "
+                       "chain of one path links [[cell, value, on]]}], "
                        "guesses: [{step, cell, guesses, depth}]}; null when the puzzle is not unique",
     },
     stats_fields={
