@@ -317,6 +317,22 @@ class Client:
                 return
             params["cursor"] = page["next_cursor"]
 
+    # -- hints
+
+    def hint(self, kind: str, puzzle: Any, placed: Any = None,
+             candidates: Sequence[Sequence[int]] | None = None) -> dict[str, Any]:
+        """The next easiest step from a position part-way through (``POST /api/v1/hint``): the
+        givens ``puzzle`` and the values ``placed`` so far (the same wire form), with the
+        candidates kept in each cell when given. The answer's ``status`` is ``step`` (``step``,
+        ``band``), ``wrong`` (``wrong``: the placed values and candidates against the solution)
+        or ``solved``; raises InvalidRequest naming the bad field. Nothing is stored."""
+        body: dict[str, Any] = {"kind": kind, "puzzle": puzzle}
+        if placed is not None:
+            body["placed"] = placed
+        if candidates is not None:
+            body["candidates"] = [list(c) for c in candidates]
+        return dict(self._call("POST", "/hint", json=body))
+
     def kinds(self) -> list[dict[str, Any]]:
         return list(self._call("GET", "/kinds")["items"])
 

@@ -1,9 +1,10 @@
 """The `puzzle-queue` command: submit puzzle files, watch them, get every answer in one file.
 
 Exit status: 0 every puzzle solved or proved to have no solution; 1 some failed or were
-cancelled, or a cancel or delete was not confirmed; 2 the request was refused (bad input, named
-by file and line; nothing is stored) or could not be made; 130 interrupted while sending or
-waiting (the jobs already made keep running, and the message names them).
+cancelled, a cancel or delete was not confirmed, or a hint found a placed value wrong; 2 the
+request was refused (bad input, named by file and line; nothing is stored) or could not be
+made; 130 interrupted while sending or waiting (the jobs already made keep running, and the
+message names them).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 import httpx
 
-from client import fleet
+from client import fleet, hints
 from client.api import DEFAULT_URL, Client, Job
 from client.deliveries import deliveries_text
 from client.errors import ApiError, InvalidRequest
@@ -32,6 +33,7 @@ from client.progress import ProgressBar
 
 F = TypeVar("F", bound=Callable[..., Any])
 DECLINED, REFUSED, INTERRUPTED = 1, 2, 130
+WRONG = 1  # a hint found a placed value or candidate wrong
 JOBS_SHOWN = 50  # `jobs` without --limit, --all or --since
 
 
@@ -338,6 +340,31 @@ def validate(client: Client, kind: str | None, options: tuple[str, ...], accept_
         click.echo(json.dumps(answer, indent=2))
     else:
         _print_costs(answer, lines)
+
+
+@main.command()
+@click.argument("puzzle")
+@click.argument("placed", required=False)
+@click.option("--kind", required=True, help="the puzzle's kind (one whose `kinds` entry gives hints)")
+@click.option("--candidates", metavar="FILE",
+              help="a JSON file ('-' = standard input) of the candidates kept in each cell, cell r*n + c")
+@as_json
+@click.pass_obj
+def hint(client: Client, puzzle: str, placed: str | None, kind: str, candidates: str | None,
+         as_json: bool) -> None:
+    """The next easiest step from PLACED, the values placed so far in PUZZLE (both in the kind's
+    text form; without PLACED, from the givens), or which placed value is wrong (exit status 1);
+    nothing is stored."""
+    try:
+        kept = None if candidates is None else hints.read_candidates(candidates, sys.stdin)
+    except ValueError as exc:
+        _fail(str(exc))
+    try:
+        answer = client.hint(kind, puzzle, placed, kept)
+    except InvalidRequest as exc:
+        _fail("the service refused the hint: " + "; ".join(_fault(e, exc.problem) for e in exc.errors))
+    click.echo(json.dumps(answer, indent=2) if as_json else hints.describe(answer, hints.side(puzzle)))
+    sys.exit(WRONG if answer["status"] == "wrong" else 0)
 
 
 @main.command()

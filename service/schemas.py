@@ -360,6 +360,7 @@ class KindOut(BaseModel):
     generate: dict[str, Any] | None = Field(
         None, description="the kind's generate options ({options, result}) or null for a kind that does not "
                           "make puzzles; a generate item's `count` is beside them")
+    hints: bool = Field(False, description="whether POST /api/v1/hint gives the kind's next steps")
     service_limits: dict[str, Any] = Field(description="this service's caps: puzzle JSON size, option maxima")
 
 
