@@ -5,8 +5,8 @@ chunk's and subtask's last claim (when, by which worker, which attempt) and end 
 error, its predicted and actual seconds). What the rows forget goes into ``job_events``, one row
 per change (a chunk's entries one row per run of indexes), in the transaction that makes it:
 work handed on by the reaper, a puzzle moved to the dear lane, split into parts, entries leaving
-their chunk, puzzles retried (with what they were). The cheap path (a claim, a write) records
-nothing here: its rows say it all.
+their chunk, puzzles retried (with what they were) and the end of a job a retry reopens. The
+cheap path (a claim, a write) records nothing here: its rows say it all.
 
 Terms (event, handed on, leaves, lane): docs/glossary.md.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, bindparam, insert, literal, null, select
+from sqlalchemy import JSON, DateTime, and_, bindparam, insert, literal, null, or_, select
 from sqlalchemy.orm import Session
 
 from store import chunks, fastjson
@@ -134,6 +134,8 @@ def _of_chunks(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
             continue
         if index is None:
             detail = _chunk_end(row)
+            if not detail["statuses"]:
+                continue  # every entry left: their puzzle rows stand for them
         else:
             status = chunks.entry_status(row.status, row.outcome, index - row.first)
             if status is None:
@@ -181,7 +183,7 @@ def _of_parts(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
 def _recorded(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
     q = select(JobEvent).where(JobEvent.job_id == job_id)
     if index is not None:
-        q = q.where(JobEvent.first <= index, JobEvent.last >= index)
+        q = q.where(or_(JobEvent.first.is_(None), and_(JobEvent.first <= index, JobEvent.last >= index)))
     for e in s.scalars(q.order_by(JobEvent.id)):
         yield Event(e.at, e.type, e.first, e.last, e.part, e.worker, e.attempt, e.detail or {}, RECORDED,
                     e.id)
@@ -246,6 +248,13 @@ def left(s: Session, t: datetime, job_id: str, first: int, offsets: Sequence[int
             runs.append([i, i])
     s.execute(insert(JobEvent), [{"job_id": job_id, "at": t, "type": "left", "first": first + a,
                                   "last": first + b, "detail": {"reason": reason}} for a, b in runs])
+
+
+def reopened(s: Session, job: Job) -> None:
+    """A retry puts the ended ``job`` back to work: its end, which the job's row then forgets, is
+    kept as an event. Called before the job's row changes."""
+    if job.status in (COMPLETED, CANCELLED) and job.finished_at is not None:
+        s.add(JobEvent(job_id=job.id, at=job.finished_at, type="ended", detail={"status": job.status}))
 
 
 def retried(s: Session, t: datetime, options: Mapping[int, dict[str, Any]]) -> None:

@@ -187,8 +187,8 @@ class Chunk(Claimed, Base):
 
 
 class JobEvent(Base):
-    """An event of a job its rows do not keep (store.events): a puzzle or range of indexes
-    (``first`` to ``last``; a subtask's ``part``) handed on, moved, split, left or retried."""
+    """An event of a job its rows do not keep (store.events): of a puzzle or run of indexes
+    (``first`` to ``last``; a subtask's ``part``), or of the job itself (``first`` None)."""
 
     __tablename__ = "job_events"
 
@@ -196,8 +196,8 @@ class JobEvent(Base):
     job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
     at: Mapped[datetime]
     type: Mapped[str] = mapped_column(String(16))
-    first: Mapped[int] = mapped_column(Integer)
-    last: Mapped[int] = mapped_column(Integer)
+    first: Mapped[int | None] = mapped_column(Integer)
+    last: Mapped[int | None] = mapped_column(Integer)
     part: Mapped[int | None] = mapped_column(Integer)
     worker: Mapped[str | None] = mapped_column(String(200))
     attempt: Mapped[int | None] = mapped_column(Integer)

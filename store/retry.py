@@ -115,6 +115,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
         by_options.setdefault(canonical(new_options), (new_options, []))[1].append(row.id)
         tallies.moved(s, row.kind, None, QUEUED)
     events.retried(s, t, {row.id: new_options for row, new_options, _cost in checked})
+    events.reopened(s, job)
     _predicted_again(s, job, checked)
     for new_options, group in by_options.values():
         s.execute(update(Puzzle).where(Puzzle.id.in_(group), Puzzle.status.in_(RETRYABLE))
