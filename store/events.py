@@ -14,9 +14,8 @@ Terms (event, handed on, leaves, lane): docs/glossary.md.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
 from sqlalchemy import JSON, DateTime, and_, bindparam, insert, literal, null, or_, select
 from sqlalchemy.orm import Session
@@ -46,10 +45,10 @@ JOB, CHUNK, PUZZLE, PART, RECORDED = range(5)
 Position = tuple[datetime, int, int, int, int, int]  # an event's place in the order (``Event.key``)
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One event: of the job (``first`` None), of the puzzles ``first`` to ``last``, or of part
-    ``part`` of puzzle ``first``."""
+    ``part`` of puzzle ``first``. A tuple: a job's thousands are made in a few milliseconds.
+    ``detail`` is never changed once made (the default is shared)."""
 
     at: datetime
     type: str
@@ -58,12 +57,13 @@ class Event:
     part: int | None = None
     worker: str | None = None
     attempt: int | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any] = {}  # noqa: RUF012  never changed
     source: int = JOB
     ref: int = 0
 
     def key(self) -> Position:
-        return (aware(self.at), RANK[self.type], -1 if self.first is None else self.first,
+        """Its place in the order; ``at`` as stored (SQLite's times have no zone, all being UTC)."""
+        return (self.at, RANK[self.type], -1 if self.first is None else self.first,
                 -1 if self.part is None else self.part, self.source, self.ref)
 
 
@@ -75,10 +75,19 @@ def of_job(s: Session, job: Job, limit: int, after: Position | None = None,
     found = sorted((e for source in (_of_job_row(job), _of_puzzles(s, job.id, index),
                                      _of_chunks(s, job.id, index), _of_parts(s, job.id, index),
                                      _recorded(s, job.id, index)) for e in source), key=Event.key)
-    if after is not None:
+    if after is not None and found:
+        after = (_as_stored(after[0], found[0].at), *after[1:])
         found = [e for e in found if e.key() > after]
     page = found[:limit]
-    return page, (page[-1].key() if len(found) > limit else None)
+    if len(found) <= limit:
+        return page, None
+    last = page[-1].key()
+    return page, (aware(last[0]), *last[1:])
+
+
+def _as_stored(t: datetime, like: datetime) -> datetime:
+    """``t`` (with its zone) comparable with ``like``, a time as the database gives it back."""
+    return t if like.tzinfo is not None else t.astimezone(UTC).replace(tzinfo=None)
 
 
 def _of_job_row(job: Job) -> Iterator[Event]:
@@ -103,16 +112,15 @@ def _of_puzzles(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
                Puzzle.estimated_seconds).where(Puzzle.job_id == job_id)
     if index is not None:
         q = q.where(Puzzle.index == index)
-    for row in s.execute(q):
-        if row.started_at is not None:
-            yield Event(row.started_at, "claimed", row.at, row.at, worker=row.worker, attempt=row.attempts,
-                        source=PUZZLE, ref=row.id)
-        if row.status in FINAL and row.finished_at is not None:
-            detail = {"status": row.status, **_seconds(row.estimated_seconds, row.solve_ms)}
-            if row.error is not None:
-                detail["error"] = row.error
-            yield Event(row.finished_at, "finished", row.at, row.at, worker=row.worker, attempt=row.attempts,
-                        detail=detail, source=PUZZLE, ref=row.id)
+    # positional, and the row's fields by position: a job's thousands of rows are read here
+    for i, at, status, attempts, worker, started, finished, error, solve_ms, estimated in s.execute(q):
+        if started is not None:
+            yield Event(started, "claimed", at, at, None, worker, attempts, {}, PUZZLE, i)
+        if finished is not None and status in FINAL:
+            detail = {"status": status, **_seconds(estimated, solve_ms)}
+            if error is not None:
+                detail["error"] = error
+            yield Event(finished, "finished", at, at, None, worker, attempts, detail, PUZZLE, i)
 
 
 def _of_chunks(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
