@@ -12,7 +12,9 @@
   let shownIndex = null;  // the puzzle whose events are shown (null: every puzzle's)
   let loading = 0;  // the newest load; an older answer arriving late is dropped
 
-  const seconds = value => `${PQ.number(Number(value.toPrecision(3)))} s`;
+  // Seconds to three figures; under a second in milliseconds, so that a cheap puzzle's reads as more than 0.
+  const seconds = value => (value >= 1 || value === 0 ? `${PQ.number(Number(value.toPrecision(3)))} s`
+    : `${PQ.number(Number((value * 1000).toPrecision(3)))} ms`);
 
   // A finished event's predicted and actual seconds, and their ratio when both are known.
   function timing(detail) {
