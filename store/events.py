@@ -72,9 +72,11 @@ def of_job(s: Session, job: Job, limit: int, after: Position | None = None,
     """A page of the job's events (those of the puzzle at ``index`` and of the job only, if
     given), oldest first, from just after ``after``; and the position to read the next page after
     (None: this is the last)."""
-    found = sorted((e for source in (_of_job_row(job), _of_puzzles(s, job.id, index),
-                                     _of_chunks(s, job.id, index), _of_parts(s, job.id, index),
-                                     _recorded(s, job.id, index)) for e in source), key=Event.key)
+    # the rows with nothing at or after the cursor's time are left in the database
+    since = None if after is None else after[0].astimezone(UTC)
+    found = sorted((e for source in (_of_job_row(job), _of_puzzles(s, job.id, index, since),
+                                     _of_chunks(s, job.id, index, since), _of_parts(s, job.id, index, since),
+                                     _recorded(s, job.id, index, since)) for e in source), key=Event.key)
     if after is not None and found:
         after = (_as_stored(after[0], found[0].at), *after[1:])
         found = [e for e in found if e.key() > after]
@@ -106,12 +108,18 @@ def _seconds(estimated: float | None, solve_ms: float | None, n: int = 1) -> dic
     return out
 
 
-def _of_puzzles(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
+def _dated(q: Any, model: Any, since: datetime | None) -> Any:
+    """``q`` narrowed to the rows claimed or ended at ``since`` or after (all of them if None)."""
+    return q if since is None else q.where(or_(model.started_at >= since, model.finished_at >= since))
+
+
+def _of_puzzles(s: Session, job_id: str, index: int | None, since: datetime | None) -> Iterator[Event]:
     q = select(Puzzle.id, Puzzle.index.label("at"), Puzzle.status, Puzzle.attempts, Puzzle.worker,
                Puzzle.started_at, Puzzle.finished_at, Puzzle.error, Puzzle.solve_ms,
                Puzzle.estimated_seconds).where(Puzzle.job_id == job_id)
     if index is not None:
         q = q.where(Puzzle.index == index)
+    q = _dated(q, Puzzle, since)
     # positional, and the row's fields by position: a job's thousands of rows are read here
     for i, at, status, attempts, worker, started, finished, error, solve_ms, estimated in s.execute(q):
         if started is not None:
@@ -123,7 +131,7 @@ def _of_puzzles(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
             yield Event(finished, "finished", at, at, None, worker, attempts, detail, PUZZLE, i)
 
 
-def _of_chunks(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
+def _of_chunks(s: Session, job_id: str, index: int | None, since: datetime | None) -> Iterator[Event]:
     """A chunk's claim and end as events of its run of indexes (of its entry at ``index`` only,
     if given: its own status, error and prediction; nothing of its end if it left)."""
     columns = [Chunk.id, Chunk.first, Chunk.size, Chunk.status, Chunk.attempts, Chunk.worker,
@@ -133,6 +141,7 @@ def _of_chunks(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
     if index is not None:
         q = select(*columns, Chunk.estimates).where(Chunk.job_id == job_id, Chunk.first <= index,
                                                     Chunk.first + Chunk.size > index)
+    q = _dated(q, Chunk, since)
     for row in s.execute(q):
         first, last = (row.first, row.first + row.size - 1) if index is None else (index, index)
         said = {"worker": row.worker, "attempt": row.attempts, "source": CHUNK, "ref": row.id}
@@ -170,13 +179,13 @@ def _chunk_end(row: Any) -> dict[str, Any]:
     return detail
 
 
-def _of_parts(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
+def _of_parts(s: Session, job_id: str, index: int | None, since: datetime | None) -> Iterator[Event]:
     q = (select(Subtask.id, Subtask.index.label("part"), Puzzle.index.label("at"), Subtask.status,
                 Subtask.attempts, Subtask.worker, Subtask.started_at, Subtask.finished_at, Subtask.error)
          .join(Puzzle, Puzzle.id == Subtask.puzzle_id).where(Puzzle.job_id == job_id, Puzzle.parts_total > 0))
     if index is not None:
         q = q.where(Puzzle.index == index)
-    for row in s.execute(q):
+    for row in s.execute(_dated(q, Subtask, since)):
         said = {"part": row.part, "worker": row.worker, "attempt": row.attempts, "source": PART,
                 "ref": row.id}
         if row.started_at is not None:
@@ -188,8 +197,10 @@ def _of_parts(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
             yield Event(row.finished_at, "finished", row.at, row.at, detail=detail, **said)
 
 
-def _recorded(s: Session, job_id: str, index: int | None) -> Iterator[Event]:
+def _recorded(s: Session, job_id: str, index: int | None, since: datetime | None) -> Iterator[Event]:
     q = select(JobEvent).where(JobEvent.job_id == job_id)
+    if since is not None:
+        q = q.where(JobEvent.at >= since)
     if index is not None:
         q = q.where(or_(JobEvent.first.is_(None), and_(JobEvent.first <= index, JobEvent.last >= index)))
     for e in s.scalars(q.order_by(JobEvent.id)):
