@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from service.bodies import nesting_depth
@@ -63,9 +63,9 @@ def event_position(cursor: str | None) -> events.Position | None:
     if (len(values) != 6 or not isinstance(values[0], str)
             or not all(type(v) is int and -1 <= v < 1 << 62 for v in values[1:])):
         raise ValueError(NOT_OURS)
-    try:
-        at = aware(datetime.fromisoformat(values[0]))
-    except ValueError:
+    try:  # in UTC (a time near the calendar's ends has none: not ours)
+        at = aware(datetime.fromisoformat(values[0])).astimezone(UTC)
+    except (ValueError, OverflowError):
         raise ValueError(NOT_OURS) from None
     return at, values[1], values[2], values[3], values[4], values[5]
 

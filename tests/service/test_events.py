@@ -70,7 +70,8 @@ def test_bad_queries_are_422(app, query):
 @pytest.mark.parametrize("cursor", [
     "nonsense", cursors.encode(3), cursors.encode("2026-01-01T00:00:00+00:00", 1, 2, 3, 4),
     cursors.encode("not a time", 1, 2, 3, 4, 5), cursors.encode("2026-01-01T00:00:00+00:00", 1, 2, 3, 4, "5"),
-    cursors.encode("2026-01-01T00:00:00+00:00", 1, 2, 3, 4, True), cursors.encode([1], 1, 2, 3, 4, 5)])
+    cursors.encode("2026-01-01T00:00:00+00:00", 1, 2, 3, 4, True), cursors.encode([1], 1, 2, 3, 4, 5),
+    cursors.encode("0001-01-01T00:00:00+05:00", 1, 2, 3, 4, 5)])
 def test_a_cursor_not_ours_is_400(app, cursor):
     job_id = solved_job(app, 1)
     r = app.test_client().get(f"/api/v1/jobs/{job_id}/events?cursor={cursor}")
