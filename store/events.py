@@ -14,7 +14,7 @@ Terms (event, handed on, leaves, lane): docs/glossary.md.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from sqlalchemy import JSON, DateTime, and_, bindparam, insert, literal, null, or_, select
@@ -72,8 +72,10 @@ def of_job(s: Session, job: Job, limit: int, after: Position | None = None,
     """A page of the job's events (those of the puzzle at ``index`` and of the job only, if
     given), oldest first, from just after ``after``; and the position to read the next page after
     (None: this is the last)."""
-    # the rows with nothing at or after the cursor's time are left in the database
-    since = None if after is None else after[0].astimezone(UTC)
+    # The rows with nothing at or after the cursor's time are left in the database. A second
+    # early: SQLite compares times as text, and one written without a fraction of a second
+    # ("12:00:05") sorts before the same second with one ("12:00:05.000000").
+    since = None if after is None else after[0].astimezone(UTC) - timedelta(seconds=1)
     found = sorted((e for source in (_of_job_row(job), _of_puzzles(s, job.id, index, since),
                                      _of_chunks(s, job.id, index, since), _of_parts(s, job.id, index, since),
                                      _recorded(s, job.id, index, since)) for e in source), key=Event.key)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 
 from store import chunks, events, tallies
 from store.models import Job, JobEvent, Puzzle, now
@@ -206,6 +206,26 @@ def test_pages_follow_each_other_without_gap_or_repeat(chunk_app, rows_app):
             if after is None:
                 break
     assert paged == whole and len(whole) == 15
+
+
+def test_pages_through_events_of_one_instant_written_without_a_fraction_of_a_second(rows_app):
+    """Times written by plain SQL ("08:00:00", which SQLite compares as text with the cursor's
+    "08:00:00.000000") still page without a gap."""
+    job_id = post(rows_app, toys(*"12345"))
+    chunk.run_chunk(runtime_of(rows_app, RecordingPublisher()), row_ids(rows_app, job_id), "w1")
+    with rows_app.extensions["sessions"]() as s, s.begin():
+        s.execute(text("UPDATE puzzles SET started_at = '2026-12-07 08:00:00', "
+                       "finished_at = '2026-12-07 08:00:00'"))
+    whole = history(rows_app, job_id)
+    paged, after = [], None
+    with rows_app.extensions["sessions"]() as s:
+        job = s.get(Job, job_id)
+        while True:
+            page, after = events.of_job(s, job, 3, after)
+            paged += page
+            if after is None:
+                break
+    assert paged == whole and len(whole) == 13
 
 
 def test_the_events_go_with_their_job(rows_app):
