@@ -74,8 +74,10 @@ def of_job(s: Session, job: Job, limit: int, after: Position | None = None,
     (None: this is the last)."""
     # The rows with nothing at or after the cursor's time are left in the database. A second
     # early: SQLite compares times as text, and one written without a fraction of a second
-    # ("12:00:05") sorts before the same second with one ("12:00:05.000000").
-    since = None if after is None else after[0].astimezone(UTC) - timedelta(seconds=1)
+    # ("12:00:05") sorts before the same second with one ("12:00:05.000000"). (A cursor in the
+    # calendar's first year narrows nothing: a second before it may not exist.)
+    since = (None if after is None or after[0].year < 2
+             else after[0].astimezone(UTC) - timedelta(seconds=1))
     found = sorted((e for source in (_of_job_row(job), _of_puzzles(s, job.id, index, since),
                                      _of_chunks(s, job.id, index, since), _of_parts(s, job.id, index, since),
                                      _recorded(s, job.id, index, since)) for e in source), key=Event.key)

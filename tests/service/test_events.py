@@ -78,6 +78,14 @@ def test_a_cursor_not_ours_is_400(app, cursor):
     assert r.status_code == 400 and r.json["detail"] == cursors.NOT_OURS
 
 
+@pytest.mark.parametrize("at", ["0001-01-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00"])
+def test_a_cursor_at_the_calendars_ends_reads_what_follows_it(app, at):
+    job_id = solved_job(app, 1)
+    r = app.test_client().get(f"/api/v1/jobs/{job_id}/events?cursor={cursors.encode(at, 0, -1, -1, 0, 0)}")
+    assert r.status_code == 200, r.json
+    assert len(r.json["items"]) == (5 if at.startswith("0001") else 0)  # all of them, or none
+
+
 def test_another_owners_job_is_404_and_no_token_401(make_app, toy):
     app = make_app(API_TOKENS="alice:a-secret,bob:b-secret", CHUNK_MAX=1)
     job_id = solved_job(app, 1, headers={"Authorization": "Bearer a-secret"})
