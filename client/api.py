@@ -333,6 +333,20 @@ class Client:
             body["candidates"] = [list(c) for c in candidates]
         return dict(self._call("POST", "/hint", json=body))
 
+    # -- a job's history
+
+    def events(self, job: JobRef, index: int | None = None, limit: int = 1000) -> Iterator[dict[str, Any]]:
+        """The job's history, oldest first, a page at a time: submitted, claimed (by which worker),
+        handed on, moved, split, left, retried, finished (with what), ended; with ``index``, the
+        events of that puzzle and of the job (docs/API.md, "Events")."""
+        params: dict[str, Any] = {"limit": limit, **({} if index is None else {"index": index})}
+        while True:
+            page = self._call("GET", f"/jobs/{job_id(job)}/events", params=params)
+            yield from page["items"]
+            if not page["next_cursor"]:
+                return
+            params["cursor"] = page["next_cursor"]
+
     def kinds(self) -> list[dict[str, Any]]:
         return list(self._call("GET", "/kinds")["items"])
 

@@ -22,7 +22,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 import httpx
 
-from client import fleet, hints
+from client import fleet, hints, history
 from client.api import DEFAULT_URL, Client, Job
 from client.deliveries import deliveries_text
 from client.errors import ApiError, InvalidRequest
@@ -448,6 +448,19 @@ def status(client: Client, as_json: bool, job_ids: tuple[str, ...]) -> None:
     """The jobs' status, progress and counts (one JOB: a JSON object with --json, several: a list)."""
     found = [client.job(j) for j in job_ids]
     _emit(found if len(found) > 1 else found[0], as_json, _print_job)
+
+
+@main.command()
+@click.option("--index", type=click.IntRange(min=0), help="only the events of this puzzle (and the job's)")
+@as_json
+@click.argument("job_id", metavar="JOB")
+@click.pass_obj
+def events(client: Client, index: int | None, as_json: bool, job_id: str) -> None:
+    """The job's history, oldest first: submitted, each claim (by which worker), work handed on,
+    moved to the dear lane, split, left a chunk, retried, each end (with what, predicted against
+    actual seconds), the job's end. Times are UTC."""
+    found = list(client.events(job_id, index=index))
+    click.echo(json.dumps(found, indent=2) if as_json else history.events_table(found))
 
 
 def _confirmed(yes: bool, question: str) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import Row, and_, delete, select, true, update
 from sqlalchemy.orm import Session
 
-from store import chunks
+from store import chunks, events
 from store.costs import work_left
 from store.db import changed_rows, checkpoint_wal, plan_for_each_list
 from store.lost import Lost, at_submit, with_deadline
@@ -117,6 +117,7 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
         again = Reaped([row.id for row in lost_puzzles], lost_parts)
         deadline = t + timedelta(seconds=recovery.queued_stale_seconds)
         again.chunks = chunks.lost(s, t, lost, BATCH)
+        events.handed_on(s, t, again.puzzles, again.chunks, again.parts)
         chunks.requeue(s, again.chunks, deadline)
         for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
             if ids:  # held by no worker now, until the new task claims it (so not orphaned again)
