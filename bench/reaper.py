@@ -23,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import text
 
-from deploy.devstack import fresh_postgres
 from store.db import make_engine, make_sessionmaker, migrate, plan_for_each_list
 from store.models import now
 from store.settings import Settings
+from tests.support.devstack import fresh_postgres
 from worker import reaper
 
 JOB_SIZE = 1000
