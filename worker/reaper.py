@@ -23,14 +23,14 @@ from typing import Any
 from sqlalchemy import Row
 from sqlalchemy.orm import Session
 
-from store import chunks, parts, reaping, workers
+from store import chunks, parts, reaping, retention, workers
 from store.costs import work_left
 from store.db import checkpoint_wal, plan_for_each_list
 from store.models import FAILED, RUNNING, now
 from store.publish import part_levels, publish_in_lanes, publish_or_mark_due, queue_depth
 from store.results import write
 from store.rows import Assigned, Result
-from worker import retention, webhooks
+from worker import webhooks
 from worker.outcome import estimated_cost, gave_up
 from worker.runtime import Runtime
 
