@@ -8,7 +8,7 @@ again, marked due: a partial index) and a slice of SWEEP ids of the rest (queued
 untouched since, dated by ``created_at``), from where the last run stopped
 (``reaper_runs.swept_to``).
 
-Terms (lost, orphaned, due, silent, turn, sweep): docs/glossary.md.
+Terms (lost, orphaned, due, silent, reaper, take turns): docs/glossary.md.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ States (the API's, see docs/architecture.md for the diagrams)::
 
     puzzle   queued --claim--> running --write--> solved | no_solution | failed
              queued | running --cancel (API)--> cancelled
-             running --fan_out--> running with parts_total > 0 --last part (worker.parts)--> final
+             running --fan_out--> running with parts_total > 0 --last part (store.parts)--> final
     subtask  queued --claim--> running --record--> solved | no_solution | failed
              queued | running --skip (enough solutions)--> cancelled
 
