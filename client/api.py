@@ -260,17 +260,20 @@ class Client:
         return dict(self._call("POST", f"/jobs/{job_id(job)}/cancel"))
 
     def retry(self, job: JobRef, indexes: Sequence[int] | None = None,
-              options: dict[str, Any] | None = None) -> Job:
+              options: dict[str, Any] | None = None, accept_cost: bool = False) -> Job:
         """Put the job's failed and cancelled puzzles (or those at ``indexes``) back in the queue,
         their options merged with ``options`` key by key at every depth (``{"generate": {"seed": 2}}``
         changes only the seed; None puts an option back to its default); returns the job, running
         again. Raises Conflict for an index whose puzzle is not failed or cancelled, InvalidRequest
-        for an unknown index or bad options (nothing changes then)."""
+        for an unknown index, bad options or, without ``accept_cost``, a puzzle predicted above the
+        service's cap (MAX_PUZZLE_CPU_SECONDS) (nothing changes then)."""
         body: dict[str, Any] = {}
         if indexes is not None:
             body["indexes"] = list(indexes)
         if options:
             body["options"] = dict(options)
+        if accept_cost:
+            body["accept_cost"] = True
         return dict(self._call("POST", f"/jobs/{job_id(job)}/retry", json=body))
 
     def delete_job(self, job: JobRef, cancel: bool = False) -> None:
@@ -326,6 +329,14 @@ class Client:
     def queues(self) -> dict[str, Any]:
         """Each lane's queue (depth, oldest message's age, live workers), and puzzles in and out."""
         return dict(self._call("GET", "/queues"))
+
+    def failures(self, minutes: float = 60, kind: str | None = None, error: str | None = None,
+                 limit: int = 100) -> list[dict[str, Any]]:
+        """Failed puzzles of every job within the last ``minutes``, newest first; only of ``kind``,
+        only those whose error holds ``error`` (any case), when given."""
+        params = {"minutes": minutes, "limit": limit, **({"kind": kind} if kind else {}),
+                  **({"error": error} if error else {})}
+        return list(self._call("GET", "/failures", params=params)["items"])
 
     # -- results
 

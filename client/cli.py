@@ -23,6 +23,7 @@ import httpx
 
 from client import fleet
 from client.api import DEFAULT_URL, Client, Job
+from client.deliveries import deliveries_text
 from client.errors import ApiError, InvalidRequest
 from client.inputs import BadLines, Line, parse_options, read_files
 from client.messages import by_puzzle, count, cpu_seconds, grouped, invocation
@@ -449,23 +450,25 @@ def cancel(client: Client, yes: bool, as_json: bool, job_ids: tuple[str, ...]) -
               help="retry the puzzle at this index (repeatable; default: every failed and cancelled one)")
 @options_option("an option for the retried puzzles, merged with their own at every depth "
                 "(null: back to its default)")
+@accept_cost_option
 @as_json
 @click.argument("job_id", metavar="JOB")
 @click.pass_obj
-def retry(client: Client, indexes: tuple[int, ...], options: tuple[str, ...], as_json: bool,
-          job_id: str) -> None:
+def retry(client: Client, indexes: tuple[int, ...], options: tuple[str, ...], accept_cost: bool,
+          as_json: bool, job_id: str) -> None:
     """Put the job's failed and cancelled puzzles back in the queue; the job runs again."""
     try:
         opts = parse_options(options)
     except ValueError as exc:
         _fail(str(exc))
     try:
-        job = client.retry(job_id, list(indexes) or None, opts)
+        job = client.retry(job_id, list(indexes) or None, opts, accept_cost)
     except InvalidRequest as exc:
         _say(f"puzzle-queue: the service refused the retry: {exc.problem.get('detail', '')}")
         for text in by_puzzle((e.get("index"), f"{e.get('field', '')}: {e.get('message', '')}")
                               for e in exc.errors):
             _say(text)
+        _cost_hint(exc)
         sys.exit(REFUSED)
     _emit(job, as_json, _print_job)
     _say(f"follow with: {_again(client, 'wait', job['id'])}")
@@ -590,6 +593,17 @@ def _show(body: dict[str, Any], as_json_flag: bool, as_table: Callable[[dict[str
 
 @main.command()
 @as_json
+@click.argument("job_id", metavar="JOB")
+@click.pass_obj
+def deliveries(client: Client, as_json: bool, job_id: str) -> None:
+    """The deliveries of the job's callback_url: one per time the job ended, its state (due,
+    delivered, failed) and every attempt with the HTTP status or error it met."""
+    found = client.deliveries(job_id)
+    click.echo(json.dumps(found, indent=2) if as_json else deliveries_text(found))
+
+
+@main.command()
+@as_json
 @click.pass_obj
 def workers(client: Client, as_json: bool) -> None:
     """The service's worker processes: lane, heartbeat age, puzzles done in the last minute, what
@@ -604,6 +618,22 @@ def queues(client: Client, as_json: bool) -> None:
     """Each lane's broker queue: tasks waiting, the oldest one's age, live workers; and the puzzles in
     and out over the last minute (needs an operator's token when the service sets tokens)."""
     _show(client.queues(), as_json, fleet.queues_table)
+
+
+@main.command()
+@as_json
+@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="how far back")
+@click.option("--kind", help="only puzzles of this kind")
+@click.option("--error", "error_text", metavar="TEXT", help="only failures whose error holds TEXT (any case)")
+@click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+@click.pass_obj
+def failures(client: Client, as_json: bool, minutes: float, kind: str | None, error_text: str | None,
+             limit: int) -> None:
+    """Failed puzzles of every job, newest first (needs an operator's token when the service sets
+    tokens)."""
+    found = client.failures(minutes, kind, error_text, limit)
+    click.echo(json.dumps(found, indent=2) if as_json else fleet.failures_table(found))
 
 
 def run(argv: Sequence[str] | None = None) -> None:

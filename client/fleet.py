@@ -1,4 +1,4 @@
-"""The fleet view as tables for people: `puzzle-queue workers` and `puzzle-queue queues`."""
+"""The fleet view as tables for people: `puzzle-queue workers`, `queues` and `failures`."""
 
 from __future__ import annotations
 
@@ -44,3 +44,11 @@ def queues_table(body: dict[str, Any]) -> str:
     window = f"{body['window_seconds']:g}"
     return (table(["QUEUE", "LANE", "WAITING", "OLDEST", "WORKERS"], rows)
             + f"\npuzzles in the last {window}s: {body['puzzles_in']:,} in, {body['puzzles_out']:,} out")
+
+
+def failures_table(items: list[dict[str, Any]]) -> str:
+    if not items:
+        return "no failed puzzles in that window"
+    rows = [[f["finished_at"], f["job_id"], str(f["index"]), f["kind"], f["owner"] or "-", f["error"]]
+            for f in items]
+    return table(["FINISHED", "JOB", "INDEX", "KIND", "CLIENT", "ERROR"], rows)

@@ -1,6 +1,6 @@
 """`make run`: migrate, then run the API and three workers side by side until Ctrl-C: one for
-both lanes (WORKER_CONCURRENCY processes), one kept for cheap work (see store.publish) and one
-that delivers callbacks and solves nothing (CALLBACK_QUEUE).
+both lanes (WORKER_CONCURRENCY processes, one per core by default), one kept for cheap work (see
+store.publish) and one that delivers callbacks and solves nothing (CALLBACK_QUEUE).
 
 With no DATABASE_URL / REDIS_URL it is self-contained: a SQLite file and Celery's
 filesystem broker under var/. With them set, the same command uses those servers.
@@ -38,17 +38,23 @@ def client_line(port: int, host: str) -> str:
     return f".venv/bin/puzzle-queue{where} submit --kind sudoku --wait examples/sudoku.txt"
 
 
-def banner(port: int, host: str) -> str:
+def banner(port: int, host: str, tokens: bool = False) -> str:
+    """What the service prints at its start: where it is and how to reach it; with ``tokens``
+    (API_TOKENS set) every command carries a client's token from $PUZZLE_QUEUE_TOKEN."""
     url = f"http://{host}:{port}"
     sample = ('{"puzzles": [{"kind": "sudoku", "puzzle": '
               '"53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"}]}')
+    auth = ' -H "Authorization: Bearer $PUZZLE_QUEUE_TOKEN"' if tokens else ""
+    token_line = ("  tokens:    API_TOKENS is set: export PUZZLE_QUEUE_TOKEN=<a client's token> for the\n"
+                  "             commands below (the web page asks for one)\n") if tokens else ""
     return (f"\npuzzle-queue is running at {url}  (Ctrl-C stops it)\n"
             f"  web page:  {url}/\n"
+            f"{token_line}"
             f"  client:    {client_line(port, host)}\n"
             f"  API docs:  {url}/api/v1/docs/swagger/\n"
-            f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json' \\\n"
+            f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json'{auth} \\\n"
             f"               -d '{sample}'\n"
-            f"  results:   curl -s {url}/api/v1/jobs/<id>/puzzles\n"
+            f"  results:   curl -s{auth} {url}/api/v1/jobs/<id>/puzzles\n"
             f"  workers:   warming up the solvers (a first start compiles their kernels, one worker\n"
             f"             at a time); jobs posted meanwhile wait queued. Lines say what is still being\n"
             f"             prepared, and when they are ready.\n")
@@ -80,6 +86,15 @@ def announce_ready(engine: Engine, since: datetime, processes: int) -> bool:
     print(f"\nworkers ready: {beating} processes, {(now() - since).total_seconds():.0f} s after the start\n",
           flush=True)
     return True
+
+
+def worker_concurrency(env: dict[str, str]) -> int:
+    """The processes of the worker of both lanes: WORKER_CONCURRENCY, else one per core this process
+    may use, so that a split puzzle's parts run on every core. The cheap worker keeps a process of its
+    own besides, and the dear work runs at a lower CPU priority (DEAR_NICE), so cheap jobs still get
+    the cores first."""
+    given = env.get("WORKER_CONCURRENCY", "")
+    return int(given) if given.isdigit() and int(given) > 0 else len(os.sched_getaffinity(0))
 
 
 def announce_preparing(shown: list[str]) -> list[str]:
@@ -118,11 +133,11 @@ def main(argv: list[str] | None = None) -> int:
     celery = [*base, "--pool", "prefork"]
     # Node names by port: several embedded services on one host (the tests run some) keep apart.
 
-    concurrency = os.environ.get("WORKER_CONCURRENCY", "1")
+    concurrency = worker_concurrency(dict(os.environ))
     launched = now()
     worker = subprocess.Popen([*celery, "-B", "--schedule", str(var / "celerybeat-schedule"),
                                "-Q", ",".join(lanes.queues), "-n", f"worker-{port}@%h",
-                               "--pidfile", str(run / "worker.pid"), "--concurrency", concurrency],
+                               "--pidfile", str(run / "worker.pid"), "--concurrency", str(concurrency)],
                               cwd=ROOT, env=env)
     # Capacity kept for cheap work: a small job is answered while the worker above runs a big one.
     cheap = subprocess.Popen([*celery, "--concurrency", "1", "-Q", lanes.task_queue,
@@ -133,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                                   "-n", f"callbacks-{port}@%h", "--pidfile", str(run / "callbacks.pid")],
                                  cwd=ROOT, env=env)
     children = [api, worker, cheap, callbacks]
-    print(banner(port, host), flush=True)
+    print(banner(port, host, tokens=bool(settings.access.api_tokens)), flush=True)
 
     stopping = False
 
@@ -145,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     engine = make_engine(database_url)
     # Every pool process of the first worker, the cheap worker's one and the callbacks worker.
-    processes = (int(concurrency) if concurrency.isdigit() else 1) + 2
+    processes = concurrency + 2
     ready, looked = False, 0.0
     left: list[str] = []
     while not stopping and all(c.poll() is None for c in children):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any, TypeVar, cast
 
@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from spectree import Response, SecurityScheme
 from spectree.models import SecureType, SecuritySchemeData
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
 from service import auth, batches, cursors, ratelimit, settings
@@ -38,8 +38,9 @@ from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
 from store import blocks, jobs, notices, retry, submit, webhooks
 from store.costs import readable
 from store.db import one_statement, read_only
+from store.handover import publish_within
 from store.models import Puzzle
-from store.publish import job_rank, publish_in_lanes
+from store.publish import Publisher, job_rank, publish_in_lanes
 from store.submit import CheckedBatch
 
 
@@ -151,15 +152,20 @@ def checked(body: dict[str, Any]) -> CheckedBatch:
 
 def _within_cap(batch: CheckedBatch, cap: float) -> None:
     """422 naming each item predicted above ``cap`` seconds, with its prediction and the cap."""
-    over = [{"index": i, "field": "puzzle", "estimated_seconds": item.cost,
-             "message": f"predicted at {readable(item.cost)} CPU seconds, above this service's cap of "
-                        f"{readable(cap)} (MAX_PUZZLE_CPU_SECONDS); a job with accept_cost: true "
-                        f"accepts it"}
-            for i, item in enumerate(batch.items) if item.cost > cap]
+    over = [(i, item.cost) for i, item in enumerate(batch.items) if item.cost > cap]
     if over:
-        detail = (f"{len(over)} item(s) predicted above the cap of {readable(cap)} CPU seconds; "
-                  f"nothing was stored")
-        raise Problem(422, "Invalid request", detail, errors=over, max_puzzle_cpu_seconds=cap)
+        raise _over_cap(over, cap, "a job", "nothing was stored")
+
+
+def _over_cap(over: list[tuple[int, float]], cap: float, what: str, outcome: str) -> Problem:
+    """The 422 of items (index, predicted seconds) above ``cap`` seconds, which ``what`` (a job, a
+    retry) with accept_cost would accept; ``outcome``: what the refusal left."""
+    errors = [{"index": i, "field": "puzzle", "estimated_seconds": cost,
+               "message": f"predicted at {readable(cost)} CPU seconds, above this service's cap of "
+                          f"{readable(cap)} (MAX_PUZZLE_CPU_SECONDS); {what} with accept_cost: true "
+                          f"accepts it"} for i, cost in over]
+    detail = f"{len(over)} item(s) predicted above the cap of {readable(cap)} CPU seconds; {outcome}"
+    return Problem(422, "Invalid request", detail, errors=errors, max_puzzle_cpu_seconds=cap)
 
 
 def over_budget(exc: submit.OverBudget, field: str) -> Problem:
@@ -224,11 +230,12 @@ def submit_job():
                 raise
             return _replay(s, found, digest)
     work = sum(task.cost for task in tasks)
-    publish_in_lanes(current_app.extensions["publisher"], current_app.extensions["sessions"], config.lanes,
-                     [(task.ids, task.cost) for task in tasks if task.chunk is None],
-                     job_rank(rank, work, config.lanes), queued=queued,
-                     quantum=config.costs.dear_share_seconds,
-                     stored=[task.chunk for task in tasks if task.chunk is not None])
+    rows = [(task.ids, task.cost) for task in tasks if task.chunk is None]
+    stored = [task.chunk for task in tasks if task.chunk is not None]
+    puzzle_ids = [i for ids, _cost in rows for i in ids]
+    _publish(lambda publisher, made: publish_in_lanes(
+        publisher, made, config.lanes, rows, job_rank(rank, work, config.lanes), queued=queued,
+        quantum=config.costs.dear_share_seconds, stored=stored), puzzle_ids, stored)
     # The job as stored, with no read after publishing: a read would see at most a worker's first
     # steps, and it costs a round trip while that worker starts on the same cores.
     return JobOut.of(job), 202, _poll_headers(job.id)
@@ -376,7 +383,11 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
             limits.check(kind.name, wire, checked)
         except solvers.PuzzleError as exc:
             raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
-        return checked, kind.predict(puzzle, checked)
+        estimate = kind.predict(puzzle, checked)
+        cap = config.costs.max_puzzle_cpu_seconds
+        if cap > 0 and not body.accept_cost and estimate.seconds > cap:
+            raise _over_cap([(index, estimate.seconds)], cap, "a retry", "nothing changed")
+        return checked, estimate
 
     try:
         with sessions() as s, s.begin():
@@ -397,12 +408,21 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
         raise over_budget(exc, "indexes") from None
     if retried.puzzles:
         ids, costs = [i for i, _ in retried.puzzles], [c for _, c in retried.puzzles]
-        extensions = current_app.extensions
-        publish_in_lanes(extensions["publisher"], extensions["sessions"], config.lanes,
-                         submit.chunks_of(ids, costs, config.lanes),
-                         job_rank(retried.rank, sum(costs), config.lanes), queued=retried.queued,
-                         quantum=config.costs.dear_share_seconds)
+        _publish(lambda publisher, made: publish_in_lanes(
+            publisher, made, config.lanes, submit.chunks_of(ids, costs, config.lanes),
+            job_rank(retried.rank, sum(costs), config.lanes), queued=retried.queued,
+            quantum=config.costs.dear_share_seconds), ids, [])
     return len(retried.puzzles)
+
+
+def _publish(send: Callable[[Publisher, sessionmaker[Session]], None], puzzles: list[int],
+             chunks: list[int]) -> None:
+    """Publish committed rows (``send``, through the publisher and the sessionmaker it is given)
+    within SUBMIT_PUBLISH_SECONDS; what is left the reaper publishes (store.handover). The answer
+    is the same either way: the rows are stored."""
+    made = current_app.extensions["sessions"]
+    publish_within(settings().http.submit_publish_seconds, current_app.extensions["publisher"], made,
+                   lambda publisher: send(publisher, made), puzzles, chunks)
 
 
 def _retry_body() -> RetryIn:

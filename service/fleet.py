@@ -1,4 +1,5 @@
-"""The fleet view for operators: GET /api/v1/workers and /api/v1/queues (the page /ops shows both).
+"""The fleet view for operators: GET /api/v1/workers, /api/v1/queues, /api/v1/failures and
+/api/v1/activity (the page /ops shows them).
 
 Workers come from their heartbeat rows in SQL (store.fleet), never from Celery's control API: a
 request asks no worker anything, so a busy or dead worker cannot slow it down. Queue depths come
@@ -12,15 +13,15 @@ import logging
 from datetime import datetime, timedelta
 from typing import Literal
 
-from flask import Blueprint, current_app
-from pydantic import BaseModel, Field
+from flask import Blueprint, current_app, request
+from pydantic import BaseModel, ConfigDict, Field
 from spectree import Response
 
 from service import auth, settings
 from service.api import snapshot, spec
 from service.problems import Problem
 from service.schemas import ProblemOut
-from store import depth, fleet
+from store import activity, depth, failures, fleet
 from store.models import now
 from store.settings import Lanes
 
@@ -39,7 +40,11 @@ class HeldOut(BaseModel):
 
 
 class WorkerOut(BaseModel):
-    name: str = Field(description="host:pid:node, as claims name it")
+    name: str = Field(description="celery_node:pid:node (host:pid:node before its node name is known), "
+                                  "as claims name it")
+    celery_node: str | None = Field(None, description="the Celery node name of its `celery worker` (its -n, "
+                                                      "e.g. worker-8000@host), as `celery inspect` and "
+                                                      "`celery control` name it; null: not known")
     host: str
     pid: int | None
     node: str = Field(description="the `celery worker` the process belongs to (its pool shares it)")
@@ -76,6 +81,48 @@ class QueueList(BaseModel):
                                          "every lane")
 
 
+class FailureQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    minutes: float = Field(60, gt=0, le=7 * 24 * 60, description="how far back, in minutes")
+    kind: str | None = Field(None, min_length=1, max_length=32, description="only puzzles of this kind")
+    error: str | None = Field(None, min_length=1, max_length=200,
+                              description="only failures whose error holds this text (any case)")
+    limit: int = Field(100, ge=1, le=1000)
+
+
+class FailureOut(BaseModel):
+    job_id: str
+    owner: str = Field(description="the client whose job it is (empty: an anonymous address's)")
+    index: int = Field(description="the puzzle's index in its job")
+    kind: str
+    error: str
+    finished_at: datetime
+
+
+class FailureList(BaseModel):
+    items: list[FailureOut] = Field(description="newest first")
+    minutes: float = Field(description="the window asked for")
+
+
+class ActivityQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    minutes: int = Field(60, ge=1, le=24 * 60, description="how many whole minutes, up to now")
+
+
+class MinuteOut(BaseModel):
+    start: datetime
+    finished: int = Field(description="puzzles a worker ended in the minute (solved, no_solution, failed)")
+    failed: int
+    latency_p50: float | None = Field(description="seconds from submission to the end, median; null: none")
+    latency_p95: float | None
+
+
+class ActivityList(BaseModel):
+    items: list[MinuteOut] = Field(description="oldest first, one per minute")
+
+
 @bp.before_request
 def operators_only() -> None:
     auth.require_operator()
@@ -94,7 +141,7 @@ def _workers(at: datetime) -> list[WorkerOut]:
     for w in found:
         age = max(0.0, (at - w.beat_at).total_seconds())
         out.append(WorkerOut(
-            name=w.name, host=w.host, pid=w.pid, node=w.node, queues=w.queues,
+            name=w.name, celery_node=w.celery_node, host=w.host, pid=w.pid, node=w.node, queues=w.queues,
             lane=lane_of(w.queues, config.lanes), started_at=w.started_at,
             heartbeat_age_seconds=round(age, 3),
             alive=age < config.recovery.worker_silent_seconds,
@@ -138,6 +185,34 @@ def list_queues():
              for name, lane in ((lanes.task_queue, "cheap"), (lanes.dear_queue, "dear"))]
     return QueueList(items=items, window_seconds=fleet.WINDOW.total_seconds(),
                      puzzles_in=flow.came_in, puzzles_out=flow.went_out)
+
+
+@bp.get("/failures")
+@spec.validate(query=FailureQuery, resp=Response(HTTP_200=FailureList, HTTP_422=ProblemOut, **ERRORS),
+               tags=["operations"])
+def list_failures():
+    """Failed puzzles across every job and client within the last ``minutes``, newest first, by
+    kind and by a text of their error when asked. Operators only (ADMIN_TOKENS)."""
+    q: FailureQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
+    with snapshot() as s:
+        found = failures.recent(s, now() - timedelta(minutes=q.minutes), q.kind, q.error, q.limit)
+    return FailureList(items=[FailureOut(job_id=f.job_id, owner=f.owner, index=f.index, kind=f.kind,
+                                         error=f.error, finished_at=f.finished_at) for f in found],
+                       minutes=q.minutes)
+
+
+@bp.get("/activity")
+@spec.validate(query=ActivityQuery, resp=Response(HTTP_200=ActivityList, HTTP_422=ProblemOut, **ERRORS),
+               tags=["operations"])
+def list_activity():
+    """The last ``minutes`` by the minute, from SQL: puzzles finished, failed, and their latency from
+    submission to the end (median and 95th percentile). Operators only (ADMIN_TOKENS)."""
+    q: ActivityQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
+    with snapshot() as s:
+        minutes = activity.by_minute(s, now(), q.minutes)
+    return ActivityList(items=[MinuteOut(start=m.start, finished=m.finished, failed=m.failed,
+                                         latency_p50=m.latency_p50, latency_p95=m.latency_p95)
+                               for m in minutes])
 
 
 def _rounded(seconds: float | None) -> float | None:

@@ -55,6 +55,10 @@ WORKER_FLAGS = ("--without-gossip", "--without-mingle")
 # A worker of the callbacks' queue alone: its tasks wait on the network, not the CPU, so threads, and
 # several at once (each attempt ends within WEBHOOK_TIMEOUT).
 CALLBACK_WORKER = ("--pool", "threads", "--concurrency", "8")
+# A Redis that stops answering with its socket open (stopped, failed over, behind a dropped NAT
+# entry) fails a command after this long instead of never: a publish then marks its rows due
+# (store.publish). Longer than kombu's one-second BRPOP, which a waiting worker repeats.
+BROKER_SOCKET_SECONDS = 10.0
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -98,7 +102,9 @@ def _broker(settings: Settings) -> dict[str, Any]:
             "broker_url": connections.redis_url,
             # One Redis list per priority 0 (served first) to 9: the fair share's levels.
             "broker_transport_options": {"visibility_timeout": settings.visibility_timeout,
-                                         "priority_steps": list(range(PRIORITIES))},
+                                         "priority_steps": list(range(PRIORITIES)),
+                                         "socket_timeout": BROKER_SOCKET_SECONDS,
+                                         "socket_connect_timeout": BROKER_SOCKET_SECONDS},
         }
     folder = Path(connections.broker_dir)
     return {

@@ -61,6 +61,7 @@ class Worker:
     beat_at: datetime
     held: list[Held] = field(default_factory=list)
     done: int = 0
+    celery_node: str | None = None  # its `celery worker`'s node name, where it has one
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,17 @@ class Flow:
 
 
 def split_name(name: str) -> tuple[str, int | None, str]:
-    """``host:pid:node`` (worker.heartbeat.worker_name) as its parts; a name of another form is
-    all host."""
+    """``head:pid:node`` (worker.heartbeat.worker_name) as its parts, the head a Celery node name
+    (``worker-8000@host``) or a host; a name of another form is all head."""
     parts = name.rsplit(":", 2)
     if len(parts) == 3 and parts[1].isdigit():
         return parts[0], int(parts[1]), parts[2]
     return name, None, ""
+
+
+def celery_node_of(head: str) -> tuple[str, str | None]:
+    """(host, Celery node name) of a name's head: ``worker-8000@host`` is both, a bare host no node."""
+    return (head.rsplit("@", 1)[1], head) if "@" in head else (head, None)
 
 
 def _recent(cutoff: datetime) -> ColumnElement[bool]:
@@ -96,9 +102,10 @@ def workers(s: Session, at: datetime) -> list[Worker]:
     beats = s.scalars(select(WorkerBeat).order_by(WorkerBeat.name)).all()
     found = {}
     for row in beats:
-        host, pid, node = split_name(row.name)
+        head, pid, node = split_name(row.name)
+        host, celery = celery_node_of(head)
         found[row.name] = Worker(row.name, host, pid, node, _queues(row.queues), aware(row.started_at),
-                                 aware(row.beat_at))
+                                 aware(row.beat_at), celery_node=celery)
     if not found:
         return []
     jobs = recent_jobs(s, at - WINDOW)
@@ -147,11 +154,13 @@ def _claimed_and_done(s: Session, jobs: Sequence[str],
 
 
 def _parts(s: Session, jobs: Sequence[str]) -> Sequence[tuple[str | None, str, int]]:
-    """(worker, job, parts) of split puzzles claimed."""
+    """(worker, job, parts) of split puzzles claimed; a cancelled puzzle's are held by nobody (their
+    workers stop at the flag, and what they return is written nowhere)."""
     return s.execute(
         select(Subtask.worker, Puzzle.job_id, func.count())
         .join(Puzzle, Puzzle.id == Subtask.puzzle_id)
-        .where(Puzzle.job_id.in_(jobs), Puzzle.parts_total > 0, Subtask.status == RUNNING,
+        .where(Puzzle.job_id.in_(jobs), Puzzle.status == RUNNING, Puzzle.parts_total > 0,
+               Subtask.status == RUNNING,
                Subtask.worker.is_not(None))
         .group_by(Subtask.worker, Puzzle.job_id)).all()
 

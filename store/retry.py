@@ -13,9 +13,11 @@ from sqlalchemy.orm import Session
 from solvers.base import Estimate
 from store import chunks, tallies
 from store.costs import SECONDS_LEFT
+from store.db import dialect_of
 from store.fastjson import canonical
 from store.jobs import Backlogged, possible_index
 from store.models import CANCELLED, FAILED, QUEUED, RUNNING, UNFINISHED, Job, Puzzle, Subtask, lock_job, now
+from store.statements import CLIENT_SUBMIT_LOCK
 from store.submit import OverBudget, within_budget
 
 RETRYABLE = (FAILED, CANCELLED)
@@ -65,7 +67,12 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     each puzzle put back as newly queued; the final statuses keep counting every time a puzzle
     reached them. Raises Backlogged if the owner would have more than ``max_pending`` puzzles
     unfinished, and OverBudget if more than ``budget`` predicted seconds of unfinished work (the
-    retried puzzles' new predictions included; 0: no budget)."""
+    retried puzzles' new predictions included; 0: no budget). Under a budget on PostgreSQL it first
+    takes the owner's submit lock (store.submit), so that a client's retries and submits read its
+    backlog one after the other and cannot pass the budget together (SQLite's BEGIN IMMEDIATE
+    serialises them already)."""
+    if budget > 0 and dialect_of(s).writes_in_with:  # READ COMMITTED: later reads see the last holder's
+        s.execute(CLIENT_SUBMIT_LOCK, {"owner": job.owner})
     lock_job(s, job.id)
     s.refresh(job)  # its counter as of the lock
     # Entries of chunks are put back as puzzle rows (store.chunks)

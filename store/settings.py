@@ -86,9 +86,9 @@ class Lanes:
                                              "its time limit and a cancel (its progress shown), never in a "
                                              "kind's solve_batch run; in a stored chunk it leaves for a "
                                              "puzzle row of its own", minimum=0)
-    cheap_lane_seconds: float = setting(5.0, "a puzzle running longer than this in a task of the cheap "
-                                             "lane is stopped and published to the dear lane, its attempt "
-                                             "not counted; 0: no cap", minimum=0)
+    cheap_lane_seconds: float = setting(5.0, "a puzzle running longer than this in the cheap lane is moved "
+                                             "to the dear lane, its attempt not counted (a stored chunk's "
+                                             "call: its entries leave for rows); 0: no cap", minimum=0)
 
     def __post_init__(self) -> None:
         if not self.dear_queue:
@@ -227,6 +227,8 @@ class Http:
     retry_after_seconds: int = setting(1, "Retry-After of a 202 (and five times it on a 503)", minimum=0)
     wait_cap_seconds: float = setting(60.0, "longest a GET /jobs/{id}?wait= holds a request thread",
                                       minimum=0)
+    submit_publish_seconds: float = setting(2.0, "longest a POST or a retry waits for its tasks' publishing; "
+                                                 "the reaper publishes the rest; 0: no bound", minimum=0)
     trusted_proxies: int = setting(0, "reverse proxies in front of the API whose X-Forwarded-For and "
                                       "X-Forwarded-Proto are believed (the compose file's nginx: 1); 0: "
                                       "the peer's address is the client's, and those headers are ignored",

@@ -64,6 +64,14 @@ def _record_queues(instance: Any, **_kwargs: object) -> None:
     heartbeat.consuming[:] = sorted(instance.app.amqp.queues.consume_from)
 
 
+@celeryd_after_setup.connect
+def _record_node_name(sender: str | None = None, **_kwargs: object) -> None:
+    """This worker's Celery node name (``-n``, e.g. worker-8000@host), which heads its processes'
+    names (worker.heartbeat), so the fleet view names them as Celery does; set before the pool forks."""
+    if sender:
+        heartbeat.celery_node = str(sender)
+
+
 @setup_logging.connect
 def _logging(loglevel: int | None = None, **_kwargs: object) -> None:
     # Connected, so celery leaves logging to store.logs: LOG_FORMAT holds for workers too.

@@ -37,9 +37,14 @@ log = logging.getLogger(__name__)
 NODE = secrets.token_hex(4)
 
 
+# The `celery worker`'s node name (its -n, e.g. worker-8000@host) once worker.app knows it.
+celery_node = ""
+
+
 def worker_name() -> str:
-    """This process's name: host, pid, and the node (the `celery worker` it belongs to)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{NODE}"
+    """This process's name: its Celery node name (the host where it has none yet), pid, and the
+    node token (the `celery worker` incarnation it belongs to)."""
+    return f"{celery_node or socket.gethostname()}:{os.getpid()}:{NODE}"
 
 
 # This worker's queues, once worker.app knows them (see ``queues`` above).

@@ -1,7 +1,8 @@
 """The task of a stored chunk (store.chunks): claim it, solve its entries by one ``solve_batch``
 call, write it as one row. An entry the call cannot take (dear after all, to be split, the
-call failing as a whole) leaves for a puzzle row, published one a task, where the one-puzzle
-path (worker.chunk) solves, watches and splits it.
+call failing as a whole or running past the cheap lane's cap) leaves for a puzzle row, published
+one a task in its lane, where the one-puzzle path (worker.chunk) solves, watches, splits or moves
+it to the dear lane.
 
 Terms (chunk, entry, leaves, dear): docs/glossary.md.
 """
@@ -9,6 +10,7 @@ Terms (chunk, entry, leaves, dear): docs/glossary.md.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import solvers
@@ -16,8 +18,8 @@ from solvers.base import Budgeted, Whole
 from store import chunks, fastjson
 from store.chunks import Held, Written
 from store.models import now
-from store.publish import publish_in_lanes
-from worker.limits import alarms_raise_timeout, time_limit
+from store.publish import publish_in_lanes, publish_or_mark_due
+from worker.limits import PuzzleTimeout, alarms_raise_timeout, time_limit
 from worker.outcome import within_plan
 from worker.runtime import Runtime
 
@@ -26,6 +28,7 @@ from worker.runtime import Runtime
 class StoredReport:
     written: int = 0
     left: list[int] = field(default_factory=list)  # puzzle rows made for entries that left
+    moved: list[int] = field(default_factory=list)  # of them, published to the dear lane (ran past the cap)
 
 
 def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool = False) -> StoredReport:
@@ -35,22 +38,46 @@ def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool =
     report = StoredReport()
     with runtime.sessions() as s, s.begin():
         held = chunks.claim(s, chunk_id, worker, now() + settings.time.lease(), redelivered)
-        if held is not None and held.attempts > 1:
+        dissolved = held is not None and held.attempts > 1
+        if held is not None and dissolved:
             report.left = chunks.dissolve(s, held)
-            held = None
-    if held is not None:
+    if held is None:
+        return report
+    leaving: Sequence[int] = range(held.size)
+    overran: list[int] = []
+    if not dissolved:
         with alarms_raise_timeout():
-            done = _solve(runtime, held)
+            done, overran = _solve(runtime, held)
         with runtime.sessions() as s, s.begin():
             report.written, report.left = chunks.write(s, held, done)
-    if report.left:
-        publish_in_lanes(runtime.publisher, runtime.sessions, settings.lanes,
-                         [([i], 0.0) for i in report.left])
+        leaving = [i for i, status in enumerate(done.statuses) if status is None]
+    _publish_left(runtime, held, report, leaving, overran)  # once committed: a task must find its row
     return report
 
 
-def _solve(runtime: Runtime, held: Held) -> Written:
-    """Each entry's status and answer by one ``solve_batch`` call (None: it leaves)."""
+def _publish_left(runtime: Runtime, held: Held, report: StoredReport, leaving: Sequence[int],
+                  overran: Sequence[int]) -> None:
+    """Publish the rows of the entries that left (``report.left``, in the order of their offsets,
+    ``leaving``), one a task: in the lane of their prediction, but those that ran past the cheap
+    lane's cap (``overran``) in the dear lane, where no cap holds (published by their prediction,
+    they would run to the cap again); those go to ``report.moved``."""
+    if not report.left:
+        return
+    offsets = dict(zip(report.left, leaving, strict=True))
+    report.moved = [i for i, offset in offsets.items() if offset in overran]
+    by_prediction = [([i], held.estimates[offset][0]) for i, offset in offsets.items()
+                     if offset not in overran]
+    publish_in_lanes(runtime.publisher, runtime.sessions, runtime.settings.lanes, by_prediction)
+    if report.moved:
+        publish_or_mark_due(runtime.publisher, runtime.sessions, [[i] for i in report.moved], dear=True)
+
+
+def _solve(runtime: Runtime, held: Held) -> tuple[Written, list[int]]:
+    """Each entry's status and answer by one ``solve_batch`` call (None: it leaves), and the
+    entries known to have run past the cheap lane's cap. A chunk runs only in the cheap lane
+    (store.publish), so the call's time limit is at most CHEAP_LANE_SECONDS; a call past it leaves
+    every entry (which of them ran long, the call does not tell), but for a call of one entry,
+    that entry."""
     settings = runtime.settings
     size = held.size
     leave = Written([None] * size, [None] * size, {}, None)
@@ -59,7 +86,7 @@ def _solve(runtime: Runtime, held: Held) -> Written:
         options = kind.read_options(held.options)
         prepared = kind.prepare_batch(held.inputs, options)
     except Exception:
-        return leave
+        return leave, []
     most = settings.lanes.optimistic_seconds
     failed = solvers.any_failed(prepared)
     cheap = [i for i, estimate in enumerate(held.estimates)
@@ -70,16 +97,20 @@ def _solve(runtime: Runtime, held: Held) -> Written:
     stay: dict[int, Whole | Budgeted] = {i: plan for i, plan in zip(cheap, plans, strict=True)
                                          if isinstance(plan, (Whole, Budgeted))}
     if not stay:
-        return leave
+        return leave, []
     work = sum(held.estimates[i][0] for i in stay)
-    limit, predicted = settings.costs.limit_of(work, 1.0, settings.time.puzzle_time_limit)
+    cap = settings.lanes.cheap_cap(settings.time.puzzle_time_limit)
+    limit, predicted = settings.costs.limit_of(work, 1.0, cap or settings.time.puzzle_time_limit)
     start = time.perf_counter()
     run = prepared if len(stay) == size else [prepared[i] for i in stay]
     try:
         with time_limit(limit, cpu=predicted is not None):
             outcomes = kind.solve_batch(run, options)
+    except PuzzleTimeout:
+        capped = cap is not None and predicted is None and len(stay) == 1
+        return leave, list(stay) if capped else []
     except Exception:
-        return leave
+        return leave, []
     share = round((time.perf_counter() - start) * 1000.0 / len(stay), 3)
     statuses: list[str | None] = [None] * size
     answers: list[str | None] = [None] * size
@@ -88,4 +119,4 @@ def _solve(runtime: Runtime, held: Held) -> Written:
         if not within_plan(stay[i], nodes):
             continue  # past its budget: it leaves, to be split
         statuses[i], answers[i] = status, answer
-    return Written(statuses, answers, {}, share)
+    return Written(statuses, answers, {}, share), []

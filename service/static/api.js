@@ -47,8 +47,9 @@ const PQ = (() => {
     }
   }
 
-  async function request(method, path, body) {
-    if (tokensRequired && !token()) await askToken();
+  // ``open``: a public view (the kinds), asked without waiting for a token; one is sent if kept.
+  async function request(method, path, body, open = false) {
+    if (tokensRequired && !token() && !open) await askToken();
     for (;;) {
       const headers = {};
       if (token()) headers.Authorization = "Bearer " + token();
@@ -61,8 +62,8 @@ const PQ = (() => {
     }
   }
 
-  async function call(method, path, body) {
-    const resp = await request(method, path, body);
+  async function call(method, path, body, open = false) {
+    const resp = await request(method, path, body, open);
     const data = await resp.json().catch(() => null);
     if (!resp.ok) throw new ApiError(resp.status, data);
     return data;
@@ -103,6 +104,6 @@ const PQ = (() => {
   const FINAL = ["completed", "cancelled"];
 
   showForget();
-  return {get: path => call("GET", path), post: (path, body) => call("POST", path, body),
+  return {get: path => call("GET", path), getPublic: path => call("GET", path, undefined, true), post: (path, body) => call("POST", path, body),
           del: path => call("DELETE", path), download, el, number, counts, FINAL, ApiError};
 })();

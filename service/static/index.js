@@ -34,7 +34,8 @@
       input = el("input", {id, name, type: "checkbox", checked: spec.default === true});
     } else if (spec.choices || spec.type === "bool") {
       const choices = spec.choices || [true, false];
-      input = el("select", {id, name}, el("option", {value: "", text: `default (${JSON.stringify(spec.default)})`}),
+      input = el("select", {id, name}, el("option", {value: "", text: spec.default === null ? "default (automatic)"
+                                                           : `default (${JSON.stringify(spec.default)})`}),
                  ...choices.map(c => el("option", {value: JSON.stringify(c), text: String(c)})));
     } else {
       const numeric = spec.type === "int" || spec.type === "float";
@@ -212,7 +213,7 @@
   }
 
   (async () => {
-    const list = (await PQ.get("/api/v1/kinds")).items;
+    const list = (await PQ.getPublic("/api/v1/kinds")).items;
     kinds = Object.fromEntries(list.map(k => [k.kind, k]));
     kindSelect.replaceChildren(...list.map(k => el("option", {value: k.kind, text: k.kind, title: k.summary})));
     kindSelect.addEventListener("change", showKind);

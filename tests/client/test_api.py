@@ -49,6 +49,16 @@ def test_validate_past_the_batch_limit_joins_the_parts(api_client):
     assert [e["index"] for e in refused.value.errors] == [4, 5, 6, 7, 8, 9]
 
 
+def test_a_retry_of_a_puzzle_above_the_cap_needs_accept_cost_again(api_client):
+    job = api_client.submit([CHEAP, DEAR], accept_cost=True)
+    api_client.cancel(job)
+    with pytest.raises(InvalidRequest) as refused:
+        api_client.retry(job)
+    assert [(e["index"], e["field"]) for e in refused.value.errors] == [(1, "puzzle")]
+    assert api_client.job(job)["status"] == "cancelled"
+    assert api_client.retry(job, accept_cost=True)["counts"]["queued"] == 2
+
+
 def test_a_retry_with_one_nested_option_keeps_the_others(api_client):
     request = {"count": 2, "width": 4, "height": 4, "level": "hard", "seed": 1}
     job = api_client.submit([{"kind": "spokes", "generate": request}])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import time
 from collections.abc import Iterator
 
@@ -14,6 +15,7 @@ import pytest
 from client import Client, InvalidRequest, NotFound, valid_signature, valid_timestamped_signature
 from store import webhooks
 from tests.callback_server import CallbackServer
+from tests.client.commands import cli
 from tests.embedded import embedded_service
 
 pytestmark = pytest.mark.integration
@@ -63,6 +65,20 @@ def test_a_job_posts_itself_signed_when_it_ends(callbacks_url):
         assert valid_signature(c.webhook_secret(), got.body, got.headers.get("X-Signature"))
         assert valid_timestamped_signature(c.webhook_secret(), got.body, got.headers)
     assert shown[0]["state"] == "delivered" and job["status"] == "completed"
+    # The command shows the same delivery and its attempt, as text and as JSON.
+    shown_text = cli(callbacks_url, "deliveries", job["id"])
+    assert shown_text.returncode == 0, shown_text.stderr
+    assert f"{shown[0]['id']}" in shown_text.stdout and "delivered" in shown_text.stdout
+    assert f"#1 {shown[0]['attempts'][0]['at']} 200 " in shown_text.stdout
+    as_json = cli(callbacks_url, "deliveries", "--json", job["id"])
+    assert json.loads(as_json.stdout) == shown
+    plain = cli(callbacks_url, "deliveries", finished_job_without_callback(callbacks_url))
+    assert plain.returncode == 0 and "no deliveries" in plain.stdout
+
+
+def finished_job_without_callback(url: str) -> str:
+    with Client(url) as c:
+        return c.wait(c.submit(ITEMS, label="no hook"), poll=1.0)["id"]
 
 
 def test_with_callbacks_off_a_callback_url_is_refused_naming_it(service_url):

@@ -1,4 +1,4 @@
-"""`puzzle-queue workers` and `puzzle-queue queues`: readable tables and --json, against the
+"""`puzzle-queue workers`, `queues` and `failures`: readable tables and --json, against the
 embedded service's own workers, and against a service with tokens (an operator's token opens the
 fleet view, a client's is refused and said so)."""
 
@@ -9,7 +9,7 @@ import json
 import pytest
 
 from client import Client, Forbidden
-from client.fleet import queues_table, workers_table
+from client.fleet import failures_table, queues_table, workers_table
 from service import create_app
 from store import workers
 from store.models import Base
@@ -81,3 +81,26 @@ def test_the_tables_say_what_each_worker_holds_and_when_it_went_silent():
               "window_seconds": 60.0, "puzzles_in": 5, "puzzles_out": 1234}
     assert queues_table(queues).splitlines()[1:] == ["q      cheap  0        -       0",
                                                      "puzzles in the last 60s: 5 in, 1,234 out"]
+
+
+@pytest.mark.integration
+def test_failures_of_a_running_service_as_a_table_and_as_json(service_url):
+    with Client(service_url) as c:
+        job = c.wait(c.submit([{"kind": "toy", "puzzle": "8", "options": {"crash": True}}]), poll=0.5)
+        assert c.failures(kind="toy", error="crashed")[0]["job_id"] == job["id"]
+    shown = cli(service_url, "failures", "--json", "--kind", "toy")
+    assert shown.returncode == 0, shown.stderr
+    mine = [f for f in json.loads(shown.stdout) if f["job_id"] == job["id"]]
+    assert [(f["index"], f["kind"]) for f in mine] == [(0, "toy")]
+    table = cli(service_url, "failures", "--error", "toy solver crashed").stdout.splitlines()
+    assert table[0].split() == ["FINISHED", "JOB", "INDEX", "KIND", "CLIENT", "ERROR"]
+    assert any(job["id"] in line and "toy solver crashed on purpose" in line for line in table[1:])
+    assert cli(service_url, "failures", "--minutes", "0").returncode == 2  # refused before any request
+
+
+def test_the_failures_table_names_each_failure_and_says_when_there_is_none():
+    items = [{"finished_at": "2026-01-01T10:00:00Z", "job_id": "j1", "index": 3, "kind": "toy", "owner": "",
+              "error": "solver error: boom"}]
+    lines = failures_table(items).splitlines()
+    assert lines[1].split() == ["2026-01-01T10:00:00Z", "j1", "3", "toy", "-", "solver", "error:", "boom"]
+    assert failures_table([]) == "no failed puzzles in that window"

@@ -14,7 +14,7 @@ import pytest
 
 from client import Client, NotFound
 from client.api import DEFAULT_URL
-from deploy.run_local import client_line
+from deploy.run_local import banner, client_line
 from tests.client.commands import cli, my_job_ids, toy_file
 from tests.embedded import ROOT
 
@@ -26,6 +26,16 @@ def test_the_banner_gives_the_address_only_when_it_is_not_the_default():
     assert "--url" not in client_line(8000, "0.0.0.0")
     assert " --url http://127.0.0.1:8031 submit " in client_line(8031, "127.0.0.1")
     assert " --url http://10.1.2.3:8000 submit " in client_line(8000, "10.1.2.3")
+
+
+def test_with_tokens_every_banner_command_carries_one():
+    """API_TOKENS set: each curl line sends the client's token, and the banner says where it comes from."""
+    curls = [line for line in banner(8000, "127.0.0.1", tokens=True).splitlines() if "curl " in line]
+    assert len(curls) == 2
+    assert all('-H "Authorization: Bearer $PUZZLE_QUEUE_TOKEN"' in line for line in curls), curls
+    assert "export PUZZLE_QUEUE_TOKEN=" in banner(8000, "127.0.0.1", tokens=True)
+    plain = banner(8000, "127.0.0.1")
+    assert "Authorization" not in plain and "PUZZLE_QUEUE_TOKEN" not in plain
 
 
 def test_the_banners_client_line_reaches_the_service(service):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import time
 import urllib.error
 import urllib.request
@@ -45,7 +47,8 @@ def test_run_local_solves_a_batch_with_no_servers(tmp_path):
         assert [p["result"]["sum"] for p in items] == [sum(map(int, str(i))) for i in range(1, 31)]
         # The banner says the workers warm up; a line follows once all their processes beat.
         assert "warming up the solvers" in log.read_text()
-        while "workers ready: 3 processes" not in log.read_text():
+        # A process per core for both lanes, the cheap worker's and the callbacks worker's.
+        while f"workers ready: {len(os.sched_getaffinity(0)) + 2} processes" not in log.read_text():
             assert time.monotonic() < deadline, log.read_text()[-3000:]
             time.sleep(0.1)
         # The workers' first start builds the database in the background; then auto is optimal.
@@ -63,6 +66,25 @@ def test_run_local_solves_a_batch_with_no_servers(tmp_path):
         assert korf["stats"]["heuristic"] == "pdb", korf
     # Stopped with SIGINT, what Ctrl-C does: every child stops, and it exits cleanly.
     assert service.proc.returncode == 0, log.read_text()[-3000:]
+
+
+def test_a_split_puzzles_parts_run_in_every_process_of_both_lanes(tmp_path):
+    """By default the worker of both lanes runs a process per core: the parts of a split puzzle are
+    solved side by side, by more than one process, while the cheap worker keeps its own."""
+    with embedded_service(tmp_path, WORKER_CONCURRENCY="") as service:
+        status, job = call(f"{service.url}/api/v1/jobs", {"puzzles": [
+            {"kind": "toy", "puzzle": "12345678", "options": {"split": 8, "sleep": 0.5}}]})
+        assert status == 202
+        deadline = time.monotonic() + 120
+        while job["status"] != "completed":
+            assert time.monotonic() < deadline, service.log.read_text()[-3000:]
+            time.sleep(0.2)
+            job = call(f"{service.url}/api/v1/jobs/{job['id']}")[1]
+        [puzzle] = call(f"{service.url}/api/v1/jobs/{job['id']}/puzzles")[1]["items"]
+        assert puzzle["status"] == "solved" and puzzle["result"]["sum"] == 36, puzzle
+    with sqlite3.connect(tmp_path / "db.sqlite") as db:
+        workers = {name for (name,) in db.execute("SELECT worker FROM subtasks")}
+    assert len(workers) == min(len(os.sched_getaffinity(0)), 8), workers
 
 
 def test_a_loop_that_posts_each_job_and_waits_for_it_never_sees_a_429(tmp_path):

@@ -89,9 +89,12 @@ def made_apps():
 @pytest.fixture
 def make_app(tmp_path, database_url, made_apps):
     def make(**config):
-        # No rate limit unless a test sets one: tests send requests faster than a client may.
+        # No rate limit unless a test sets one: tests send requests faster than a client may. A
+        # request publishes in its own thread unless a test sets SUBMIT_PUBLISH_SECONDS: what it
+        # published is known when it answers, and a publisher that runs the tasks at once (the
+        # worker tests' EagerPublisher) runs them where the time limits' alarms reach.
         cfg = {"DATABASE_URL": database_url, "BROKER_DIR": str(tmp_path / "broker"), "REDIS_URL": None,
-               "RATE_LIMIT": "", "READ_RATE_LIMIT": "", **config}
+               "RATE_LIMIT": "", "READ_RATE_LIMIT": "", "SUBMIT_PUBLISH_SECONDS": 0, **config}
         app = create_app(Settings.from_env(**cfg))
         Base.metadata.drop_all(app.extensions["engine"])
         Base.metadata.create_all(app.extensions["engine"])

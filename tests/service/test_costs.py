@@ -263,6 +263,43 @@ def test_concurrent_posts_of_one_client_store_at_most_its_budget(make_app, steer
     assert row_counts(app)[:2] == (1, 2)
 
 
+def test_a_retry_and_a_post_of_one_client_at_once_store_at_most_its_budget(make_app, steered):
+    """A retry and a POST at once, each alone within the budget and the two past it: one is
+    stored. On PostgreSQL the job's INSERT and the retried puzzles' UPDATE are slowed (triggers),
+    so that unserialised, each would read the backlog before the other is stored."""
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    failing = [{"kind": "toy", "puzzle": "9", "options": {"crash": True}}] * 2
+    done = client.post("/api/v1/jobs", headers=ALICE, json={"puzzles": failing}).json
+    run_chunk(runtime_of(app), ids_of(app, done["id"]), "w")  # 18 s failed, nothing unfinished
+    engine = app.extensions["engine"]
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE OR REPLACE FUNCTION slow_row() RETURNS trigger AS "
+                                 "$$ BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$ LANGUAGE plpgsql")
+            conn.exec_driver_sql("CREATE TRIGGER slow_job BEFORE INSERT ON jobs "
+                                 "FOR EACH ROW EXECUTE FUNCTION slow_row()")
+            conn.exec_driver_sql("CREATE TRIGGER slow_retry BEFORE UPDATE ON puzzles "
+                                 "FOR EACH ROW EXECUTE FUNCTION slow_row()")
+    together = threading.Barrier(2)
+
+    def one(retry: bool) -> int:
+        each = app.test_client()
+        together.wait()
+        if retry:  # 18 of a budget of 30
+            return each.post(f"/api/v1/jobs/{done['id']}/retry", headers=ALICE,
+                             json={"options": {"crash": False}}).status_code
+        return post(each, ["9", "9"], ALICE).status_code  # 18 too
+
+    with ThreadPoolExecutor(2) as pool:
+        codes = sorted(pool.map(one, (True, False)))
+    assert codes == [202, 429]
+    with app.extensions["sessions"]() as s:
+        unfinished = s.scalars(select(Job.estimated_seconds - Job.done_seconds)
+                               .where(Job.status.in_(("queued", "running")))).all()
+    assert sum(unfinished) <= 30.0
+
+
 def test_a_retry_past_the_budget_is_refused_whole_and_changes_nothing(make_app, steered):
     app = make_app(**BUDGETS)
     client = app.test_client()
@@ -313,12 +350,38 @@ def test_a_retry_over_the_whole_budget_is_422_naming_indexes(make_app, monkeypat
     client = app.test_client()
     done = post(client, ["9"], ALICE).json
     client.post(f"/api/v1/jobs/{done['id']}/cancel", headers=ALICE)
-    r = client.post(f"/api/v1/jobs/{done['id']}/retry", headers=ALICE, json={"options": {"spin": 25.0}})
+    r = client.post(f"/api/v1/jobs/{done['id']}/retry", headers=ALICE,
+                    json={"options": {"spin": 25.0}, "accept_cost": True})
     assert r.status_code == 422 and "Retry-After" not in r.headers  # 34 of a budget of 30
     assert [(e["index"], e["field"]) for e in r.json["errors"]] == [(None, "indexes")]
     assert client.get(f"/api/v1/jobs/{done['id']}", headers=ALICE).json["status"] == "cancelled"
-    r = client.post(f"/api/v1/jobs/{done['id']}/retry", headers=ALICE, json={"options": {"spin": 5.0}})
-    assert r.status_code == 202
+    r = client.post(f"/api/v1/jobs/{done['id']}/retry", headers=ALICE, json={"options": {"spin": 1.0}})
+    assert r.status_code == 202  # 10: within the cap on a puzzle (MAX_PUZZLE_CPU_SECONDS) too
+
+
+@pytest.mark.parametrize("bulk", [False, True], ids=["retry", "bulk"])
+def test_a_retry_holds_the_cap_on_a_puzzle_as_a_post_does(make_app, steered, bulk):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    # 14 and 1 seconds: the first above the cap of 10, which the job accepted.
+    done = post(client, ["95", "1"], ALICE, accept_cost=True).json
+    client.post(f"/api/v1/jobs/{done['id']}/cancel", headers=ALICE)
+    url = f"/api/v1/jobs/{done['id']}/retry"
+    if bulk:  # each job retried as it was: a job that needs accept_cost is left, saying why
+        r = client.post("/api/v1/bulk", headers=ALICE, json={"action": "retry"})
+        assert r.status_code == 200 and r.json["done"] == []
+        [skipped] = r.json["skipped"]
+        assert skipped["id"] == done["id"]
+        assert skipped["reason"] == "1 item(s) predicted above the cap of 10 CPU seconds; nothing changed"
+    else:
+        r = client.post(url, headers=ALICE)
+        assert r.status_code == 422 and r.json["max_puzzle_cpu_seconds"] == 10.0
+        [err] = r.json["errors"]
+        assert (err["index"], err["field"], err["estimated_seconds"]) == (0, "puzzle", 14.0)
+        assert "a retry with accept_cost: true accepts it" in err["message"]
+    assert client.get(f"/api/v1/jobs/{done['id']}", headers=ALICE).json["status"] == "cancelled"
+    r = client.post(url, headers=ALICE, json={"accept_cost": True})
+    assert r.status_code == 202 and r.json["status"] == "queued"
 
 
 def test_budget_messages_show_seconds_without_an_exponent(make_app, monkeypatch):

@@ -17,11 +17,12 @@ from sqlalchemy import update
 from service import auth
 from store import broker, chunks, depth, workers
 from store import rows as puzzle_rows
-from store.models import WorkerBeat, now
+from store.models import FAILED, NO_SOLUTION, SOLVED, WorkerBeat, now
 from store.publish import CeleryPublisher
 from tests.service.conftest import claim_part, settings_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements run on both databases
 from tests.worker.test_chunk import ids_of, post, toys
+from tests.worker.test_chunk import run as run_chunk_of
 from tests.worker.test_parts import fan_out, toy_item
 from worker import stored
 from worker.runtime import Runtime
@@ -136,7 +137,7 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
     seen = by_name(app)
     assert set(seen) >= {cheap, both, dead}
     w = seen[cheap]
-    assert (w["host"], w["pid"], w["node"]) == ("h1", 101, "aaaa")
+    assert (w["host"], w["pid"], w["node"], w["celery_node"]) == ("h1", 101, "aaaa", None)
     assert (w["queues"], w["lane"]) == (["puzzles"], "cheap")
     assert w["alive"] and 0 <= w["heartbeat_age_seconds"] < 5
     assert w["done_last_minute"] == 3
@@ -149,10 +150,22 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
     # The split puzzle itself is held by its parts, not by the worker that cut it up.
     assert seen["coordinator"]["holding"] == [] and seen["coordinator"]["pid"] is None
 
+    # A cancelled job's parts are held by nobody at once, though the part's row stays running until
+    # its worker, stopped by the flag, returns.
+    assert app.test_client().post(f"/api/v1/jobs/{split_job}/cancel").status_code == 202
+    assert by_name(app)[dead]["holding"] == []
+
     # Once the chunk's task has ended (``since`` past its claim), the chunk is nobody's.
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(WorkerBeat).where(WorkerBeat.name == cheap).values(since=now()))
     assert by_name(app)[cheap]["holding"] == []
+
+
+def test_a_worker_named_by_its_celery_node_shows_that_name_and_its_host(app):
+    beat(app, "worker-8000@h5.example:55:eeee", ["puzzles"])
+    w = by_name(app)["worker-8000@h5.example:55:eeee"]
+    assert (w["celery_node"], w["host"], w["pid"], w["node"]) == ("worker-8000@h5.example", "h5.example", 55,
+                                                                  "eeee")
 
 
 def test_a_worker_row_without_queues_yet_has_no_lane(app):
@@ -221,3 +234,65 @@ def test_an_unreachable_broker_is_a_503(make_app, toy, tmp_path):
 
 def test_redis_lists_name_every_priority_level():
     assert depth.redis_lists("q", "|") == ["q", *(f"q|{n}" for n in range(1, 10))]
+
+
+def test_failures_across_jobs_newest_first_by_kind_and_error_text(app):
+    crashed = post(app, toys("3", crash=True))  # a job of one: a puzzle row, failed by its worker
+    report = run_chunk_of(app, ids_of(app, crashed))
+    assert report.written == 1
+    in_chunk = post(app, toys("1", "2", "4"))  # a stored chunk, two of its entries failed
+    with app.extensions["sessions"]() as s, s.begin():
+        held = chunks.claim(s, app.extensions["publisher"].stored.pop(), "w9", now() + timedelta(minutes=5))
+        assert held is not None
+        done = chunks.Written([FAILED, SOLVED, FAILED], [None, None, None],
+                              {0: "made up: the first", 2: "made up: the third"}, 1.0)
+        assert chunks.write(s, held, done)[0] == 3
+
+    client = app.test_client()
+    r = client.get("/api/v1/failures")
+    assert r.status_code == 200, r.json
+    got = [(f["job_id"], f["index"], f["kind"], f["error"]) for f in r.json["items"]]
+    crash = "solver error: RuntimeError: toy solver crashed on purpose"
+    assert sorted(got) == sorted([(crashed, 0, "toy", crash), (in_chunk, 0, "toy", "made up: the first"),
+                                  (in_chunk, 2, "toy", "made up: the third")])
+    assert got[0][0] == in_chunk  # written after the row: newer
+    assert r.json["minutes"] == 60
+    assert [f["index"] for f in client.get("/api/v1/failures?error=CRASHED").json["items"]] == [0]
+    assert client.get("/api/v1/failures?kind=sudoku").json["items"] == []
+    assert len(client.get("/api/v1/failures?limit=1").json["items"]) == 1
+    for bad in ("minutes=0", "limit=0", "kind=", "colour=red"):
+        refused = client.get(f"/api/v1/failures?{bad}")
+        assert refused.status_code == 422 and refused.mimetype == "application/problem+json", bad
+
+
+def test_failures_need_an_operator_token(guarded):
+    client = guarded.test_client()
+    assert client.get("/api/v1/failures").status_code == 401
+    assert client.get("/api/v1/failures", headers=bearer(ALICE)).status_code == 403
+    assert client.get("/api/v1/failures", headers=bearer(OPERATOR)).status_code == 200
+
+
+def test_activity_counts_each_minutes_finished_and_failed_puzzles_and_their_latency(app):
+    crashed = post(app, toys("3", crash=True))
+    assert run_chunk_of(app, ids_of(app, crashed)).written == 1
+    post(app, toys("1", "2", "4"))
+    with app.extensions["sessions"]() as s, s.begin():
+        held = chunks.claim(s, app.extensions["publisher"].stored.pop(), "w9", now() + timedelta(minutes=5))
+        assert held is not None
+        done = chunks.Written([FAILED, SOLVED, NO_SOLUTION], [None, None, None], {0: "made up"}, 1.0)
+        assert chunks.write(s, held, done)[0] == 3
+    r = app.test_client().get("/api/v1/activity?minutes=5")
+    assert r.status_code == 200, r.json
+    minutes = r.json["items"]
+    assert len(minutes) == 5
+    starts = [m["start"] for m in minutes]
+    assert starts == sorted(starts) and len(set(starts)) == 5
+    assert sum(m["finished"] for m in minutes) == 4 and sum(m["failed"] for m in minutes) == 2
+    for m in minutes:
+        assert (m["latency_p50"] is None) == (m["finished"] == 0), m
+        if m["finished"]:
+            assert 0 <= m["latency_p50"] <= m["latency_p95"] < 60, m
+    assert len(app.test_client().get("/api/v1/activity").json["items"]) == 60
+    for bad in ("minutes=0", "minutes=many", "minutes=1441", "window=5"):
+        refused = app.test_client().get(f"/api/v1/activity?{bad}")
+        assert refused.status_code == 422 and refused.mimetype == "application/problem+json", bad

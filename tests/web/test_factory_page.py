@@ -27,6 +27,8 @@ def test_the_generate_form_makes_a_job_of_made_puzzles(web_url, offline):
     page.select_option("#generate-kind", "sudoku")
     expect(page.locator("#generate-minimal")).to_be_checked()  # a boolean: a checkbox at its default
     expect(page.locator("#generate-rating_min")).to_have_attribute("max", "12")
+    # an option without a fixed default (any difficulty) reads as automatic, not as JSON's null
+    expect(page.locator("#generate-difficulty option").first).to_have_text("default (automatic)")
     page.select_option("#generate-size", "4")
     page.select_option("#generate-symmetry", '"rotational"')
     page.uncheck("#generate-minimal")

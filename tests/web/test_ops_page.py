@@ -28,6 +28,12 @@ def test_the_fleet_view_shows_the_workers_and_follows_a_job(web_url, offline):
     # `make run`'s two workers: one of both lanes, one kept for cheap work.
     expect(page.locator("#workers tr[data-alive=true][data-lane=both]").first).to_be_visible()
     expect(page.locator("#workers tr[data-alive=true][data-lane=cheap]").first).to_be_visible()
+    # Named as Celery names them (deploy/run_local.py's -n worker-PORT@host, cheap-PORT@host).
+    port = web_url.rsplit(":", 1)[1]
+    expect(page.locator("#workers tr[data-alive=true][data-lane=both] td").first).to_contain_text(
+        re.compile(rf"^worker-{port}@\S+ pid \d+$"))
+    expect(page.locator("#workers tr[data-alive=true][data-lane=cheap] td").first).to_contain_text(
+        re.compile(rf"^cheap-{port}@\S+ pid \d+$"))
     expect(page.locator("#flow")).to_contain_text("in the last 60 s")
     updated = page.locator("#updated").inner_text()
     expect(page.locator("#updated")).not_to_have_text(updated, timeout=10_000)  # it refreshes itself
@@ -42,6 +48,27 @@ def test_the_fleet_view_shows_the_workers_and_follows_a_job(web_url, offline):
     row = page.locator(f"#workers tr[data-worker='{name}']")
     expect(row.locator(f"a[href='/jobs/{job['id']}']")).to_have_count(0, timeout=15_000)
     expect(row.locator(".done")).not_to_have_text("0")
+
+
+def test_the_fleet_view_lists_failures_and_filters_them(web_url, offline):
+    with Client(web_url) as c:
+        job = c.wait(c.submit([{"kind": "toy", "puzzle": "7", "options": {"crash": True}}], label="crashes"),
+                     poll=0.5)
+    page = offline(web_url)
+    page.goto(web_url + "/ops")
+    row = page.locator(f"#failures tr[data-job-id='{job['id']}']")
+    expect(row).to_have_count(1, timeout=15_000)
+    expect(row.locator("td.error")).to_contain_text("toy solver crashed on purpose")
+    expect(row.locator(f"a[href='/jobs/{job['id']}']")).to_have_count(1)
+    # The last hour's charts, from SQL: a bar for the minute the failure ended, its failed part red.
+    expect(page.locator("#throughput-chart rect.failed").first).to_be_attached()
+    expect(page.locator("#latency-chart polyline.p50")).to_have_attribute("points", re.compile(r"\d"))
+    summary = re.compile(r"[1-9][\d,]* failed in the last 60 minutes")
+    expect(page.locator("#activity-summary")).to_contain_text(summary)
+    page.fill("#failure-error", "no error reads like this")
+    page.click("#failure-filter button[type=submit]")
+    expect(row).to_have_count(0)
+    expect(page.locator("#no-failures")).to_be_visible()
 
 
 def test_the_fleet_view_asks_for_an_operators_token(tmp_path, offline):
@@ -74,4 +101,36 @@ def test_the_fleet_view_asks_for_an_operators_token(tmp_path, offline):
         page.goto(url + "/")
         page.wait_for_selector("#token-form:not([hidden])")
         expect(page.locator("#token-form label")).to_contain_text(re.compile("API_TOKENS"))
+    app.extensions["engine"].dispose()
+
+
+PHONE = 390
+
+
+def test_at_a_phones_width_the_token_form_and_the_fleet_tables_fit(tmp_path, offline):
+    """At 390 px the token form wraps within the page, and both tables keep their column labels,
+    scrolling inside their panels rather than widening the page."""
+    settings = Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'ops.db'}", REDIS_URL=None,
+                                 BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="",
+                                 API_TOKENS="alice:al1ce-token", ADMIN_TOKENS="0perator-token")
+    app = create_app(settings)
+    Base.metadata.create_all(app.extensions["engine"])
+    with app.extensions["sessions"]() as s, s.begin():
+        workers.beat(s, "a-rather-long-host-name.example.internal:4242:cafe", None, ["puzzles"])
+    width = "document.documentElement.scrollWidth"
+    with serving(app) as url:
+        page = offline(url)
+        page.set_viewport_size({"width": PHONE, "height": 844})
+        page.goto(url + "/ops")
+        page.wait_for_selector("#token-form:not([hidden])")
+        assert page.evaluate(width) <= PHONE
+        page.fill("#token", "0perator-token")
+        page.click("#token-form button[type=submit]")
+        expect(page.locator("#workers tr[data-alive=true]")).to_have_count(1)
+        for table in ("#queues", "#workers"):
+            labels = page.locator(f"{table} thead th")
+            expect(labels.first).to_be_visible()
+            expect(labels.last).to_be_attached()
+        assert page.locator("#workers thead th").all_inner_texts()[:2] == ["Worker", "Lane"]
+        assert page.evaluate(width) <= PHONE
     app.extensions["engine"].dispose()

@@ -138,6 +138,9 @@ def test_the_page_asks_for_the_token_and_keeps_it(tmp_path, offline):
         page = offline(url)
         page.goto(url + "/")
         page.wait_for_selector("#token-form:not([hidden])")
+        # The kinds are public: their menus are filled before any token is given.
+        expect(page.locator("#kind option[value='sudoku']")).to_have_count(1)
+        expect(page.locator("#generate-kind option[value='sudoku']")).to_have_count(1)
         page.fill("#token", "wrong")
         page.click("#token-form button[type=submit]")
         page.wait_for_selector("#token-error:not([hidden])")

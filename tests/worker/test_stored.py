@@ -6,6 +6,7 @@ twice, cancelled, lost and reaped; entries that leave for puzzle rows, which the
 from __future__ import annotations
 
 import dataclasses
+import time
 from datetime import timedelta
 
 import pytest
@@ -353,3 +354,55 @@ def test_eager_end_to_end_through_the_api(app):
     assert 'puzzle_queue_puzzles_finished_total{kind="toy",status="solved"} 39.0' in metrics
     assert 'puzzle_queue_solve_seconds_count{kind="toy"} 40.0' in metrics
     assert "puzzle_queue_jobs_submitted_total 1.0" in metrics
+
+
+def slow_on(toy, digit, seconds, **changes):
+    """The toy kind sleeping ``seconds`` on a puzzle that holds ``digit``: a puzzle its prediction
+    misses, among alike ones it predicts right."""
+
+    def solve(puzzle, options, node_limit=None, stop=None):
+        if digit in puzzle:
+            time.sleep(seconds)
+        return toy.solve(puzzle, options, node_limit, stop)
+
+    return dataclasses.replace(toy, solve=solve, solve_batch=None, **changes)
+
+
+def test_a_chunk_past_the_cheap_lanes_cap_leaves_for_rows_and_only_the_slow_one_reaches_the_dear_lane(
+        make_app, toy, monkeypatch):
+    monkeypatch.setitem(solvers.KINDS, "toy", slow_on(toy, 9, 0.5))
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.05)
+    job_id, chunk_id = post(app, toys("1", "9", "2"))
+    publisher = RecordingPublisher()
+    report = run(app, chunk_id, publisher)
+    ids = row_ids(app, job_id)
+    # The call ran past the cap: no entry written, none failed, each a row in its lane, one a task.
+    assert (report.written, report.left, report.moved) == (0, ids, []) and len(ids) == 3
+    assert publisher.chunks == [[i] for i in ids] and publisher.dear == []
+    assert chunk_row(app, chunk_id).outcome == "lll"
+    assert [(p.status, p.attempts, p.error) for p in puzzles(app, job_id)] == [("queued", 0, None)] * 3
+    # Each row a task of the cheap lane: the quick ones solved, the slow one moved at the cap.
+    runtime = runtime_of(app, publisher)
+    assert [chunk.run_chunk(runtime, [i], "w2", cheap_lane=True).moved for i in ids] == [[], [ids[1]], []]
+    assert publisher.dear == [[ids[1]]]
+    assert [(p.status, p.attempts) for p in puzzles(app, job_id)] == [
+        ("solved", 1), ("queued", 0), ("solved", 1)]
+    # The dear lane has no cap: solved there, as its first counted attempt.
+    assert chunk.run_chunk(runtime, [ids[1]], "w3").written == 1
+    assert [(p.status, p.attempts, p.result) for p in puzzles(app, job_id)] == [
+        ("solved", 1, {"sum": n}) for n in (1, 9, 2)]
+    assert job_row(app, job_id).status == "completed"
+
+
+def test_an_entry_alone_in_a_call_past_the_cap_is_published_to_the_dear_lane(make_app, toy, monkeypatch):
+    # The "8" is predicted above OPTIMISTIC_SECONDS: it leaves before the call, the "9" runs alone.
+    kind = slow_on(toy, 9, 0.5, predict=lambda puzzle, options: base.Estimate(0.5 if 8 in puzzle else 1e-6))
+    monkeypatch.setitem(solvers.KINDS, "toy", kind)
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.05, CHUNK_SPREAD=1)
+    job_id, chunk_id = post(app, toys("8", "9"))
+    publisher = RecordingPublisher()
+    report = run(app, chunk_id, publisher)
+    eight, nine = row_ids(app, job_id)
+    assert (report.written, report.left, report.moved) == (0, [eight, nine], [nine])
+    assert publisher.chunks == [[eight], [nine]] and publisher.dear == [[nine]]
+    assert [(p.status, p.attempts, p.error) for p in puzzles(app, job_id)] == [("queued", 0, None)] * 2
