@@ -317,6 +317,36 @@ class Client:
                 return
             params["cursor"] = page["next_cursor"]
 
+    # -- hints
+
+    def hint(self, kind: str, puzzle: Any, placed: Any = None,
+             candidates: Sequence[Sequence[int]] | None = None) -> dict[str, Any]:
+        """The next easiest step from a position part-way through (``POST /api/v1/hint``): the
+        givens ``puzzle`` and the values ``placed`` so far (the same wire form), with the
+        candidates kept in each cell when given. The answer's ``status`` is ``step`` (``step``,
+        ``band``), ``wrong`` (``wrong``: the placed values and candidates against the solution)
+        or ``solved``; raises InvalidRequest naming the bad field. Nothing is stored."""
+        body: dict[str, Any] = {"kind": kind, "puzzle": puzzle}
+        if placed is not None:
+            body["placed"] = placed
+        if candidates is not None:
+            body["candidates"] = [list(c) for c in candidates]
+        return dict(self._call("POST", "/hint", json=body))
+
+    # -- a job's history
+
+    def events(self, job: JobRef, index: int | None = None, limit: int = 1000) -> Iterator[dict[str, Any]]:
+        """The job's history, oldest first, a page at a time: submitted, claimed (by which worker),
+        handed on, moved, split, left, retried, finished (with what), ended; with ``index``, the
+        events of that puzzle and of the job (docs/API.md, "Events")."""
+        params: dict[str, Any] = {"limit": limit, **({} if index is None else {"index": index})}
+        while True:
+            page = self._call("GET", f"/jobs/{job_id(job)}/events", params=params)
+            yield from page["items"]
+            if not page["next_cursor"]:
+                return
+            params["cursor"] = page["next_cursor"]
+
     def kinds(self) -> list[dict[str, Any]]:
         return list(self._call("GET", "/kinds")["items"])
 

@@ -1,9 +1,10 @@
 """The `puzzle-queue` command: submit puzzle files, watch them, get every answer in one file.
 
 Exit status: 0 every puzzle solved or proved to have no solution; 1 some failed or were
-cancelled, or a cancel or delete was not confirmed; 2 the request was refused (bad input, named
-by file and line; nothing is stored) or could not be made; 130 interrupted while sending or
-waiting (the jobs already made keep running, and the message names them).
+cancelled, a cancel or delete was not confirmed, or a hint found a placed value wrong; 2 the
+request was refused (bad input, named by file and line; nothing is stored) or could not be
+made; 130 interrupted while sending or waiting (the jobs already made keep running, and the
+message names them).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 import httpx
 
-from client import fleet
+from client import fleet, hints, history
 from client.api import DEFAULT_URL, Client, Job
 from client.deliveries import deliveries_text
 from client.errors import ApiError, InvalidRequest
@@ -32,6 +33,7 @@ from client.progress import ProgressBar
 
 F = TypeVar("F", bound=Callable[..., Any])
 DECLINED, REFUSED, INTERRUPTED = 1, 2, 130
+WRONG = 1  # a hint found a placed value or candidate wrong
 JOBS_SHOWN = 50  # `jobs` without --limit, --all or --since
 
 
@@ -341,6 +343,31 @@ def validate(client: Client, kind: str | None, options: tuple[str, ...], accept_
 
 
 @main.command()
+@click.argument("puzzle")
+@click.argument("placed", required=False)
+@click.option("--kind", required=True, help="the puzzle's kind (one whose `kinds` entry gives hints)")
+@click.option("--candidates", metavar="FILE",
+              help="a JSON file ('-' = standard input) of the candidates kept in each cell, cell r*n + c")
+@as_json
+@click.pass_obj
+def hint(client: Client, puzzle: str, placed: str | None, kind: str, candidates: str | None,
+         as_json: bool) -> None:
+    """The next easiest step from PLACED, the values placed so far in PUZZLE (both in the kind's
+    text form; without PLACED, from the givens), or which placed value is wrong (exit status 1);
+    nothing is stored."""
+    try:
+        kept = None if candidates is None else hints.read_candidates(candidates, sys.stdin)
+    except ValueError as exc:
+        _fail(str(exc))
+    try:
+        answer = client.hint(kind, puzzle, placed, kept)
+    except InvalidRequest as exc:
+        _fail("the service refused the hint: " + "; ".join(_fault(e, exc.problem) for e in exc.errors))
+    click.echo(json.dumps(answer, indent=2) if as_json else hints.describe(answer, hints.side(puzzle)))
+    sys.exit(WRONG if answer["status"] == "wrong" else 0)
+
+
+@main.command()
 @click.argument("kind")
 @click.option("--count", "number", type=click.IntRange(min=1), required=True, help="how many puzzles to make")
 @click.option("--difficulty",
@@ -421,6 +448,19 @@ def status(client: Client, as_json: bool, job_ids: tuple[str, ...]) -> None:
     """The jobs' status, progress and counts (one JOB: a JSON object with --json, several: a list)."""
     found = [client.job(j) for j in job_ids]
     _emit(found if len(found) > 1 else found[0], as_json, _print_job)
+
+
+@main.command()
+@click.option("--index", type=click.IntRange(min=0), help="only the events of this puzzle (and the job's)")
+@as_json
+@click.argument("job_id", metavar="JOB")
+@click.pass_obj
+def events(client: Client, index: int | None, as_json: bool, job_id: str) -> None:
+    """The job's history, oldest first: submitted, each claim (by which worker), work handed on,
+    moved to the dear lane, split, left a chunk, retried, each end (with what, predicted against
+    actual seconds), the job's end. Times are UTC."""
+    found = list(client.events(job_id, index=index))
+    click.echo(json.dumps(found, indent=2) if as_json else history.events_table(found))
 
 
 def _confirmed(yes: bool, question: str) -> None:

@@ -52,9 +52,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["celery"] = publishing
     app.extensions["publisher"] = CeleryPublisher(publishing, settings.lanes, settings.time)
 
-    # blueprints import the app's helpers above; bulk, callbacks, checking and export add routes to
-    # the api blueprint
-    from service import api, bulk, callbacks, checking, export, fleet, ops, web  # noqa: F401
+    # blueprints import the app's helpers above; bulk, callbacks, checking, export, hints and history
+    # add routes to the api blueprint
+    from service import api, bulk, callbacks, checking, export, fleet, hints, history, ops, web  # noqa: F401
 
     app.register_blueprint(ops.bp)
     app.register_blueprint(api.bp)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from service.bodies import nesting_depth
+from store import events
 from store.fastjson import canonical
 from store.jobs import JobPosition, possible_index, possible_job_id
+from store.models import aware
 
 NOT_OURS = "cursor is not one this API returned"
 
@@ -51,6 +53,25 @@ def job_position(cursor: str | None) -> JobPosition | None:
         return datetime.fromisoformat(values[0]), values[1]
     except ValueError:
         raise ValueError(NOT_OURS) from None
+
+
+def event_position(cursor: str | None) -> events.Position | None:
+    """The position a page of events follows (ValueError: not a cursor of ours)."""
+    if cursor is None:
+        return None
+    values = decode(cursor)
+    if (len(values) != 6 or not isinstance(values[0], str)
+            or not all(type(v) is int and -1 <= v < 1 << 62 for v in values[1:])):
+        raise ValueError(NOT_OURS)
+    try:  # in UTC (a time near the calendar's ends has none: not ours)
+        at = aware(datetime.fromisoformat(values[0])).astimezone(UTC)
+    except (ValueError, OverflowError):
+        raise ValueError(NOT_OURS) from None
+    return at, values[1], values[2], values[3], values[4], values[5]
+
+
+def of_event(position: events.Position | None) -> str | None:
+    return None if position is None else encode(position[0].isoformat(), *position[1:])
 
 
 def of_puzzle(index: int | None) -> str | None:

@@ -22,7 +22,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 import solvers
-from store import costs
+from store import costs, events
 from store.jobs import JobState, iso_time
 from store.models import JOB_STATUSES, PUZZLE_STATUSES, RUNNING, Puzzle
 from store.settings import Limits as LimitSettings
@@ -275,6 +275,33 @@ class PuzzlePageQuery(PageQuery, PuzzleStatusFilter):
     pass
 
 
+class EventPageQuery(PageQuery):
+    index: int | None = Field(None, ge=0, le=2**31 - 1,
+                              description="only the events of the puzzle at this index (and the job's own)")
+
+
+class EventOut(BaseModel):
+    at: str
+    type: Literal[events.ORDER] = Field(  # type: ignore[valid-type]
+        description="what happened (docs/API.md, \"Events\")")
+    index: int | None = Field(description="the first puzzle it concerns; null: the job as a whole")
+    last_index: int | None = Field(description="the last puzzle of the run it concerns (a chunk's)")
+    part: int | None = Field(None, description="the part of a split puzzle it concerns")
+    worker: str | None = Field(None, description="the worker that claimed it, or held it when it was lost")
+    attempt: int | None = Field(None, description="the attempt number of that claim")
+    detail: dict[str, Any] = Field(default_factory=dict, description="what else the event says, by type")
+
+    @classmethod
+    def of(cls, e: events.Event) -> EventOut:
+        return cls(at=iso_time(e.at) or "", type=e.type, index=e.first, last_index=e.last, part=e.part,
+                   worker=e.worker, attempt=e.attempt, detail=e.detail)
+
+
+class EventList(BaseModel):
+    items: list[EventOut]
+    next_cursor: str | None
+
+
 class RetryIn(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={
         "example": {"indexes": [3, 7], "options": {"strategy": "sat"}}})
@@ -360,6 +387,7 @@ class KindOut(BaseModel):
     generate: dict[str, Any] | None = Field(
         None, description="the kind's generate options ({options, result}) or null for a kind that does not "
                           "make puzzles; a generate item's `count` is beside them")
+    hints: bool = Field(False, description="whether POST /api/v1/hint gives the kind's next steps")
     service_limits: dict[str, Any] = Field(description="this service's caps: puzzle JSON size, option maxima")
 
 

@@ -73,6 +73,27 @@ def prepare_item(item: Any) -> tuple[Kind, Puzzle, Options]:
     return kind, puzzle, options
 
 
+HINT_KEYS = ("kind", "puzzle", "placed", "candidates")
+
+
+def hint_item(item: Any) -> dict[str, Any]:
+    """A hint request ``{"kind", "puzzle", "placed", "candidates"}`` -> its kind's answer
+    (``Kind.hint``); PuzzleError naming the field when the request is bad or the kind gives no
+    hints."""
+    if not isinstance(item, Mapping):
+        raise InvalidItem(f"a hint request must be an object, not {type(item).__name__}")
+    extra = sorted(set(item) - set(HINT_KEYS))
+    if extra:
+        raise InvalidItem(f"unknown field {extra[0]!r}; a hint request has {', '.join(HINT_KEYS)}")
+    kind = get(item.get("kind"))
+    if kind.hint is None:
+        with_hints = ", ".join(sorted(k.name for k in KINDS.values() if k.hint is not None))
+        raise UnknownKind(f"kind {kind.name!r} gives no hints; kinds that do: {with_hints}")
+    if "puzzle" not in item:
+        raise ParseError("missing field 'puzzle'")
+    return kind.hint(item["puzzle"], item.get("placed"), item.get("candidates"))
+
+
 def read_generate_item(item: Mapping[str, Any], most: int) -> tuple[Kind, int, Options]:
     """A generate item ``{"kind", "generate": {"count", ...}}`` -> (the making record, count, the
     stored options of each of its puzzles); ``most``: the largest count allowed."""
@@ -109,6 +130,6 @@ def provision_missing() -> bool:
 __all__ = [
     "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "Estimate", "InvalidItem", "InvalidOption",
     "InvalidPuzzle", "Kind", "NotMade", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped",
-    "UnknownKind", "WrongAnswer", "any_failed", "get", "kind_for", "prepare_item", "provision",
+    "UnknownKind", "WrongAnswer", "any_failed", "get", "hint_item", "kind_for", "prepare_item", "provision",
     "provision_missing", "read_generate_item", "warm_up",
 ]

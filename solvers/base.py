@@ -60,6 +60,14 @@ class UnknownKind(PuzzleError):
     field = "kind"
 
 
+class InvalidField(PuzzleError):
+    """Bad input in a named field of a request beside its puzzle (a hint's ``placed`` values)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
 class WrongAnswer(Exception):
     """A solver's outcome failed the independent check: a bug, never the user's fault."""
 
@@ -461,6 +469,10 @@ class Kind:
     # (options) -> what to change for a cheaper answer, said when a puzzle runs past its time limit
     # with these options; None where nothing cheaper exists
     time_limit_hint: Callable[[Options], str | None] | None = None
+    # (wire puzzle, the user's placed values in the same form or None, per-cell candidate lists or
+    # None) -> the next step from that position, the placed values that are wrong, or that it is
+    # solved (docs/API.md, POST /hint); raises PuzzleError naming the field. None: no hints.
+    hint: Callable[[JSON, JSON, JSON], dict[str, Any]] | None = None
 
     # (wire puzzles of this kind, options already read, shared by all) -> per puzzle what
     # ``prepare_with`` makes of it, or the PuzzleError it raises; the API checks a batch with it
@@ -534,6 +546,7 @@ class Kind:
             "example": {"kind": self.name, "puzzle": self.examples[0].puzzle,
                         "options": dict(self.examples[0].options)},
             "generate": generate,
+            "hints": self.hint is not None,
         }
 
 

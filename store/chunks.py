@@ -34,7 +34,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session, defer
 
-from store import fastjson, notices, tallies
+from store import events, fastjson, notices, tallies
 from store.db import Dialect, dialect_of
 from store.fastjson import canonical
 from store.lost import Lost, at_submit, orphaned, with_deadline
@@ -228,6 +228,7 @@ def _leave(s: Session, held: Held, offsets: Sequence[int], t: datetime) -> list[
         return []
     s.execute(insert(Puzzle), [{**_row_of(held, i, held.inputs[i], held.estimates[i]), "status": QUEUED,
                                 "attempts": 0, "created_at": t} for i in offsets])
+    events.left(s, t, held.job_id, held.first, offsets, "lost" if held.attempts > 1 else "solved_alone")
     return list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == held.job_id,
                                                   Puzzle.index.in_([held.first + i for i in offsets]))
                           .order_by(Puzzle.index)))

@@ -186,6 +186,26 @@ class Chunk(Claimed, Base):
     )
 
 
+class JobEvent(Base):
+    """An event of a job its rows do not keep (store.events): of a puzzle or run of indexes
+    (``first`` to ``last``; a subtask's ``part``), or of the job itself (``first`` None)."""
+
+    __tablename__ = "job_events"
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    at: Mapped[datetime]
+    type: Mapped[str] = mapped_column(String(16))
+    first: Mapped[int | None] = mapped_column(Integer)
+    last: Mapped[int | None] = mapped_column(Integer)
+    part: Mapped[int | None] = mapped_column(Integer)
+    worker: Mapped[str | None] = mapped_column(String(200))
+    attempt: Mapped[int | None] = mapped_column(Integer)
+    detail: Mapped[dict[str, Any] | None]
+
+    __table_args__ = (Index("ix_job_events_job_id", "job_id", "id"),)
+
+
 class ResultBlock(Base):
     """The results and stats of puzzles of one job written in one transaction (store.blocks).
 

@@ -25,7 +25,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session, sessionmaker
 
 from solvers.base import Estimate
-from store import logs, results, rows
+from store import events, logs, results, rows
 from store.models import FAILED, now
 from store.publish import part_levels, publish_in_lanes, publish_or_mark_due
 from store.rows import Assigned, Result, SplitPuzzle
@@ -106,6 +106,7 @@ class Batch:
         stale = self.runtime.settings.recovery.queued_stale_seconds
         with self.runtime.sessions() as s, s.begin():
             moved = rows.requeue(s, a, now() + timedelta(seconds=stale))
+            events.moved(s, now(), [a.id] if moved else [], self.worker, a.attempts, self.cap)
         if moved:
             publish_or_mark_due(self.runtime.publisher, self.runtime.sessions, [[a.id]], dear=True)
             self.report.moved.append(a.id)

@@ -41,7 +41,7 @@ const Boards = (() => {
     return wrap;
   }
 
-  // -- Sudoku: givens in black, the digits found in blue; with an explanation, a stepper through the grader's steps with the candidates left at each one
+  // -- Sudoku: givens in black, the digits found in blue; with an explanation, a stepper through the grader's steps with the candidates left at each one (and a chain's links)
 
   function sudokuCells(puzzle) {
     if (Array.isArray(puzzle)) return puzzle.flat().map(v => (v ? SYMBOLS[v - 1] : "."));
@@ -105,6 +105,27 @@ const Boards = (() => {
     return `step ${k} of ${total}: ${step.technique} (${Number(step.rating).toFixed(1)}${guess})`;
   }
 
+  // A chain's links (a step's [cell, digit, on] nodes in order) over its candidates: a line from
+  // each node to the next, solid into a node made true (a strong link), dashed into one made
+  // false; each node ringed, shaded when true.
+  function chainLinks(root, links, s) {
+    const at = ([cell, d]) => [(cell % 9) * s + ((d - 1) % 3 + 0.5) * s / 3,
+                               Math.floor(cell / 9) * s + (Math.floor((d - 1) / 3) + 0.5) * s / 3];
+    const r = s / 7;
+    links.forEach((node, i) => {
+      const [x, y] = at(node);
+      const next = links[i + 1];
+      if (next) {
+        const [x2, y2] = at(next);
+        const len = Math.hypot(x2 - x, y2 - y) || 1, dx = (x2 - x) / len * r, dy = (y2 - y) / len * r;
+        root.append(svg("line", {x1: x + dx, y1: y + dy, x2: x2 - dx, y2: y2 - dy,
+                                 class: next[2] ? "link strong" : "link weak"}));
+      }
+      root.append(svg("circle", {cx: x, cy: y, r, class: node[2] ? "link-node on" : "link-node off",
+                                 "data-cell": node[0]}));
+    });
+  }
+
   function sudokuSteps(givens, told) {
     const s = 36, steps = told.steps;
     const root = board("sudoku", 9 * s, 9 * s, `9x9 Sudoku, rated ${told.rating} (${told.hardest})`);
@@ -135,6 +156,7 @@ const Boards = (() => {
         }
       }
       sudokuGrid(root, 9, s);
+      if (step && step.links) chainLinks(root, step.links, s);
       return stepText(step, k, steps.length);
     });
   }

@@ -29,6 +29,7 @@ then SE's order of kinds (``sort key``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -44,13 +45,16 @@ POP = [len(ds) for ds in DIGITS]
 
 
 class Chain(NamedTuple):
-    """A chain's step: technique, rating, complexity, SE's sort key, cells and eliminations."""
+    """A chain's step: technique, rating, complexity, SE's sort key, cells and eliminations; and
+    where the chain is one path, its nodes in order as (cell, digit 1-9, on 1 or off 0), a
+    cycle's first node repeated at its end (``links``)."""
     technique: str
     rating: float
     complexity: int
     sort_key: int
     cells: list[int]
     eliminations: list[tuple[int, int]]
+    links: Sequence[tuple[int, int, int]] = ()
 
 
 def length_extra(complexity: int) -> float:
@@ -109,4 +113,5 @@ def static_chains(grid: list[int]) -> Chain | None:
     elims = _cycle_elims(grid, path) if cycle else _target_elims(grid, path[-1])
     base = 7.0 if kind >= 4 else 6.5 if cycle else 6.6
     rating = round(base + length_extra(complexity), 1)
-    return Chain(NAMES[kind], rating, complexity, sort_key, _cells(path), elims)
+    links = [(n // 18, n % 18 // 2 + 1, n & 1) for n in path + path[:cycle]]
+    return Chain(NAMES[kind], rating, complexity, sort_key, _cells(path), elims, links)

@@ -73,14 +73,18 @@ class Step(NamedTuple):
     placements: Sequence[tuple[int, int]] = ()
     eliminations: Sequence[tuple[int, int]] = ()
     trial: tuple[int, int] | None = None  # a guess's (guesses, depth) of trial and error
+    links: Sequence[tuple[int, int, int]] = ()  # a chain's path (chains.Chain.links)
 
     def as_json(self) -> dict[str, Any]:
-        """The step as plain JSON data (tuples as lists); a guess adds ``guesses`` and ``depth``."""
+        """The step as plain JSON data (tuples as lists); a guess adds ``guesses`` and ``depth``,
+        a chain that is one path its ``links``."""
         out = {"technique": self.technique, "rating": self.rating, "cells": list(self.cells),
                "placements": [list(p) for p in self.placements],
                "eliminations": [list(e) for e in self.eliminations]}
         if self.trial is not None:
             out["guesses"], out["depth"] = self.trial
+        if self.links:
+            out["links"] = [list(n) for n in self.links]
         return out
 
 
@@ -220,7 +224,8 @@ def chain_family(find: Callable[[list[int]], chains.Chain | None]) -> Finder:
         chain = find(pos.cands)
         if chain is None:
             return None
-        return Step(chain.technique, chain.rating, chain.cells, eliminations=chain.eliminations)
+        return Step(chain.technique, chain.rating, chain.cells, eliminations=chain.eliminations,
+                    links=chain.links)
     return found
 
 
@@ -266,6 +271,16 @@ def _guess(board: Board) -> Step:
     guesses, depth = int(counters[fast.GUESSES]), int(counters[fast.MAX_DEPTH])
     return Step(GUESS, guess_rating(guesses), [cell], placements=[(cell, board.solution[cell])],
                 trial=(guesses, depth))
+
+
+def next_step(board: Board) -> Step:
+    """The step the grader takes next from ``board``'s position (not yet applied): the easiest
+    single, else the first technique in order of ease that makes progress, else the guess."""
+    code, cell, value = gradek.easiest_single(board.values, board.cands)
+    if code != gradek.NONE:
+        return Step(SINGLES[code][0], SINGLES[code][1], [cell], placements=[(cell, value)])
+    pos = Position.of(board.cands)
+    return next((s for _, find in TECHNIQUES if (s := find(pos)) is not None), None) or _guess(board)
 
 
 def _singles(board: Board, moves: list[Step], buffer: np.ndarray, ceiling: float) -> bool:

@@ -29,7 +29,7 @@ from solvers.base import (
     WrongAnswer,
     solve_each,
 )
-from solvers.sudoku import batch, explain, kernels, making, sat, solve, tree
+from solvers.sudoku import batch, explain, hint, kernels, making, sat, solve, tree
 from solvers.sudoku.grid import SYMBOLS, Grid, layout, parse, parse_text, where
 from solvers.sudoku.predict import predict, shared_prediction
 from solvers.sudoku.solve import BACKTRACK_MAX_N, FAST_N, STRATEGIES
@@ -154,6 +154,11 @@ def merge_explained(grid: Grid, options: Options, head: Outcome, outcomes: Seque
     return explain.add(grid, options, tree.merge(grid, options, head, outcomes))
 
 
+def hint_for(puzzle: Any, placed: Any, candidates: Any) -> dict[str, Any]:
+    """The kind's hint (hint.py), its givens read and checked as a puzzle to solve is."""
+    return hint.hint(KIND.prepare(puzzle)[0], placed, candidates)
+
+
 EXAMPLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 # Rated 8.9 by Sudoku Explainer: its grading tries every technique up to dynamic forcing chains,
 # so an explained solve of it (the workers' warm-up) compiles every kernel of the grader.
@@ -196,7 +201,8 @@ KIND = Kind(
         "unique": "true when the search proved it is the only solution (needs max_solutions >= 2)",
         "solutions_found": "solutions found, at most max_solutions",
         "explanation": "with explain: {rating, hardest, band, steps: [{technique, rating, cells, placements "
-                       "[[cell, value]], eliminations [[cell, value]], and for a guess guesses, depth}], "
+                       "[[cell, value]], eliminations [[cell, value]], for a guess guesses, depth, for a "
+                       "chain of one path links [[cell, value, on]]}], "
                        "guesses: [{step, cell, guesses, depth}]}; null when the puzzle is not unique",
     },
     stats_fields={
@@ -224,6 +230,7 @@ KIND = Kind(
     plan_batch=plan_batch,
     predict_batch=predict_batch,
     generator=making.GENERATOR,
+    hint=hint_for,
     examples=(
         Example(EXAMPLE),
         Example("1.3..4.22..3..2.", {"strategy": "backtrack"}),

@@ -1,12 +1,14 @@
 """The Python client (client.api) against the API in this process: the cap on a puzzle's predicted
 cost lifted by ``accept_cost``, a batch's cost previewed by ``validate`` (in parts past the batch
-limit), and a retry's nested options merged into the puzzles' own."""
+limit), a retry's nested options merged into the puzzles' own, and hints."""
 
 from __future__ import annotations
 
 import pytest
 
+import solvers
 from client import InvalidRequest
+from tests.solvers.test_sudoku_hint import EXAMPLE
 
 CHEAP = {"kind": "toy", "puzzle": "12", "options": {"sleep": 1}}
 DEAR = {"kind": "toy", "puzzle": "34", "options": {"sleep": 9}}  # above the fixture's cap of 5
@@ -69,3 +71,19 @@ def test_a_retry_with_one_nested_option_keeps_the_others(api_client):
         assert made["max_attempts"] == 150
         assert {k: made[k] for k in ("width", "height", "level", "seed")} == {
             "width": 4, "height": 4, "level": "hard", "seed": 1}
+
+
+def test_hint_answers_a_step_a_wrong_value_and_names_a_bad_field(api_client):
+    step = api_client.hint("sudoku", EXAMPLE, "534" + EXAMPLE[3:])
+    assert step == solvers.hint_item({"kind": "sudoku", "puzzle": EXAMPLE, "placed": "534" + EXAMPLE[3:]})
+    assert step["status"] == "step"
+    cands = [list(range(1, 10))] * 81
+    wrong = api_client.hint("sudoku", EXAMPLE, "..1" + EXAMPLE[3:], cands)
+    assert [(w["cell"], w["value"]) for w in wrong["wrong"]] == [(2, 1)]
+    with pytest.raises(InvalidRequest) as refused:
+        api_client.hint("sudoku", EXAMPLE, candidates=[[1]] * 3)
+    assert [e["field"] for e in refused.value.errors] == ["candidates"]
+    with pytest.raises(InvalidRequest) as refused:
+        api_client.hint("toy", "12")
+    assert "gives no hints" in refused.value.errors[0]["message"]
+    assert list(api_client.jobs()) == []

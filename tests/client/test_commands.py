@@ -1,14 +1,17 @@
 """The command's subcommands against the API in this process: `validate` (a cost preview that
 stores nothing), `--accept-cost` and the refusal that names it, `retry` with a dotted option
-that merges into a generate request, and the service's reason for a refused retry."""
+that merges into a generate request, the service's reason for a refused retry, and `hint`."""
 
 from __future__ import annotations
 
 import json
 import sys
 
+import solvers
 from client import cli
+from solvers.sudoku.kind import EXPLAINED
 from tests.client.commands import toy_file
+from tests.solvers.test_sudoku_hint import EXAMPLE, SOLUTION, path
 
 
 def test_validate_shows_each_lines_cost_and_stores_nothing(run_command, api_client, tmp_path):
@@ -77,3 +80,45 @@ def test_a_refused_retry_shows_the_services_reason(run_command, api_client):
     assert "the service refused the retry" in err
     assert "puzzle 0: options: option 'crash' must be true or false, not 'maybe'" in err, err
     assert api_client.job(job)["status"] == "cancelled"  # nothing changed
+
+
+def test_hint_shows_the_next_step_in_rows_and_columns(run_command, api_client):
+    placed = "534" + EXAMPLE[3:]
+    status, out, err = run_command("hint", "--kind", "sudoku", EXAMPLE, placed)
+    assert status == 0, err
+    step = solvers.hint_item({"kind": "sudoku", "puzzle": EXAMPLE, "placed": placed})["step"]
+    (cell, value), = step["placements"]
+    name = f"r{cell // 9 + 1}c{cell % 9 + 1}"
+    assert out.splitlines() == [f"{step['technique']}, rating {step['rating']} (easy)", f"  cells: {name}",
+                                f"  place {value} in {name}"]
+    status, out, err = run_command("hint", "--kind", "sudoku", "--json", EXAMPLE, placed)
+    assert status == 0 and json.loads(out)["step"] == step
+    assert list(api_client.jobs()) == []
+
+
+def test_hint_with_candidates_names_what_a_step_removes(run_command, tmp_path):
+    values, cands, move = max(path(EXPLAINED), key=lambda s: s[2]["rating"])
+    marks = tmp_path / "marks.json"
+    marks.write_text(json.dumps(cands))
+    placed = "".join(map(str, values))
+    status, out, err = run_command("hint", "--kind", "sudoku", "--candidates", str(marks), EXPLAINED, placed)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"{move['technique']}, rating {move['rating']} (extreme)"
+    cell, value = move["eliminations"][0]
+    assert lines[-1].startswith(f"  remove {value} from r{cell // 9 + 1}c{cell % 9 + 1}")
+
+
+def test_hint_says_a_wrong_value_or_a_solved_grid_and_names_a_refused_field(run_command, tmp_path):
+    status, out, err = run_command("hint", "--kind", "sudoku", EXAMPLE, "..1" + EXAMPLE[3:])
+    assert status == 1 and out == "wrong: row 1, column 3: 1 is not this cell's value in the solution\n"
+    status, out, _ = run_command("hint", "--kind", "sudoku", EXAMPLE, SOLUTION)
+    assert status == 0 and out == "solved: every cell is filled, and rightly\n"
+    status, _, err = run_command("hint", "--kind", "sudoku", EXAMPLE, "9" + EXAMPLE[1:])
+    assert status == 2 and "refused the hint: placed: row 1, column 1 holds the given 5" in err, err
+    status, _, err = run_command("hint", "--kind", "toy", "12")
+    assert status == 2 and "kind: kind 'toy' gives no hints" in err
+    broken = tmp_path / "marks.json"
+    broken.write_text("[[1, 2]")
+    status, _, err = run_command("hint", "--kind", "sudoku", "--candidates", str(broken), EXAMPLE)
+    assert status == 2 and f"--candidates {broken}: " in err

@@ -79,3 +79,34 @@ def test_the_stepper_walks_the_graders_steps_on_the_board(web_url, offline):
     made = page.locator(".puzzle[data-index='2'] svg.board[data-kind=sudoku]")
     expect(made.locator("text.given")).to_have_count(sum(c != "." for c in results[2]["puzzle"]))
     expect(made.locator("text.found")).to_have_count(sum(c == "." for c in results[2]["puzzle"]))
+
+
+# A puzzle of the Sudoku Exchange diabolical set whose solve takes forcing chains (SE 7.2)
+CHAINED = ".83.2..9....8..1...293....8....987...7.....6...674....3....698...2..5....1..3.54."
+
+
+def test_the_stepper_draws_a_chains_links(web_url, offline):
+    """At a chain's step the board shows its links: a ring on each node's candidate, shaded when
+    the node is true, and a line into each next node, solid into a true one, dashed into a false."""
+    with Client(web_url) as c:
+        job = c.wait(c.submit([{"kind": "sudoku", "puzzle": CHAINED, "options": {"explain": True}}]), poll=1)
+        steps = next(c.results(job))["result"]["explanation"]["steps"]
+    k, step = next((i + 1, s) for i, s in enumerate(steps) if "links" in s)
+    links = step["links"]
+    page = offline(web_url)
+    page.goto(f"{web_url}/jobs/{job['id']}")
+    card = page.locator(".puzzle[data-index='0']")
+    expect(card.locator("circle.link-node")).to_have_count(0)
+    for _ in range(k):
+        card.locator("button[title=next]").click()
+    expect(card.locator(".step")).to_contain_text(f"step {k} of {len(steps)}: {step['technique']}")
+    nodes = card.locator("circle.link-node")
+    expect(nodes).to_have_count(len(links))
+    drawn = [int(nodes.nth(i).get_attribute("data-cell")) for i in range(len(links))]
+    assert drawn == [c for c, _, _ in links]
+    expect(card.locator("circle.link-node.on")).to_have_count(sum(on for _, _, on in links))
+    expect(card.locator("line.link.strong")).to_have_count(sum(on for _, _, on in links[1:]))
+    expect(card.locator("line.link.weak")).to_have_count(sum(not on for _, _, on in links[1:]))
+    card.locator("button[title=next]").click()
+    if "links" not in steps[k]:
+        expect(card.locator("circle.link-node")).to_have_count(0)
