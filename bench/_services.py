@@ -1,6 +1,6 @@
 """The real stack for a benchmark: a fresh PostgreSQL database, gunicorn and real workers.
 
-Built from the development stack the integration tests use, deploy/devstack.py (same variables:
+Built from the development stack the integration tests use, tests/support/devstack.py (same variables:
 TEST_DATABASE_URL, TEST_REDIS_URL), so a bench never touches anyone's data; only the API differs: here
 it is gunicorn over real HTTP, not Flask's test client.
 """
@@ -25,7 +25,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
 import solvers
-from deploy.devstack import (
+from store.db import migrate
+from tests.support.devstack import (
     Workers,
     app_for,
     free_port,
@@ -34,7 +35,6 @@ from deploy.devstack import (
     process_tree,
     service_env,
 )
-from store.db import migrate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -35,11 +35,11 @@ from sqlalchemy import select
 import solvers
 from bench._services import statement_times
 from bench.service import load_puzzles
-from deploy.devstack import fresh_postgres
 from service import create_app
 from store.db import migrate
 from store.models import Chunk
 from store.settings import Settings
+from tests.support.devstack import fresh_postgres
 from worker import stored
 from worker.runtime import Runtime, collect_for_chunks
 

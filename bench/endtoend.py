@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import solvers
 import solvers.factory
 from bench.service import call, load_puzzles
-from deploy.devstack import fresh_postgres, fresh_redis, run_local
+from tests.support.devstack import fresh_postgres, fresh_redis, run_local
 
 ROOT = Path(__file__).resolve().parents[1]
 SUDOKU = solvers.get("sudoku")

@@ -29,12 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import text
 
-from deploy.devstack import fresh_postgres
 from service import create_app
 from store import events
 from store.db import make_engine, make_sessionmaker, migrate
 from store.models import Job
 from store.settings import Settings
+from tests.support.devstack import fresh_postgres
 
 JOB_SIZE = 1000
 CHUNK = 100

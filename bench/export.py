@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._services import stack
 from client import Client
-from deploy.devstack import process_tree
+from tests.support.devstack import process_tree
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "sudoku"
 FILES = ("tdoku_puzzles2_17_clue_first10000.txt", "norvig_sudoku10k.txt")

@@ -44,8 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import solvers
 from bench._services import Running, stack
 from bench.service import call, load_puzzles, submit, wait_done
-from deploy.devstack import PG_URL, free_port, process_tree
 from store.db import make_engine
+from tests.support.devstack import PG_URL, free_port, process_tree
 
 TICK = os.sysconf("SC_CLK_TCK")
 QUEENS = solvers.get("nqueens")
@@ -240,11 +240,11 @@ def beat_cost(beats: int, fleet: int) -> str:
     """PostgreSQL's CPU per heartbeat (store.workers.beat, one transaction each, from ``fleet``
     workers in turn), and its share of one core for ``fleet`` workers beating every
     HEARTBEAT_SECONDS."""
-    from deploy.devstack import fresh_postgres
     from store.db import make_sessionmaker, migrate
     from store.models import now
     from store.settings import Settings
     from store.workers import beat
+    from tests.support.devstack import fresh_postgres
 
     with fresh_postgres() as url:
         migrate(url)

@@ -24,11 +24,11 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import case, func, select, text
 
-from deploy.devstack import fresh_postgres
 from service import create_app
 from store import tallies
 from store.models import Puzzle
 from store.settings import Settings
+from tests.support.devstack import fresh_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
 PER_JOB = 1000

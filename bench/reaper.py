@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import text
 
-from deploy.devstack import fresh_postgres
 from store import reaping
 from store.db import make_engine, make_sessionmaker, migrate, plan_for_each_list
 from store.models import now
 from store.settings import Settings
+from tests.support.devstack import fresh_postgres
 
 JOB_SIZE = 1000
 WORKERS = 4

@@ -175,8 +175,16 @@ def service_runs(workloads: list[Workload], parts: int, repeats: int) -> Runs | 
     """Best run (by wall time) of each workload with 1 and 2 worker processes, or None without services."""
     import tempfile
 
-    from deploy.devstack import Stack, Unavailable, Workers, app_for, fresh_postgres, fresh_redis, service_env
     from store.db import migrate
+    from tests.support.devstack import (
+        Stack,
+        Unavailable,
+        Workers,
+        app_for,
+        fresh_postgres,
+        fresh_redis,
+        service_env,
+    )
 
     runs: Runs = {}
     warm = Workload(12)

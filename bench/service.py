@@ -63,9 +63,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import solvers
 from bench._services import Running, pinned, stack, statement_times
-from deploy.devstack import app_for, fresh_postgres, fresh_redis, process_tree, service_env
 from store.db import make_engine, migrate
 from store.models import Chunk, Puzzle
+from tests.support.devstack import app_for, fresh_postgres, fresh_redis, process_tree, service_env
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "sudoku"
 

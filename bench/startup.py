@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from deploy.devstack import run_local
+from tests.support.devstack import run_local
 
 
 def cpu_of_children() -> float:

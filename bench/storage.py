@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bench.endtoend import one_run
 from bench.service import call, load_puzzles
-from deploy.devstack import Local, run_local
+from tests.support.devstack import Local, run_local
 
 SHORT_RETENTION = {"JOB_RETENTION_DAYS": "0.0001", "PURGE_INTERVAL": "5"}
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from deploy.devstack import Local, run_local
+from tests.support.devstack import Local, run_local
 
 ROOT = Path(__file__).resolve().parents[1]
 

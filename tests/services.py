@@ -1,4 +1,4 @@
-"""The development stack (deploy/devstack.py) as the tests use it: an unreachable server skips a
+"""The development stack (tests/support/devstack.py) as the tests use it: an unreachable server skips a
 test, unless REQUIRE_SERVICES=1 (CI), where it fails; and the database fixtures."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from deploy import devstack
-from deploy.devstack import ROOT, Stack, app_for, free_port, process_tree, service_env
 from store.db import migrate
+from tests.support import devstack
+from tests.support.devstack import ROOT, Stack, app_for, free_port, process_tree, service_env
 
 __all__ = ["ROOT", "Stack", "Workers", "app_for", "free_port", "fresh_postgres", "fresh_redis", "migrate",
            "process_tree", "service_env"]

@@ -14,6 +14,8 @@ from store.broker import CALLBACK_WORKER, WORKER_FLAGS
 from store.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
+# What starts workers outside the deployments: the tests' and benches' stacks, and `make run`.
+STARTERS = ("tests/support/devstack.py", "deploy/run_local.py")
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
@@ -73,8 +75,8 @@ def test_every_deployment_delivers_callbacks_on_a_worker_that_solves_nothing() -
         assert all(lanes.callback_queue not in q for name, q in queues.items() if name != "worker-callbacks")
         command = " ".join(commands["worker-callbacks"])
         assert " ".join(CALLBACK_WORKER) in command, place
-    for starter in ("devstack.py", "run_local.py"):
-        text = (ROOT / "deploy" / starter).read_text()
+    for starter in STARTERS:
+        text = (ROOT / starter).read_text()
         assert '*CALLBACK_WORKER, "-Q", ' in text and ".callback_queue" in text, starter
 
 
@@ -401,6 +403,6 @@ def test_every_worker_command_line_carries_the_same_fleet_flags() -> None:
     assert len(workers) == 10, sorted(workers)
     for name, command in workers.items():
         assert [flag for flag in command if flag.startswith("--without")] == list(WORKER_FLAGS), name
-    for starter in ("devstack.py", "run_local.py"):  # the benches', tests' and `make run`'s workers
-        text = (ROOT / "deploy" / starter).read_text()
+    for starter in STARTERS:
+        text = (ROOT / starter).read_text()
         assert "*WORKER_FLAGS" in text and "--without" not in text, starter

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import solvers
 from solvers.base import Budgeted, Whole
-from store import chunks, fastjson
+from store import chunks, events, fastjson
 from store.chunks import Held, Written
 from store.models import now
 from store.publish import publish_in_lanes, publish_or_mark_due
@@ -48,9 +48,12 @@ def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool =
     if not dissolved:
         with alarms_raise_timeout():
             done, overran = _solve(runtime, held)
+        leaving = [i for i, status in enumerate(done.statuses) if status is None]
         with runtime.sessions() as s, s.begin():
             report.written, report.left = chunks.write(s, held, done)
-        leaving = [i for i, status in enumerate(done.statuses) if status is None]
+            events.moved(s, now(), [row for row, offset in zip(report.left, leaving, strict=True)
+                                    if offset in overran], worker, held.attempts,
+                         settings.lanes.cheap_cap(settings.time.puzzle_time_limit))
     _publish_left(runtime, held, report, leaving, overran)  # once committed: a task must find its row
     return report
 

@@ -10,12 +10,12 @@ from flask import Flask
 import solvers
 from client import cli
 from client.api import DEFAULT_URL, Client
-from deploy.devstack import Local
 from service import create_app
 from store.models import Base
 from store.settings import Settings
 from tests.embedded import embedded_service
 from tests.service.conftest import RecordingPublisher
+from tests.support.devstack import Local
 from tests.toykind import TOY
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from deploy.devstack import ROOT, free_port
 from store.db import migrate
+from tests.support.devstack import ROOT, free_port
 
 pytestmark = pytest.mark.integration
 

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deploy.devstack import ROOT, free_port
 from store.db import migrate
+from tests.support.devstack import ROOT, free_port
 
 pytestmark = pytest.mark.integration
 

@@ -15,7 +15,7 @@ from sqlalchemy import func, select, update
 import solvers
 from solvers import base
 from solvers.base import Budgeted
-from store import chunks, fastjson, jobs
+from store import chunks, events, fastjson, jobs
 from store.chunks import Written
 from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, WorkerBeat, now
 from tests.service.conftest import Broker, DownBroker, RecordingPublisher, runtime_of, settings_of
@@ -406,3 +406,8 @@ def test_an_entry_alone_in_a_call_past_the_cap_is_published_to_the_dear_lane(mak
     assert (report.written, report.left, report.moved) == (0, [eight, nine], [nine])
     assert publisher.chunks == [[eight], [nine]] and publisher.dear == [[nine]]
     assert [(p.status, p.attempts, p.error) for p in puzzles(app, job_id)] == [("queued", 0, None)] * 2
+    # The job's history says so: both left their chunk, the "9" moved to the dear lane at the cap.
+    with app.extensions["sessions"]() as s:
+        history, _next = events.of_job(s, s.get(Job, job_id), 100)
+    moves = [(e.first, e.detail.get("lane")) for e in history if e.type == "moved"]
+    assert moves == [(1, "dear")]

@@ -1,0 +1,1 @@
+"""What the tests and the benches run against: databases, Redis, workers and whole stacks (devstack)."""
