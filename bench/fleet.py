@@ -237,14 +237,14 @@ def idle_text(size: int, s: Spent) -> str:
 
 
 def beat_cost(beats: int, fleet: int) -> str:
-    """PostgreSQL's CPU per heartbeat (worker.heartbeat.beat, one transaction each, from ``fleet``
+    """PostgreSQL's CPU per heartbeat (store.workers.beat, one transaction each, from ``fleet``
     workers in turn), and its share of one core for ``fleet`` workers beating every
     HEARTBEAT_SECONDS."""
     from store.db import make_sessionmaker, migrate
     from store.models import now
     from store.settings import Settings
+    from store.workers import beat
     from tests.support.devstack import fresh_postgres
-    from worker.heartbeat import beat
 
     with fresh_postgres() as url:
         migrate(url)

@@ -1,12 +1,13 @@
-"""The reaper's survey (the SQL of one run of worker.reaper) against the size of the backlog.
+"""The reaper's survey (the SQL of one run of worker.reaper: store.reaping) against the size of the
+backlog.
 
     python bench/reaper.py [--small 20000] [--large 1000000] [--repeats 9]
 
 Needs the real PostgreSQL (TEST_DATABASE_URL, as the integration tests). On a fresh database,
 jobs of 1,000 queued puzzles each, just published, with a few living workers beating and a
 running chunk each (claimed, with a deadline), as in a busy service; then the statements of one
-reaper run that read the puzzles (``_survey`` with its sweep's slice, ``_lost_puzzles``,
-``_lost_subtasks``, in one transaction as the reaper runs them), timed at ``--small`` queued
+reaper run that read the puzzles (``survey`` with its sweep's slice, ``lost_puzzles``,
+``lost_subtasks``, in one transaction as the reaper runs them), timed at ``--small`` queued
 puzzles and again at ``--large``. Medians over ``--repeats``. A run must cost about the same at
 both sizes for the reaper to keep its interval at any backlog.
 """
@@ -23,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import text
 
+from store import reaping
 from store.db import make_engine, make_sessionmaker, migrate, plan_for_each_list
 from store.models import now
 from store.settings import Settings
 from tests.support.devstack import fresh_postgres
-from worker import reaper
 
 JOB_SIZE = 1000
 WORKERS = 4
@@ -73,8 +74,8 @@ def survey_ms(sessions, settings: Settings, repeats: int) -> float:
         with sessions() as s, s.begin():
             t = now()
             plan_for_each_list(s)
-            lost = reaper._survey(s, t, settings.recovery, trust_silence=True, broker_empty=False)
-            found = reaper._lost_puzzles(s, t, lost), reaper._lost_subtasks(s, t, lost)
+            lost = reaping.survey(s, t, settings.recovery, trust_silence=True, broker_empty=False)
+            found = reaping.lost_puzzles(s, t, lost), reaping.lost_subtasks(s, t, lost)
             assert found == ([], []), found  # nothing here is lost
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times)

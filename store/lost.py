@@ -1,5 +1,5 @@
 """Which claimed rows (puzzles, subtasks, chunks: ``models.Claimed``) lost their task: the
-conditions the reaper (worker.reaper) reads them by, one set for every kind of row.
+conditions the reaper (store.reaping) reads them by, one set for every kind of row.
 
 A row's task is lost when the row is past its deadline (a lease run out, or queued past its
 publication's), claimed by a silent worker or by one that has since started afresh (orphaned:

@@ -84,7 +84,7 @@ class Job(Base):
         Index("uq_jobs_owner_idempotency_key", "owner", "idempotency_key", unique=True),
         # The reaper starts from the unfinished jobs.
         Index("ix_jobs_status", "status"),
-        # The retention purge takes the jobs finished longest ago (worker.retention).
+        # The retention purge takes the jobs finished longest ago (store.retention).
         Index("ix_jobs_finished_at", "finished_at"),
         # The callback sweep takes the jobs with a callback that ended lately (store.deliveries).
         Index("ix_jobs_callback_finished", "finished_at", postgresql_where=text("callback_url IS NOT NULL"),
@@ -268,7 +268,7 @@ class WorkerBeat(Base):
 
 class ReaperRun(Base):
     """One row: the reaper's last run and purge of old jobs, and the last puzzle id its sweep read (0:
-    from the start). Worker processes take turns through it (worker.reaper, worker.retention)."""
+    from the start). Worker processes take turns through it (worker.reaper, store.retention)."""
 
     __tablename__ = "reaper_runs"
 

@@ -6,7 +6,7 @@ States (the API's, see docs/architecture.md for the diagrams)::
 
     puzzle   queued --claim--> running --write--> solved | no_solution | failed
              queued | running --cancel (API)--> cancelled
-             running --fan_out--> running with parts_total > 0 --last part (worker.parts)--> final
+             running --fan_out--> running with parts_total > 0 --last part (store.parts)--> final
     subtask  queued --claim--> running --record--> solved | no_solution | failed
              queued | running --skip (enough solutions)--> cancelled
 
@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from solvers.base import Split
 from store import events, tallies
-from store.db import changed_rows
+from store.db import changed_rows, read_only
 from store.models import QUEUED, RUNNING, Job, Puzzle, Subtask, lock_job, now
 from store.statements import ASSIGNED, CLAIMABLE, among
 
@@ -111,6 +111,14 @@ def record_progress(s: Session, a: Assigned, share: float) -> None:
     written only while the task still holds it whole (a split puzzle shows its parts instead)."""
     s.execute(update(Puzzle).where(Puzzle.id == a.id, still_mine(a), Puzzle.parts_total == 0)
               .values(progress=share).execution_options(synchronize_session=False))
+
+
+def still_needed(s: Session, puzzle_id: int) -> bool:
+    """Whether a watched solve of this puzzle (whole, or one of its parts) should go on: the puzzle
+    is running and no stop is requested (worker.limits' watcher asks, read only)."""
+    row = read_only(s).execute(select(Puzzle.status, Puzzle.stop_requested)
+                               .where(Puzzle.id == puzzle_id)).one_or_none()
+    return row is not None and row.status == RUNNING and not row.stop_requested
 
 
 def extend(s: Session, held: Sequence[Assigned], deadline: datetime) -> None:

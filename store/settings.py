@@ -197,7 +197,7 @@ class Splitting:
 
 @dataclass(frozen=True)
 class Retention:
-    """How long finished jobs are kept (worker.retention)."""
+    """How long finished jobs are kept (store.retention)."""
 
     job_retention_days: float = setting(30.0, "finished jobs older than this are deleted (0: kept forever)",
                                         minimum=0)

@@ -1,5 +1,5 @@
-"""Heartbeats: each worker process keeps one ``workers`` row fresh, so a lost worker is known in
-seconds, and takes its turn at running the reaper.
+"""Heartbeats: each worker process keeps one ``workers`` row fresh (store.workers), so a lost worker
+is known in seconds, and takes its turn at running the reaper.
 
 Terms (worker name, beat, since, silent, steady, reaper's turn): docs/glossary.md. The beating
 thread runs whatever the task in the main thread does (the kernels release the GIL), so a slow
@@ -19,15 +19,14 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import delete, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from store.db import changed_rows
-from store.models import WorkerBeat, now
+from store import workers
+from store.models import now
 from store.settings import Recovery
 
 log = logging.getLogger(__name__)
@@ -48,20 +47,8 @@ def worker_name() -> str:
     return f"{celery_node or socket.gethostname()}:{os.getpid()}:{NODE}"
 
 
-def node_of(name: str) -> str:
-    return name.rsplit(":", 1)[-1]
-
-
 # This worker's queues, once worker.app knows them (see ``queues`` above).
 consuming: list[str] = []
-
-
-def beat(s: Session, name: str, since: datetime | None = None, queues: Sequence[str] = ()) -> None:
-    """Renew (or create) this worker's row, with what its tasks hold (``since``) and its ``queues``."""
-    t = now()
-    values = {"beat_at": t, "since": since, "queues": ",".join(queues) or None}
-    if not changed_rows(s, update(WorkerBeat).where(WorkerBeat.name == name).values(**values)):
-        s.add(WorkerBeat(name=name, started_at=t, **values))
 
 
 class Tasks:
@@ -91,11 +78,6 @@ class Tasks:
 tasks = Tasks()
 
 
-def leave(s: Session, name: str) -> None:
-    """A worker that stops cleanly removes its row: it holds nothing any more."""
-    s.execute(delete(WorkerBeat).where(WorkerBeat.name == name))
-
-
 @dataclass
 class Heartbeat:
     """The heartbeat of one worker process, and its turns at the reaper."""
@@ -115,7 +97,7 @@ class Heartbeat:
         """One beat; the first after a gap starts the quiet stretch again."""
         try:
             with self.sessions() as s, s.begin():
-                beat(s, worker_name(), tasks.since(), consuming)
+                workers.beat(s, worker_name(), tasks.since(), consuming)
         except Exception:
             self.connected_since = None
             log.warning("heartbeat: the database is not reachable", exc_info=True)
@@ -149,7 +131,7 @@ class Heartbeat:
         """Stop beating and remove this worker's row (a clean shutdown holds nothing)."""
         self.stop.set()
         with self.sessions() as s, s.begin():
-            leave(s, worker_name())
+            workers.leave(s, worker_name())
 
 
 # The heartbeat of this process, once started (prefork: in each pool process).

@@ -20,14 +20,11 @@ from types import FrameType, TracebackType
 from typing import Any
 
 import billiard.pool
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from solvers import progress
 from solvers.base import STOP, StopFlag, stop_flag
-from store.db import read_only
-from store.models import RUNNING, Puzzle
-from store.rows import Assigned, record_progress
+from store.rows import Assigned, record_progress, still_needed
 from store.settings import TimeBudget
 
 log = logging.getLogger(__name__)
@@ -227,6 +224,4 @@ def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget
 
 def _still_needed(sessions: sessionmaker[Session], puzzle_id: int) -> bool:
     with sessions() as s:
-        row = read_only(s).execute(select(Puzzle.status, Puzzle.stop_requested)
-                        .where(Puzzle.id == puzzle_id)).one_or_none()
-    return row is not None and row.status == RUNNING and not row.stop_requested
+        return still_needed(s, puzzle_id)

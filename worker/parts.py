@@ -4,8 +4,8 @@ A subtask task claims its part (attempts + 1, a lease; skipped once the puzzle h
 ``stop_requested``, nothing once it is final), solves it under the time limit with a watched stop
 flag, and records it while its claim is current, moving ``parts_done`` in the same transaction;
 the transaction that completes the count merges every part in index order with the head,
-verifies, and writes the puzzle (store.results). A failing part fails the whole puzzle. Lock
-order: the job row, the puzzle, its subtask. docs/architecture.md tells early stops and merges.
+verifies, and writes the puzzle. The rows' changes are store.parts'; the solve and the merge are
+here. A failing part fails the whole puzzle. docs/architecture.md tells early stops and merges.
 
 Terms (part, subtask, head, merge, early stop, stop flag): docs/glossary.md.
 """
@@ -14,29 +14,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, select, update
+from sqlalchemy import Row
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
 from solvers.base import Outcome, Parts
 from store import blocks, logs
-from store.db import changed_rows, through_outages
-from store.models import (
-    CANCELLED,
-    FAILED,
-    NO_SOLUTION,
-    RUNNING,
-    SOLVED,
-    UNFINISHED,
-    Puzzle,
-    Subtask,
-    lock_job,
-    now,
-)
-from store.results import write
+from store import parts as part_rows
+from store.db import through_outages
+from store.models import FAILED, now
+from store.parts import PartClaim
 from store.rows import Result
 from store.settings import Recovery, Settings, TimeBudget
 from worker.limits import Watch, alarms_raise_timeout, time_limit, watching
@@ -44,19 +33,6 @@ from worker.outcome import failure_reason, gave_up
 from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
-
-PART_DONE = (SOLVED, NO_SOLUTION)
-
-
-@dataclass
-class PartClaim:
-    """A subtask this task has claimed (running under ``attempts``)."""
-
-    id: int
-    puzzle_id: int
-    index: int
-    payload: dict[str, Any]
-    attempts: int
 
 
 def run_parts(runtime: Runtime, ids: Sequence[int], worker: str) -> int:
@@ -92,51 +68,18 @@ def _record(sessions: sessionmaker[Session], part: PartClaim, outcome: Outcome |
 # -- claiming
 
 
-def lock_puzzle(s: Session, puzzle_id: int) -> Row[Any] | None:
-    """Lock the job row, then the puzzle row; returns the puzzle's columns a subtask needs."""
-    job_id = s.scalar(select(Puzzle.job_id).where(Puzzle.id == puzzle_id))
-    if job_id is None:
-        return None
-    lock_job(s, job_id)
-    return s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options,
-                            Puzzle.status, Puzzle.attempts, Puzzle.stop_requested, Puzzle.parts_total,
-                            Puzzle.split_head, Puzzle.estimated_seconds, Puzzle.estimate_factor)
-                     .where(Puzzle.id == puzzle_id).with_for_update()).one()
-
-
 def claim(s: Session, subtask_id: int, worker: str, budget: TimeBudget,
           recovery: Recovery) -> tuple[PartClaim, Row[Any]] | None:
-    """Claim a subtask (attempts + 1, a lease); returns it with its puzzle's row, or None when
-    there is nothing to solve (puzzle final or stopping, subtask done, attempts used up)."""
-    puzzle_id = s.scalar(select(Subtask.puzzle_id).where(Subtask.id == subtask_id))
-    p = None if puzzle_id is None else lock_puzzle(s, puzzle_id)
-    if p is None or p.status != RUNNING:
-        return None  # cancelled or already final: nothing is written
-    mine = (Subtask.id == subtask_id) & Subtask.status.in_(UNFINISHED)
-    if p.stop_requested:
-        _skip(s, p, mine)
+    """Claim a subtask (store.parts.claim); returns it with its puzzle's row, or None when there is
+    nothing to solve (puzzle final or stopping, subtask done, attempts used up: the last fails it)."""
+    claimed = part_rows.claim(s, subtask_id, worker, now() + budget.lease(), merged)
+    if claimed is None:
         return None
-    row = s.execute(update(Subtask).where(mine)
-                    .values(status=RUNNING, attempts=Subtask.attempts + 1, started_at=now(), worker=worker,
-                            deadline=now() + budget.lease())
-                    .returning(Subtask.id, Subtask.puzzle_id, Subtask.index, Subtask.payload,
-                               Subtask.attempts)
-                    .execution_options(synchronize_session=False)).one_or_none()
-    if row is None:
-        return None  # already recorded by an earlier delivery
-    part = PartClaim(*row)
+    part, p = claimed
     if part.attempts > recovery.max_attempts:
-        fail(s, p, part, gave_up(part.attempts - 1, budget.puzzle_time_limit, "part"))
+        part_rows.fail(s, p, part, gave_up(part.attempts - 1, budget.puzzle_time_limit, "part"))
         return None
     return part, p
-
-
-def _skip(s: Session, p: Row[Any], mine: ColumnElement[bool]) -> None:
-    """The puzzle has enough solutions without this part: cancelled, and counted as done once."""
-    skipped = changed_rows(s, update(Subtask).where(mine)
-                        .values(status=CANCELLED, finished_at=now(), deadline=None))
-    if skipped:
-        _count_done(s, p)
 
 
 # -- solving
@@ -183,79 +126,29 @@ def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch,
                                     predicted=predicted)
 
 
-# -- recording, counting, merging
+# -- recording, merging
 
 
 def record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | None) -> bool:
-    """Store a part's outcome (or failure) under its claim and count it; True if recorded."""
-    p = lock_puzzle(s, part.puzzle_id)
-    if p is None or p.status != RUNNING:
-        return False  # cancelled (or failed by another part) meanwhile: write nothing
-    if error is not None:
-        return fail(s, p, part, error)
-    mine = (Subtask.id == part.id) & (Subtask.status == RUNNING) & (Subtask.attempts == part.attempts)
-    if outcome is None:
-        # Stopped while the puzzle is running: only stop_requested does that.
-        _skip(s, p, mine)
-        return False
-    hit = changed_rows(s, update(Subtask).where(mine)
-                    .values(status=outcome.status, result=outcome.result, stats=outcome.stats,
-                            finished_at=now(), deadline=None))
-    if not hit:
-        return False  # a later claim of this part owns it now
-    if _enough_solutions(s, p, outcome):
-        s.execute(update(Puzzle).where(Puzzle.id == p.id).values(stop_requested=True)
-                  .execution_options(synchronize_session=False))
-    _count_done(s, p)
-    return True
+    """Store a part's outcome (or failure) under its claim and count it (store.parts.record), the
+    last one merged by ``merged``; True if recorded."""
+    return part_rows.record(s, part, outcome, error, merged)
 
 
-def _enough_solutions(s: Session, p: Row[Any], outcome: Outcome) -> bool:
-    wanted = p.options.get("max_solutions")
-    if not wanted or not (outcome.result or {}).get("solutions_found"):
-        return False
-    head = Outcome.from_json(p.split_head)
-    found = (head.result or {}).get("solutions_found", 0)
-    found += sum(r["solutions_found"] for r in s.scalars(
-        select(Subtask.result).where(Subtask.puzzle_id == p.id, Subtask.status == SOLVED)))
-    return found >= wanted
 
-
-def _count_done(s: Session, p: Row[Any]) -> None:
-    """One more part finished (or skipped); the one that completes the count merges."""
-    done, total = s.execute(update(Puzzle).where(Puzzle.id == p.id, Puzzle.status == RUNNING)
-                            .values(parts_done=Puzzle.parts_done + 1)
-                            .returning(Puzzle.parts_done, Puzzle.parts_total)
-                            .execution_options(synchronize_session=False)).one()
-    if done == total:
-        write(s, [_merged(s, p)])
-
-
-def _merged(s: Session, p: Row[Any]) -> Result:
-    rows = s.execute(select(Subtask.status, Subtask.result, Subtask.stats)
-                     .where(Subtask.puzzle_id == p.id).order_by(Subtask.index)).all()
-    outcomes = [Outcome(status, result, stats) for status, result, stats in rows if status in PART_DONE]
+def merged(p: Row[Any], outcomes: Sequence[Outcome]) -> Result:
+    """The puzzle's result from its finished parts' outcomes (in index order) and its head, merged
+    by its kind and verified (store.parts.Merge); a merge that fails or does not verify fails it."""
     out = Result(p.id, p.job_id, p.attempts, FAILED)
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
-        merged = kind.splitting().merge(puzzle, options, Outcome.from_json(p.split_head), outcomes)
-        kind.verify(puzzle, options, merged)
+        whole = kind.splitting().merge(puzzle, options, Outcome.from_json(p.split_head), list(outcomes))
+        kind.verify(puzzle, options, whole)
     except Exception as exc:
         out.error = failure_reason(exc, f"puzzle {p.id}", error="merge error",
                                    answer=f"the merged answer of {len(outcomes)} parts")
     else:
-        out.status, out.answer = merged.status, blocks.answer(merged.result, merged.stats)
-        out.solve_ms = merged.stats.get("elapsed_ms")
+        out.status, out.answer = whole.status, blocks.answer(whole.result, whole.stats)
+        out.solve_ms = whole.stats.get("elapsed_ms")
     return out
-
-
-def fail(s: Session, p: Row[Any], part: PartClaim, error: str) -> bool:
-    """The part failed, so the puzzle does: its other parts find it final and do nothing."""
-    hit = changed_rows(s, update(Subtask).where(Subtask.id == part.id, Subtask.status == RUNNING,
-                                          Subtask.attempts == part.attempts)
-                    .values(status=FAILED, error=error, finished_at=now(), deadline=None))
-    if hit:
-        message = f"part {part.index + 1} of {p.parts_total}: {error}"
-        write(s, [Result(p.id, p.job_id, p.attempts, FAILED, error=message)])
-    return False

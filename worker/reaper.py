@@ -7,10 +7,7 @@ due by a refused publish, or past a deadline (the backstop). Worker processes ta
 it from their heartbeat threads every REAP_INTERVAL; one run at a time holds the ``reaper_runs``
 row. docs/operations.md tells each fault and how it is recovered.
 
-A run reads what the fleet holds, not the backlog: the rows with a deadline (claimed, published
-again, marked due: a partial index) and a slice of SWEEP ids of the rest (queued at submit and
-untouched since, dated by ``created_at``), from where the last run stopped
-(``reaper_runs.swept_to``).
+A run reads what the fleet holds, not the backlog (store.reaping: its reads and writes).
 
 Terms (lost, orphaned, due, silent, since, attempt cap, turn): docs/glossary.md.
 """
@@ -20,45 +17,24 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Row, and_, delete, select, true, update
+from sqlalchemy import Row
 from sqlalchemy.orm import Session
 
-from store import chunks, events
+from store import chunks, events, parts, reaping, retention, workers
 from store.costs import work_left
-from store.db import changed_rows, checkpoint_wal, plan_for_each_list
-from store.lost import Lost, at_submit, with_deadline
-from store.models import (
-    FAILED,
-    RUNNING,
-    UNFINISHED,
-    Job,
-    Puzzle,
-    ReaperRun,
-    Subtask,
-    WorkerBeat,
-    aware,
-    now,
-)
+from store.db import checkpoint_wal, plan_for_each_list
+from store.models import FAILED, RUNNING, now
 from store.publish import part_levels, publish_in_lanes, publish_or_mark_due, queue_depth
 from store.results import write
 from store.rows import Assigned, Result
-from store.settings import Recovery
-from store.statements import among
-from worker import parts, retention, webhooks
-from worker.heartbeat import node_of
+from worker import webhooks
 from worker.outcome import estimated_cost, gave_up
 from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
-
-# Stale rows handled per run; the next run (REAP_INTERVAL later) takes the rest.
-BATCH = 10_000
-# Puzzle ids a run's sweep reads: a pass over a backlog of a million takes 100 runs (5 minutes at
-# the default REAP_INTERVAL), well inside QUEUED_STALE_SECONDS, for a few milliseconds a run.
-SWEEP = 10_000
 
 
 @dataclass
@@ -76,7 +52,7 @@ def reap_if_due(runtime: Runtime, trust_silence: bool) -> Reaped | None:
     callbacks' sweep (worker.webhooks)."""
     t = now()
     with runtime.sessions() as s, s.begin():
-        if not _take_turn(s, t, timedelta(seconds=runtime.settings.recovery.reap_interval * 0.9)):
+        if not reaping.take_turn(s, t, timedelta(seconds=runtime.settings.recovery.reap_interval * 0.9)):
             return None
     reaped = reap(runtime, trust_silence=trust_silence)
     if retention.purge_if_due(runtime.sessions, runtime.settings.retention) is not None:
@@ -96,11 +72,11 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
     cap, limit = recovery.max_attempts, settings.time.puzzle_time_limit
     depth = queue_depth(publisher)
     with sessions() as s, s.begin():
-        _take_turn(s, t)
+        reaping.take_turn(s, t)
         plan_for_each_list(s)  # see statements.among's per_row
-        lost = _survey(s, t, recovery, trust_silence, broker_empty=depth == 0)
-        s.execute(update(ReaperRun).where(ReaperRun.id == 1).values(swept_to=lost.sweep[1] or 0))
-        puzzles, subtasks = _lost_puzzles(s, t, lost), _lost_subtasks(s, t, lost)
+        lost = reaping.survey(s, t, recovery, trust_silence, broker_empty=depth == 0)
+        reaping.mark_swept(s, lost)
+        puzzles, subtasks = reaping.lost_puzzles(s, t, lost), reaping.lost_subtasks(s, t, lost)
         dead = [row for row in puzzles if row.status == RUNNING and row.tries >= cap]
         write(s, [Result(row.id, row.job_id, row.attempts, FAILED,
                          error=gave_up(row.tries, limit, "puzzle")) for row in dead])
@@ -116,17 +92,12 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
         part_ranks = part_levels(s, lost_parts, settings.costs.dear_share_seconds)
         again = Reaped([row.id for row in lost_puzzles], lost_parts)
         deadline = t + timedelta(seconds=recovery.queued_stale_seconds)
-        again.chunks = chunks.lost(s, t, lost, BATCH)
+        again.chunks = chunks.lost(s, t, lost, reaping.BATCH)
         events.handed_on(s, t, again.puzzles, again.chunks, again.parts)
         chunks.requeue(s, again.chunks, deadline)
-        for model, ids in ((Puzzle, again.puzzles), (Subtask, again.parts)):
-            if ids:  # held by no worker now, until the new task claims it (so not orphaned again)
-                s.execute(update(model)
-                          .where(among(s, model.id, ids, per_row=True), model.status.in_(UNFINISHED))
-                          .values(deadline=deadline, worker=None)
-                          .execution_options(synchronize_session=False))
+        reaping.hand_on(s, again.puzzles, again.parts, deadline)
         if lost.silent or lost.forgotten:
-            s.execute(delete(WorkerBeat).where(WorkerBeat.name.in_(lost.silent + lost.forgotten)))
+            workers.forget(s, lost.silent + lost.forgotten)
     if lost.silent:
         log.warning("reaper: worker(s) %s silent for %s s", ", ".join(lost.silent),
                     recovery.worker_silent_seconds)
@@ -171,63 +142,3 @@ def _owners_work_left(s: Session, rows: Sequence[Row[Any]]) -> dict[str, float]:
         return {}
     left = work_left(s, again)
     return {owner: max(left[owner] - seconds, 0.0) for owner, seconds in again.items()}
-
-
-def _take_turn(s: Session, t: datetime, every: timedelta | None = None) -> bool:
-    """Lock the reaper's row for this transaction, so that one reaper runs at a time; with
-    ``every``, only if its last run is at least that old. False: another process's turn."""
-    due = [] if every is None else [ReaperRun.ran_at < t - every]
-    if changed_rows(s, update(ReaperRun).where(ReaperRun.id == 1, *due).values(ran_at=t)):
-        return True
-    if s.get(ReaperRun, 1) is not None:
-        return False
-    s.add(ReaperRun(id=1, ran_at=t))  # the very first run (two at once: one fails, and retries later)
-    return True
-
-
-def _survey(s: Session, t: datetime, recovery: Recovery, trust_silence: bool, broker_empty: bool) -> Lost:
-    quiet_since = t - timedelta(seconds=recovery.worker_silent_seconds)
-    rows = s.execute(select(WorkerBeat.name, WorkerBeat.beat_at)).all()
-    quiet = {r.name for r in rows if trust_silence and aware(r.beat_at) < quiet_since}
-    # A quiet pool process of a node that still beats: its main process redelivers its task.
-    living_nodes = {node_of(r.name) for r in rows if r.name not in quiet}
-    silent = [r.name for r in rows if r.name in quiet and node_of(r.name) not in living_nodes]
-    forgotten = sorted(quiet - set(silent))
-    published = t + timedelta(seconds=recovery.queued_stale_seconds - recovery.lost_task_seconds)
-    stale = t - timedelta(seconds=recovery.queued_stale_seconds)
-    return Lost(silent, forgotten, broker_empty, published, stale, _sweep(s))
-
-
-def _sweep(s: Session) -> tuple[int, int | None]:
-    """The slice of ids after the last run's: SWEEP of them, or up to the last id (and the next run
-    starts over)."""
-    after = s.scalar(select(ReaperRun.swept_to).where(ReaperRun.id == 1)) or 0
-    upto = s.scalar(select(Puzzle.id).where(Puzzle.id > after).order_by(Puzzle.id).offset(SWEEP - 1).limit(1))
-    return after, upto
-
-
-def _lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
-    """Two reads, each bounded by what the fleet holds or by SWEEP: the rows with a deadline
-    (through its partial index) and the sweep's slice."""
-    dated = with_deadline(Puzzle, t, lost, and_(Puzzle.status == RUNNING, Puzzle.parts_total == 0))
-    after, upto = lost.sweep
-    swept = and_(Puzzle.id > after, true() if upto is None else Puzzle.id <= upto, at_submit(Puzzle, t, lost))
-    columns = (Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind, Puzzle.input,
-               Puzzle.options, (Puzzle.attempts - Puzzle.attempts_base).label("tries"), Job.owner,
-               Puzzle.estimated_seconds)
-    found = {row.id: row for condition in (dated, swept)
-             for row in s.execute(select(*columns).join(Job, Job.id == Puzzle.job_id)
-                                  .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED), condition)
-                                  .order_by(Puzzle.id).limit(BATCH))}
-    return [found[i] for i in sorted(found)[:BATCH]]
-
-
-def _lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
-    # "index" would name the row's tuple method
-    columns = Subtask.id, Subtask.puzzle_id, Subtask.index.label("part"), Subtask.attempts, Subtask.status
-    return list(s.execute(select(*columns)
-                          .join(Puzzle, Puzzle.id == Subtask.puzzle_id).join(Job, Job.id == Puzzle.job_id)
-                          .where(Job.status.in_(UNFINISHED), Puzzle.status == RUNNING,
-                                 Subtask.status.in_(UNFINISHED),
-                                 with_deadline(Subtask, t, lost, Subtask.status == RUNNING))
-                          .order_by(Subtask.id).limit(BATCH)))

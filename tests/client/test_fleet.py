@@ -11,11 +11,11 @@ import pytest
 from client import Client, Forbidden
 from client.fleet import failures_table, queues_table, workers_table
 from service import create_app
+from store import workers
 from store.models import Base
 from store.settings import Settings
 from tests.client.test_cli import cli
 from tests.liveserver import serving
-from worker import heartbeat
 
 
 @pytest.mark.integration
@@ -50,7 +50,7 @@ def test_an_operators_token_opens_the_fleet_view_and_a_clients_does_not(tmp_path
                                        API_TOKENS="alice:al1ce-token", ADMIN_TOKENS="0perator-token"))
     Base.metadata.create_all(app.extensions["engine"])
     with app.extensions["sessions"]() as s, s.begin():
-        heartbeat.beat(s, "host-a:42:cafe", None, ["puzzles", "puzzles.dear"])
+        workers.beat(s, "host-a:42:cafe", None, ["puzzles", "puzzles.dear"])
     with serving(app) as url:
         refused = cli(url, "--token", "al1ce-token", "workers")
         assert refused.returncode == 2

@@ -15,7 +15,7 @@ from celery import Celery
 from sqlalchemy import update
 
 from service import auth
-from store import broker, chunks, depth
+from store import broker, chunks, depth, workers
 from store import rows as puzzle_rows
 from store.models import FAILED, NO_SOLUTION, SOLVED, WorkerBeat, now
 from store.publish import CeleryPublisher
@@ -24,7 +24,7 @@ from tests.services import database_url, postgres_url  # noqa: F401  the stateme
 from tests.worker.test_chunk import ids_of, post, toys
 from tests.worker.test_chunk import run as run_chunk_of
 from tests.worker.test_parts import fan_out, toy_item
-from worker import heartbeat, stored
+from worker import stored
 from worker.runtime import Runtime
 
 OPERATOR = "op-Zq3-secret"
@@ -98,7 +98,7 @@ def test_the_document_guards_the_fleet_endpoints_exactly_when_tokens_are_set(mak
 def beat(app, name, queues, seconds_ago=0.0):
     """A heartbeat row as a worker process writes it, ``seconds_ago``, its tasks started an hour ago."""
     with app.extensions["sessions"]() as s, s.begin():
-        heartbeat.beat(s, name, now() - timedelta(seconds=3600), queues)
+        workers.beat(s, name, now() - timedelta(seconds=3600), queues)
         if seconds_ago:
             s.execute(update(WorkerBeat).where(WorkerBeat.name == name)
                       .values(beat_at=now() - timedelta(seconds=seconds_ago)))
@@ -170,7 +170,7 @@ def test_a_worker_named_by_its_celery_node_shows_that_name_and_its_host(app):
 
 def test_a_worker_row_without_queues_yet_has_no_lane(app):
     with app.extensions["sessions"]() as s, s.begin():
-        heartbeat.beat(s, "h9:9:dddd")  # a beat before the `celery worker` is set up (worker.app)
+        workers.beat(s, "h9:9:dddd")  # a beat before the `celery worker` is set up (worker.app)
     w = by_name(app)["h9:9:dddd"]
     assert w["queues"] == [] and w["lane"] is None
 

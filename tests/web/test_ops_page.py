@@ -12,10 +12,10 @@ from playwright.sync_api import expect
 
 from client import Client
 from service import create_app
+from store import workers
 from store.models import Base
 from store.settings import Settings
 from tests.liveserver import serving
-from worker import heartbeat
 
 pytestmark = pytest.mark.integration
 
@@ -78,7 +78,7 @@ def test_the_fleet_view_asks_for_an_operators_token(tmp_path, offline):
     app = create_app(settings)
     Base.metadata.create_all(app.extensions["engine"])
     with app.extensions["sessions"]() as s, s.begin():
-        heartbeat.beat(s, "host-a:42:cafe", None, ["puzzles"])
+        workers.beat(s, "host-a:42:cafe", None, ["puzzles"])
     with serving(app) as url:
         page = offline(url)
         page.goto(url + "/ops")
@@ -116,7 +116,7 @@ def test_at_a_phones_width_the_token_form_and_the_fleet_tables_fit(tmp_path, off
     app = create_app(settings)
     Base.metadata.create_all(app.extensions["engine"])
     with app.extensions["sessions"]() as s, s.begin():
-        heartbeat.beat(s, "a-rather-long-host-name.example.internal:4242:cafe", None, ["puzzles"])
+        workers.beat(s, "a-rather-long-host-name.example.internal:4242:cafe", None, ["puzzles"])
     width = "document.documentElement.scrollWidth"
     with serving(app) as url:
         page = offline(url)

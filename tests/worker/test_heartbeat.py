@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import event, select, update
 
 from store import rows as puzzle_rows
+from store import workers as worker_rows
 from store.db import dialect_of
 from store.models import Puzzle, Subtask, WorkerBeat, now
 from tests.service.conftest import Broker, DownBroker, RecordingPublisher, claim_part, runtime_of, settings_of
@@ -170,7 +171,7 @@ def test_a_living_workers_claims_that_no_task_holds_go_out_again_once(app):
 
     def beat_and_reap() -> reaper.Reaped:
         with sessions() as s, s.begin():
-            heartbeat.beat(s, "w", tasks.since())
+            worker_rows.beat(s, "w", tasks.since())
         return reaper.reap(runtime_of(app, RecordingPublisher()))
 
     tasks.started("t1")
@@ -285,7 +286,7 @@ def test_a_heartbeat_cut_off_from_the_database_starts_its_quiet_stretch_again(ap
     def down(*_args):
         raise ConnectionError("database down")
 
-    monkeypatch.setattr(heartbeat, "beat", down)
+    monkeypatch.setattr(worker_rows, "beat", down)
     hb.tick()
     hb.reap_turn()
     assert hb.connected_since is None and calls == [False]

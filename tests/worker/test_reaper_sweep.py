@@ -1,4 +1,4 @@
-"""The reaper's reads bounded by the fleet (worker.reaper): a puzzle queued at submit has no
+"""The reaper's reads bounded by the fleet (worker.reaper, store.reaping): a puzzle queued at submit has no
 deadline, so the partial index holds only claimed and republished rows, and the rest are read a
 slice of SWEEP ids per run, from where the last run stopped."""
 
@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from sqlalchemy import select, update
 
+from store import reaping
 from store.models import Puzzle, ReaperRun, now
 from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
 from tests.worker.test_chunk import ids_of, post, rows, toys
@@ -38,7 +39,7 @@ def test_a_submitted_puzzle_has_no_deadline_until_a_claim_and_none_after_its_wri
 
 
 def test_the_sweep_finds_stale_queued_rows_a_slice_per_run_and_starts_over(app, monkeypatch):
-    monkeypatch.setattr(reaper, "SWEEP", 2)
+    monkeypatch.setattr(reaping, "SWEEP", 2)
     job_id = post(app, toys("1", "2", "3", "4", "5"))
     ids = ids_of(app, job_id)
     submitted_ago(app, ids[1:], settings_of(app).recovery.queued_stale_seconds + 1)  # ids[0] is young

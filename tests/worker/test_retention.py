@@ -4,66 +4,28 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 
 import solvers
 from solvers import base
 from solvers.base import stop_flag
-from store import jobs
 from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, now
-from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, settings_of, stored_tallies
+from tests.service.conftest import RecordingPublisher, claim_part, runtime_of, stored_tallies
+from tests.store.test_retention import DAY, count, finished, job_ids, puzzle_ids, submit
+from tests.store.test_retention import app as app  # the fixture
 from tests.worker.test_chunk import claim_one, write
-from worker import chunk, reaper, retention, stored
+from worker import chunk, reaper, stored
 from worker import parts as worker_parts
 from worker.limits import Watch
-
-DAY = timedelta(days=1)
-
-
-@pytest.fixture
-def app(make_app, toy):
-    return make_app(JOB_RETENTION_DAYS=30.0, PURGE_INTERVAL=600.0, PURGE_BATCH=5)
 
 
 @pytest.fixture
 def tallies_agree():
     """Deleting finished puzzles leaves their tallies (counters never go down), so the rows no longer
     add up to them: the tests here check the tallies themselves."""
-
-
-def submit(app, n=1, digits="", **options):
-    items = [{"kind": "toy", "puzzle": digits or str(i + 1), "options": options} for i in range(n)]
-    r = app.test_client().post("/api/v1/jobs", json={"puzzles": items})
-    assert r.status_code == 202, r.json
-    return r.json["id"]
-
-
-def finished(app, n=1, ago=timedelta(0)):
-    """A cancelled job of n puzzles, finished ``ago``."""
-    job_id = submit(app, n)
-    assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
-    with app.extensions["sessions"]() as s, s.begin():
-        s.execute(update(Job).where(Job.id == job_id).values(finished_at=now() - ago))
-    return job_id
-
-
-def job_ids(app):
-    with app.extensions["sessions"]() as s:
-        return set(s.scalars(select(Job.id)))
-
-
-def puzzle_ids(app, job_id):
-    with app.extensions["sessions"]() as s:
-        return list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == job_id).order_by(Puzzle.index)))
-
-
-def count(app, model):
-    with app.extensions["sessions"]() as s:
-        return s.scalar(select(func.count()).select_from(model))
 
 
 def test_jobs_finished_past_the_retention_are_purged_and_the_rest_kept(app):
@@ -82,27 +44,6 @@ def test_jobs_finished_past_the_retention_are_purged_and_the_rest_kept(app):
     assert stored_tallies(app.extensions["sessions"]) == before  # counters keep what they counted
 
 
-def test_a_purge_runs_at_most_every_purge_interval_and_never_with_retention_off(app):
-    sessions = app.extensions["sessions"]
-    reaper.reap(runtime_of(app, RecordingPublisher()))  # the turns' row
-
-    def turn_over():
-        with sessions() as s, s.begin():
-            s.execute(update(retention.ReaperRun).values(purged_at=now() - timedelta(seconds=601)))
-
-    finished(app, ago=40 * DAY)
-    assert retention.purge_if_due(sessions, settings_of(app).retention) == 1
-    finished(app, ago=40 * DAY)
-    assert retention.purge_if_due(sessions, settings_of(app).retention) is None  # PURGE_INTERVAL not over
-    turn_over()
-    # Retention off: the housekeeping turn is taken (the reaper checkpoints SQLite's log), nothing deleted.
-    assert retention.purge_if_due(sessions, settings_of(app).replace(JOB_RETENTION_DAYS=0).retention) == 0
-    assert len(job_ids(app)) == 1
-    turn_over()
-    assert retention.purge_if_due(sessions, settings_of(app).retention) == 1
-    assert job_ids(app) == set()
-
-
 @pytest.mark.parametrize("days", [30.0, 0.0])
 def test_the_housekeeping_turn_empties_the_sqlite_log_with_retention_on_or_off(make_app, toy, days):
     app = make_app(JOB_RETENTION_DAYS=days, PURGE_INTERVAL=600.0)
@@ -116,22 +57,6 @@ def test_the_housekeeping_turn_empties_the_sqlite_log_with_retention_on_or_off(m
     assert reaper.reap_if_due(runtime, True) is not None
     assert log.stat().st_size == 0
     assert job_ids(app) == ({kept} if days else {kept, old})
-
-
-def test_each_transaction_deletes_about_a_batch_of_puzzles_oldest_first(app, monkeypatch):
-    small = [finished(app, 2, ago=(50 - i) * DAY) for i in range(4)]
-    big = finished(app, 7, ago=60 * DAY)  # alone more than a batch: it goes alone
-    batches = []
-    real = jobs.delete_jobs
-
-    def spy(s, ids):
-        batches.append(list(ids))
-        real(s, ids)
-
-    monkeypatch.setattr(jobs, "delete_jobs", spy)
-    assert retention.purge(app.extensions["sessions"], now() - 30 * DAY, batch=5) == 5
-    assert batches == [[big], small[:2], small[2:]]
-    assert count(app, Job) == 0 and count(app, Puzzle) == 0
 
 
 def test_a_task_of_rows_whose_job_is_deleted_while_it_runs_writes_nothing_and_ends_cleanly(make_app, toy,
