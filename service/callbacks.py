@@ -11,8 +11,7 @@ from service.api import ERRORS, bp, job_or_404, snapshot, spec
 from service.problems import Problem
 from service.schemas import AttemptOut, DeliveryList, DeliveryOut, WebhookSecretOut
 from store import deliveries, webhooks
-from store.jobs import iso_time
-from store.models import Delivery, DeliveryAttempt
+from store.models import Delivery, DeliveryAttempt, iso_time
 
 
 @bp.get("/webhook-secret")

@@ -23,8 +23,8 @@ from pydantic_core import PydanticCustomError
 
 import solvers
 from store import costs, events
-from store.jobs import JobState, iso_time
-from store.models import JOB_STATUSES, PUZZLE_STATUSES, RUNNING, Puzzle
+from store.jobs import JobState
+from store.models import JOB_STATUSES, PUZZLE_STATUSES, RUNNING, Puzzle, iso_time
 from store.settings import Limits as LimitSettings
 
 JobStatus = Literal[JOB_STATUSES]  # type: ignore[valid-type]

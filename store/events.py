@@ -21,7 +21,6 @@ from sqlalchemy import JSON, DateTime, and_, bindparam, insert, literal, null, o
 from sqlalchemy.orm import Session
 
 from store import chunks, fastjson
-from store.jobs import iso_time
 from store.models import (
     CANCELLED,
     COMPLETED,
@@ -32,6 +31,7 @@ from store.models import (
     Puzzle,
     Subtask,
     aware,
+    iso_time,
 )
 from store.statements import among
 

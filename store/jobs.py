@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Row, Table, bindparam, delete, func, select, update
@@ -26,7 +26,7 @@ from store.models import (
     UNFINISHED,
     Job,
     Puzzle,
-    aware,
+    iso_time,
     lock_job,
     now,
 )
@@ -59,13 +59,6 @@ class JobState:
                 "finished_at": iso_time(self.finished_at), "total": self.total,
                 "counts": {status: self.counts.get(status, 0) for status in PUZZLE_STATUSES},
                 "progress": self.progress, **costs.summary(self.cost, self.status, self.started_at, now())}
-
-
-def iso_time(value: datetime | None) -> str | None:
-    """A stored time as the API writes it: ISO 8601 in UTC, ``Z`` for the zone."""
-    if value is None:
-        return None
-    return aware(value).astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def possible_job_id(job_id: str) -> bool:

@@ -52,6 +52,13 @@ def aware(t: datetime) -> datetime:
     return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
+def iso_time(value: datetime | None) -> str | None:
+    """A stored time as the API writes it: ISO 8601 in UTC, ``Z`` for the zone."""
+    if value is None:
+        return None
+    return aware(value).astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: DateTime(timezone=True),
                                                       dict[str, Any]: JSON(), Any: JSON()}
