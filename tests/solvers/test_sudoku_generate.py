@@ -60,6 +60,7 @@ def test_extreme_puzzles_are_unique_minimal_and_rated_nine_or_more():
         assert is_minimal(m.puzzle)
         assert grade(m.puzzle).rating == m.rating >= 9.0 and m.band == "extreme"
     assert generate(Options(seed=11, band="extreme"), 1, 2) == made[1:]  # reproducible by (seed, index)
+    assert make(made_by(difficulty="extreme", seed=11), 0)["puzzle"] == made[0].puzzle  # verify passes
     loose = generate(Options(seed=11, band="extreme", minimal=False), 0, 1)[0]
     assert solutions(loose.puzzle, "sat") == (1, loose.solution)
     assert not is_minimal(loose.puzzle) and grade(loose.puzzle).rating >= 9.0
