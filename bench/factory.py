@@ -3,11 +3,12 @@ generator's rate per band against Debian's qqwing measured in the same run; with
 the other generators (spokes by size and level, sliding by size and distance, Sudoku 4x4 and
 16x16) against the generators of Simon Tatham's collection (Debian's sgt-puzzles).
 
-    PYTHONPATH=. python bench/factory.py [--quick] [--others [--only TEXT]] [--se N]
+    PYTHONPATH=. python bench/factory.py [--quick] [--others [--only TEXT]] [--se N] [--generate]
 
-``--se N`` prints only the grader's agreement with SE on the first N puzzles of the Sudoku
-Exchange diabolical set: Spearman's rho, the share rated within 0.5 of SE and exactly (to
-0.1), the share whose hardest step is a guess, and puzzles per CPU second (one run).
+``--generate`` prints only the 9x9 generator's table. ``--se N`` prints only the grader's
+agreement with SE on the first N puzzles of the Sudoku Exchange diabolical set: Spearman's rho,
+the share rated within 0.5 of SE and exactly (to 0.1), the share whose hardest step is a guess,
+and puzzles per CPU second (one run).
 
 The process pins itself to one core (the machine's last). Rates are CPU seconds
 (``time.process_time``; qqwing's from its child's resource usage), the median of REPEATS runs,
@@ -184,7 +185,7 @@ def qqwing_rows(quick: bool) -> dict[str | None, float]:
 
 
 def generator_rows(quick: bool) -> None:
-    counts = {"easy": 200, "medium": 200, "hard": 100, "expert": 100, "extreme": 30, None: 200}
+    counts = {"easy": 200, "medium": 200, "hard": 100, "expert": 100, "master": 30, "extreme": 30, None: 200}
     print("| request | puzzles | puzzles/s | attempts per puzzle | mean rating | of qqwing (level) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     anchors = qqwing_rows(quick)
@@ -261,6 +262,7 @@ def main() -> None:
     parser.add_argument("--others", action="store_true", help="the spokes, sliding and 4x4/16x16 Sudoku "
                         "generators against Tatham's instead")
     parser.add_argument("--only", default="", help="with --others: the rows whose request holds this text")
+    parser.add_argument("--generate", action="store_true", help="only the 9x9 generator's table")
     parser.add_argument("--se", type=int, default=0, metavar="N",
                         help="only the agreement with SE on the first N diabolical puzzles")
     args = parser.parse_args()
@@ -277,9 +279,10 @@ def main() -> None:
         return
     generate(Options(seed=0), 0, 1)
     print(f"One core (cpu {cores[-1]}); bands {BANDS}\n")
-    print("| grader | figure |\n| --- | ---: |")
-    grader_rows(args.quick)
-    print()
+    if not args.generate:
+        print("| grader | figure |\n| --- | ---: |")
+        grader_rows(args.quick)
+        print()
     generator_rows(args.quick)
 
 

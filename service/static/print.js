@@ -9,15 +9,26 @@
   const most = Number(root.dataset.printed);
   const PER_SHEET = 6;
 
-  // One figure: its number (the puzzle's index), the board, and a line under it: a solution the
-  // board cannot show, or why there is no board or no solution.
+  // The rating and band of a graded puzzle ("rating 9.3 · extreme"): a made puzzle's own, or an
+  // explained solve's; null when the puzzle has none (another kind, another size, not made yet).
+  function grading(p) {
+    const r = p.result || {};
+    const g = typeof r.rating === "number" ? r : r.explanation || {};
+    return typeof g.rating === "number" && g.band ? `rating ${g.rating.toFixed(1)} · ${g.band}` : null;
+  }
+
+  // One figure: its number (the puzzle's index) with its rating and band when graded, the board,
+  // and a line under it: a solution the board cannot show, or why there is no board or no solution.
   function figure(p, solved) {
     const drawn = Boards.printed(p, solved);
     const made = Boolean(p.options && p.options.generate);
     const note = made && !p.result ? `not made yet (${p.status})`
       : solved && !p.result ? `no solution (${p.status})`
         : drawn ? drawn.line : "no drawing for this kind";
-    return el("figure", {className: "printed", "data-index": p.index}, el("figcaption", {text: `#${p.index}`}),
+    const graded = grading(p);
+    const caption = el("figcaption", {text: `#${p.index}`},
+                       graded ? el("span", {className: "grading", text: ` · ${graded}`}) : null);
+    return el("figure", {className: "printed", "data-index": p.index}, caption,
               drawn ? drawn.board : null, note ? el("p", {className: "solution-line", text: note}) : null);
   }
 

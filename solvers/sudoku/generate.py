@@ -16,7 +16,9 @@ Following Simon Tatham's generator, an attempt is rejected before the grader run
 singles alone (gradek.py's kernel) bound its rating outside the range: full houses and hidden
 singles alone give at most 1.5, with naked singles exactly 2.3, and a stall at least 2.6.
 An attempt outside the range is dropped and the next one made from the same generator, up to
-``max_attempts``.
+``max_attempts``. A range starting at 9.0 or above (the ``extreme`` band), which few attempts
+meet, is made near known very hard puzzles instead (vicinity.py), without symmetry, in at most
+``VICINITY_ATTEMPTS`` attempts.
 
 Sizes 4x4 and 16x16 are made the same way by gensat.py (CaDiCaL with the givens as
 assumptions in place of the bit-parallel kernels), and the kind's own solver, counting up to two,
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers.base import NotMade, WrongAnswer
-from solvers.sudoku import genk, gensat, grade, gradek, sat
+from solvers.sudoku import genk, gensat, grade, gradek, sat, vicinity
 from solvers.sudoku import solve as solving
 from solvers.sudoku.grid import Grid, render
 
@@ -44,6 +46,9 @@ UNIQUENESS = {"strategy": "auto", "sat_solver": sat.SOLVERS[0], "max_solutions":
 DIAGONAL_BOXES = (0, 4, 8)
 # the rating interval [low, high] the singles allow, by gradek.singles_level
 SINGLES_BOUNDS = ((1.0, 1.5), (2.3, 2.3), (2.6, grade.GUESS_MAX))
+# most neighbours of a seed are in the extreme band: more attempts than this mean a range
+# they rarely meet
+VICINITY_ATTEMPTS = 100
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,10 @@ class Options:
         self.rating_range()
         if self.symmetry not in SYMMETRIES:
             raise ValueError(f"symmetry {self.symmetry!r} is not one of {', '.join(SYMMETRIES)}")
+        if self.symmetry != "none" and self.rating_range()[0] >= vicinity.LOW:
+            raise ValueError(f"symmetry {self.symmetry!r} is not offered for ratings of {vicinity.LOW} "
+                             "and up (extreme): those puzzles are made near known ones, which have none; "
+                             "ask for symmetry 'none' or a lower rating")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be an integer >= 0, not {self.seed!r}")
         if self.max_attempts < 1:
@@ -135,6 +144,15 @@ def _attempt(rng: np.random.Generator, symmetry: str, minimal: bool) -> tuple[np
     return puzzle, solution
 
 
+def _near(rng: np.random.Generator, minimal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(puzzle, solution), uint8[1, 81] each, of one attempt near a very hard puzzle (vicinity.py)."""
+    puzzle, solution = vicinity.attempt(rng)
+    if not minimal:
+        _give_back(rng, puzzle[0], solution[0], ORBITS["none"][rng.permutation(81)])
+    _prove_unique(puzzle, solution)
+    return puzzle, solution
+
+
 def _give_back(rng: np.random.Generator, puzzle: np.ndarray, solution: np.ndarray,
                orbits: np.ndarray) -> None:
     """One to four of the removed orbits given back (``minimal=False``)."""
@@ -156,8 +174,13 @@ def _make(options: Options, index: int, low: float, high: float) -> Generated:
     """Puzzle ``index``: attempts from the generator seeded with (seed, index) until one is
     rated in [low, high); ValueError after max_attempts."""
     rng = np.random.default_rng([options.seed, index])
-    for attempt in range(1, options.max_attempts + 1):
-        puzzle, solution = _attempt(rng, options.symmetry, options.minimal)
+    near = low >= vicinity.LOW
+    attempts = min(options.max_attempts, VICINITY_ATTEMPTS) if near else options.max_attempts
+    for attempt in range(1, attempts + 1):
+        if near:
+            puzzle, solution = _near(rng, options.minimal)
+        else:
+            puzzle, solution = _attempt(rng, options.symmetry, options.minimal)
         least, most = SINGLES_BOUNDS[gradek.singles_level(puzzle[0])]
         if most < low or least >= high:
             continue
@@ -166,7 +189,7 @@ def _make(options: Options, index: int, low: float, high: float) -> Generated:
             return Generated(index, render(puzzle[0]), render(solution[0]), graded.rating, graded.hardest,
                              graded.band, attempt, graded.steps)
     raise NotMade(f"puzzle {index}: no puzzle rated in [{low}, {high}) after "
-                     f"{options.max_attempts} attempts (max_attempts)")
+                  f"{attempts} attempts" + (" (near very hard puzzles)" if near else " (max_attempts)"))
 
 
 def _make_ungraded(options: Options, index: int) -> Generated:

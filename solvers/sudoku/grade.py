@@ -27,8 +27,8 @@ The puzzle's ``rating`` is the highest rating of its steps; the bands (``BANDS``
 scale: easy < 2.0 (full houses and hidden singles), medium < 3.0 (naked singles and locked
 candidates), hard < 4.5 (pairs, triples, X-wing, swordfish, two strong links, XY- and
 XYZ-wing), expert < 7.5 (unique rectangles, quads, jellyfish, three strong links, ALS wings,
-BUG, cycles, forcing chains), extreme from 7.5 (Nishio, cell, region and dynamic forcing
-chains, trial and error).
+BUG, cycles, forcing chains), master < 9.0 (Nishio, cell, region and dynamic forcing chains),
+extreme from 9.0 (long dynamic forcing chains, trial and error).
 
 Placing a value removes it from the candidates of its 20 peers without listing those removals;
 a step's ``eliminations`` are the technique's own. Every placement and elimination is checked
@@ -59,7 +59,7 @@ GUESS = "guess"
 SINGLES = (("full house", 1.0), ("hidden single (box)", 1.2), ("hidden single (line)", 1.5),
            ("naked single", 2.3))  # by gradek's codes
 BANDS = {"easy": (1.0, 2.0), "medium": (2.0, 3.0), "hard": (3.0, 4.5), "expert": (4.5, 7.5),
-         "extreme": (7.5, 12.0)}  # [low, high) of the rating
+         "master": (7.5, 9.0), "extreme": (9.0, 12.0)}  # [low, high) of the rating
 GUESS_BASE, GUESS_MAX = 9.5, 11.9
 
 

@@ -17,7 +17,8 @@ OPTIONS = (
     Option("rating_min", float, None, "the least rating, on Sudoku Explainer's scale (1.0-11.9)",
            minimum=1.0, maximum=12.0),
     Option("rating_max", float, None, "the rating stays below this", minimum=1.0, maximum=12.0),
-    Option("symmetry", str, "none", "the givens' symmetry", choices=generate.SYMMETRIES),
+    Option("symmetry", str, "none", "the givens' symmetry; none for ratings of 9.0 and up (extreme)",
+           choices=generate.SYMMETRIES),
     Option("minimal", bool, True, "no given can be removed without losing uniqueness"),
     Option("seed", int, 0, "puzzle i comes from (seed, i) alone: the same seed gives the same puzzles",
            minimum=0, maximum=2**63 - 1),
@@ -29,14 +30,15 @@ RESULT_FIELDS = {
     "rating": "the grader's rating on Sudoku Explainer's scale; null (with hardest, band and steps) "
               "off 9x9",
     "hardest": "the technique of the hardest step, which the rating rests on",
-    "band": "the band of the rating: easy, medium, hard, expert or extreme",
+    "band": "the band of the rating: easy, medium, hard, expert, master or extreme",
     "steps": "the number of steps of the grader's solve",
     "attempts": "the attempts the generator made before this one was in range",
 }
 
 # CPU seconds per puzzle of each band, minimal (bench/factory.py's table in docs/benchmarks.md);
 # None: any rating.
-SECONDS = {"easy": 6.4e-4, "medium": 7.3e-4, "hard": 1.9e-3, "expert": 4.1e-3, "extreme": 5.6e-3, None: 1e-3}
+SECONDS = {"easy": 1.2e-3, "medium": 1.6e-3, "hard": 3.3e-3, "expert": 9.8e-3, "master": 0.1, "extreme": 0.2,
+           None: 3e-3}
 # CPU seconds per minimal puzzle of the unrated sizes (bench/factory.py --others)
 SIZE_SECONDS = {4: 1e-3, 16: 0.42}
 

@@ -225,7 +225,7 @@ def stored_requests(app) -> list[dict]:
 
 @pytest.mark.parametrize(("kind", "request_", "change"), [
     ("spokes", {"count": 2, "width": 4, "height": 4, "level": "hard", "seed": 1}, {"max_attempts": 150}),
-    ("sudoku", {"count": 2, "difficulty": "extreme", "symmetry": "rotational", "seed": 77},
+    ("sudoku", {"count": 2, "difficulty": "master", "symmetry": "rotational", "seed": 77},
      {"minimal": False}),
 ])
 def test_a_retry_naming_one_generate_option_keeps_the_others(client, app, kind, request_, change):

@@ -1,6 +1,7 @@
 """The Sudoku generator: uniqueness proved by other solvers (SAT, the greedy tree), minimality by
-removing each given, bands met, seeds reproducible and independent of how a request is split;
-4x4 and 16x16 unrated; the factory's record (making.py) over them."""
+removing each given, bands met (extreme ones near very hard seeds), seeds reproducible and
+independent of how a request is split; 4x4 and 16x16 unrated; the factory's record (making.py)
+over them."""
 
 import dataclasses
 import json
@@ -11,9 +12,10 @@ import numpy as np
 import pytest
 
 from solvers.base import InvalidOption, read_options
-from solvers.sudoku import gradek, making
+from solvers.sudoku import gradek, kernels, making, vicinity
 from solvers.sudoku.generate import ORBITS, SINGLES_BOUNDS, Options, generate
-from solvers.sudoku.grade import BANDS, grade
+from solvers.sudoku.grade import BANDS, GUESS_MAX, grade
+from solvers.sudoku.grid import layout
 from solvers.sudoku.kind import KIND
 from tests.solvers.test_sudoku import python_env
 
@@ -36,13 +38,81 @@ def test_puzzles_are_unique_and_minimal_by_other_solvers():
                 assert solutions(fewer, "greedy")[0] == 2, (made.puzzle, cell)
 
 
-@pytest.mark.parametrize("band", ["easy", "medium", "hard", "expert", "extreme"])
+@pytest.mark.parametrize("band", ["easy", "medium", "hard", "expert", "master", "extreme"])
 def test_requested_band_is_met(band):
     for made in generate(Options(seed=1, band=band), 0, 2):
         graded = grade(made.puzzle)
         assert graded.band == band == made.band
         assert (graded.rating, graded.hardest) == (made.rating, made.hardest)
         assert solutions(made.puzzle, "sat") == (1, made.solution)
+
+
+def is_minimal(puzzle):
+    """Whether every given is needed: without any one of them the puzzle has two solutions."""
+    return all(solutions(puzzle[:cell] + "." + puzzle[cell + 1:], "sat")[0] == 2
+               for cell, ch in enumerate(puzzle) if ch != ".")
+
+
+def test_extreme_puzzles_are_unique_minimal_and_rated_nine_or_more():
+    made = generate(Options(seed=11, band="extreme"), 0, 2)
+    for m in made:
+        assert solutions(m.puzzle, "sat") == (1, m.solution)
+        assert is_minimal(m.puzzle)
+        assert grade(m.puzzle).rating == m.rating >= 9.0 and m.band == "extreme"
+    assert generate(Options(seed=11, band="extreme"), 1, 2) == made[1:]  # reproducible by (seed, index)
+    assert make(made_by(difficulty="extreme", seed=11), 0)["puzzle"] == made[0].puzzle  # verify passes
+    loose = generate(Options(seed=11, band="extreme", minimal=False), 0, 1)[0]
+    assert solutions(loose.puzzle, "sat") == (1, loose.solution)
+    assert not is_minimal(loose.puzzle) and grade(loose.puzzle).rating >= 9.0
+    ranged = generate(Options(seed=3, rating_min=9.0, rating_max=9.5), 0, 1)[0]
+    assert 9.0 <= grade(ranged.puzzle).rating < 9.5
+
+
+def test_isomorphs_keep_grids_valid_and_ratings():
+    rng = np.random.default_rng(4)
+    seed = vicinity.seeds()[0]
+    solution = kernels_solution(seed)
+    units = layout(9).units
+    for _ in range(20):
+        change = vicinity.isomorph(rng)
+        puzzle, solved = change.apply(seed), change.apply(solution)
+        assert not kernels.check_solution(puzzle, solved, units)[0]  # a valid grid, holding the givens
+        assert solutions(render(puzzle), "sat") == (1, render(solved))
+    assert sorted(change.cells.tolist()) == list(range(81))
+    assert sorted(change.digits.tolist()) == list(range(10))
+    assert grade(render(puzzle)).rating == grade(render(seed)).rating
+
+
+def test_seeds_are_very_hard_and_moves_keep_uniqueness():
+    rng = np.random.default_rng(5)
+    bank = vicinity.seeds()
+    assert len(bank) >= 50 and all(vicinity.unique(p) for p in bank)
+    seed = bank[1]
+    solution = kernels_solution(seed)
+    near = vicinity.move(rng, seed, solution)
+    assert near is not None and vicinity.unique(near)
+    changed = np.flatnonzero(near != seed)
+    assert len(changed) == 2 and sorted(bool(near[c]) for c in changed) == [False, True]
+    assert (near[near > 0] == solution[near > 0]).all()
+
+
+def kernels_solution(puzzle):
+    """The one solution of ``puzzle`` (uint8[81]), by the SAT strategy."""
+    count, solution = solutions(render(puzzle), "sat")
+    assert count == 1
+    return np.frombuffer(solution.encode(), np.uint8) - ord("0")
+
+
+def render(grid):
+    return "".join(str(v) if v else "." for v in grid.tolist())
+
+
+def test_symmetric_extreme_is_refused():
+    with pytest.raises(ValueError, match=r"symmetry 'rotational' is not offered for ratings of 9\.0"):
+        generate(Options(band="extreme", symmetry="rotational"), 0, 1)
+    with pytest.raises(InvalidOption, match="symmetry 'mirror' is not offered"):
+        made_by(rating_min=9.5, symmetry="mirror")
+    made_by(difficulty="master", symmetry="mirror")  # below 9.0 symmetry stays
 
 
 def test_a_rating_range_is_met():
@@ -108,7 +178,9 @@ def test_bad_range_and_exhausted_attempts():
     with pytest.raises(ValueError, match="start=3, stop=1"):
         generate(Options(), 3, 1)
     with pytest.raises(ValueError, match="after 1 attempts"):
-        generate(Options(seed=0, rating_min=BANDS["extreme"][0] + 4.0, max_attempts=1), 0, 1)
+        generate(Options(seed=0, rating_min=GUESS_MAX + 0.05, max_attempts=1), 0, 1)
+    with pytest.raises(ValueError, match="after 1 attempts \\(max_attempts\\)"):
+        generate(Options(seed=0, rating_min=BANDS["master"][0] + 1.4, rating_max=9.0, max_attempts=1), 0, 1)
 
 
 NO_JIT_PROBE = """

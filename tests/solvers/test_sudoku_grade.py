@@ -137,8 +137,13 @@ def test_scales():
     assert [round(chains.length_extra(n), 1) for n in (6, 7, 8, 9, 10, 11, 14, 15, 18, 19)] == [
         0.0, 0.1, 0.1, 0.2, 0.2, 0.3, 0.3, 0.4, 0.4, 0.5]
     assert guess_rating(0) == 9.5 and guess_rating(1) == 10.0 and guess_rating(10 ** 9) == grader.GUESS_MAX
-    assert [band_of(r) for r in (1.0, 1.5, 2.3, 3.0, 4.4, 5.0, 7.4, 7.5, 11.9)] == [
-        "easy", "easy", "medium", "hard", "hard", "expert", "expert", "extreme", "extreme"]
+    assert [band_of(r) for r in (1.0, 1.5, 2.3, 3.0, 4.4, 5.0, 7.4, 7.5, 8.9, 9.0, 11.9)] == [
+        "easy", "easy", "medium", "hard", "hard", "expert", "expert", "master", "master", "extreme",
+        "extreme"]
+    # the bands tile the scale: each starts where the one before it ends
+    edges = list(grader.BANDS.values())
+    assert edges[0][0] == 1.0 and edges[-1][1] == 12.0
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(edges))
     assert Step("naked single", 2.3, [3], [(3, 4)]).as_json() == {
         "technique": "naked single", "rating": 2.3, "cells": [3], "placements": [[3, 4]], "eliminations": []}
 

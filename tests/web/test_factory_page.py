@@ -125,6 +125,21 @@ def test_the_sheet_prints_six_boards_a_page_and_solutions_when_asked(web_url, of
     expect(solved.locator("text.found")).to_have_count(81 - givens)
 
 
+def test_the_sheet_carries_each_made_sudokus_rating_and_band(web_url, offline):
+    with Client(web_url) as c:
+        item = {"kind": "sudoku", "generate": {"count": 3, "difficulty": "hard", "seed": 4}}
+        job = c.wait(c.submit([item]), poll=1)
+        made = [r["result"] for r in c.results(job)]
+    assert job["counts"]["solved"] == 3
+    page = offline(web_url)
+    page.goto(f"{web_url}/jobs/{job['id']}/print?solutions=1")
+    expect(page.locator("#print")).to_have_attribute("data-status", "ready")
+    expected = [f"#{i} · rating {m['rating']:.1f} · {m['band']}" for i, m in enumerate(made)]
+    assert all(m["band"] == "hard" for m in made)
+    expect(page.locator(".sheet[data-part=puzzles] figcaption")).to_have_text(expected)
+    expect(page.locator(".sheet[data-part=solutions] figcaption")).to_have_text(expected)
+
+
 def test_the_sheet_says_when_it_holds_only_the_first_puzzles(web_url, offline):
     with Client(web_url) as c:
         job = c.submit([{"kind": "sliding", "generate": {"count": 601, "size": 2, "moves": 2}}])
