@@ -371,7 +371,7 @@ def hint(client: Client, puzzle: str, placed: str | None, kind: str, candidates:
 @click.argument("kind")
 @click.option("--count", "number", type=click.IntRange(min=1), required=True, help="how many puzzles to make")
 @click.option("--difficulty",
-              help="a band of the kind's rating (sudoku: easy, medium, hard, expert, extreme)")
+              help="a band of the kind's rating (sudoku: easy, medium, hard, expert, master, extreme)")
 @click.option("--rating-min", type=float, help="the least rating (instead of --difficulty)")
 @click.option("--rating-max", type=float, help="the rating stays below this (instead of --difficulty)")
 @click.option("--symmetry", help="the givens' symmetry (sudoku: none, rotational, diagonal, mirror)")
