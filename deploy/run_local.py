@@ -55,9 +55,9 @@ def banner(port: int, host: str, tokens: bool = False) -> str:
             f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json'{auth} \\\n"
             f"               -d '{sample}'\n"
             f"  results:   curl -s{auth} {url}/api/v1/jobs/<id>/puzzles\n"
-            f"  workers:   warming up the solvers (a first start compiles their kernels, one worker\n"
-            f"             at a time); jobs posted meanwhile wait queued. Lines say what is still being\n"
-            f"             prepared, and when they are ready.\n")
+            f"  workers:   warming up the solvers: a first start on this machine compiles their kernels\n"
+            f"             (minutes), a later start loads them (under a minute). Jobs posted meanwhile\n"
+            f"             wait queued. Lines say what is still being prepared, and when they are ready.\n")
 
 
 def instance_dir(settings: Settings) -> Path:
