@@ -313,9 +313,10 @@ class RetryIn(BaseModel):
         default_factory=dict,
         description="options merged into each puzzle's before it runs again, key by key at every depth "
                     "(an object into the stored object; null: the default again)")
-    accept_cost: bool = Field(False, description="accept puzzles predicted above the service's cap "
-                                                 "(MAX_PUZZLE_CPU_SECONDS), as a job's accept_cost; the "
-                                                 "client's budget still holds")
+    accept_cost: bool = Field(False, strict=True,
+                              description="accept puzzles predicted above the service's cap "
+                                          "(MAX_PUZZLE_CPU_SECONDS), as a job's accept_cost; the "
+                                          "client's budget still holds")
 
 
 class BulkIn(BaseModel):

@@ -9,6 +9,7 @@ import sys
 
 import solvers
 from client import cli
+from solvers.sudoku.grade import band_of
 from solvers.sudoku.kind import EXPLAINED
 from tests.client.commands import toy_file
 from tests.solvers.test_sudoku_hint import EXAMPLE, SOLUTION, path
@@ -104,7 +105,7 @@ def test_hint_with_candidates_names_what_a_step_removes(run_command, tmp_path):
     status, out, err = run_command("hint", "--kind", "sudoku", "--candidates", str(marks), EXPLAINED, placed)
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0] == f"{move['technique']}, rating {move['rating']} (extreme)"
+    assert lines[0] == f"{move['technique']}, rating {move['rating']} ({band_of(move['rating'])})"
     cell, value = move["eliminations"][0]
     assert lines[-1].startswith(f"  remove {value} from r{cell // 9 + 1}c{cell % 9 + 1}")
 

@@ -380,6 +380,9 @@ def test_a_retry_holds_the_cap_on_a_puzzle_as_a_post_does(make_app, steered, bul
         assert (err["index"], err["field"], err["estimated_seconds"]) == (0, "puzzle", 14.0)
         assert "a retry with accept_cost: true accepts it" in err["message"]
     assert client.get(f"/api/v1/jobs/{done['id']}", headers=ALICE).json["status"] == "cancelled"
+    for not_a_boolean in (1, 0, "true", None):  # the body's accept_cost is a JSON boolean
+        r = client.post(url, headers=ALICE, json={"accept_cost": not_a_boolean})
+        assert r.status_code == 422 and [e["field"] for e in r.json["errors"]] == ["accept_cost"], r.json
     r = client.post(url, headers=ALICE, json={"accept_cost": True})
     assert r.status_code == 202 and r.json["status"] == "queued"
 
