@@ -143,7 +143,7 @@ class Stack:
                 f"ORDER BY s.started_at {'DESC' if newest else ''} LIMIT 1) "
                 f"FROM jobs j WHERE j.id = '{job_id}'")
             if worker:
-                return worker.split(":")[0]
+                return host_of(worker)
             if status in ("completed", "cancelled"):
                 raise RuntimeError(f"job {job_id} was {status} before a running part was seen: "
                                    "too short for this check (a larger --n lasts longer)")
@@ -180,13 +180,19 @@ class Stack:
         """The job's parts the host's worker claims now (``running``), or those it wrote."""
         rows = self.sql("SELECT s.index FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
                         f"WHERE p.job_id = '{job_id}' AND (s.status = 'running') = {running} "
-                        f"AND s.worker LIKE '{host}%'")
+                        f"AND s.worker LIKE '%{host}:%'")
         return sorted(int(row[0]) for row in rows)
 
     def part_hosts(self, job_id: str) -> list[str]:
         rows = self.sql("SELECT s.worker FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
                         f"WHERE p.job_id = '{job_id}'")
-        return [row[0].split(":")[0] for row in rows]
+        return [host_of(row[0]) for row in rows]
+
+
+def host_of(worker: str) -> str:
+    """The host (a worker container's hostname) in a worker name, ``celery@host:pid:tag`` (or
+    ``host:pid:tag`` before Celery names the process)."""
+    return worker.split(":")[0].rsplit("@", 1)[-1]
 
 
 # -- known answers
