@@ -110,6 +110,15 @@ class Client:
 
     # -- plumbing
 
+    def _pages(self, path: str, params: dict[str, Any]) -> Iterator[Any]:
+        """The items of every page of a paged GET, following ``next_cursor``."""
+        while True:
+            page = self._call("GET", path, params=params)
+            yield from page["items"]
+            if not page["next_cursor"]:
+                return
+            params["cursor"] = page["next_cursor"]
+
     def _call(self, method: str, path: str, **kw: Any) -> Any:
         resp = self.http.request(method, path, **kw)
         if resp.status_code >= 400:
@@ -298,24 +307,14 @@ class Client:
         """The client's jobs, newest first, every page; with ``label``, those whose label holds it."""
         params: dict[str, Any] = {"limit": limit, **({"status": status} if status else {}),
                                   **({"label": label} if label else {})}
-        while True:
-            page = self._call("GET", "/jobs", params=params)
-            yield from page["items"]
-            if not page["next_cursor"]:
-                return
-            params["cursor"] = page["next_cursor"]
+        yield from self._pages("/jobs", params)
 
     def puzzles(self, job: JobRef, limit: int = 100,
                 status: str | Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
         """Every puzzle of the job with its input, status, result and stats, a page at a time;
         with ``status`` (one or several), only the puzzles in those statuses."""
         params: dict[str, Any] = {"limit": limit, **_statuses(status)}
-        while True:
-            page = self._call("GET", f"/jobs/{job_id(job)}/puzzles", params=params)
-            yield from page["items"]
-            if not page["next_cursor"]:
-                return
-            params["cursor"] = page["next_cursor"]
+        yield from self._pages(f"/jobs/{job_id(job)}/puzzles", params)
 
     # -- hints
 
@@ -340,12 +339,7 @@ class Client:
         handed on, moved, split, left, retried, finished (with what), ended; with ``index``, the
         events of that puzzle and of the job (docs/API.md, "Events")."""
         params: dict[str, Any] = {"limit": limit, **({} if index is None else {"index": index})}
-        while True:
-            page = self._call("GET", f"/jobs/{job_id(job)}/events", params=params)
-            yield from page["items"]
-            if not page["next_cursor"]:
-                return
-            params["cursor"] = page["next_cursor"]
+        yield from self._pages(f"/jobs/{job_id(job)}/events", params)
 
     def kinds(self) -> list[dict[str, Any]]:
         return list(self._call("GET", "/kinds")["items"])
