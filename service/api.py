@@ -71,6 +71,7 @@ spec = DocumentedSpecTree(
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 Model = TypeVar("Model", bound=BaseModel)
+T = TypeVar("T")
 
 ERRORS = {f"HTTP_{code}": ProblemOut for code in (400, 401, 404, 413, 422, 429, 503)}
 # The endpoints that read a JSON body (service.bodies) also answer 415.
@@ -104,6 +105,14 @@ def authenticate() -> None:
     """With API_TOKENS set, a bearer token is required (except on @public views) and names the
     client, the job owner; without it every job may be read (service.auth)."""
     g.owner = auth.require_client()
+
+
+def read_cursor(parse: Callable[[str | None], T], cursor: str | None) -> T:
+    """A page's cursor read by ``parse``; one this API did not hand out is 400."""
+    try:
+        return parse(cursor)
+    except ValueError as exc:
+        raise Problem(400, "Bad Request", str(exc)) from None
 
 
 def _not_found(job_id: str) -> Problem:
@@ -263,10 +272,7 @@ def list_jobs():
     """The client's jobs, newest first."""
     q: JobListQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
-        try:
-            start = cursors.job_position(q.cursor)
-        except ValueError as exc:
-            raise Problem(400, "Bad Request", str(exc)) from None
+        start = read_cursor(cursors.job_position, q.cursor)
         states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start, q.label)
     return JobList(items=[JobOut.of(j) for j in states], next_cursor=cursors.of_job(nxt))
 
@@ -315,10 +321,7 @@ def list_puzzles(job_id: str):
     q: PuzzlePageQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
         job = job_or_404(s, job_id)
-        try:
-            start = cursors.puzzle_index(q.cursor)
-        except ValueError as exc:
-            raise Problem(400, "Bad Request", str(exc)) from None
+        start = read_cursor(cursors.puzzle_index, q.cursor)
         rows, nxt = jobs.list_puzzles(s, job.id, q.limit, start, q.status)
         return PuzzleList(items=puzzles_out(s, rows), next_cursor=cursors.of_puzzle(nxt))
 

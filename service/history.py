@@ -7,8 +7,7 @@ from flask import request
 from spectree import Response
 
 from service import cursors
-from service.api import ERRORS, bp, job_or_404, snapshot, spec
-from service.problems import Problem
+from service.api import ERRORS, bp, job_or_404, read_cursor, snapshot, spec
 from service.schemas import EventList, EventOut, EventPageQuery
 from store import events
 
@@ -22,9 +21,6 @@ def list_events(job_id: str):
     q: EventPageQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
         job = job_or_404(s, job_id)
-        try:
-            after = cursors.event_position(q.cursor)
-        except ValueError as exc:
-            raise Problem(400, "Bad Request", str(exc)) from None
+        after = read_cursor(cursors.event_position, q.cursor)
         page, nxt = events.of_job(s, job, q.limit, after, q.index)
     return EventList(items=[EventOut.of(e) for e in page], next_cursor=cursors.of_event(nxt))
