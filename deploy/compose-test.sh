@@ -5,6 +5,10 @@
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 
-trap '"$ROOT/deploy/compose-down.sh"' EXIT
+# The checks' report (its last 60 lines) is printed again after compose-down, so that it ends the output (a CI log's
+# tail shows which check failed, not the teardown's lines).
+REPORT="$STATE/compose-test.txt"
+trap 'status=$?; "$ROOT/deploy/compose-down.sh"; [ -f "$REPORT" ] && tail -n 60 "$REPORT"; exit $status' EXIT
 "$ROOT/deploy/compose-up.sh"
-python3 "$ROOT/deploy/compose_test.py"
+rm -f "$REPORT"
+python3 -u "$ROOT/deploy/compose_test.py" | tee "$REPORT"

@@ -5,9 +5,13 @@
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 
-trap 'status=$?; "$ROOT/deploy/swarm-down.sh" || status=1; exit $status' EXIT
+# The checks' report (its last 60 lines) is printed again after swarm-down, so that it ends the output (a CI log's
+# tail shows which check failed, not the teardown's lines).
+REPORT="$ROOT/var/swarm-test.txt"
+trap 'status=$?; "$ROOT/deploy/swarm-down.sh" || status=1; [ -f "$REPORT" ] && tail -n 60 "$REPORT"; exit $status' EXIT
 # The checks' dear puzzles (15-puzzles by A*, swarm_test.dear_cases) are predicted at milliseconds:
 # the stack under test sends such tasks to the dear lane.
 export DEAR_SECONDS="${DEAR_SECONDS:-0.001}"
 "$ROOT/deploy/swarm-up.sh"
-python3 "$ROOT/deploy/swarm_test.py"
+rm -f "$REPORT"
+python3 -u "$ROOT/deploy/swarm_test.py" | tee "$REPORT"
