@@ -27,6 +27,7 @@ from solvers.base import (
     Settings,
     StopFlag,
     WrongAnswer,
+    prepare_each,
     solve_each,
 )
 from solvers.sudoku import batch, explain, hint, kernels, making, sat, solve, tree
@@ -47,8 +48,7 @@ def validate(grid: Grid, options: Options) -> None:
                             f"'greedy' or 'sat'")
     if chosen != "sat" and options["sat_solver"] != sat.SOLVERS[0]:
         raise InvalidOption(f"option 'sat_solver' applies to strategy 'sat' only, not {chosen!r}")
-    if options["explain"] and grid.n != FAST_N:
-        raise InvalidOption(f"option 'explain' is for 9x9 grids (the grader's), not {grid.n}x{grid.n}")
+    explain.validate(grid, options)
     if chosen == "sat" and options["max_solutions"] > sat.MAX_SOLUTIONS:
         raise InvalidOption(f"strategy 'sat' adds one clause per solution it finds, so max_solutions must be "
                             f"at most {sat.MAX_SOLUTIONS} with it; use 'greedy' to count more")
@@ -97,7 +97,7 @@ def verify(grid: Grid, options: Options, outcome: Outcome) -> None:
         raise WrongAnswer(f"unique={unique!r} contradicts solutions_found={found}")
     _check_solution(grid, result["solution"])
     if options["explain"]:
-        explain.check(grid, result)
+        explain.check(grid, options, result)
 
 
 def _check_solution(grid: Grid, solution: Any) -> None:
@@ -121,6 +121,9 @@ def _check_solution(grid: Grid, solution: Any) -> None:
 
 
 def prepare_batch(puzzles: Sequence[Any], options: Options) -> Sequence[Grid | PuzzleError]:
+    # a position's placed values are checked against each puzzle's givens, one by one
+    if options["placed"] is not None or options["candidates"] is not None:
+        return prepare_each(KIND, puzzles, options)
     return batch.prepare_batch(KIND, puzzles, options)
 
 
@@ -193,8 +196,16 @@ KIND = Kind(
                "auto's greedy tree; sat and fast run whole); 0 = never, null = automatic",
                minimum=0, maximum=tree.MAX_PARTS),
         Option("explain", bool, False,
-               "9x9: add the grader's solve as a person would do it (result.explanation): its steps, "
-               "rating on Sudoku Explainer's scale, hardest technique, band, and where it had to guess"),
+               "4x4, 9x9, 16x16: add the grader's solve as a person would do it (result.explanation): "
+               "its steps, rating on Sudoku Explainer's scale, hardest technique, band, and where it "
+               "had to guess"),
+        Option("placed", str, None,
+               "with explain: the values placed so far, a grid of n*n symbols as the puzzle's ('.' open, "
+               "givens blank or repeated); the explanation grades that position from where it stands "
+               "and lists the placed values that are wrong"),
+        Option("candidates", list, None,
+               "with explain: the candidates kept in each cell, n*n lists of digits (cell r*n + c; a "
+               "filled cell's list is ignored); the grading starts from them"),
     ),
     result_fields={
         "solution": "the first solution found, n*n symbols",
@@ -203,7 +214,10 @@ KIND = Kind(
         "explanation": "with explain: {rating, hardest, band, steps: [{technique, rating, cells, placements "
                        "[[cell, value]], eliminations [[cell, value]], for a guess guesses, depth, for a "
                        "chain of one path links [[cell, value, on]]}], "
-                       "guesses: [{step, cell, guesses, depth}]}; null when the puzzle is not unique",
+                       "guesses: [{step, cell, guesses, depth}]}; with placed or candidates also wrong: "
+                       "[{cell, row, column, field, value?, message}], the placed values against the "
+                       "solution (rating, hardest and band null and no steps when there are any, or "
+                       "when the position is full); null when the puzzle is not unique",
     },
     stats_fields={
         "nodes": "search-tree nodes entered (root included)",
@@ -252,6 +266,8 @@ KIND = Kind(
         BadExample([[1, 2], [3, 4]]),
         BadExample(EXAMPLE, {"max_solutions": 0}, error=InvalidOption),
         BadExample(EXAMPLE, {"sat_solver": "cadical195"}, error=InvalidOption),
-        BadExample("1.3..4.22..3..2.", {"explain": True}, error=InvalidOption),
+        BadExample("." * 625, {"explain": True}, error=InvalidOption),
+        BadExample(EXAMPLE, {"placed": EXAMPLE}, error=InvalidOption),
+        BadExample(EXAMPLE, {"explain": True, "placed": "6" + EXAMPLE[1:]}, error=InvalidOption),
     ),
 )
