@@ -299,7 +299,7 @@ def guess(board: Board) -> Step:
     cands = kernels.initial_cands(values, board.shape.full)
     stats = tree.search(Grid(n, values), cands, 0, {"strategy": "greedy", "max_solutions": 2}, None,
                         Stopwatch()).stats
-    guesses, depth = int(getattr(stats, "guesses", 0)), int(getattr(stats, "max_depth", 0))
+    guesses, depth = int(stats["guesses"]), int(stats["max_depth"])
     cell = min((c for c, m in enumerate(board.cands) if m), key=lambda c: board.cands[c].bit_count())
     return Step(GUESS, guess_rating(guesses), [cell], placements=[(cell, board.solution[cell])],
                 trial=(guesses, depth))

@@ -166,6 +166,12 @@ EXAMPLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419
 # Rated 8.9 by Sudoku Explainer: its grading tries every technique up to dynamic forcing chains,
 # so an explained solve of it (the workers' warm-up) compiles every kernel of the grader.
 EXPLAINED = "7.....6...18..3..7..2.8......94....6.4..9..2.1....87......4.9..8..5..13...4.....8"
+# EXAMPLE's first three rows placed: a position part-way through, graded from there
+PLACED = "534678912672195348198342567" + "." * 54
+# hidden singles fill it: an explained 16x16 (the size-generic grader's)
+EASY16 = ("2.8B7G.1E9F3.C5AF5..C.E...G..213.A..FB2485..G.97C74GD359A612.B...CB.1E8..F7DA.45EF......G8B9..62.4"
+          "...9B5...1.8G....1...3.....DCE.GF...D7.C.E1.2.B..DG23.F1A..47.93....1.7..4...B.2......3D56..FG.9G.2"
+          "4.E.3.5..BCAB.C3DFG.467.58.5678B.9C.AEF2G.4....56.89....FAD")
 
 
 KIND = Kind(
@@ -257,6 +263,8 @@ KIND = Kind(
         Example(EXAMPLE, {"strategy": "sat", "sat_solver": "cadical195"}),
         Example(EXAMPLE, {"explain": True}),
         Example(EXPLAINED, {"explain": True}),
+        Example(EXAMPLE, {"explain": True, "placed": PLACED}),
+        Example(EASY16, {"explain": True}),
     ),
     bad_examples=(
         BadExample("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..7"),
