@@ -9,6 +9,8 @@
   batch.py     a chunk of puzzles in a few kernel calls
   outcome.py   result fields and statistics
   grade.py     the 9x9 grader: human techniques, one step at a time, on Sudoku Explainer's scale
+  gradeg.py    the grader for every size (4x4, 16x16) in plain Python: the size-generic techniques
+  position.py  a position part-way through (placed values, candidates): read, checked, graded
   gradek.py    the grader's numba kernels (the singles and the basic patterns)
   links.py     the grader's chains of two or three strong links
   wings.py     the grader's unique rectangles, ALS wings (WXYZ, VWXYZ) and BUG type 1
@@ -20,6 +22,7 @@
   genk.py      the generator's numba kernels (completing a grid, removing givens)
   making.py    the kind's generator record: generate options, made puzzles and their check
   explain.py   option ``explain``: the grader's steps with a solution, and their check
+  hint.py      the kind's hint: the grader's next step from a position
 """
 
 from solvers.sudoku.kind import KIND

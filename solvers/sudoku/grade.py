@@ -55,6 +55,7 @@ PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
 DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
 POP = [len(ds) for ds in DIGITS]
 
+N = 9  # the side of the grids this module grades (gradeg.py grades every size)
 GUESS = "guess"
 SINGLES = (("full house", 1.0), ("hidden single (box)", 1.2), ("hidden single (line)", 1.5),
            ("naked single", 2.3))  # by gradek's codes
@@ -312,7 +313,12 @@ def grade_below(puzzle: str | np.ndarray, ceiling: float) -> Grade | None:
     givens = parse_text(puzzle).givens if isinstance(puzzle, str) else np.asarray(puzzle, np.uint8)
     if givens.shape != (81,) or givens.max(initial=0) > 9:
         raise ValueError("the grader takes 9x9 puzzles: 81 values 0-9")
-    board = Board(givens, solve_unique(givens))
+    return grade_board(Board(givens, solve_unique(givens)), ceiling)
+
+
+def grade_board(board: Board, ceiling: float = math.inf) -> Grade | None:
+    """``grade_below`` from ``board``'s position (a grid part-way through, position.py): the
+    steps still needed from there, rated by the hardest of them."""
     moves: list[Step] = []
     buffer = np.empty((81, 3), np.int64)
     finders = [find for least, find in TECHNIQUES if least < ceiling]

@@ -27,6 +27,7 @@ from solvers.base import (
     Settings,
     StopFlag,
     WrongAnswer,
+    prepare_each,
     solve_each,
 )
 from solvers.sudoku import batch, explain, hint, kernels, making, sat, solve, tree
@@ -47,8 +48,7 @@ def validate(grid: Grid, options: Options) -> None:
                             f"'greedy' or 'sat'")
     if chosen != "sat" and options["sat_solver"] != sat.SOLVERS[0]:
         raise InvalidOption(f"option 'sat_solver' applies to strategy 'sat' only, not {chosen!r}")
-    if options["explain"] and grid.n != FAST_N:
-        raise InvalidOption(f"option 'explain' is for 9x9 grids (the grader's), not {grid.n}x{grid.n}")
+    explain.validate(grid, options)
     if chosen == "sat" and options["max_solutions"] > sat.MAX_SOLUTIONS:
         raise InvalidOption(f"strategy 'sat' adds one clause per solution it finds, so max_solutions must be "
                             f"at most {sat.MAX_SOLUTIONS} with it; use 'greedy' to count more")
@@ -97,7 +97,7 @@ def verify(grid: Grid, options: Options, outcome: Outcome) -> None:
         raise WrongAnswer(f"unique={unique!r} contradicts solutions_found={found}")
     _check_solution(grid, result["solution"])
     if options["explain"]:
-        explain.check(grid, result)
+        explain.check(grid, options, result)
 
 
 def _check_solution(grid: Grid, solution: Any) -> None:
@@ -121,6 +121,9 @@ def _check_solution(grid: Grid, solution: Any) -> None:
 
 
 def prepare_batch(puzzles: Sequence[Any], options: Options) -> Sequence[Grid | PuzzleError]:
+    # a position's placed values are checked against each puzzle's givens, one by one
+    if options["placed"] is not None or options["candidates"] is not None:
+        return prepare_each(KIND, puzzles, options)
     return batch.prepare_batch(KIND, puzzles, options)
 
 
@@ -163,6 +166,12 @@ EXAMPLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419
 # Rated 8.9 by Sudoku Explainer: its grading tries every technique up to dynamic forcing chains,
 # so an explained solve of it (the workers' warm-up) compiles every kernel of the grader.
 EXPLAINED = "7.....6...18..3..7..2.8......94....6.4..9..2.1....87......4.9..8..5..13...4.....8"
+# EXAMPLE's first three rows placed: a position part-way through, graded from there
+PLACED = "534678912672195348198342567" + "." * 54
+# hidden singles fill it: an explained 16x16 (the size-generic grader's)
+EASY16 = ("2.8B7G.1E9F3.C5AF5..C.E...G..213.A..FB2485..G.97C74GD359A612.B...CB.1E8..F7DA.45EF......G8B9..62.4"
+          "...9B5...1.8G....1...3.....DCE.GF...D7.C.E1.2.B..DG23.F1A..47.93....1.7..4...B.2......3D56..FG.9G.2"
+          "4.E.3.5..BCAB.C3DFG.467.58.5678B.9C.AEF2G.4....56.89....FAD")
 
 
 KIND = Kind(
@@ -193,8 +202,16 @@ KIND = Kind(
                "auto's greedy tree; sat and fast run whole); 0 = never, null = automatic",
                minimum=0, maximum=tree.MAX_PARTS),
         Option("explain", bool, False,
-               "9x9: add the grader's solve as a person would do it (result.explanation): its steps, "
-               "rating on Sudoku Explainer's scale, hardest technique, band, and where it had to guess"),
+               "4x4, 9x9, 16x16: add the grader's solve as a person would do it (result.explanation): "
+               "its steps, rating on Sudoku Explainer's scale, hardest technique, band, and where it "
+               "had to guess"),
+        Option("placed", str, None,
+               "with explain: the values placed so far, a grid of n*n symbols as the puzzle's ('.' open, "
+               "givens blank or repeated); the explanation grades that position from where it stands "
+               "and lists the placed values that are wrong"),
+        Option("candidates", list, None,
+               "with explain: the candidates kept in each cell, n*n lists of digits (cell r*n + c; a "
+               "filled cell's list is ignored); the grading starts from them"),
     ),
     result_fields={
         "solution": "the first solution found, n*n symbols",
@@ -203,7 +220,10 @@ KIND = Kind(
         "explanation": "with explain: {rating, hardest, band, steps: [{technique, rating, cells, placements "
                        "[[cell, value]], eliminations [[cell, value]], for a guess guesses, depth, for a "
                        "chain of one path links [[cell, value, on]]}], "
-                       "guesses: [{step, cell, guesses, depth}]}; null when the puzzle is not unique",
+                       "guesses: [{step, cell, guesses, depth}]}; with placed or candidates also wrong: "
+                       "[{cell, row, column, field, value?, message}], the placed values against the "
+                       "solution (rating, hardest and band null and no steps when there are any, or "
+                       "when the position is full); null when the puzzle is not unique",
     },
     stats_fields={
         "nodes": "search-tree nodes entered (root included)",
@@ -243,6 +263,8 @@ KIND = Kind(
         Example(EXAMPLE, {"strategy": "sat", "sat_solver": "cadical195"}),
         Example(EXAMPLE, {"explain": True}),
         Example(EXPLAINED, {"explain": True}),
+        Example(EXAMPLE, {"explain": True, "placed": PLACED}),
+        Example(EASY16, {"explain": True}),
     ),
     bad_examples=(
         BadExample("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..7"),
@@ -252,6 +274,8 @@ KIND = Kind(
         BadExample([[1, 2], [3, 4]]),
         BadExample(EXAMPLE, {"max_solutions": 0}, error=InvalidOption),
         BadExample(EXAMPLE, {"sat_solver": "cadical195"}, error=InvalidOption),
-        BadExample("1.3..4.22..3..2.", {"explain": True}, error=InvalidOption),
+        BadExample("." * 625, {"explain": True}, error=InvalidOption),
+        BadExample(EXAMPLE, {"placed": EXAMPLE}, error=InvalidOption),
+        BadExample(EXAMPLE, {"explain": True, "placed": "6" + EXAMPLE[1:]}, error=InvalidOption),
     ),
 )

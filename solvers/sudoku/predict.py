@@ -34,8 +34,10 @@ _MUL, _ADD = 6364136223846793005, 1442695040888963407
 _ROUGH = {"fast": 2e-5, "greedy": 1e-4, "backtrack": 3e-2, "sat": 4e-3}
 _ROUGH_PER_SOLUTION, _ROUGH_PROBES = 2e-6, 2e-3
 
-# the grader's seconds per puzzle (bench/factory.py on top1465, whose puzzles are hard)
+# the grader's seconds per puzzle (bench/factory.py on top1465, whose puzzles are hard); off 9x9
+# the plain-Python grader (gradeg.py), a minimal 16x16 of the generator (docs/benchmarks.md)
 GRADE_SECONDS = 3e-3
+GRADE_SECONDS_BY_N = {4: 1e-3, 9: GRADE_SECONDS, 16: 0.25}
 
 
 @njit(cache=True)
@@ -173,7 +175,7 @@ _FAST = _fast_table()
 def predict(grid: Grid, options: Options) -> Estimate:
     solving = _solving(grid, options)
     if options["explain"]:  # the grader runs after the solve
-        return solving._replace(seconds=solving.seconds + GRADE_SECONDS)
+        return solving._replace(seconds=solving.seconds + GRADE_SECONDS_BY_N.get(grid.n, GRADE_SECONDS))
     return solving
 
 

@@ -163,10 +163,30 @@ def test_explain_returns_the_graders_steps_with_the_solution(app, client):
     assert hard_result["explanation"]["hardest"] == "guess"
 
 
-def test_explain_is_for_9x9_only(app, client):
-    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "sudoku", "puzzle": "1.3..4.22..3..2.",
+def test_explain_is_up_to_16x16(app, client):
+    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "sudoku", "puzzle": "." * 625,
                                                        "options": {"explain": True}}]})
     assert r.status_code == 422 and r.json["errors"][0]["field"] == "options"
+
+
+def test_explain_grades_a_position_with_its_wrong_values(app, client):
+    """Options placed and candidates pass through to the kind: the position is graded from where
+    it stands, a wrong placed value is reported; a placed value against a given is 422."""
+    solution = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+    right = solution[:27] + EASY[27:]
+    wrong = EASY[:2] + "1" + EASY[3:]  # row 1, column 3 is 4
+    items = [{"kind": "sudoku", "puzzle": EASY, "options": {"explain": True, "placed": p}}
+             for p in (right, wrong)]
+    job = client.post("/api/v1/jobs", json={"puzzles": items}).json
+    run_published(app)
+    graded, refused = [p["result"]["explanation"] for p in
+                       client.get(f"/api/v1/jobs/{job['id']}/puzzles").json["items"]]
+    assert graded["wrong"] == [] and len(graded["steps"]) == right.count(".")
+    assert [(w["cell"], w["field"], w["value"]) for w in refused["wrong"]] == [(2, "placed", 1)]
+    assert refused["rating"] is None and refused["steps"] == []
+    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "sudoku", "puzzle": EASY, "options": {
+        "explain": True, "placed": "6" + EASY[1:]}}]})
+    assert r.status_code == 422 and "option 'placed'" in json.dumps(r.json)
 
 
 @pytest.mark.parametrize(("kind", "request_"), [
