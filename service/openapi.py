@@ -25,7 +25,7 @@ import solvers
 from solvers.base import Kind
 
 PROBLEM = "application/problem+json"
-TYPES = {"int": "integer", "float": "number", "str": "string", "bool": "boolean"}
+TYPES = {"int": "integer", "float": "number", "str": "string", "bool": "boolean", "list": "array"}
 LOCATION = {"description": "the job's address: poll it for status and progress", "schema": {"type": "string"}}
 RETRY_AFTER = {"description": "seconds to wait before asking again", "schema": {"type": "integer"}}
 AUTHENTICATE = {"description": 'Bearer realm="puzzle-queue": a bearer token is required',
