@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Self, TypeVar
+from urllib.parse import quote
 
 import httpx
 
@@ -353,6 +354,16 @@ class Client:
     def queues(self) -> dict[str, Any]:
         """Each lane's queue (depth, oldest message's age, live workers), and puzzles in and out."""
         return dict(self._call("GET", "/queues"))
+
+    def drain(self, worker: str) -> dict[str, Any]:
+        """Drain the `celery worker` of ``worker`` (a process's name or its Celery node name, as
+        :meth:`workers` lists them): it finishes what it holds and takes nothing new. Answers
+        ``{"name", "draining", "workers"}``; :class:`NotFound` for a name no worker has."""
+        return dict(self._call("POST", f"/workers/{quote(worker, safe='@:')}/drain"))
+
+    def undrain(self, worker: str) -> dict[str, Any]:
+        """Let a drained worker take work again (as :meth:`drain`)."""
+        return dict(self._call("POST", f"/workers/{quote(worker, safe='@:')}/undrain"))
 
     def failures(self, minutes: float = 60, kind: str | None = None, error: str | None = None,
                  limit: int = 100) -> list[dict[str, Any]]:

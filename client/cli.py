@@ -676,6 +676,19 @@ def failures(client: Client, as_json: bool, minutes: float, kind: str | None, er
     click.echo(json.dumps(found, indent=2) if as_json else fleet.failures_table(found))
 
 
+@main.command()
+@as_json
+@click.option("--undo", is_flag=True, help="let a drained worker take work again")
+@click.argument("name")
+@click.pass_obj
+def drain(client: Client, as_json: bool, undo: bool, name: str) -> None:
+    """Drain the `celery worker` NAME (a WORKER or its celery_node, as `workers` lists them): it
+    finishes what it holds and takes nothing new, within a heartbeat or two; stop it once it holds
+    nothing (needs an operator's token when the service sets tokens)."""
+    body = client.undrain(name) if undo else client.drain(name)
+    _show(body, as_json, fleet.drained_text)
+
+
 def run(argv: Sequence[str] | None = None) -> None:
     """The entry point (``puzzle-queue``, ``python -m client``)."""
     main.main(args=list(argv) if argv is not None else None, prog_name="puzzle-queue", standalone_mode=True)
