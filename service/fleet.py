@@ -181,10 +181,10 @@ def _drain(name: str, draining: bool) -> DrainOut:
         with sessions() as s, s.begin():
             marked = workers.drain(s, name, draining)
     if marked is None:
-        raise Problem(404, "Not Found", f"no worker is named {name[:NAME_MAX]!r}: give a name or a celery_node "
-                                        "that GET /api/v1/workers lists")
-    log.info("an operator asked worker %s to %s (%d process(es))", name, "drain" if draining else "take work "
-             "again", len(marked))
+        raise Problem(404, "Not Found", f"no worker is named {name[:NAME_MAX]!r}: give a name or a "
+                                        "celery_node that GET /api/v1/workers lists")
+    log.info("an operator asked worker %s to %s (%d process(es))", name,
+             "drain" if draining else "take work again", len(marked))
     return DrainOut(name=name, draining=draining, workers=marked)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.service.test_fleet import ALICE, OPERATOR, beat, bearer, by_name
+from tests.service.test_fleet import ALICE, OPERATOR, bearer, beat, by_name
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
 
 A1, A2, B = "worker-1@h1:11:aaaa", "worker-1@h1:12:aaaa", "worker-2@h2:21:bbbb"
