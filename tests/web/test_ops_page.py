@@ -141,7 +141,8 @@ def test_a_worker_is_drained_and_taken_back_from_the_fleet_view(tmp_path, offlin
     """The Drain button marks every process of the worker's `celery worker` draining (shown on each
     row), and Take work again undoes it; the page stays within a phone's width."""
     settings = Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'ops.db'}", REDIS_URL=None,
-                                 BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="", ADMIN_TOKENS="0perator-token")
+                                 BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="",
+                                 ADMIN_TOKENS="0perator-token")
     app = create_app(settings)
     Base.metadata.create_all(app.extensions["engine"])
     with app.extensions["sessions"]() as s, s.begin():
