@@ -266,6 +266,13 @@ class Client:
         """The key this client's callbacks are signed with (raises NotFound when callbacks are off)."""
         return str(self._call("GET", "/webhook-secret")["secret"])
 
+    def test_webhook(self, callback_url: str) -> dict[str, Any]:
+        """Send a sample callback to ``callback_url`` once, signed with this client's secret and
+        checked against the service's allow-list as a job's delivery is: ``delivered`` (a 2xx came
+        back), ``status``, ``error``, ``ms`` and the exact ``body`` sent (``delivery_id`` 0).
+        :class:`InvalidRequest` naming ``callback_url`` for a URL a job could not name."""
+        return dict(self._call("POST", "/webhooks/test", json={"callback_url": callback_url}))
+
     def cancel(self, job: JobRef) -> Job:
         return dict(self._call("POST", f"/jobs/{job_id(job)}/cancel"))
 

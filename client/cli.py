@@ -24,7 +24,7 @@ import httpx
 
 from client import fleet, hints, history
 from client.api import DEFAULT_URL, Client, Job
-from client.deliveries import deliveries_text
+from client.deliveries import deliveries_text, trial_text
 from client.errors import ApiError, InvalidRequest
 from client.inputs import BadLines, Line, parse_options, read_files
 from client.messages import by_puzzle, count, cpu_seconds, grouped, invocation
@@ -640,6 +640,20 @@ def deliveries(client: Client, as_json: bool, job_id: str) -> None:
     delivered, failed) and every attempt with the HTTP status or error it met."""
     found = client.deliveries(job_id)
     click.echo(json.dumps(found, indent=2) if as_json else deliveries_text(found))
+
+
+@main.command("test-webhook")
+@as_json
+@click.argument("callback_url", metavar="URL")
+@click.pass_obj
+def test_webhook(client: Client, as_json: bool, callback_url: str) -> None:
+    """Send a sample callback to URL once, signed with your secret and checked against the
+    service's allow-list as a job's delivery is, and say what came back (exit status 1 unless a 2xx
+    did). The sample is marked "test": true, its X-Delivery-Id is 0."""
+    answer = client.test_webhook(callback_url)
+    click.echo(json.dumps(answer, indent=2) if as_json else trial_text(answer))
+    if not answer["delivered"]:
+        raise SystemExit(1)
 
 
 @main.command()
