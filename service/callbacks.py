@@ -71,7 +71,7 @@ def test_delivery():
         errors.insert(0, {"index": None, "field": "callback_url",
                           "message": "give the URL to try as a string" if url is None else
                           f"a callback_url is a string, not {type(url).__name__}"})
-    if errors:
+    if errors or not isinstance(url, str):
         raise invalid(errors)
     check_callback(url)
     config = settings().webhooks
