@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Self, TypeVar
+from urllib.parse import quote
 
 import httpx
 
@@ -265,6 +266,13 @@ class Client:
         """The key this client's callbacks are signed with (raises NotFound when callbacks are off)."""
         return str(self._call("GET", "/webhook-secret")["secret"])
 
+    def test_webhook(self, callback_url: str) -> dict[str, Any]:
+        """Send a sample callback to ``callback_url`` once, signed with this client's secret and
+        checked against the service's allow-list as a job's delivery is: ``delivered`` (a 2xx came
+        back), ``status``, ``error``, ``ms`` and the exact ``body`` sent (``delivery_id`` 0).
+        :class:`InvalidRequest` naming ``callback_url`` for a URL a job could not name."""
+        return dict(self._call("POST", "/webhooks/test", json={"callback_url": callback_url}))
+
     def cancel(self, job: JobRef) -> Job:
         return dict(self._call("POST", f"/jobs/{job_id(job)}/cancel"))
 
@@ -353,6 +361,16 @@ class Client:
     def queues(self) -> dict[str, Any]:
         """Each lane's queue (depth, oldest message's age, live workers), and puzzles in and out."""
         return dict(self._call("GET", "/queues"))
+
+    def drain(self, worker: str) -> dict[str, Any]:
+        """Drain the `celery worker` of ``worker`` (a process's name or its Celery node name, as
+        :meth:`workers` lists them): it finishes what it holds and takes nothing new. Answers
+        ``{"name", "draining", "workers"}``; :class:`NotFound` for a name no worker has."""
+        return dict(self._call("POST", f"/workers/{quote(worker, safe='@:')}/drain"))
+
+    def undrain(self, worker: str) -> dict[str, Any]:
+        """Let a drained worker take work again (as :meth:`drain`)."""
+        return dict(self._call("POST", f"/workers/{quote(worker, safe='@:')}/undrain"))
 
     def failures(self, minutes: float = 60, kind: str | None = None, error: str | None = None,
                  limit: int = 100) -> list[dict[str, Any]]:

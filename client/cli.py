@@ -24,7 +24,7 @@ import httpx
 
 from client import fleet, hints, history
 from client.api import DEFAULT_URL, Client, Job
-from client.deliveries import deliveries_text
+from client.deliveries import deliveries_text, trial_text
 from client.errors import ApiError, InvalidRequest
 from client.inputs import BadLines, Line, parse_options, read_files
 from client.messages import by_puzzle, count, cpu_seconds, grouped, invocation
@@ -642,6 +642,20 @@ def deliveries(client: Client, as_json: bool, job_id: str) -> None:
     click.echo(json.dumps(found, indent=2) if as_json else deliveries_text(found))
 
 
+@main.command("test-webhook")
+@as_json
+@click.argument("callback_url", metavar="URL")
+@click.pass_obj
+def test_webhook(client: Client, as_json: bool, callback_url: str) -> None:
+    """Send a sample callback to URL once, signed with your secret and checked against the
+    service's allow-list as a job's delivery is, and say what came back (exit status 1 unless a 2xx
+    did). The sample is marked "test": true, its X-Delivery-Id is 0."""
+    answer = client.test_webhook(callback_url)
+    click.echo(json.dumps(answer, indent=2) if as_json else trial_text(answer))
+    if not answer["delivered"]:
+        raise SystemExit(1)
+
+
 @main.command()
 @as_json
 @click.pass_obj
@@ -674,6 +688,19 @@ def failures(client: Client, as_json: bool, minutes: float, kind: str | None, er
     tokens)."""
     found = client.failures(minutes, kind, error_text, limit)
     click.echo(json.dumps(found, indent=2) if as_json else fleet.failures_table(found))
+
+
+@main.command()
+@as_json
+@click.option("--undo", is_flag=True, help="let a drained worker take work again")
+@click.argument("name")
+@click.pass_obj
+def drain(client: Client, as_json: bool, undo: bool, name: str) -> None:
+    """Drain the `celery worker` NAME (a WORKER or its celery_node, as `workers` lists them): it
+    finishes what it holds and takes nothing new, within a heartbeat or two; stop it once it holds
+    nothing (needs an operator's token when the service sets tokens)."""
+    body = client.undrain(name) if undo else client.drain(name)
+    _show(body, as_json, fleet.drained_text)
 
 
 def run(argv: Sequence[str] | None = None) -> None:

@@ -1,4 +1,5 @@
-"""A job's callback deliveries as text for people: `puzzle-queue deliveries JOB`."""
+"""A job's callback deliveries as text for people: `puzzle-queue deliveries JOB`, and what a test
+delivery met: `puzzle-queue test-webhook URL`."""
 
 from __future__ import annotations
 
@@ -24,3 +25,12 @@ def deliveries_text(items: list[dict[str, Any]]) -> str:
                            [[str(d["id"]), d["state"], str(len(d["attempts"])), when, d["url"]]]))
         lines += [f"  {_attempt(a)}" for a in d["attempts"]]
     return "\n".join(lines)
+
+
+def trial_text(answer: dict[str, Any]) -> str:
+    """One line: whether the sample was accepted, what came back and how long it took."""
+    status, error = answer["status"], answer["error"]
+    came = "no answer" if status is None else f"answered {status}"
+    why = f" ({error})" if error and error != came else ""
+    verdict = "delivered" if answer["delivered"] else "not delivered"
+    return f"{verdict}: {answer['callback_url']} {came} in {answer['ms']:.0f}ms{why}"

@@ -1,4 +1,5 @@
-"""The fleet view as tables for people: `puzzle-queue workers`, `queues` and `failures`."""
+"""The fleet view as tables for people: `puzzle-queue workers`, `queues` and `failures`, and what
+`drain` did."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def held(worker: dict[str, Any]) -> str:
 def workers_table(body: dict[str, Any]) -> str:
     if not body["items"]:
         return "no workers (no heartbeat rows)"
-    rows = [[w["name"], w["lane"] or "?",
+    rows = [[w["name"], (w["lane"] or "?") + (" DRAINING" if w.get("draining") else ""),
              f"{seconds(w['heartbeat_age_seconds'])} ago" + ("" if w["alive"] else " SILENT"),
              f"{w['done_last_minute']:,}", held(w)] for w in body["items"]]
     return table(["WORKER", "LANE", "HEARTBEAT", "DONE/MIN", "HOLDS"], rows)
@@ -52,3 +53,12 @@ def failures_table(items: list[dict[str, Any]]) -> str:
     rows = [[f["finished_at"], f["job_id"], str(f["index"]), f["kind"], f["owner"] or "-", f["error"]]
             for f in items]
     return table(["FINISHED", "JOB", "INDEX", "KIND", "CLIENT", "ERROR"], rows)
+
+
+def drained_text(body: dict[str, Any]) -> str:
+    """What `puzzle-queue drain` / `undrain` did, process by process."""
+    n = len(body["workers"])
+    what = ("finish what they hold and take nothing new" if body["draining"]
+            else "take work again")
+    return "\n".join([f"{body['name']}: {n} process{'' if n == 1 else 'es'} {what}",
+                      *(f"  {name}" for name in body["workers"])])

@@ -1,5 +1,7 @@
-"""/api/v1 routes of job callbacks: a client's signing secret and a job's deliveries (docs/API.md,
-"Callbacks"). The deliveries themselves are made and sent by the workers (worker.webhooks)."""
+"""/api/v1 routes of job callbacks: a client's signing secret, a job's deliveries and a test delivery
+(docs/API.md, "Callbacks"). The deliveries themselves are made and sent by the workers
+(worker.webhooks); a test delivery is sent by the request itself (store.sample_delivery), within
+WEBHOOK_TIMEOUT, so its answer says what happened."""
 
 from __future__ import annotations
 
@@ -7,11 +9,19 @@ from flask import g
 from spectree import Response
 
 from service import auth, settings
-from service.api import ERRORS, bp, job_or_404, snapshot, spec
-from service.problems import Problem
-from service.schemas import AttemptOut, DeliveryList, DeliveryOut, WebhookSecretOut
-from store import deliveries, webhooks
-from store.models import Delivery, DeliveryAttempt, iso_time
+from service.api import BODY_ERRORS, ERRORS, bp, check_callback, job_or_404, snapshot, spec
+from service.bodies import read_json
+from service.problems import Problem, invalid
+from service.schemas import (
+    AttemptOut,
+    DeliveryList,
+    DeliveryOut,
+    WebhookSecretOut,
+    WebhookTestIn,
+    WebhookTestOut,
+)
+from store import deliveries, sample_delivery, webhooks
+from store.models import Delivery, DeliveryAttempt, iso_time, now
 
 
 @bp.get("/webhook-secret")
@@ -40,3 +50,32 @@ def _delivery_out(d: Delivery, tries: list[DeliveryAttempt]) -> DeliveryOut:
     return DeliveryOut(id=d.id, url=d.url, state=d.state,
                        ended_at=iso_time(d.ended_at) or "", attempts=attempts,
                        next_attempt_at=iso_time(d.next_attempt_at), delivered_at=iso_time(d.delivered_at))
+
+
+@bp.post("/webhooks/test")
+@spec.validate(json=WebhookTestIn, resp=Response(HTTP_200=WebhookTestOut, **BODY_ERRORS),
+               skip_validation=True, tags=["callbacks"])
+def test_delivery():
+    """Send a sample callback (a completed job's summary marked `"test": true`, delivery id 0,
+    `X-Puzzle-Queue-Test: true`) to `callback_url` once, checked against the allow-list and signed
+    with the requesting client's secret as a job's delivery is, and say what came back: 200 with
+    the status or the error, whatever the URL answered. A URL a job could not name is 422 naming
+    `callback_url`; nothing is stored or retried."""
+    body = read_json()
+    if not isinstance(body, dict):
+        raise Problem(400, "Bad Request", f"the body must be a JSON object, not a {type(body).__name__}")
+    url = body.get("callback_url")
+    errors = [{"index": None, "field": name, "message": "not a field of a test delivery (only callback_url)"}
+              for name in sorted(set(body) - {"callback_url"})]
+    if not isinstance(url, str):
+        errors.insert(0, {"index": None, "field": "callback_url",
+                          "message": "give the URL to try as a string" if url is None else
+                          f"a callback_url is a string, not {type(url).__name__}"})
+    if errors or not isinstance(url, str):
+        raise invalid(errors)
+    check_callback(url)
+    config = settings().webhooks
+    sent, outcome = sample_delivery.send(config, auth.submitter(g.owner), url, now())
+    return WebhookTestOut(callback_url=url, delivered=outcome.accepted, status=outcome.status,
+                          error=outcome.error, ms=round(outcome.ms, 3),
+                          delivery_id=sample_delivery.DELIVERY_ID, body=sent.decode())

@@ -1,5 +1,5 @@
 """The fleet view for operators: GET /api/v1/workers, /api/v1/queues, /api/v1/failures and
-/api/v1/activity (the page /ops shows them).
+/api/v1/activity (the page /ops shows them), and POST /api/v1/workers/{name}/drain and /undrain.
 
 Workers come from their heartbeat rows in SQL (store.fleet), never from Celery's control API: a
 request asks no worker anything, so a busy or dead worker cannot slow it down. Queue depths come
@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from spectree import Response
 
 from service import auth, settings
-from service.api import snapshot, spec
+from service.api import sessions, snapshot, spec
 from service.problems import Problem
 from service.schemas import ProblemOut
-from store import activity, depth, failures, fleet
+from store import activity, depth, failures, fleet, workers
 from store.models import now
 from store.settings import Lanes
 
@@ -56,6 +56,15 @@ class WorkerOut(BaseModel):
     holding: list[HeldOut] = Field(description="what it works on at the moment, by job")
     done_last_minute: int = Field(description="puzzles it finished (solved, no_solution, failed) "
                                               "in the last 60 seconds")
+    draining: bool = Field(False, description="an operator asked its `celery worker` to drain: it finishes "
+                                              "what it holds and takes nothing new")
+    draining_since: datetime | None = Field(None, description="when the drain was asked; null: not draining")
+
+
+class DrainOut(BaseModel):
+    name: str = Field(description="the worker as asked: a process's name or a Celery node name")
+    draining: bool
+    workers: list[str] = Field(description="the processes of its `celery worker` (every row of its node)")
 
 
 class WorkerList(BaseModel):
@@ -146,7 +155,8 @@ def _workers(at: datetime) -> list[WorkerOut]:
             heartbeat_age_seconds=round(age, 3),
             alive=age < config.recovery.worker_silent_seconds,
             holding=[HeldOut(job_id=h.job_id, puzzles=h.puzzles, parts=h.parts) for h in w.held],
-            done_last_minute=w.done))
+            done_last_minute=w.done, draining=w.draining_since is not None,
+            draining_since=w.draining_since))
     return out
 
 
@@ -159,6 +169,41 @@ def list_workers():
     recovery = settings().recovery
     return WorkerList(items=_workers(now()), heartbeat_seconds=recovery.heartbeat_seconds,
                       silent_seconds=recovery.worker_silent_seconds)
+
+
+# A name no row can have (the column's length, control characters) is not looked up: 404 as unknown.
+NAME_MAX = 200
+
+
+def _drain(name: str, draining: bool) -> DrainOut:
+    marked = None
+    if len(name) <= NAME_MAX and name.isprintable():
+        with sessions() as s, s.begin():
+            marked = workers.drain(s, name, draining)
+    if marked is None:
+        raise Problem(404, "Not Found", f"no worker is named {name[:NAME_MAX]!r}: give a name or a "
+                                        "celery_node that GET /api/v1/workers lists")
+    log.info("an operator asked worker %s to %s (%d process(es))", name,
+             "drain" if draining else "take work again", len(marked))
+    return DrainOut(name=name, draining=draining, workers=marked)
+
+
+@bp.post("/workers/<name>/drain")
+@spec.validate(resp=Response(HTTP_200=DrainOut, HTTP_404=ProblemOut, **ERRORS), tags=["operations"])
+def drain_worker(name: str):
+    """Drain the `celery worker` of ``name`` (a process's name or its Celery node name): every
+    process of it, within a heartbeat or two, stops taking tasks from its queues and finishes what
+    it holds; it stays listed, ``draining``, and takes work again on a restart or an undrain. 404
+    for a name no worker has. Operators only (ADMIN_TOKENS)."""
+    return _drain(name, True)
+
+
+@bp.post("/workers/<name>/undrain")
+@spec.validate(resp=Response(HTTP_200=DrainOut, HTTP_404=ProblemOut, **ERRORS), tags=["operations"])
+def undrain_worker(name: str):
+    """Let a drained `celery worker` take tasks from its queues again. 404 for a name no worker
+    has. Operators only (ADMIN_TOKENS)."""
+    return _drain(name, False)
 
 
 @bp.get("/queues")

@@ -375,6 +375,22 @@ class WebhookSecretOut(BaseModel):
     algorithm: str = "HMAC-SHA256"
 
 
+class WebhookTestIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    callback_url: str = Field(description="the URL to try, as a job's callback_url would name it")
+
+
+class WebhookTestOut(BaseModel):
+    callback_url: str
+    delivered: bool = Field(description="a 2xx came back: a job's delivery to this URL would be accepted")
+    status: int | None = Field(description="the HTTP status the URL answered; null: none came")
+    error: str | None = Field(description="why no answer came, or what the answer was; null when delivered")
+    ms: float = Field(description="milliseconds the attempt took")
+    delivery_id: int = Field(description="the X-Delivery-Id sent: 0, which no job's delivery has")
+    body: str = Field(description="the exact body sent, a completed job's summary marked \"test\": true")
+
+
 class KindOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 

@@ -62,6 +62,7 @@ class Worker:
     held: list[Held] = field(default_factory=list)
     done: int = 0
     celery_node: str | None = None  # its `celery worker`'s node name, where it has one
+    draining_since: datetime | None = None  # when an operator asked it to drain (store.workers.drain)
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,8 @@ def workers(s: Session, at: datetime) -> list[Worker]:
         head, pid, node = split_name(row.name)
         host, celery = celery_node_of(head)
         found[row.name] = Worker(row.name, host, pid, node, _queues(row.queues), aware(row.started_at),
-                                 aware(row.beat_at), celery_node=celery)
+                                 aware(row.beat_at), celery_node=celery,
+                                 draining_since=None if row.draining_at is None else aware(row.draining_at))
     if not found:
         return []
     jobs = recent_jobs(s, at - WINDOW)
@@ -135,8 +137,10 @@ def _queues(text: str | None) -> list[str]:
 
 
 def living_queues(s: Session, silent_before: datetime) -> list[list[str]]:
-    """The queues of each worker process that has beaten since ``silent_before``."""
-    living = select(WorkerBeat.queues).where(WorkerBeat.beat_at >= silent_before)
+    """The queues of each worker process that has beaten since ``silent_before`` and is not draining
+    (it takes nothing new from them)."""
+    living = select(WorkerBeat.queues).where(WorkerBeat.beat_at >= silent_before,
+                                             WorkerBeat.draining_at.is_(None))
     return [_queues(q) for q in s.scalars(living)]
 
 

@@ -271,6 +271,8 @@ class WorkerBeat(Base):
     since: Mapped[datetime | None]
     # The broker queues (lanes) it takes tasks from, comma-separated; None until its first beat.
     queues: Mapped[str | None] = mapped_column(String(200))
+    # When an operator asked its `celery worker` to drain (store.workers.drain); None: it takes work.
+    draining_at: Mapped[datetime | None]
 
 
 class ReaperRun(Base):

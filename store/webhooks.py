@@ -28,6 +28,7 @@ SIGNATURE_HEADER = "X-Signature"
 TIMESTAMP_HEADER = "X-Puzzle-Queue-Timestamp"
 DELIVERY_HEADER = "X-Puzzle-Queue-Delivery"
 SIGNED_HEADER = "X-Puzzle-Queue-Signature"
+USER_AGENT = "puzzle-queue-callback"
 URL_MAX = 2000
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -53,6 +54,15 @@ def signed_headers(secret: str, timestamp: int, delivery_id: int, body: bytes) -
     return {SIGNATURE_HEADER: signature(secret, body), TIMESTAMP_HEADER: str(timestamp),
             DELIVERY_HEADER: str(delivery_id),
             SIGNED_HEADER: timestamped_signature(secret, timestamp, delivery_id, body)}
+
+
+def delivery_headers(secret: str, timestamp: int, delivery_id: int, attempt: int,
+                     body: bytes) -> dict[str, str]:
+    """Every header of a delivery's attempt: the content type, the user agent, the signatures and
+    the delivery's id and attempt number (a test delivery has its own, store.sample_delivery)."""
+    return {"Content-Type": "application/json", "User-Agent": USER_AGENT,
+            **signed_headers(secret, timestamp, delivery_id, body),
+            "X-Delivery-Id": str(delivery_id), "X-Delivery-Attempt": str(attempt)}
 
 
 def parse_allowed(entries: Iterable[str]) -> tuple[frozenset[str], tuple[Network, ...]]:

@@ -33,7 +33,7 @@ from celery.utils.log import get_logger
 import solvers
 from store import broker, logs
 from store.settings import Settings
-from worker import heartbeat, limits, reaper, warmup
+from worker import draining, heartbeat, limits, reaper, warmup
 from worker.heartbeat import Heartbeat, stop_here
 from worker.runtime import Runtime, collect_for_chunks
 
@@ -156,4 +156,6 @@ def _start_heartbeat() -> None:
     def reap(steady: bool) -> None:
         reaper.reap_if_due(runtime, trust_silence=steady)
 
-    Heartbeat(runtime.sessions, settings.recovery, reap).start()
+    consume = draining.consumer_control(app.control, lambda: heartbeat.celery_node,
+                                        lambda: heartbeat.consuming)
+    Heartbeat(runtime.sessions, settings.recovery, reap, consume=consume).start()

@@ -9,6 +9,14 @@ redelivers the task (``reject_on_worker_lost``), otherwise worker.reaper hands i
 queues written with each beat are known once the worker is set up (worker.app), before its pool
 forks. A process must be steady before it judges others silent: after a database outage every
 row is old, and the first process back must not take the living workers' work.
+
+Draining (docs/operations.md): each beat reads whether an operator asked this `celery worker` to
+drain (store.workers.drain), and the reaper's thread (which may wait on the broker, where the beats
+must not) tells its consumer to stop taking, or take again, from its queues (worker.app, through
+Celery's control API: in a prefork pool the consumer is the main process, which beats nowhere).
+Tasks already taken run to their end. A control message is fanned out and lost on a worker that
+missed it, so while draining it is sent again every ``DRAIN_AGAIN_SECONDS`` (stopping a stopped
+consumer changes nothing); a failed send is tried again at the next turn.
 """
 
 from __future__ import annotations
@@ -74,6 +82,10 @@ class Tasks:
             return min(self._started.values()) if self._started else self._ended
 
 
+# How often a draining worker's processes tell its consumer again to take nothing (see above).
+DRAIN_AGAIN_SECONDS = 30.0
+
+
 # This process's tasks, told by the task signals (worker.app).
 tasks = Tasks()
 
@@ -88,6 +100,11 @@ class Heartbeat:
     clock: Callable[[], float] = time.monotonic
     connected_since: float | None = None
     stop: threading.Event = field(default_factory=threading.Event)
+    # Given True: stop the consumer of this `celery worker` taking from its queues; False: take again.
+    consume: Callable[[bool], None] | None = None
+    draining: bool = False  # as the last beat read it
+    told: bool = False  # what ``consume`` was last told (a consumer takes work when it starts)
+    told_at: float | None = None
 
     def steady(self) -> bool:
         since = self.connected_since
@@ -97,7 +114,7 @@ class Heartbeat:
         """One beat; the first after a gap starts the quiet stretch again."""
         try:
             with self.sessions() as s, s.begin():
-                workers.beat(s, worker_name(), tasks.since(), consuming)
+                self.draining = workers.beat(s, worker_name(), tasks.since(), consuming)
         except Exception:
             self.connected_since = None
             log.warning("heartbeat: the database is not reachable", exc_info=True)
@@ -105,9 +122,27 @@ class Heartbeat:
         if self.connected_since is None:
             self.connected_since = self.clock()
 
+    def drain_turn(self) -> None:
+        """Tell the consumer what the last beat read, when it changed (or again while draining)."""
+        draining = self.draining
+        again = (draining and self.told_at is not None
+                 and self.clock() - self.told_at >= DRAIN_AGAIN_SECONDS)
+        if self.consume is None or (draining == self.told and not again):
+            return
+        try:
+            self.consume(draining)
+        except Exception:
+            log.warning("heartbeat: could not tell the consumer to %s; the next turn tries again",
+                        "drain" if draining else "take work again", exc_info=True)
+            return
+        if draining != self.told:
+            log.info("an operator asked this worker to %s", "drain" if draining else "take work again")
+        self.told, self.told_at = draining, self.clock()
+
     def reap_turn(self) -> None:
         if self.connected_since is None:
             return
+        self.drain_turn()
         try:
             self.reap(self.steady())
         except Exception:

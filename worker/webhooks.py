@@ -16,16 +16,13 @@ from datetime import datetime, timedelta
 from sqlalchemy.exc import IntegrityError
 
 from store import deliveries, webhooks
+from store.callback_http import post
 from store.deliveries import Outcome
 from store.models import aware, now
 from store.webhook_settings import Webhooks
-from worker.callback_http import post
 from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
-
-USER_AGENT = "puzzle-queue-callback"
-
 
 def lease(config: Webhooks) -> float:
     """Seconds a published attempt holds its delivery before the sweep publishes it again: room for
@@ -73,9 +70,7 @@ def deliver(runtime: Runtime, delivery_id: int, attempts: int) -> Outcome | None
             return None
         url, body, ended_at, number = claimed.url, claimed.body.encode(), claimed.ended_at, claimed.attempts
     secret = webhooks.client_secret(config.webhook_secret, owner)
-    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
-               **webhooks.signed_headers(secret, int(time.time()), delivery_id, body),
-               "X-Delivery-Id": str(delivery_id), "X-Delivery-Attempt": str(number)}
+    headers = webhooks.delivery_headers(secret, int(time.time()), delivery_id, number, body)
     outcome = post(url, body, headers, config.webhook_timeout, config.webhook_allowed_hosts)
     t = now()
     next_at = next_attempt(config, aware(ended_at), number, t)

@@ -1,6 +1,8 @@
 "use strict";
 // The fleet view: each lane's queue and each worker process, asked of /api/v1/queues and
 // /api/v1/workers every few seconds (with an operator's token when the service wants one).
+// A worker's Drain button asks its `celery worker` to finish what it holds and take nothing new
+// (POST /api/v1/workers/{name}/drain); Take work again undoes it.
 
 (() => {
   const {el} = PQ;
@@ -26,15 +28,41 @@
     return el("span", {}, ...parts);
   }
 
+  async function drain(w, button) {
+    button.disabled = true;
+    const error = document.getElementById("ops-error");
+    try {
+      await PQ.post(`/api/v1/workers/${encodeURIComponent(w.name)}/${w.draining ? "undrain" : "drain"}`);
+      error.hidden = true;
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+    }
+    clearTimeout(timer);
+    refresh();
+  }
+
+  function control(w) {
+    const button = el("button", {type: "button", className: "drain",
+                                 text: w.draining ? "Take work again" : "Drain",
+                                 title: w.draining ? "let this worker take tasks from its queues again"
+                                   : "finish what it holds and take nothing new (every process of its celery worker)"});
+    button.onclick = () => drain(w, button);
+    return button;
+  }
+
   function workerRow(w) {
     const beat = el("span", {className: `status ${w.alive ? "running" : "failed"}`,
                              text: w.alive ? "alive" : "silent"});
-    return el("tr", {"data-worker": w.name, "data-lane": w.lane || "", "data-alive": String(w.alive)},
+    const draining = w.draining ? el("span", {className: "status no_solution draining", text: "draining"}) : null;
+    return el("tr", {"data-worker": w.name, "data-lane": w.lane || "", "data-alive": String(w.alive),
+                     "data-draining": String(Boolean(w.draining))},
       el("td", {title: w.name}, el("code", {text: w.celery_node || w.host}), w.pid === null ? null : ` pid ${w.pid}`),
       el("td", {text: w.lane || "not known yet"}),
-      el("td", {}, beat, ` ${seconds(w.heartbeat_age_seconds)} ago`),
+      el("td", {}, beat, ` ${seconds(w.heartbeat_age_seconds)} ago `, draining),
       el("td", {className: "holding"}, holding(w)),
-      el("td", {className: "done", text: PQ.number(w.done_last_minute)}));
+      el("td", {className: "done", text: PQ.number(w.done_last_minute)}),
+      el("td", {}, control(w)));
   }
 
   function show(queues, workers) {
@@ -123,6 +151,7 @@
   }
 
   let activityAt = 0;
+  let timer = 0;
 
   async function refresh() {
     const error = document.getElementById("ops-error");
@@ -141,7 +170,8 @@
       error.textContent = err.status === 403 ? `${err.message} (use Forget token to give another)` : err.message;
       error.hidden = false;
     }
-    setTimeout(refresh, EVERY);
+    clearTimeout(timer);
+    timer = setTimeout(refresh, EVERY);
   }
 
   refresh();

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from client import Client, Forbidden
+from client import Client, Forbidden, NotFound
 from client.fleet import failures_table, queues_table, workers_table
 from service import create_app
 from store import workers
@@ -104,3 +104,35 @@ def test_the_failures_table_names_each_failure_and_says_when_there_is_none():
     lines = failures_table(items).splitlines()
     assert lines[1].split() == ["2026-01-01T10:00:00Z", "j1", "3", "toy", "-", "solver", "error:", "boom"]
     assert failures_table([]) == "no failed puzzles in that window"
+
+
+def test_an_operator_drains_a_worker_by_its_node_name_and_undoes_it(tmp_path):
+    app = create_app(Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'ops.db'}", REDIS_URL=None,
+                                       BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="",
+                                       API_TOKENS="alice:al1ce-token", ADMIN_TOKENS="0perator-token"))
+    Base.metadata.create_all(app.extensions["engine"])
+    with app.extensions["sessions"]() as s, s.begin():
+        for name in ("w-1@host-a:42:cafe", "w-1@host-a:43:cafe", "w-2@host-b:7:beef"):
+            workers.beat(s, name, None, ["puzzles"])
+    with serving(app) as url:
+        shown = cli(url, "--token", "0perator-token", "drain", "w-1@host-a")
+        assert shown.returncode == 0, shown.stderr
+        assert shown.stdout.splitlines() == [
+            "w-1@host-a: 2 processes finish what they hold and take nothing new",
+            "  w-1@host-a:42:cafe", "  w-1@host-a:43:cafe"]
+        table = cli(url, "--token", "0perator-token", "workers").stdout.splitlines()
+        assert table[1].split()[:3] == ["w-1@host-a:42:cafe", "cheap", "DRAINING"]
+        assert "DRAINING" not in table[3]
+        missing = cli(url, "--token", "0perator-token", "drain", "w-9@nowhere")
+        assert missing.returncode == 2 and "no worker is named 'w-9@nowhere'" in missing.stderr
+        assert cli(url, "--token", "al1ce-token", "drain", "w-1@host-a").returncode == 2
+        with Client(url, token="0perator-token") as c:
+            both = ["w-1@host-a:42:cafe", "w-1@host-a:43:cafe"]
+            assert c.undrain(both[1]) == {"name": both[1], "draining": False, "workers": both}
+            assert not any(w["draining"] for w in c.workers()["items"])
+            assert c.drain("w-2@host-b:7:beef")["workers"] == ["w-2@host-b:7:beef"]
+            with pytest.raises(NotFound):
+                c.drain("w-2@host-b:7")
+        undone = cli(url, "--token", "0perator-token", "drain", "--undo", "--json", "w-2@host-b")
+        assert json.loads(undone.stdout)["draining"] is False
+    app.extensions["engine"].dispose()

@@ -50,3 +50,39 @@ def test_a_workers_node_is_the_last_part_of_its_name():
     assert workers.node_of("host:42:cafe") == "cafe"
     assert workers.node_of("a:b:c:d") == "d"
     assert workers.node_of("plain") == "plain"
+
+
+def drain(app, name, draining=True):
+    with app.extensions["sessions"]() as s, s.begin():
+        return workers.drain(s, name, draining)
+
+
+def test_draining_marks_every_process_of_the_named_celery_worker_and_only_it(app):
+    for name in ("w@a:1:n1", "w@a:2:n1", "w@ab:3:n2", "w@b:4:n3"):
+        beat(app, name)
+    assert drain(app, "w@a:2:n1") == ["w@a:1:n1", "w@a:2:n1"], "by one process's name: its whole node"
+    found = rows(app)
+    assert found["w@a:1:n1"].draining_at is not None and found["w@a:2:n1"].draining_at is not None
+    assert found["w@ab:3:n2"].draining_at is None and found["w@b:4:n3"].draining_at is None
+    assert drain(app, "w@b") == ["w@b:4:n3"], "by its Celery node name"
+    assert drain(app, "w@a", draining=False) == ["w@a:1:n1", "w@a:2:n1"]
+    assert rows(app)["w@a:1:n1"].draining_at is None and rows(app)["w@b:4:n3"].draining_at is not None
+
+
+def test_draining_an_unknown_worker_finds_none(app):
+    beat(app, "w@a:1:n1")
+    assert drain(app, "w@x") is None
+    assert drain(app, "w@a:1") is None, "a name's head that is no node name nor a process's name"
+    assert drain(app, "w@%") is None, "no pattern"
+    assert rows(app)["w@a:1:n1"].draining_at is None
+
+
+def test_a_beat_says_whether_to_drain_and_a_new_process_takes_the_mark_of_its_node(app):
+    with app.extensions["sessions"]() as s, s.begin():
+        assert workers.beat(s, "w@a:1:n1") is False
+    drain(app, "w@a")
+    with app.extensions["sessions"]() as s, s.begin():
+        assert workers.beat(s, "w@a:1:n1") is True
+        assert workers.beat(s, "w@a:9:n1") is True, "a replaced pool process of the same node"
+        assert workers.beat(s, "w@a:5:n2") is False, "a restarted worker is a new node"
+    assert rows(app)["w@a:9:n1"].draining_at is not None

@@ -134,3 +134,41 @@ def test_at_a_phones_width_the_token_form_and_the_fleet_tables_fit(tmp_path, off
         assert page.locator("#workers thead th").all_inner_texts()[:2] == ["Worker", "Lane"]
         assert page.evaluate(width) <= PHONE
     app.extensions["engine"].dispose()
+
+
+@pytest.mark.parametrize("width", [1280, PHONE])
+def test_a_worker_is_drained_and_taken_back_from_the_fleet_view(tmp_path, offline, width):
+    """The Drain button marks every process of the worker's `celery worker` draining (shown on each
+    row), and Take work again undoes it; the page stays within a phone's width."""
+    settings = Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'ops.db'}", REDIS_URL=None,
+                                 BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="",
+                                 ADMIN_TOKENS="0perator-token")
+    app = create_app(settings)
+    Base.metadata.create_all(app.extensions["engine"])
+    with app.extensions["sessions"]() as s, s.begin():
+        for name in ("w-1@host-a:42:cafe", "w-1@host-a:43:cafe", "w-2@host-b:7:beef"):
+            workers.beat(s, name, None, ["puzzles"])
+    with serving(app) as url:
+        page = offline(url)
+        page.set_viewport_size({"width": width, "height": 844})
+        page.goto(url + "/ops")
+        page.wait_for_selector("#token-form:not([hidden])")
+        page.fill("#token", "0perator-token")
+        page.click("#token-form button[type=submit]")
+        first = page.locator("#workers tr[data-worker='w-1@host-a:42:cafe']")
+        expect(first).to_have_attribute("data-draining", "false")
+        first.locator("button.drain").click()
+        for name in ("w-1@host-a:42:cafe", "w-1@host-a:43:cafe"):
+            row = page.locator(f"#workers tr[data-worker='{name}']")
+            expect(row).to_have_attribute("data-draining", "true")
+            expect(row.locator(".draining")).to_have_text("draining")
+            expect(row.locator("button.drain")).to_have_text("Take work again")
+        expect(page.locator("#workers tr[data-worker='w-2@host-b:7:beef']")).to_have_attribute(
+            "data-draining", "false")
+        expect(page.locator("#ops-error")).to_be_hidden()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.locator("#workers tr[data-worker='w-1@host-a:43:cafe'] button.drain").click()
+        expect(page.locator("#workers tr[data-draining=true]")).to_have_count(0)
+        with Client(url, token="0perator-token") as c:
+            assert not any(w["draining"] for w in c.workers()["items"])
+    app.extensions["engine"].dispose()

@@ -1,12 +1,12 @@
-"""One callback POST (worker.callback_http) against a local server: sent as given, never redirected,
+"""One callback POST (store.callback_http) against a local server: sent as given, never redirected,
 never to a host or address the allow-list leaves out, within the timeout."""
 
 from __future__ import annotations
 
 import time
 
+from store.callback_http import post
 from tests.callback_server import CallbackServer
-from worker.callback_http import post
 
 LOCAL = ("127.0.0.1",)
 HEADERS = {"Content-Type": "application/json", "X-Signature": "sha256=00"}
