@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -448,3 +449,32 @@ def test_the_eta_of_a_job_whose_last_puzzle_waits_in_the_dear_lane_counts_the_wo
     # Each part done is a second less to wait.
     assert worker_parts.run_part(runtime_of(app), fanned[0], "w")
     assert job(client, mine)["eta_seconds"] == pytest.approx(63.03, rel=1e-3)
+
+
+def by_sleep(puzzle, options):
+    """A prediction near the truth of a toy: its sleep, once a part (within a factor of 2)."""
+    return Estimate(0.01 * len(puzzle) + options["sleep"] * max(options["split"], 1), 2.0, "test")
+
+
+def test_the_eta_of_a_job_waiting_in_a_busy_dear_lane_covers_the_time_it_then_takes(make_app, monkeypatch):
+    """The dear lane busy with 16 parts of another job (one worker, in the broker's order) when the
+    last puzzle of a job moves there: the job's eta_range holds the wall time until it ends."""
+    monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(TOY, predict=by_sleep))
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, CHEAP_LANE_SECONDS=0.03, DEAR_SHARE_SECONDS=1000.0)
+    client = app.test_client()
+    other = submit(client, "1" * 16, "1" * 16, split=8, sleep=0.15)
+    fanned = [part for whole in ids_of(app, other["id"])
+              for part in run_chunk(runtime_of(app), [whole], "c").fanned]
+    slow = {"kind": "toy", "puzzle": "2", "options": {"sleep": 0.2}}
+    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1" * 20}, slow]})
+    mine = r.json["id"]
+    light, last = ids_of(app, mine)
+    assert run_chunk(runtime_of(app), [light, last], "w", cheap_lane=True).moved == [last]
+    low, high = job(client, mine)["eta_range"]
+    started = time.monotonic()
+    for part in fanned:
+        assert worker_parts.run_part(runtime_of(app), part, "dear")
+    assert run_chunk(runtime_of(app), [last], "dear").written == 1
+    took = time.monotonic() - started
+    assert job(client, mine)["status"] == "completed"
+    assert low <= took <= high, (low, took, high)
