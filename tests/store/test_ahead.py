@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from store import ahead, rows, workers
+from store import ahead, reaping, rows, workers
 from store.ahead import DearLane, Span
 from store.models import Puzzle, Subtask, WorkerBeat, now
 from store.publish import place_in_dear_lane
@@ -104,3 +104,16 @@ def test_parts_count_their_share_and_a_job_without_dear_work_waits_on_nothing(ap
     found = read(app, mine, cheap, split)
     assert cheap not in found and close(found[mine].ahead, 8)
     assert close(found[split].own, 8) and close(found[split].ahead, 0)
+
+
+def test_a_puzzle_given_back_or_handed_on_loses_its_place_until_published_again(app, client, toy):
+    # Both are published again by their prediction: a moved puzzle to the cheap lane, where it is no
+    # dear work for anyone's eta; a dear one takes a new place as it is published.
+    given, handed = puzzle_ids(app, submit(client, 2, 2))
+    place(app, 0, given, handed)
+    with app.extensions["sessions"]() as s, s.begin():
+        rows.release(s, rows.claim(s, [given], "w", now() + timedelta(minutes=5)))
+        reaping.hand_on(s, [handed], [], now() + timedelta(minutes=5))
+    with app.extensions["sessions"]() as s:
+        places = s.execute(select(Puzzle.dear_level, Puzzle.dear_at).where(Puzzle.id.in_([given, handed])))
+        assert [tuple(p) for p in places] == [(None, None)] * 2
