@@ -36,6 +36,7 @@ from service.schemas import (
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
 from store import blocks, jobs, notices, retry, submit, webhooks
+from store.ahead import DearLane
 from store.costs import readable
 from store.db import one_statement, read_only
 from store.handover import publish_within
@@ -127,7 +128,7 @@ def job_or_404(s, job_id: str):
 
 
 def _describe_or_404(s, job_id: str) -> JobOut:
-    state = jobs.describe_job(s, g.owner, job_id)
+    state = jobs.describe_job(s, g.owner, job_id, DearLane.of(settings()))
     if state is None:
         raise _not_found(job_id)
     return JobOut.of(state)
@@ -273,7 +274,7 @@ def list_jobs():
     q: JobListQuery = request.context.query  # type: ignore[attr-defined]  # set by spectree
     with snapshot() as s:
         start = read_cursor(cursors.job_position, q.cursor)
-        states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start, q.label)
+        states, nxt = jobs.list_jobs(s, g.owner, q.status, q.limit, start, q.label, DearLane.of(settings()))
     return JobList(items=[JobOut.of(j) for j in states], next_cursor=cursors.of_job(nxt))
 
 

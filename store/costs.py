@@ -15,6 +15,11 @@ predictions of the finished work were off): ``eta / f .. eta * f`` with ``f = F 
 the job's factor (the sum of high ends over the sum of seconds) and ``left`` the share of its
 predicted seconds not yet done. ``left`` moves with every report of a running search's share, so
 the band narrows by small steps, not at each finished puzzle alone.
+
+The rate cannot see a queue: a job whose last puzzle waits in the dear lane behind other jobs' work
+would show the seconds of that puzzle alone. So the eta is at least the wait of the job's dear work
+(store.ahead: the dear work ahead of it and its own, over the lane's workers), and so is each end
+of the band (from the predictions' ranges of that work).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import Session
 
+from store.ahead import Ahead
 from store.models import UNFINISHED, Job, aware
 
 # SQL: a job's predicted seconds not yet done, what it holds of its client's budget and of the work
@@ -73,8 +79,10 @@ def running_done_seconds(seconds: Any, done: Any, total: Any, progress: Any) -> 
     return func.coalesce(seconds, 0.0) * running_share(done, total, progress)
 
 
-def summary(cost: Cost | None, status: str, started_at: datetime | None, at: datetime) -> dict[str, Any]:
-    """A job's predicted seconds and eta as GET /api/v1/jobs/{id} shows them (service.schemas.JobOut)."""
+def summary(cost: Cost | None, status: str, started_at: datetime | None, at: datetime,
+            ahead: Ahead | None = None) -> dict[str, Any]:
+    """A job's predicted seconds and eta as GET /api/v1/jobs/{id} shows them (service.schemas.JobOut);
+    with ``ahead``, no less than the wait of its dear work behind the dear lane's (store.ahead)."""
     if cost is None:
         return {"estimated_seconds_total": None, "estimated_seconds_done": None,
                 "eta_seconds": None, "eta_range": None}
@@ -87,7 +95,11 @@ def summary(cost: Cost | None, status: str, started_at: datetime | None, at: dat
     left = max(cost.seconds - cost.done, 0.0)
     eta = left / (cost.done / elapsed)
     band = cost.factor ** (left / cost.seconds)
-    return out | {"eta_seconds": _rounded(eta), "eta_range": [_rounded(eta / band), _rounded(eta * band)]}
+    low, high = eta / band, eta * band
+    if ahead is not None:  # the rate knows nothing of a queue the job's last work waits in
+        wait = ahead.wait()
+        eta, low, high = max(eta, wait.seconds), max(low, wait.low), max(high, wait.high)
+    return out | {"eta_seconds": _rounded(eta), "eta_range": [_rounded(low), _rounded(high)]}
 
 
 def of_puzzle(seconds: float | None, factor: float | None, basis: str | None) -> dict[str, Any]:

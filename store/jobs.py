@@ -15,7 +15,8 @@ from typing import Any, cast
 from sqlalchemy import Row, Table, bindparam, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from store import chunks, costs, notices, tallies
+from store import ahead, chunks, costs, notices, tallies
+from store.ahead import Ahead, DearLane
 from store.costs import Cost
 from store.db import changed_rows
 from store.models import (
@@ -51,6 +52,7 @@ class JobState:
     counts: Mapping[str, int] = field(default_factory=dict)
     progress: float = 0.0
     cost: Cost | None = None  # None: a job stored without predictions
+    ahead: Ahead | None = None  # its dear work and the dear lane's ahead of it (store.ahead), if read
 
     def summary(self) -> dict[str, Any]:
         """The job as GET /api/v1/jobs/{id} shows it (service.schemas.JobOut), as plain JSON values."""
@@ -58,7 +60,8 @@ class JobState:
                 "created_at": iso_time(self.created_at), "started_at": iso_time(self.started_at),
                 "finished_at": iso_time(self.finished_at), "total": self.total,
                 "counts": {status: self.counts.get(status, 0) for status in PUZZLE_STATUSES},
-                "progress": self.progress, **costs.summary(self.cost, self.status, self.started_at, now())}
+                "progress": self.progress,
+                **costs.summary(self.cost, self.status, self.started_at, now(), self.ahead)}
 
 
 def possible_job_id(job_id: str) -> bool:
@@ -118,10 +121,10 @@ def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, tuple[float, fl
 
 
 def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int],
-              partial: tuple[float, float] = (0.0, 0.0)) -> JobState:
+              partial: tuple[float, float] = (0.0, 0.0), waits: Ahead | None = None) -> JobState:
     """``partial``: the done share of its running puzzles, as a number of puzzles and as predicted
-    seconds (``partial_for``). A cancelled job's progress is the share of its puzzles that ended
-    before the cancel."""
+    seconds (``partial_for``); ``waits``: its dear work and what is ahead of it (store.ahead). A
+    cancelled job's progress is the share of its puzzles that ended before the cancel."""
     cost = costs.of_job(job.estimated_seconds, job.estimated_high, job.done_seconds + partial[1])
     if job.status == CANCELLED and job.total:  # a cancelled puzzle did none of its work
         progress = round((job.total - counts.get(CANCELLED, 0)) / job.total, 6)
@@ -133,7 +136,7 @@ def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int],
         progress = round((job.total - job.pending + partial[0]) / job.total, 6) if job.total else 1.0
     return JobState(id=job.id, status=job.status, label=job.label, created_at=job.created_at,
                     started_at=job.started_at, finished_at=job.finished_at, total=job.total,
-                    counts=counts, progress=progress, cost=cost)
+                    counts=counts, progress=progress, cost=cost, ahead=waits)
 
 
 # A job's row beside its puzzles counted by status, with each status's sum of the done shares of
@@ -153,8 +156,9 @@ _DESCRIBE = (select(_jobs.c.id, _jobs.c.owner, _jobs.c.label, _jobs.c.status, _j
              .group_by(_jobs.c.id, _puzzles.c.status))
 
 
-def describe_job(s: Session, owner: str | None, job_id: str) -> JobState | None:
-    """The job as the API shows it (its counts and progress too); None as for ``get_job``."""
+def describe_job(s: Session, owner: str | None, job_id: str, lane: DearLane | None = None) -> JobState | None:
+    """The job as the API shows it (its counts and progress too); None as for ``get_job``. With the
+    ``lane``, its eta counts the dear lane's work ahead of it (store.ahead)."""
     rows = s.execute(_DESCRIBE, {"job_id": job_id}).all() if possible_job_id(job_id) else []
     if not rows or (owner is not None and rows[0].owner != owner):
         return None  # another client's job is as invisible as a missing one
@@ -166,7 +170,16 @@ def describe_job(s: Session, owner: str | None, job_id: str) -> JobState | None:
         # A final job has no running puzzles, whose shares alone move progress between whole puzzles.
         if row.puzzle_status == RUNNING and rows[0].status in UNFINISHED:
             partial = (float(row.share or 0.0), float(row.share_seconds or 0.0))
-    return job_state(rows[0], counts, partial)
+    waits = _waits(s, [rows[0]], lane)
+    return job_state(rows[0], counts, partial, waits.get(job_id))
+
+
+def _waits(s: Session, found: Sequence[Job | Row[*tuple[Any, ...]]],
+           lane: DearLane | None) -> dict[str, Ahead]:
+    """The dear work of these jobs, the unfinished ones, and what waits ahead of it; nothing read
+    without a ``lane``."""
+    ids = [j.id for j in found if j.status in UNFINISHED]
+    return ahead.of_jobs(s, ids, lane, now()) if lane is not None and ids else {}
 
 
 def get_puzzle(s: Session, job_id: str, index: int) -> Puzzle | None:
@@ -211,9 +224,10 @@ def _matching(q: Any, owner: str | None, status: str | None, label: str | None) 
 
 
 def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
-              start: JobPosition | None = None, label: str | None = None,
+              start: JobPosition | None = None, label: str | None = None, lane: DearLane | None = None,
               ) -> tuple[list[JobState], JobPosition | None]:
-    """A page of jobs, newest first, from ``start`` on, and the next page's first position."""
+    """A page of jobs, newest first, from ``start`` on, and the next page's first position; with the
+    ``lane``, their etas count the dear lane's work ahead of them (``describe_job``)."""
     q = _matching(select(Job), owner, status, label)
     if start is not None:
         created, job_id = start
@@ -222,8 +236,8 @@ def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
     nxt = (jobs[limit].created_at, jobs[limit].id) if len(jobs) > limit else None
     jobs = jobs[:limit]
     ids = [j.id for j in jobs]
-    counts, partial = counts_for(s, ids), partial_for(s, ids)
-    return [job_state(j, counts[j.id], partial[j.id]) for j in jobs], nxt
+    counts, partial, waits = counts_for(s, ids), partial_for(s, ids), _waits(s, jobs, lane)
+    return [job_state(j, counts[j.id], partial[j.id], waits.get(j.id)) for j in jobs], nxt
 
 
 def matching_jobs(s: Session, owner: str | None, statuses: Sequence[str], label: str | None,

@@ -35,6 +35,9 @@ QUEUED, RUNNING = "queued", "running"
 SOLVED, NO_SOLUTION, FAILED, CANCELLED = "solved", "no_solution", "failed", "cancelled"
 COMPLETED = "completed"
 UNFINISHED = (QUEUED, RUNNING)
+# The rows queued or running in the dear lane, as the partial indexes and the ETA's sums (store.queue)
+# both spell it: literal values, so that PostgreSQL's plans for any parameters can use the indexes.
+DEAR_LIVE = text("dear_at IS NOT NULL AND status IN ('queued', 'running')")
 FINAL = (SOLVED, NO_SOLUTION, FAILED, CANCELLED)
 PUZZLE_STATUSES = UNFINISHED + FINAL
 JOB_STATUSES = (QUEUED, RUNNING, COMPLETED, CANCELLED)
@@ -143,6 +146,10 @@ class Puzzle(Claimed, Base):
     estimate_factor: Mapped[float | None] = mapped_column(Float)
     estimate_basis: Mapped[str | None] = mapped_column(String(32))
     progress: Mapped[float | None] = mapped_column(Float)  # share of its search done, while it runs (claim)
+    # Its place in the dear lane (store.publish.place_in_dear_lane): the broker level and the time it
+    # was last published there; None while it never was. The ETA counts the work ahead (store.queue).
+    dear_level: Mapped[int | None] = mapped_column(Integer)
+    dear_at: Mapped[datetime | None]
 
     # Every puzzle row a worker solves is updated at least twice, claimed and written; both change
     # ``deadline``, which the deadlines' partial index covers, so neither is a "HOT" update (made in
@@ -153,6 +160,8 @@ class Puzzle(Claimed, Base):
         Index("uq_puzzles_job_index", "job_id", "index", unique=True),
         Index("ix_puzzles_deadline", "deadline", postgresql_where=text("deadline IS NOT NULL"),
               sqlite_where=text("deadline IS NOT NULL")),
+        # The dear lane's live rows, which the ETA sums (store.queue): few, whatever the history.
+        Index("ix_puzzles_dear", "dear_level", "dear_at", postgresql_where=DEAR_LIVE, sqlite_where=DEAR_LIVE),
         # SQLite would give a deleted job's last ids to the next job (a late task could find its rows).
         {"postgresql_with": {"fillfactor": 40}, "sqlite_autoincrement": True},
     )
@@ -237,9 +246,13 @@ class Subtask(Claimed, Base):
     result: Mapped[dict[str, Any] | None]
     stats: Mapped[dict[str, Any] | None]
     error: Mapped[str | None] = mapped_column(Text)
+    dear_level: Mapped[int | None] = mapped_column(Integer)  # as a puzzle's: its place in the dear lane
+    dear_at: Mapped[datetime | None]
 
     __table_args__ = (
         Index("uq_subtasks_puzzle_index", "puzzle_id", "index", unique=True),
+        Index("ix_subtasks_dear", "dear_level", "dear_at", postgresql_where=DEAR_LIVE,
+              sqlite_where=DEAR_LIVE),
         # As puzzles: a retried split puzzle's new subtasks must not take its old ones' ids.
         {"postgresql_with": {"fillfactor": 70}, "sqlite_autoincrement": True},
     )

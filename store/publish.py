@@ -156,13 +156,41 @@ def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]], parts:
 
 def publish_or_mark_due(publisher: Publisher, sessions: sessionmaker[Session],
                         groups: Sequence[Sequence[int]], parts: bool = False, dear: bool = False,
-                        rank: int = 0, ranks: Sequence[int] | None = None) -> bool:
+                        rank: int = 0, ranks: Sequence[int] | None = None, share: int = 1) -> bool:
     """Publish; if the broker refuses, mark the rows due (deadline now), so that the reaper's next
-    run publishes them again instead of waiting for QUEUED_STALE_SECONDS."""
+    run publishes them again instead of waiting for QUEUED_STALE_SECONDS. ``ranks``: each group's
+    (one a task), else spread from ``rank`` by count, ``share`` (FAIR_SHARE) at a level. Rows for
+    the dear lane (``dear``, or ``parts``) take their place there first (``place_in_dear_lane``)."""
+    if dear or parts:
+        levels = ([min(PRIORITIES - 1, r) for r in ranks] if ranks is not None
+                  else priorities(len(groups), rank, share))
+        place_in_dear_lane(sessions, Subtask if parts else Puzzle, groups, levels)
+    if ranks is not None and not parts:  # a puzzle task takes one rank: one publish each
+        published = True
+        for ids, level in zip(groups, ranks, strict=True):
+            published = publish_or_mark_due(publisher, sessions, [ids], dear=dear, rank=level) and published
+        return published
     if publish_safely(publisher, groups, parts=parts, dear=dear, rank=rank, ranks=ranks):
         return True
     mark_due(sessions, [i for ids in groups for i in ids], Subtask if parts else Puzzle)
     return False
+
+
+def place_in_dear_lane(sessions: sessionmaker[Session], model: type[Puzzle] | type[Subtask],
+                       groups: Sequence[Sequence[int]], levels: Sequence[int]) -> None:
+    """Record where rows wait in the dear lane (``dear_level``, and now as ``dear_at``), before they
+    are published: the ETA counts the dear work ahead of a job's (store.queue). One UPDATE a level."""
+    by_level: dict[int, list[int]] = {}
+    for ids, level in zip(groups, levels, strict=True):
+        by_level.setdefault(level, []).extend(ids)
+    try:
+        with sessions() as s, s.begin():
+            t = now()
+            for level, ids in by_level.items():
+                s.execute(update(model).where(model.id.in_(ids)).values(dear_level=level, dear_at=t)
+                          .execution_options(synchronize_session=False))
+    except Exception:  # only the ETA reads it: the work goes on
+        log.exception("could not record the dear lane's place of %d row(s)", sum(map(len, by_level.values())))
 
 
 def dear_levels(costs: Sequence[float], rank: int, queued: float, quantum: float) -> list[int]:
@@ -184,23 +212,37 @@ def part_levels(s: Session, subtask_ids: Sequence[int], quantum: float) -> list[
     them. None (spread by count) without a ``quantum`` (DEAR_SHARE_SECONDS)."""
     if quantum <= 0 or not subtask_ids:
         return None
-    rows = s.execute(select(Subtask.id, Subtask.puzzle_id, Puzzle.estimated_seconds, Puzzle.parts_total,
-                            Job.owner)
+    rows = s.execute(select(Subtask.id, Puzzle.estimated_seconds, Puzzle.parts_total, Job.owner)
                      .join(Puzzle, Puzzle.id == Subtask.puzzle_id).join(Job, Job.id == Puzzle.job_id)
                      .where(Subtask.id.in_(list(subtask_ids)))).all()
-    split: dict[int, tuple[str, float, int]] = {r.puzzle_id: (r.owner, r.estimated_seconds or 0.0,
-                                                               max(r.parts_total, 1)) for r in rows}
-    owners = {owner for owner, _seconds, _parts in split.values()}
-    ahead = work_left(s, owners)
-    for r in rows:  # the parts published here count one by one below; the puzzles' others stay ahead
-        owner, seconds, parts = split[r.puzzle_id]
-        ahead[owner] -= seconds / parts
+    shares = {r.id: (r.owner, (r.estimated_seconds or 0.0) / max(r.parts_total, 1)) for r in rows}
+    return _owner_levels(s, subtask_ids, shares, quantum)
+
+
+def puzzle_levels(s: Session, puzzle_ids: Sequence[int], quantum: float) -> list[int] | None:
+    """The ranks of puzzles published to the dear lane one a task (moved there past the cheap lane's
+    cap, worker.chunk), as ``part_levels``: each behind its owner's unfinished work other than
+    itself, then behind the puzzles before it. None (spread by count) without a ``quantum``."""
+    if quantum <= 0 or not puzzle_ids:
+        return None
+    rows = s.execute(select(Puzzle.id, Puzzle.estimated_seconds, Job.owner).join(Job, Job.id == Puzzle.job_id)
+                     .where(Puzzle.id.in_(list(puzzle_ids)))).all()
+    return _owner_levels(s, puzzle_ids, {r.id: (r.owner, r.estimated_seconds or 0.0) for r in rows}, quantum)
+
+
+def _owner_levels(s: Session, ids: Sequence[int], cost: dict[int, tuple[str, float]],
+                  quantum: float) -> list[int]:
+    """Each row's rank (``cost``: its owner and predicted seconds; a row not found takes 0): behind
+    its owner's unfinished work, less the rows here, which count one by one in id order."""
+    ahead = work_left(s, {owner for owner, _seconds in cost.values()})
+    for owner, seconds in cost.values():
+        ahead[owner] -= seconds
     level_of: dict[int, int] = {}
-    for r in sorted(rows, key=lambda row: row.id):
-        owner, seconds, parts = split[r.puzzle_id]
-        level_of[r.id] = dear_levels([seconds / parts], 0, max(ahead[owner], 0.0), quantum)[0]
-        ahead[owner] += seconds / parts
-    return [level_of[i] for i in subtask_ids]
+    for i in sorted(cost):
+        owner, seconds = cost[i]
+        level_of[i] = dear_levels([seconds], 0, max(ahead[owner], 0.0), quantum)[0]
+        ahead[owner] += seconds
+    return [level_of.get(i, 0) for i in ids]
 
 
 def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], lanes: Lanes,
@@ -221,10 +263,10 @@ def publish_in_lanes(publisher: Publisher, sessions: sessionmaker[Session], lane
         lane = [(ids, cost) for ids, cost in chunks if lanes.is_dear(cost) == dear]
         if dear and lane and queued is not None and quantum > 0:
             levels = dear_levels([cost for _ids, cost in lane], rank, queued, quantum)
-            for (ids, _cost), level in zip(lane, levels, strict=True):
-                publish_or_mark_due(publisher, sessions, [ids], dear=True, rank=level)
+            publish_or_mark_due(publisher, sessions, [ids for ids, _cost in lane], dear=True, ranks=levels)
         elif lane:
-            publish_or_mark_due(publisher, sessions, [ids for ids, _cost in lane], dear=dear, rank=rank)
+            publish_or_mark_due(publisher, sessions, [ids for ids, _cost in lane], dear=dear, rank=rank,
+                                share=lanes.fair_share)
 
 
 def mark_due(sessions: sessionmaker[Session], ids: Sequence[int],

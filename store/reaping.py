@@ -103,10 +103,11 @@ def lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
 
 def hand_on(s: Session, puzzles: Sequence[int], parts: Sequence[int], deadline: datetime) -> None:
     """Lost puzzle rows and subtasks about to be published again: held by no worker now, until the
-    new task claims them (so not orphaned again), with a new deadline."""
+    new task claims them (so not orphaned again), with a new deadline, and no place in the dear
+    lane until their publish gives them one (a moved puzzle goes back by its prediction)."""
     for model, ids in ((Puzzle, puzzles), (Subtask, parts)):
         if ids:
             s.execute(update(model)
                       .where(among(s, model.id, ids, per_row=True), model.status.in_(UNFINISHED))
-                      .values(deadline=deadline, worker=None)
+                      .values(deadline=deadline, worker=None, dear_level=None, dear_at=None)
                       .execution_options(synchronize_session=False))

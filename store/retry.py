@@ -129,6 +129,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
                   .values(status=QUEUED, options=new_options, attempts=Puzzle.attempts + 1,
                           attempts_base=Puzzle.attempts + 1, result=None, stats=None, block_id=None,
                           error=None, solve_ms=None, worker=None, started_at=None, finished_at=None,
+                          dear_level=None, dear_at=None,
                           deadline=t + timedelta(seconds=queued_stale_seconds), parts_total=0,
                           parts_done=0, stop_requested=False, split_head=None)
                   .execution_options(synchronize_session=False))

@@ -129,10 +129,12 @@ def extend(s: Session, held: Sequence[Assigned], deadline: datetime) -> None:
 
 
 def release(s: Session, held: Sequence[Assigned]) -> None:
-    """Give back puzzles this task claimed but never started, as if it had not claimed them."""
+    """Give back puzzles this task claimed but never started, as if it had not claimed them. They are
+    published again by their prediction, which places them anew if that is the dear lane."""
     for a in held:
         if changed_rows(s, update(Puzzle).where(Puzzle.id == a.id, still_mine(a))
-                        .values(status=QUEUED, attempts=Puzzle.attempts - 1, worker=None)):
+                        .values(status=QUEUED, attempts=Puzzle.attempts - 1, worker=None, dear_level=None,
+                                dear_at=None)):
             tallies.moved(s, a.kind, RUNNING, QUEUED)
 
 

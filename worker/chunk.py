@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from solvers.base import Estimate
 from store import events, logs, results, rows
 from store.models import FAILED, now
-from store.publish import part_levels, publish_in_lanes, publish_or_mark_due
+from store.publish import part_levels, publish_in_lanes, publish_or_mark_due, puzzle_levels
 from store.rows import Assigned, Result, SplitPuzzle
 from store.settings import Recovery, Settings, TimeBudget
 from worker.limits import Watch, alarms_raise_timeout, watching
@@ -102,13 +102,16 @@ class Batch:
 
     def to_dear_lane(self, a: Assigned) -> None:
         """A puzzle that ran past the cheap lane's cap: queued again as it was before this task (its
-        attempt not counted) and published to the dear lane, where no cap holds."""
-        stale = self.runtime.settings.recovery.queued_stale_seconds
+        attempt not counted) and published to the dear lane, where no cap holds, at its owner's
+        fair share there (``puzzle_levels``) as any dear task."""
+        settings = self.runtime.settings
         with self.runtime.sessions() as s, s.begin():
-            moved = rows.requeue(s, a, now() + timedelta(seconds=stale))
+            moved = rows.requeue(s, a, now() + timedelta(seconds=settings.recovery.queued_stale_seconds))
             events.moved(s, now(), [a.id] if moved else [], self.worker, a.attempts, self.cap)
+            ranks = puzzle_levels(s, [a.id], settings.costs.dear_share_seconds) if moved else None
         if moved:
-            publish_or_mark_due(self.runtime.publisher, self.runtime.sessions, [[a.id]], dear=True)
+            runtime = self.runtime
+            publish_or_mark_due(runtime.publisher, runtime.sessions, [[a.id]], dear=True, ranks=ranks)
             self.report.moved.append(a.id)
 
     def _write(self, s: Session) -> tuple[list[int], list[int] | None]:

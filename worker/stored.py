@@ -18,7 +18,7 @@ from solvers.base import Budgeted, Whole
 from store import chunks, events, fastjson
 from store.chunks import Held, Written
 from store.models import now
-from store.publish import publish_in_lanes, publish_or_mark_due
+from store.publish import publish_in_lanes, publish_or_mark_due, puzzle_levels
 from worker.limits import PuzzleTimeout, alarms_raise_timeout, time_limit
 from worker.outcome import within_plan
 from worker.runtime import Runtime
@@ -71,8 +71,11 @@ def _publish_left(runtime: Runtime, held: Held, report: StoredReport, leaving: S
     by_prediction = [([i], held.estimates[offset][0]) for i, offset in offsets.items()
                      if offset not in overran]
     publish_in_lanes(runtime.publisher, runtime.sessions, runtime.settings.lanes, by_prediction)
-    if report.moved:
-        publish_or_mark_due(runtime.publisher, runtime.sessions, [[i] for i in report.moved], dear=True)
+    if report.moved:  # at their owners' fair share of the dear lane, as any dear task
+        with runtime.sessions() as s:
+            ranks = puzzle_levels(s, report.moved, runtime.settings.costs.dear_share_seconds)
+        publish_or_mark_due(runtime.publisher, runtime.sessions, [[i] for i in report.moved], dear=True,
+                            ranks=ranks)
 
 
 def _solve(runtime: Runtime, held: Held) -> tuple[Written, list[int]]:

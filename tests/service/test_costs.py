@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -419,3 +420,61 @@ def test_validate_refuses_a_batch_over_the_whole_budget_as_a_post_would(make_app
     assert client.post("/api/v1/validate", headers=ALICE, json=body).status_code == 200
     assert client.post("/api/v1/validate", headers=BOB, json={**body, "puzzles": body["puzzles"] * 2}
                        ).status_code == 200  # bob's budget: 100
+
+
+def test_the_eta_of_a_job_whose_last_puzzle_waits_in_the_dear_lane_counts_the_work_ahead(make_app, steered):
+    """Issue 43: the last puzzle of a job, moved to the dear lane past the cheap lane's cap, waits
+    behind 64 queued parts of another job; the rate alone says the job is all but done."""
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, CHEAP_LANE_SECONDS=0.03, DEAR_SHARE_SECONDS=1000.0)
+    client = app.test_client()
+    other = submit(client, *["1" * 16] * 4, split=16)  # 4 puzzles of 16 s, each cut into 16 parts of 1 s
+    fanned = [part for whole in ids_of(app, other["id"])
+              for part in run_chunk(runtime_of(app), [whole], "c").fanned]
+    assert len(fanned) == 64
+    slow = {"kind": "toy", "puzzle": "0", "options": {"sleep": 0.2}}
+    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1"}, slow]})
+    mine = r.json["id"]
+    light, last = ids_of(app, mine)
+    report = run_chunk(runtime_of(app), [light, last], "w", cheap_lane=True)
+    assert report.moved == [last]
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).where(Job.id == mine).values(started_at=now() - timedelta(seconds=20)))
+    shown = job(client, mine)
+    # The rate says 0 s (all but 0 predicted seconds done); 64 s of parts wait ahead (1 s each within
+    # a factor of 2), and the moved puzzle ran past the cap of 0.03 s, on one worker.
+    assert shown["eta_seconds"] == pytest.approx(64.03, rel=1e-3)
+    assert shown["eta_range"] == pytest.approx([32.015, 128.06], rel=1e-3)
+    listed = client.get("/api/v1/jobs").json["items"]
+    assert [j["eta_seconds"] for j in listed if j["id"] == mine] == [shown["eta_seconds"]]
+    # Each part done is a second less to wait.
+    assert worker_parts.run_part(runtime_of(app), fanned[0], "w")
+    assert job(client, mine)["eta_seconds"] == pytest.approx(63.03, rel=1e-3)
+
+
+def by_sleep(puzzle, options):
+    """A prediction near the truth of a toy: its sleep, once a part (within a factor of 2)."""
+    return Estimate(0.01 * len(puzzle) + options["sleep"] * max(options["split"], 1), 2.0, "test")
+
+
+def test_the_eta_of_a_job_waiting_in_a_busy_dear_lane_covers_the_time_it_then_takes(make_app, monkeypatch):
+    """The dear lane busy with 16 parts of another job (one worker, in the broker's order) when the
+    last puzzle of a job moves there: the job's eta_range holds the wall time until it ends."""
+    monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(TOY, predict=by_sleep))
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, CHEAP_LANE_SECONDS=0.03, DEAR_SHARE_SECONDS=1000.0)
+    client = app.test_client()
+    other = submit(client, "1" * 16, "1" * 16, split=8, sleep=0.15)
+    fanned = [part for whole in ids_of(app, other["id"])
+              for part in run_chunk(runtime_of(app), [whole], "c").fanned]
+    slow = {"kind": "toy", "puzzle": "2", "options": {"sleep": 0.2}}
+    r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1" * 20}, slow]})
+    mine = r.json["id"]
+    light, last = ids_of(app, mine)
+    assert run_chunk(runtime_of(app), [light, last], "w", cheap_lane=True).moved == [last]
+    low, high = job(client, mine)["eta_range"]
+    started = time.monotonic()
+    for part in fanned:
+        assert worker_parts.run_part(runtime_of(app), part, "dear")
+    assert run_chunk(runtime_of(app), [last], "dear").written == 1
+    took = time.monotonic() - started
+    assert job(client, mine)["status"] == "completed"
+    assert low <= took <= high, (low, took, high)

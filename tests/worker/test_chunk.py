@@ -497,6 +497,19 @@ def test_a_puzzle_past_the_cheap_lanes_cap_moves_to_the_dear_lane_and_the_chunk_
     assert job_row(app, job_id).status == "completed"
 
 
+def test_a_puzzle_moved_to_the_dear_lane_keeps_its_owners_fair_share_there(make_app, toy):
+    # The owner's other job holds about 19.6 predicted seconds: 3 shares of 5 s stand before the move.
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.03, DEAR_SHARE_SECONDS=5.0)
+    post(app, toys("1", "2", "3", "4", sleep=4.9))
+    job_id = post(app, toys("12", sleep=0.08) + toys("3"))
+    slow, quick = ids_of(app, job_id)
+    publisher = RecordingPublisher()
+    assert chunk.run_chunk(runtime_of(app, publisher), [slow, quick], "w1", cheap_lane=True).moved == [slow]
+    assert publisher.dear == [[slow]] and publisher.dear_ranks == [3]
+    (moved, _) = rows(app, job_id)
+    assert moved.dear_level == 3 and moved.dear_at is not None  # its place, which the ETA reads
+
+
 def test_a_task_of_the_dear_lane_runs_a_puzzle_to_its_time_limit(make_app, toy):
     app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.03)
     job_id = post(app, toys("12", sleep=0.3))
