@@ -35,7 +35,7 @@ QUEUED, RUNNING = "queued", "running"
 SOLVED, NO_SOLUTION, FAILED, CANCELLED = "solved", "no_solution", "failed", "cancelled"
 COMPLETED = "completed"
 UNFINISHED = (QUEUED, RUNNING)
-# The rows queued or running in the dear lane, as the partial indexes and the ETA's sums (store.queue)
+# The rows queued or running in the dear lane, as the partial indexes and the ETA's sums (store.ahead)
 # both spell it: literal values, so that PostgreSQL's plans for any parameters can use the indexes.
 DEAR_LIVE = text("dear_at IS NOT NULL AND status IN ('queued', 'running')")
 FINAL = (SOLVED, NO_SOLUTION, FAILED, CANCELLED)
@@ -147,7 +147,7 @@ class Puzzle(Claimed, Base):
     estimate_basis: Mapped[str | None] = mapped_column(String(32))
     progress: Mapped[float | None] = mapped_column(Float)  # share of its search done, while it runs (claim)
     # Its place in the dear lane (store.publish.place_in_dear_lane): the broker level and the time it
-    # was last published there; None while it never was. The ETA counts the work ahead (store.queue).
+    # was last published there; None while it never was. The ETA counts the work ahead (store.ahead).
     dear_level: Mapped[int | None] = mapped_column(Integer)
     dear_at: Mapped[datetime | None]
 
@@ -160,7 +160,7 @@ class Puzzle(Claimed, Base):
         Index("uq_puzzles_job_index", "job_id", "index", unique=True),
         Index("ix_puzzles_deadline", "deadline", postgresql_where=text("deadline IS NOT NULL"),
               sqlite_where=text("deadline IS NOT NULL")),
-        # The dear lane's live rows, which the ETA sums (store.queue): few, whatever the history.
+        # The dear lane's live rows, which the ETA sums (store.ahead): few, whatever the history.
         Index("ix_puzzles_dear", "dear_level", "dear_at", postgresql_where=DEAR_LIVE, sqlite_where=DEAR_LIVE),
         # SQLite would give a deleted job's last ids to the next job (a late task could find its rows).
         {"postgresql_with": {"fillfactor": 40}, "sqlite_autoincrement": True},

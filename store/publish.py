@@ -179,7 +179,7 @@ def publish_or_mark_due(publisher: Publisher, sessions: sessionmaker[Session],
 def place_in_dear_lane(sessions: sessionmaker[Session], model: type[Puzzle] | type[Subtask],
                        groups: Sequence[Sequence[int]], levels: Sequence[int]) -> None:
     """Record where rows wait in the dear lane (``dear_level``, and now as ``dear_at``), before they
-    are published: the ETA counts the dear work ahead of a job's (store.queue). One UPDATE a level."""
+    are published: the ETA counts the dear work ahead of a job's (store.ahead). One UPDATE a level."""
     by_level: dict[int, list[int]] = {}
     for ids, level in zip(groups, levels, strict=True):
         by_level.setdefault(level, []).extend(ids)

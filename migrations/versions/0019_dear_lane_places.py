@@ -1,5 +1,5 @@
 """puzzles and subtasks keep their place in the dear lane (``dear_level``, ``dear_at``), with a partial
-index of the live ones, which the ETA sums (store.queue)
+index of the live ones, which the ETA sums (store.ahead)
 
 Revision ID: dear_lane_places
 Revises: worker_draining
