@@ -1,7 +1,8 @@
-"""Bit counts for the numba kernels (Sudoku's fast kernel, the n-Queens constellation search):
-``popcount`` (bits set) and ``lowest_bit`` (the index of the lowest bit set) of a non-negative
-int64, compiled to the processor's own instructions (LLVM's ctpop and cttz) inside a kernel, and
-plain Python under NUMBA_DISABLE_JIT=1, where the kernels call these functions themselves."""
+"""The bit helpers every kind's numba kernels share: ``popcount`` (bits set) and ``lowest_bit``
+(the index of the lowest bit set) of an int64, compiled to the processor's own instructions
+(LLVM's ctpop and cttz) inside a kernel, and plain Python under NUMBA_DISABLE_JIT=1, where the
+kernels call these functions themselves; and ``nth_bit`` (the n-th lowest bit set), a kernel.
+A kernel imports them from here rather than keeping a copy."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ from typing import Any
 
 import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import njit, types
 from numba.extending import intrinsic, overload
+
+_WORD = (1 << 64) - 1
 
 
 def popcount(x: int) -> int:
-    """The number of bits set in ``x`` (x >= 0)."""
-    return bin(int(x)).count("1")
+    """The number of bits set in the 64 bits of ``x`` (a negative int64 as the processor counts it)."""
+    return bin(int(x) & _WORD).count("1")
 
 
 def lowest_bit(x: int) -> int:
@@ -54,3 +57,11 @@ def _lowest_bit_jit(x: Any) -> Any:
         return _cttz(np.int64(x))  # type: ignore[call-arg]  # numba passes the typing context
 
     return impl if isinstance(x, types.Integer) else None
+
+
+@njit(cache=True)
+def nth_bit(x: int, n: int) -> int:
+    """The ``n``-th (from 0) lowest bit set in ``x`` as a one-bit word (x >= 0 with more than n set)."""
+    for _ in range(n):
+        x &= x - 1
+    return x & -x

@@ -29,6 +29,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from solvers.base import DONE, NODES, STOP
+from solvers.bits import nth_bit, popcount
 
 Array = NDArray[Any]
 
@@ -117,8 +118,8 @@ def _finished(frames: Array, first: int, level: int) -> float:
         if k > 0:
             above = np.uint64(FRAME * (k - 1))
             taken = frames[top + SAVED_COLS] | frames[top + SAVED_LEFT] | frames[top + SAVED_RIGHT]
-            children = _popcount(~(taken | frames[above + BLOCKED_NEXT]))
-        left = _popcount(frames[top + SAVED_AVAIL]) + (1 if k < level else 0)
+            children = popcount(~(taken | frames[above + BLOCKED_NEXT]))
+        left = popcount(frames[top + SAVED_AVAIL]) + (1 if k < level else 0)
         share += weight * (children - left) / children
         weight /= children
     return share
@@ -142,7 +143,7 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
     nodes.
     """
     if m == 1:
-        found = _popcount(avail)
+        found = popcount(avail)
         return found, found
     if m == 2:
         return _last_two(cols, left, right, avail, frames[SHIFT_NEXT], frames[BLOCKED_NEXT])
@@ -152,7 +153,7 @@ def complete(m: int, frames: Array, cols: int, left: int, right: int, avail: int
     check_below = np.uint64(FRAME * STOP_CHECK_DEPTH)
     done_before = stop[DONE]
     nodes_before = stop[NODES]
-    first = _popcount(avail)
+    first = popcount(avail)
     nodes = 0
     solutions = 0
     top = root  # the frame of the current row
@@ -367,25 +368,6 @@ def _below(state: np.uint64, m: int) -> tuple[np.uint64, np.int64]:
     return state, np.int64(product >> _S32)
 
 
-@njit(cache=True)
-def _popcount(word: int) -> int:
-    """Set bits of a non-negative int64 by summing bit fields (no multiply, so plain Python agrees)."""
-    word = word - ((word >> 1) & 0x5555555555555555)
-    word = (word & 0x3333333333333333) + ((word >> 2) & 0x3333333333333333)
-    word = (word + (word >> 4)) & 0x0F0F0F0F0F0F0F0F
-    word = word + (word >> 8)
-    word = word + (word >> 16)
-    word = word + (word >> 32)
-    return word & 0x7F
-
-
-@njit(cache=True)
-def _nth_bit(word: int, index: int) -> int:
-    for _ in range(index):
-        word &= word - 1
-    return word & -word
-
-
 @njit(cache=True, nogil=True)
 def probe_blocks(n: int, seed: int, first_block: int, blocks: int, probes: int, block_size: int,
                  stop: Array) -> Array:
@@ -420,13 +402,13 @@ def probe_blocks(n: int, seed: int, first_block: int, blocks: int, probes: int, 
             while m != 0 and row != n:
                 checked += product * n
                 free = mask & ~(cols | left | right)
-                m = _popcount(free)
+                m = popcount(free)
                 row += 1
                 if m != 0:
                     pick = 0
                     if m > 1:
                         state, pick = _below(state, m)
-                    bit = _nth_bit(free, pick)
+                    bit = nth_bit(free, pick)
                     cols |= bit
                     left = ((left | bit) << 1) & mask
                     right = (right | bit) >> 1

@@ -23,6 +23,8 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from solvers.bits import popcount
+
 Ints = npt.NDArray[np.int64]
 Bytes = npt.NDArray[np.uint8]
 Flags = npt.NDArray[np.bool_]
@@ -49,16 +51,6 @@ def neighbours(k: int) -> Ints:
             if 0 <= rr < k and 0 <= cc < k:
                 nbr[cell, d] = rr * k + cc
     return nbr
-
-
-# set bits of every 16-bit mask: a load is cheaper than the bit-twiddling sum
-_POP16 = np.array([bin(i).count("1") for i in range(1 << 16)], np.uint8)
-
-
-@jit()
-def popcount(x: int) -> int:
-    """Set bits of x < 2**32 (cell masks of boards up to 32 cells)."""
-    return int(_POP16[x & 0xFFFF]) + int(_POP16[x >> 16])
 
 
 @jit()

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solvers.sliding.kernels import Bytes, jit, popcount, rank, unrank
+from solvers.bits import lowest_bit, nth_bit, popcount
+from solvers.sliding.kernels import Bytes, jit, rank, unrank
 
 UNSEEN = 255  # a placement's distance not yet known
 
@@ -33,20 +34,6 @@ def spread_table(table: Bytes, m: int, n: int) -> Bytes:
 def _grow(mask: int, k: int, left: int, right: int, inside: int) -> int:
     """``mask`` and its cells' neighbours (left/right: the first/last column's cells), within ``inside``."""
     return (mask | ((mask & ~right) << 1) | ((mask & ~left) >> 1) | (mask << k) | (mask >> k)) & inside
-
-
-@jit()
-def _lowest(mask: int) -> int:
-    """The index of the lowest set bit of a nonzero mask."""
-    return popcount((mask & -mask) - 1)
-
-
-@jit()
-def _select(mask: int, f: int) -> int:
-    """The index of the f-th (from 0) set bit of ``mask``."""
-    for _ in range(f):
-        mask &= mask - 1
-    return _lowest(mask)
 
 
 @jit()
@@ -92,25 +79,25 @@ def pattern_layer(words: npt.NDArray[Any], dist: Bytes, depth: int, m: int, k: i
             dist[p] = depth
             settled += 1
         while todo != 0:
-            region = 1 << _select(free, _lowest(todo))
+            region = nth_bit(free, lowest_bit(todo))
             grown = _grow(region, k, left, right, free)
             while grown != region:
                 region = grown
                 grown = _grow(region, k, left, right, free)
             rest = region
             while rest != 0:  # close the region: every free cell of it, as a free-cell bit
-                c = _lowest(rest)
+                c = lowest_bit(rest)
                 rest &= rest - 1
                 word |= 1 << popcount(free & ((1 << c) - 1))
             todo &= ~word
             edge = _grow(region, k, left, right, inside) & held
             while edge != 0:  # a pattern tile next to the region slides into it; the blank takes its cell
-                t = _lowest(edge)
+                t = lowest_bit(edge)
                 edge &= edge - 1
                 i = tile_at[t]
                 into = _grow(1 << t, k, left, right, region)
                 while into != 0:
-                    c = _lowest(into)
+                    c = lowest_bit(into)
                     into &= into - 1
                     cells[i] = c
                     q = rank(cells, m, n)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solvers.bits import popcount
 from solvers.sudoku import gradek
 
 NODES = 81 * 18
@@ -33,16 +34,6 @@ def _regions() -> np.ndarray:
 
 REGIONS = _regions()
 BOX = gradek.CELL_UNITS[:, 2].copy()
-
-
-@njit(cache=True)
-def _pop(m: int) -> int:
-    """The number of set bits of ``m``."""
-    n = 0
-    while m:
-        m &= m - 1
-        n += 1
-    return n
 
 
 @njit(cache=True)
@@ -117,7 +108,7 @@ def _made_on(grid: np.ndarray, source: np.ndarray, p: int, y: bool, made: np.nda
     cell = p // 18
     d = p % 18 // 2
     k = 0
-    if y and _pop(grid[cell]) == 2:
+    if y and popcount(grid[cell]) == 2:
         made[k] = cell * 18 + other_digit(grid[cell], d) * 2 + 1
         rows[k, 0] = p
         sizes[k] = 1
@@ -329,7 +320,7 @@ def find(source: np.ndarray, multiple: bool, dynamic: bool, nishio: bool, base: 
     best[:] = 0
     for cell in range(81):
         m = source[cell]
-        size = _pop(m)
+        size = popcount(m)
         if not (size > 2 or (size > 1 and dynamic)):
             continue
         one[0] = cell

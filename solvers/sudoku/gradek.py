@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.sudoku import kernels
+from solvers.bits import lowest_bit, popcount
 
 FULL_HOUSE = 0
 HIDDEN_BOX = 1
@@ -76,17 +76,8 @@ def _full_house(values: np.ndarray, cands: np.ndarray) -> tuple[int, int]:
                 open_cell = UNITS[u, k]
                 count += 1
         if count == 1 and cands[open_cell]:
-            return open_cell, _lowest(cands[open_cell]) + 1
+            return open_cell, lowest_bit(cands[open_cell]) + 1
     return -1, 0
-
-
-@njit(cache=True)
-def _lowest(m: int) -> int:
-    """The index of the lowest set bit of ``m`` (> 0)."""
-    d = 0
-    while not m >> d & 1:
-        d += 1
-    return d
 
 
 @njit(cache=True)
@@ -102,7 +93,7 @@ def _hidden(cands: np.ndarray, units: np.ndarray) -> tuple[int, int]:
             once |= m
         single = once & ~twice
         if single:
-            d = _lowest(single)
+            d = lowest_bit(single)
             for k in range(9):
                 if cands[UNITS[u, k]] >> d & 1:
                     return UNITS[u, k], d + 1
@@ -115,7 +106,7 @@ def _naked(cands: np.ndarray) -> tuple[int, int]:
     for cell in range(81):
         m = cands[cell]
         if m and m & (m - 1) == 0:
-            return cell, _lowest(m) + 1
+            return cell, lowest_bit(m) + 1
     return -1, 0
 
 
@@ -195,7 +186,7 @@ def places(cands: np.ndarray) -> np.ndarray:
         for k in range(9):
             m = cands[UNITS[u, k]]
             while m:
-                d = _lowest(m)
+                d = lowest_bit(m)
                 m &= m - 1
                 out[u, d] |= 1 << k
     return out
@@ -217,7 +208,7 @@ def _eliminate(cell: int, mask: int, cands: np.ndarray, elims: np.ndarray, n: in
     """Append (cell, value) to ``elims`` for each digit of ``mask`` possible in ``cell``; the count after."""
     m = cands[cell] & mask
     while m:
-        d = _lowest(m)
+        d = lowest_bit(m)
         m &= m - 1
         elims[n, 0] = cell
         elims[n, 1] = d + 1
@@ -251,7 +242,7 @@ def locked(kind: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarray,
     for u in range(first, last):
         for d in range(9):
             m = places[u, d]
-            if kernels.popcount(m) < 2:
+            if popcount(m) < 2:
                 continue
             for k in range(3):
                 target = -1
@@ -282,19 +273,19 @@ def naked_subset(k: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
     for u in range(27):
         items = 0  # positions of the cells with 2..k candidates
         for j in range(9):
-            p = kernels.popcount(cands[UNITS[u, j]])
+            p = popcount(cands[UNITS[u, j]])
             if 2 <= p <= k:
                 items |= 1 << j
-        if kernels.popcount(items) < k:
+        if popcount(items) < k:
             continue
         for sel in range(512):
-            if sel & ~items or kernels.popcount(sel) != k:
+            if sel & ~items or popcount(sel) != k:
                 continue
             mask = 0
             for j in range(9):
                 if sel >> j & 1:
                     mask |= cands[UNITS[u, j]]
-            if kernels.popcount(mask) != k:
+            if popcount(mask) != k:
                 continue
             n = 0
             for j in range(9):
@@ -313,19 +304,19 @@ def hidden_subset(k: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarr
     for u in range(27):
         items = 0  # the digits with 2..k places
         for d in range(9):
-            p = kernels.popcount(places[u, d])
+            p = popcount(places[u, d])
             if 2 <= p <= k:
                 items |= 1 << d
-        if kernels.popcount(items) < k:
+        if popcount(items) < k:
             continue
         for sel in range(512):
-            if sel & ~items or kernels.popcount(sel) != k:
+            if sel & ~items or popcount(sel) != k:
                 continue
             where = 0
             for d in range(9):
                 if sel >> d & 1:
                     where |= places[u, d]
-            if kernels.popcount(where) != k:
+            if popcount(where) != k:
                 continue
             n = 0
             for j in range(9):
@@ -347,19 +338,19 @@ def fish(k: int, cands: np.ndarray, places: np.ndarray, cells: np.ndarray,
             cover = 9 - base
             items = 0  # the base lines with 2..k places of the digit
             for i in range(9):
-                p = kernels.popcount(places[base + i, d])
+                p = popcount(places[base + i, d])
                 if 2 <= p <= k:
                     items |= 1 << i
-            if kernels.popcount(items) < k:
+            if popcount(items) < k:
                 continue
             for sel in range(512):
-                if sel & ~items or kernels.popcount(sel) != k:
+                if sel & ~items or popcount(sel) != k:
                     continue
                 mask = 0
                 for i in range(9):
                     if sel >> i & 1:
                         mask |= places[base + i, d]
-                if kernels.popcount(mask) != k:
+                if popcount(mask) != k:
                     continue
                 n = 0
                 for j in range(9):
@@ -391,13 +382,13 @@ def wing(xyz: bool, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray) -> 
     wings = np.empty(20, np.int64)
     for pivot in range(81):
         pm = cands[pivot]
-        if kernels.popcount(pm) != (3 if xyz else 2):
+        if popcount(pm) != (3 if xyz else 2):
             continue
         n_wings = 0
         for k in range(PEERS.shape[1]):
             q = PEERS[pivot, k]
-            fits = cands[q] & ~pm == 0 if xyz else kernels.popcount(cands[q] & pm) == 1
-            if kernels.popcount(cands[q]) == 2 and fits:
+            fits = cands[q] & ~pm == 0 if xyz else popcount(cands[q] & pm) == 1
+            if popcount(cands[q]) == 2 and fits:
                 wings[n_wings] = q
                 n_wings += 1
         for i in range(n_wings):
@@ -406,7 +397,7 @@ def wing(xyz: bool, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray) -> 
                 b = wings[j]
                 if xyz:
                     z = cands[a] & cands[b]
-                    ok = cands[a] != cands[b] and kernels.popcount(z) == 1
+                    ok = cands[a] != cands[b] and popcount(z) == 1
                 else:
                     z = cands[a] & ~pm
                     ok = cands[a] & cands[b] & pm == 0 and cands[b] & ~pm == z

@@ -28,6 +28,7 @@ from numba import njit
 
 from solvers.base import DONE, STOP
 from solvers.base import NODES as SEARCHED  # the flag's slot; NODES below is the stats' own
+from solvers.bits import lowest_bit, popcount
 
 # stats indices
 NODES = 0
@@ -50,25 +51,6 @@ BUDGET_EXCEEDED = -1
 # search looks at the stop flag once per this many nodes: few enough that a stop lands within
 # milliseconds, many enough that the checks cost nothing measurable.
 STOP_CHECK_NODES = 1024
-
-
-@njit(cache=True)
-def popcount(m: int) -> int:
-    k = 0
-    while m:
-        m &= m - 1
-        k += 1
-    return k
-
-
-@njit(cache=True)
-def bit_value(b: int) -> int:
-    """The value 1..n of a one-bit mask."""
-    v = 1
-    while b > 1:
-        b >>= 1
-        v += 1
-    return v
 
 
 @njit(cache=True)
@@ -355,10 +337,7 @@ def greedy_branch(c: np.ndarray, peers: np.ndarray, order: np.ndarray, tied: np.
         m = c[cell]
         if m & (m - 1) == 0:
             continue
-        k = 0
-        while m and k <= fewest:
-            m &= m - 1
-            k += 1
+        k = popcount(m)
         if k < fewest:
             fewest = k
             n_tied = 0
@@ -567,7 +546,7 @@ def search(cands0: np.ndarray, depth0: int, greedy: bool, max_solutions: int, no
             found += 1
             if found == 1:
                 for i in range(n_cells):
-                    solution[i] = bit_value(stack[d, i])
+                    solution[i] = lowest_bit(stack[d, i]) + 1
             if found >= max_solutions:
                 return found
         n_children[d] = k

@@ -38,6 +38,7 @@ from solvers.base import (
     check_stop,
     stop_flag,
 )
+from solvers.bits import lowest_bit
 from solvers.sudoku import kernels
 from solvers.sudoku.grid import Grid, layout, render
 from solvers.sudoku.outcome import TECHNIQUES, SudokuStats, outcome
@@ -108,7 +109,7 @@ def split(grid: Grid, options: Options, k: int) -> Split:
             status, cell, n_children = kernels.expand(c, greedy, entry.depth, lay.full, lay.peers, lay.units,
                                                 lay.cell_units, order, counters)
             if status == kernels.COMPLETE:
-                values = np.array([kernels.bit_value(m) for m in c])
+                values = np.array([lowest_bit(m) + 1 for m in c])
                 expanded.append(_Entry(entry.depth, solution=render(values)))
             elif status == kernels.BRANCH:
                 if n_children > 1:

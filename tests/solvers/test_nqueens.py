@@ -419,9 +419,7 @@ def test_kernel_tests_pass_with_bounds_checks(tmp_path):
     assert " passed" in done.stdout
 
 
-def test_kernel_popcount_and_uniform_draws():
-    words = [0, 1, 2**62, 2**63 - 1, 0x5555555555555555, 123456789123456789]
-    assert [kernels._popcount(w) for w in words] == [bin(w).count("1") for w in words]
+def test_kernel_uniform_draws():
     state, tally = np.uint64(42), [0] * 5
     for _ in range(50_000):
         state, pick = kernels._below(state, 5)
