@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from solvers.base import Stopwatch, WrongAnswer
+from solvers.bits import lowest_bit
 from solvers.sudoku import kernels, tree
 from solvers.sudoku.grade import GUESS, SINGLES, Grade, Step, guess_rating
 from solvers.sudoku.grid import Grid, layout
@@ -111,17 +112,13 @@ class Board:
             cands[cell] &= ~(1 << (value - 1))
 
 
-def lowest(m: int) -> int:
-    return (m & -m).bit_length() - 1
-
-
 def easiest_single(board: Board) -> tuple[int, int, int] | None:
     """(code, cell, value) of the easiest single in the grader's order, or None."""
     g, values, cands = board.shape, board.values, board.cands
     for unit in g.units:
         open_cells = [c for c in unit if not values[c]]
         if len(open_cells) == 1 and cands[open_cells[0]]:
-            return FULL_HOUSE, open_cells[0], lowest(cands[open_cells[0]]) + 1
+            return FULL_HOUSE, open_cells[0], lowest_bit(cands[open_cells[0]]) + 1
     for code, units in ((HIDDEN_BOX, g.units[2 * g.n:]), (HIDDEN_LINE, g.units[:2 * g.n])):
         for unit in units:
             once = twice = 0
@@ -129,11 +126,11 @@ def easiest_single(board: Board) -> tuple[int, int, int] | None:
                 twice |= once & cands[c]
                 once |= cands[c]
             if single := once & ~twice:
-                d = lowest(single)
+                d = lowest_bit(single)
                 return code, next(c for c in unit if cands[c] >> d & 1), d + 1
     for cell, m in enumerate(cands):
         if m and not m & (m - 1):
-            return NAKED, cell, lowest(m) + 1
+            return NAKED, cell, lowest_bit(m) + 1
     return None
 
 
