@@ -390,6 +390,11 @@ def killed_worker(stack: Stack, report: Report, n: int, normal: float, max_lost:
     stack.wait_for_running_part(job_id)
     time.sleep(min(normal / 3, 10))  # well into the job, with parts running on every worker
     victim, held = stack.kill_a_worker_holding_a_part(job_id)
+    # The dead process's name on each part it held, read before the reaper hands them on
+    # (WORKER_SILENT_SECONDS later): a restarted container keeps its hostname, not its process.
+    dead = dict(stack.sql(
+        "SELECT s.index, s.worker FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
+        f"WHERE p.job_id = '{job_id}' AND s.index IN ({', '.join(map(str, held or [-1]))})"))
     name = stack.worker_containers().get(victim, victim)
     print(f"  killed {name} at {time.monotonic() - started:.1f} s, holding parts {held}", flush=True)
     stack.wait(job_id, timeout=normal + 600)
@@ -407,7 +412,7 @@ def killed_worker(stack: Stack, report: Report, n: int, normal: float, max_lost:
                  f"rows {rows}, solved {solved}")
     redone = [row for row in stack.sql(
         "SELECT s.index, s.worker FROM subtasks s JOIN puzzles p ON p.id = s.puzzle_id "
-        f"WHERE p.job_id = '{job_id}'") if int(row[0]) in held and not row[1].startswith(victim)]
+        f"WHERE p.job_id = '{job_id}'") if int(row[0]) in held and row[1] != dead.get(row[0])]
     report.check(bool(held) and len(redone) == len(held),
                  f"the parts the killed worker held ({held}) were finished by another worker")
     report.check(lost <= max_lost, f"time lost to the kill {lost:.1f} s <= {max_lost:.0f} s")
