@@ -44,11 +44,17 @@ def test_workers_and_queues_of_a_running_service(service_url):
     assert table[-1].startswith("puzzles in the last 60s: ")
 
 
-def test_an_operators_token_opens_the_fleet_view_and_a_clients_does_not(tmp_path):
+def operator_app(tmp_path):
+    """An API on SQLite with a client's token (alice) and an operator's, its tables made."""
     app = create_app(Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'ops.db'}", REDIS_URL=None,
                                        BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="",
                                        API_TOKENS="alice:al1ce-token", ADMIN_TOKENS="0perator-token"))
     Base.metadata.create_all(app.extensions["engine"])
+    return app
+
+
+def test_an_operators_token_opens_the_fleet_view_and_a_clients_does_not(tmp_path):
+    app = operator_app(tmp_path)
     with app.extensions["sessions"]() as s, s.begin():
         workers.beat(s, "host-a:42:cafe", None, ["puzzles", "puzzles.dear"])
     with serving(app) as url:
@@ -107,10 +113,7 @@ def test_the_failures_table_names_each_failure_and_says_when_there_is_none():
 
 
 def test_an_operator_drains_a_worker_by_its_node_name_and_undoes_it(tmp_path):
-    app = create_app(Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'ops.db'}", REDIS_URL=None,
-                                       BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="",
-                                       API_TOKENS="alice:al1ce-token", ADMIN_TOKENS="0perator-token"))
-    Base.metadata.create_all(app.extensions["engine"])
+    app = operator_app(tmp_path)
     with app.extensions["sessions"]() as s, s.begin():
         for name in ("w-1@host-a:42:cafe", "w-1@host-a:43:cafe", "w-2@host-b:7:beef"):
             workers.beat(s, name, None, ["puzzles"])
