@@ -166,10 +166,16 @@ def publish_or_mark_due(publisher: Publisher, sessions: sessionmaker[Session],
                   else priorities(len(groups), rank, share))
         place_in_dear_lane(sessions, Subtask if parts else Puzzle, groups, levels)
     if ranks is not None and not parts:  # a puzzle task takes one rank: one publish each
-        published = True
-        for ids, level in zip(groups, ranks, strict=True):
-            published = publish_or_mark_due(publisher, sessions, [ids], dear=dear, rank=level) and published
-        return published
+        published = [_publish_or_mark_due(publisher, sessions, [ids], False, dear, level, None)
+                     for ids, level in zip(groups, ranks, strict=True)]  # each, whatever the others did
+        return all(published)
+    return _publish_or_mark_due(publisher, sessions, groups, parts, dear, rank, ranks)
+
+
+def _publish_or_mark_due(publisher: Publisher, sessions: sessionmaker[Session],
+                         groups: Sequence[Sequence[int]], parts: bool, dear: bool, rank: int,
+                         ranks: Sequence[int] | None) -> bool:
+    """One publish of ``groups``, their rows marked due if the broker refuses it."""
     if publish_safely(publisher, groups, parts=parts, dear=dear, rank=rank, ranks=ranks):
         return True
     mark_due(sessions, [i for ids in groups for i in ids], Subtask if parts else Puzzle)

@@ -19,7 +19,6 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, Row, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from store.db import changed_rows
 from store.models import WorkerBeat, now
 
 
@@ -33,8 +32,10 @@ def beat(s: Session, name: str, since: datetime | None = None, queues: Sequence[
     returns whether its `celery worker` is to drain (a new row takes that from its node's rows)."""
     t = now()
     values = {"beat_at": t, "since": since, "queues": ",".join(queues) or None}
-    if changed_rows(s, update(WorkerBeat).where(WorkerBeat.name == name).values(**values)):
-        return s.scalar(select(WorkerBeat.draining_at).where(WorkerBeat.name == name)) is not None
+    renewed = s.execute(update(WorkerBeat).where(WorkerBeat.name == name).values(**values)
+                        .returning(WorkerBeat.draining_at)).first()
+    if renewed is not None:
+        return renewed.draining_at is not None
     draining = s.scalar(select(func.min(WorkerBeat.draining_at)).where(_of_node(node_of(name))))
     s.add(WorkerBeat(name=name, started_at=t, draining_at=draining, **values))
     return draining is not None

@@ -24,6 +24,7 @@ from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
+
 def lease(config: Webhooks) -> float:
     """Seconds a published attempt holds its delivery before the sweep publishes it again: room for
     a queue ahead of the task and for the attempt's own deadline."""
