@@ -65,11 +65,15 @@ def _record_queues(instance: Any, **_kwargs: object) -> None:
 
 
 @celeryd_after_setup.connect
-def _record_node_name(sender: str | None = None, **_kwargs: object) -> None:
+def _record_node_name(sender: str | None = None, instance: Any = None, **_kwargs: object) -> None:
     """This worker's Celery node name (``-n``, e.g. worker-8000@host), which heads its processes'
-    names (worker.heartbeat), so the fleet view names them as Celery does; set before the pool forks."""
+    names (worker.heartbeat), so the fleet view names them as Celery does; set before the pool forks.
+    A worker whose pool runs tasks in this process (threads, solo) starts its heartbeat here, under
+    that name: a row written earlier would keep the bare host name beside the named one."""
     if sender:
         heartbeat.celery_node = str(sender)
+    if "prefork" not in str(getattr(instance, "pool_cls", "prefork")).lower():
+        _start_heartbeat()
 
 
 @setup_logging.connect
@@ -97,8 +101,10 @@ def _pool_process_start(**_kwargs) -> None:
     # A soft time limit that raised inside numba's compiler would leave numba broken in this process.
     limits.soft_limit_outside_compiler()
     # A pool process replacing a killed one vouches for its worker at once, so the reaper
-    # leaves the dead one's task to Celery's redelivery instead of handing it on too.
-    _start_heartbeat()
+    # leaves the dead one's task to Celery's redelivery instead of handing it on too. The solo
+    # pool sends this signal before the node name is known; its heartbeat starts with the name.
+    if heartbeat.celery_node:
+        _start_heartbeat()
 
 
 @worker_init.connect
@@ -110,19 +116,11 @@ def _warm_up_before_forking(sender=None, **_kwargs) -> None:
     if sender is not None and not settings.lanes.solves(sender.app.amqp.queues.consume_from):
         # Callbacks only (CALLBACK_QUEUE): no solver runs here, so none is loaded or built.
         log.info("takes no solving lane: the solvers are not loaded")
-        _start_heartbeat_unless_prefork(sender)
         return
     if solvers.provision_missing():
         _provision_in_background()
     _timed_warm_up()
     collect_for_chunks()
-    _start_heartbeat_unless_prefork(sender)
-
-
-def _start_heartbeat_unless_prefork(sender: Any) -> None:
-    # The thread pool runs tasks in this process, which gets no worker_process_init (solo does).
-    if "prefork" not in str(getattr(sender, "pool_cls", "prefork")).lower():
-        _start_heartbeat()
 
 
 @worker_process_shutdown.connect
