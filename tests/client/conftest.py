@@ -8,7 +8,7 @@ import pytest
 from flask import Flask
 
 import solvers
-from client import cli
+from client import cli, shell
 from client.api import DEFAULT_URL, Client
 from service import create_app
 from store.models import Base
@@ -63,7 +63,7 @@ def run_command(api: Flask, monkeypatch, capsys) -> Callable[..., tuple[int, str
     """``run_command(*args)`` runs the command against ``api``: (exit status, stdout, stderr)."""
 
     def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(cli, "Client", lambda url, token: Client(
+        monkeypatch.setattr(shell, "Client", lambda url, token: Client(
             url, token, transport=httpx.WSGITransport(app=api)))
         with pytest.raises(SystemExit) as ended:
             cli.run(list(args))

@@ -8,7 +8,7 @@ import json
 import sys
 
 import solvers
-from client import cli
+from client import sending
 from solvers.sudoku.grade import band_of
 from solvers.sudoku.kind import EXPLAINED
 from tests.client.commands import toy_file
@@ -54,7 +54,7 @@ def test_generate_accepts_the_cost_when_told(run_command, api_client, monkeypatc
     status, _out, err = run_command("generate", *big)  # predicted near a CPU minute; the cap is 5 s
     assert status == 2 and "--accept-cost accepts puzzles predicted above the cap" in err, err
     assert list(api_client.jobs()) == []
-    monkeypatch.setattr(cli, "_wait_and_write", lambda *args: sys.exit(0))  # no worker runs here
+    monkeypatch.setattr(sending, "_wait_and_write", lambda *args: sys.exit(0))  # no worker runs here
     status, _out, err = run_command("generate", "--accept-cost", *big)
     assert status == 0, err
     assert [j["total"] for j in api_client.jobs()] == [1]

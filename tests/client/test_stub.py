@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from client import cli
+from client import cli, shell
 from client.api import Client
 from tests.embedded import ROOT
 from tests.services import free_port
@@ -37,7 +37,7 @@ def run_cli(monkeypatch, capsys):
     """Run the command against a stub: ``run_cli(handler, *args)`` -> (exit status, stdout, stderr)."""
 
     def run(handler: Handler, *args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(cli, "Client", lambda url, token: Client(url, token,
+        monkeypatch.setattr(shell, "Client", lambda url, token: Client(url, token,
                                                                      transport=httpx.MockTransport(handler)))
         with pytest.raises(SystemExit) as ended:
             cli.run(list(args))
