@@ -22,8 +22,8 @@ from service.api import sessions, snapshot, spec
 from service.problems import Problem
 from service.schemas import ProblemOut
 from store import activity, depth, failures, fleet, workers
+from store.lane_settings import Lanes
 from store.models import now
-from store.settings import Lanes
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,9 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from store.costs import work_left
+from store.lane_settings import Lanes
 from store.models import UNFINISHED, Chunk, Job, Puzzle, Subtask, now
-from store.settings import Lanes, TimeBudget
+from store.settings import TimeBudget
 
 log = logging.getLogger(__name__)
 

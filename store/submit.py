@@ -22,8 +22,8 @@ from store.costs import SECONDS_LEFT, readable
 from store.db import dialect_of
 from store.fastjson import canonical
 from store.jobs import Backlogged, JobState, job_state
+from store.lane_settings import Lanes
 from store.models import QUEUED, UNFINISHED, Job, Puzzle, now
-from store.settings import Lanes
 from store.statements import CLIENT_SUBMIT_LOCK
 
 
