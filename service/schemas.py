@@ -176,7 +176,9 @@ class JobOut(BaseModel):
         None, description="predicted CPU seconds of its finished work (what progress counts)")
     eta_seconds: float | None = Field(
         None, description="seconds until it ends at the rate its work has gone since it started (predicted "
-                          "seconds done per wall second); 0 once ended, null before any work is done")
+                          "seconds done per wall second), no less than its dear work's wait in the dear "
+                          "lane; before any work is done, predicted from the work queued ahead and its own "
+                          "over the workers; 0 once ended, null in the answer to the POST")
     eta_range: list[float] | None = Field(
         None, description="[low, high] seconds: the band around eta_seconds, from the predictions' range "
                           "of the work left")

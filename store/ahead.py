@@ -11,6 +11,9 @@ and did not finish); a part's share of its puzzle's prediction; the range from t
 factors. The lane's worker processes share it: the wait is the work ahead and the job's own dear
 work over their number (the living workers of the dear queue, at least 1).
 
+Before any of a job's work is done its eta is predicted from this wait and from its cheap work over
+the cheap lane's living workers (``cheap_workers``; store.costs.summary).
+
 Two aggregate statements, both over the partial indexes of the live dear rows (store.models
 DEAR_LIVE), which hold only what is queued or running there, whatever the history.
 """
@@ -67,12 +70,14 @@ class DearLane:
     dear_seconds: float
     cap: float
     silent_seconds: float
+    cheap_queue: str = "puzzles"  # the cheap lane's (TASK_QUEUE): its workers share a job's cheap work
 
     @classmethod
     def of(cls, settings: Settings) -> DearLane:
         lanes = settings.lanes
         cap = lanes.cheap_cap(settings.time.puzzle_time_limit) or 0.0
-        return cls(lanes.dear_queue, lanes.dear_seconds, cap, settings.recovery.worker_silent_seconds)
+        return cls(lanes.dear_queue, lanes.dear_seconds, cap, settings.recovery.worker_silent_seconds,
+                   lanes.task_queue)
 
 
 def _live(model: type[Puzzle] | type[Subtask]) -> ColumnElement[bool]:
@@ -124,11 +129,7 @@ def _ahead(s: Session, job_id: str, place: tuple[int, datetime] | None, lane: De
            at: datetime) -> tuple[Span, int]:
     """The other jobs' dear work ahead of ``place`` (none if the job has nothing queued there: what
     runs of it already has a worker) and the dear lane's living worker processes."""
-    pattern = "%," + lane.queue.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ",%"
-    capacity = (select(func.count()).select_from(WorkerBeat)
-                .where(WorkerBeat.beat_at >= at - timedelta(seconds=lane.silent_seconds),
-                       (literal(",") + func.coalesce(WorkerBeat.queues, "") + ",").like(pattern, escape="\\"))
-                .scalar_subquery())
+    capacity = _processes(lane.queue, lane, at)
     if place is None:
         return Span(), int(s.scalar(select(capacity)) or 0)
     level, since = place
@@ -141,3 +142,18 @@ def _ahead(s: Session, job_id: str, place: tuple[int, datetime] | None, lane: De
         .where(before)).one()
     return Span(float(seconds or 0), float(low or 0), float(high or 0)), int(workers or 0)
 
+
+def _processes(queue: str, lane: DearLane, at: datetime) -> Any:
+    """SQL: the living worker processes (their heartbeat within WORKER_SILENT_SECONDS) whose queues
+    include ``queue``."""
+    pattern = "%," + queue.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ",%"
+    return (select(func.count()).select_from(WorkerBeat)
+            .where(WorkerBeat.beat_at >= at - timedelta(seconds=lane.silent_seconds),
+                   (literal(",") + func.coalesce(WorkerBeat.queues, "") + ",").like(pattern, escape="\\"))
+            .scalar_subquery())
+
+
+def cheap_workers(s: Session, lane: DearLane, at: datetime) -> int:
+    """The cheap lane's living worker processes (those whose queues include TASK_QUEUE), at least 1:
+    a job's cheap work shares them before any of it is done (store.costs.summary)."""
+    return max(int(s.scalar(select(_processes(lane.cheap_queue, lane, at))) or 0), 1)

@@ -20,6 +20,9 @@ The rate cannot see a queue: a job whose last puzzle waits in the dear lane behi
 would show the seconds of that puzzle alone. So the eta is at least the wait of the job's dear work
 (store.ahead: the dear work ahead of it and its own, over the lane's workers), and so is each end
 of the band (from the predictions' ranges of that work).
+
+Before any of its work is done there is no rate: the eta is then predicted, the wait of its dear
+work or its other work over the processes that may share it, whichever is longer (predicted_eta).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import Session
 
-from store.ahead import Ahead
+from store.ahead import Ahead, Span
 from store.models import UNFINISHED, Job, aware
 
 # SQL: a job's predicted seconds not yet done, what it holds of its client's budget and of the work
@@ -80,9 +83,11 @@ def running_done_seconds(seconds: Any, done: Any, total: Any, progress: Any) -> 
 
 
 def summary(cost: Cost | None, status: str, started_at: datetime | None, at: datetime,
-            ahead: Ahead | None = None) -> dict[str, Any]:
+            ahead: Ahead | None = None, workers: int | None = None) -> dict[str, Any]:
     """A job's predicted seconds and eta as GET /api/v1/jobs/{id} shows them (service.schemas.JobOut);
-    with ``ahead``, no less than the wait of its dear work behind the dear lane's (store.ahead)."""
+    with ``ahead``, no less than the wait of its dear work behind the dear lane's (store.ahead).
+    Before any work is done (no rate), predicted (``predicted_eta``) if ``workers`` (how many
+    processes may share its cheap work) was read, else null."""
     if cost is None:
         return {"estimated_seconds_total": None, "estimated_seconds_done": None,
                 "eta_seconds": None, "eta_range": None}
@@ -90,8 +95,11 @@ def summary(cost: Cost | None, status: str, started_at: datetime | None, at: dat
     if status not in UNFINISHED:
         return out | {"eta_seconds": 0.0, "eta_range": [0.0, 0.0]}
     elapsed = (at - aware(started_at)).total_seconds() if started_at is not None else 0.0
-    if cost.done <= 0 or elapsed <= 0:
-        return out | {"eta_seconds": None, "eta_range": None}  # no rate observed yet
+    if cost.done <= 0 or elapsed <= 0:  # no rate observed yet
+        if workers is None:
+            return out | {"eta_seconds": None, "eta_range": None}
+        eta, low, high = predicted_eta(cost, ahead, workers)
+        return out | {"eta_seconds": _rounded(eta), "eta_range": [_rounded(low), _rounded(high)]}
     left = max(cost.seconds - cost.done, 0.0)
     eta = left / (cost.done / elapsed)
     band = cost.factor ** (left / cost.seconds)
@@ -100,6 +108,19 @@ def summary(cost: Cost | None, status: str, started_at: datetime | None, at: dat
         wait = ahead.wait()
         eta, low, high = max(eta, wait.seconds), max(low, wait.low), max(high, wait.high)
     return out | {"eta_seconds": _rounded(eta), "eta_range": [_rounded(low), _rounded(high)]}
+
+
+def predicted_eta(cost: Cost, ahead: Ahead | None, workers: int) -> tuple[float, float, float]:
+    """The eta and its band before a rate is observed, from the predictions alone: the wait of the
+    job's dear work (store.ahead: the dear lane's work ahead of it and its own, over that lane's
+    workers), or its other work left (its predicted seconds, less its dear work's) over ``workers``
+    processes, whichever is longer; the band from the job's factor F (seconds / F .. seconds x F)
+    and the dear work's ranges."""
+    own = ahead.own.seconds if ahead is not None else 0.0
+    rest = max(cost.seconds - cost.done - own, 0.0) / max(workers, 1)
+    f = cost.factor
+    wait = ahead.wait() if ahead is not None else Span()
+    return max(rest, wait.seconds), max(rest / f, wait.low), max(rest * f, wait.high)
 
 
 def of_puzzle(seconds: float | None, factor: float | None, basis: str | None) -> dict[str, Any]:

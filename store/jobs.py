@@ -53,6 +53,8 @@ class JobState:
     progress: float = 0.0
     cost: Cost | None = None  # None: a job stored without predictions
     ahead: Ahead | None = None  # its dear work and the dear lane's ahead of it (store.ahead), if read
+    # The worker processes that may share its cheap work before any is done, if read (_workers)
+    workers: int | None = None
 
     def summary(self) -> dict[str, Any]:
         """The job as GET /api/v1/jobs/{id} shows it (service.schemas.JobOut), as plain JSON values."""
@@ -61,7 +63,7 @@ class JobState:
                 "finished_at": iso_time(self.finished_at), "total": self.total,
                 "counts": {status: self.counts.get(status, 0) for status in PUZZLE_STATUSES},
                 "progress": self.progress,
-                **costs.summary(self.cost, self.status, self.started_at, now(), self.ahead)}
+                **costs.summary(self.cost, self.status, self.started_at, now(), self.ahead, self.workers)}
 
 
 def possible_job_id(job_id: str) -> bool:
@@ -121,10 +123,12 @@ def partial_for(s: Session, job_ids: Sequence[str]) -> dict[str, tuple[float, fl
 
 
 def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int],
-              partial: tuple[float, float] = (0.0, 0.0), waits: Ahead | None = None) -> JobState:
+              partial: tuple[float, float] = (0.0, 0.0), waits: Ahead | None = None,
+              workers: int | None = None) -> JobState:
     """``partial``: the done share of its running puzzles, as a number of puzzles and as predicted
-    seconds (``partial_for``); ``waits``: its dear work and what is ahead of it (store.ahead). A
-    cancelled job's progress is the share of its puzzles that ended before the cancel."""
+    seconds (``partial_for``); ``waits``: its dear work and what is ahead of it (store.ahead);
+    ``workers``: the cheap lane's worker processes (``_workers``). A cancelled job's progress is the
+    share of its puzzles that ended before the cancel."""
     cost = costs.of_job(job.estimated_seconds, job.estimated_high, job.done_seconds + partial[1])
     if job.status == CANCELLED and job.total:  # a cancelled puzzle did none of its work
         progress = round((job.total - counts.get(CANCELLED, 0)) / job.total, 6)
@@ -136,7 +140,8 @@ def job_state(job: Job | Row[*tuple[Any, ...]], counts: Mapping[str, int],
         progress = round((job.total - job.pending + partial[0]) / job.total, 6) if job.total else 1.0
     return JobState(id=job.id, status=job.status, label=job.label, created_at=job.created_at,
                     started_at=job.started_at, finished_at=job.finished_at, total=job.total,
-                    counts=counts, progress=progress, cost=cost, ahead=waits)
+                    counts=counts, progress=progress, cost=cost, ahead=waits,
+                    workers=None if workers is None else max(min(workers, job.pending), 1))
 
 
 # A job's row beside its puzzles counted by status, with each status's sum of the done shares of
@@ -171,7 +176,8 @@ def describe_job(s: Session, owner: str | None, job_id: str, lane: DearLane | No
         if row.puzzle_status == RUNNING and rows[0].status in UNFINISHED:
             partial = (float(row.share or 0.0), float(row.share_seconds or 0.0))
     waits = _waits(s, [rows[0]], lane)
-    return job_state(rows[0], counts, partial, waits.get(job_id))
+    workers = _workers(s, [rows[0]], {job_id: partial}, lane)
+    return job_state(rows[0], counts, partial, waits.get(job_id), workers)
 
 
 def _waits(s: Session, found: Sequence[Job | Row[*tuple[Any, ...]]],
@@ -180,6 +186,17 @@ def _waits(s: Session, found: Sequence[Job | Row[*tuple[Any, ...]]],
     without a ``lane``."""
     ids = [j.id for j in found if j.status in UNFINISHED]
     return ahead.of_jobs(s, ids, lane, now()) if lane is not None and ids else {}
+
+
+def _workers(s: Session, found: Sequence[Job | Row[*tuple[Any, ...]]],
+             partial: Mapping[str, tuple[float, float]], lane: DearLane | None) -> int | None:
+    """The cheap lane's worker processes (store.ahead.cheap_workers), read only with a ``lane`` and
+    for an unfinished job with none of its work done yet (its eta is then predicted: store.costs)."""
+    if lane is None or not any(j.status in UNFINISHED and (j.started_at is None or
+                                                           j.done_seconds + partial[j.id][1] <= 0)
+                               for j in found):
+        return None
+    return ahead.cheap_workers(s, lane, now())
 
 
 def get_puzzle(s: Session, job_id: str, index: int) -> Puzzle | None:
@@ -237,7 +254,8 @@ def list_jobs(s: Session, owner: str | None, status: str | None, limit: int,
     jobs = jobs[:limit]
     ids = [j.id for j in jobs]
     counts, partial, waits = counts_for(s, ids), partial_for(s, ids), _waits(s, jobs, lane)
-    return [job_state(j, counts[j.id], partial[j.id], waits.get(j.id)) for j in jobs], nxt
+    workers = _workers(s, jobs, partial, lane)
+    return [job_state(j, counts[j.id], partial[j.id], waits.get(j.id), workers) for j in jobs], nxt
 
 
 def matching_jobs(s: Session, owner: str | None, statuses: Sequence[str], label: str | None,

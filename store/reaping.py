@@ -81,7 +81,7 @@ def lost_puzzles(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
     swept = and_(Puzzle.id > after, true() if upto is None else Puzzle.id <= upto, at_submit(Puzzle, t, lost))
     columns = (Puzzle.id, Puzzle.job_id, Puzzle.attempts, Puzzle.status, Puzzle.kind, Puzzle.input,
                Puzzle.options, (Puzzle.attempts - Puzzle.attempts_base).label("tries"), Job.owner,
-               Puzzle.estimated_seconds)
+               Puzzle.estimated_seconds, Puzzle.dear_level)
     found = {row.id: row for condition in (dated, swept)
              for row in s.execute(select(*columns).join(Job, Job.id == Puzzle.job_id)
                                   .where(Job.status.in_(UNFINISHED), Puzzle.status.in_(UNFINISHED), condition)
@@ -103,11 +103,12 @@ def lost_subtasks(s: Session, t: datetime, lost: Lost) -> list[Row[Any]]:
 
 def hand_on(s: Session, puzzles: Sequence[int], parts: Sequence[int], deadline: datetime) -> None:
     """Lost puzzle rows and subtasks about to be published again: held by no worker now, until the
-    new task claims them (so not orphaned again), with a new deadline, and no place in the dear
-    lane until their publish gives them one (a moved puzzle goes back by its prediction)."""
+    new task claims them (so not orphaned again), with a new deadline. A row keeps its place in the
+    dear lane until its publish renews it: a puzzle moved there past the cheap lane's cap goes back
+    at its level (worker.reaper), the rest take theirs anew."""
     for model, ids in ((Puzzle, puzzles), (Subtask, parts)):
         if ids:
             s.execute(update(model)
                       .where(among(s, model.id, ids, per_row=True), model.status.in_(UNFINISHED))
-                      .values(deadline=deadline, worker=None, dear_level=None, dear_at=None)
+                      .values(deadline=deadline, worker=None)
                       .execution_options(synchronize_session=False))

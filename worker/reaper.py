@@ -117,19 +117,29 @@ def _publish_by_job(runtime: Runtime, rows: Sequence[Row[Any]], ahead: Mapping[s
     """One puzzle a task, in its lane; each job's ranked on its own, so that a job that lost many
     does not push another's behind them. In the dear lane by predicted seconds, as a new job's
     (store.publish.dear_levels): behind its owner's other work (``ahead``) and the job's tasks
-    before it."""
-    by_job: dict[str, list[Assigned]] = {}
-    owners: dict[str, str] = {}
-    for row in rows:
-        by_job.setdefault(row.job_id, []).append(
-            Assigned(row.id, row.job_id, row.kind, row.input, row.options, row.attempts,
-                     base=row.attempts - row.tries))
-        owners[row.job_id] = row.owner
+    before it. A puzzle moved to the dear lane past the cheap lane's cap (a place there, a cheap
+    prediction) goes back to the dear lane at its level: by its prediction it would run to the cap
+    again."""
     settings = runtime.settings
+    by_job: dict[str, list[tuple[Assigned, float]]] = {}
+    owners: dict[str, str] = {}
+    moved: list[tuple[int, int]] = []
+    for row in rows:
+        a = Assigned(row.id, row.job_id, row.kind, row.input, row.options, row.attempts,
+                     base=row.attempts - row.tries)
+        cost = estimated_cost(a)
+        if row.dear_level is not None and not settings.lanes.is_dear(cost):
+            moved.append((a.id, row.dear_level))
+            continue
+        by_job.setdefault(row.job_id, []).append((a, cost))
+        owners[row.job_id] = row.owner
     for job_id, puzzles in by_job.items():
         publish_in_lanes(runtime.publisher, runtime.sessions, settings.lanes,
-                         [([a.id], estimated_cost(a)) for a in puzzles], queued=ahead[owners[job_id]],
+                         [([a.id], cost) for a, cost in puzzles], queued=ahead[owners[job_id]],
                          quantum=settings.costs.dear_share_seconds)
+    if moved:
+        publish_or_mark_due(runtime.publisher, runtime.sessions, [[i] for i, _level in moved], dear=True,
+                            ranks=[level for _i, level in moved])
 
 
 def _owners_work_left(s: Session, rows: Sequence[Row[Any]]) -> dict[str, float]:

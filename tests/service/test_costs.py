@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 
 import solvers
 from solvers.base import Estimate
-from store import rows
+from store import rows, workers
 from store.models import Job, Puzzle, now
 from tests.service.conftest import assert_job_costs_match_rows, row_counts, runtime_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements differ by database
@@ -478,6 +478,65 @@ def test_the_eta_of_a_job_waiting_in_a_busy_dear_lane_covers_the_time_it_then_ta
     for part in fanned:
         assert worker_parts.run_part(runtime_of(app), part, "dear")
     assert run_chunk(runtime_of(app), [last], "dear").written == 1
+    took = time.monotonic() - started
+    assert job(client, mine)["status"] == "completed"
+    assert low <= took <= high, (low, took, high)
+
+
+def test_before_any_work_is_done_the_eta_is_predicted_over_the_cheap_lanes_workers(make_app, steered):
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, DEAR_SECONDS=10.0)
+    client = app.test_client()
+    stored = submit(client, "1", "27", "0")  # 10 predicted seconds of cheap work, within a factor of 2
+    assert stored["eta_seconds"] is None  # the POST's answer reads no queue
+    shown = job(client, stored["id"])
+    assert shown["estimated_seconds_done"] == 0.0
+    # No worker seen: one process at a time.
+    assert shown["eta_seconds"] == pytest.approx(10.0) and shown["eta_range"] == pytest.approx([5.0, 20.0])
+    with app.extensions["sessions"]() as s, s.begin():
+        for i in range(5):
+            workers.beat(s, f"h:{i}:a", queues=["puzzles", "puzzles.dear"])
+        workers.beat(s, "h:9:b", queues=["puzzles.dear"])  # takes no cheap work
+    # Five processes of the cheap lane, but three puzzles: at most three at once.
+    shown = job(client, stored["id"])
+    assert shown["eta_seconds"] == pytest.approx(10 / 3)
+    assert shown["eta_range"] == pytest.approx([5 / 3, 20 / 3])
+    listed = [(j["eta_seconds"], j["eta_range"]) for j in client.get("/api/v1/jobs").json["items"]]
+    assert listed == [(shown["eta_seconds"], shown["eta_range"])]
+
+
+def test_before_any_work_is_done_the_eta_counts_the_dear_work_queued_ahead(make_app, steered):
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, DEAR_SHARE_SECONDS=1000.0)
+    client = app.test_client()
+    submit(client, "9")  # dear, alone in its task at level 0
+    mine = submit(client, "5", "1")["id"]  # its dear puzzle at level 1, behind the 9 s; its cheap one
+    shown = job(client, mine)
+    # One worker of the dear lane: 9 s ahead and its own 5 s (within a factor of 2); 1 s of cheap work.
+    assert shown["eta_seconds"] == pytest.approx(14.0) and shown["eta_range"] == pytest.approx([7.0, 28.0])
+    with app.extensions["sessions"]() as s, s.begin():
+        for i in range(7):
+            workers.beat(s, f"h:{i}:a", queues=["puzzles", "puzzles.dear"])
+    assert job(client, mine)["eta_seconds"] == pytest.approx(2.0)
+
+
+def test_before_any_work_is_done_the_eta_of_a_job_in_a_busy_dear_lane_covers_the_time_it_takes(make_app,
+                                                                                                 monkeypatch):
+    """The dear lane holds 16 parts of another job (one worker, in the broker's order) when a job of
+    one dear puzzle arrives: its eta_range before anything of it ran holds the wall time it takes."""
+    monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(TOY, predict=by_sleep))
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, DEAR_SECONDS=0.1, DEAR_SHARE_SECONDS=1000.0)
+    client = app.test_client()
+    other = submit(client, "1" * 16, "1" * 16, split=8, sleep=0.15)
+    fanned = [part for whole in ids_of(app, other["id"])
+              for part in run_chunk(runtime_of(app), [whole], "c").fanned]
+    assert len(fanned) == 16
+    mine = submit(client, "2", sleep=0.3, split=0)["id"]
+    shown = job(client, mine)
+    assert shown["estimated_seconds_done"] == 0.0 and shown["eta_seconds"] is not None
+    low, high = shown["eta_range"]
+    started = time.monotonic()
+    for part in fanned:
+        assert worker_parts.run_part(runtime_of(app), part, "dear")
+    assert run_chunk(runtime_of(app), ids_of(app, mine), "dear").written == 1
     took = time.monotonic() - started
     assert job(client, mine)["status"] == "completed"
     assert low <= took <= high, (low, took, high)

@@ -106,14 +106,18 @@ def test_parts_count_their_share_and_a_job_without_dear_work_waits_on_nothing(ap
     assert close(found[split].own, 8) and close(found[split].ahead, 0)
 
 
-def test_a_puzzle_given_back_or_handed_on_loses_its_place_until_published_again(app, client, toy):
-    # Both are published again by their prediction: a moved puzzle to the cheap lane, where it is no
-    # dear work for anyone's eta; a dear one takes a new place as it is published.
+def test_a_puzzle_given_back_loses_its_place_one_handed_on_keeps_it_until_published(app, client, toy):
+    # A puzzle given back goes out by its prediction, which places it anew if that is the dear lane;
+    # one the reaper hands on stays dear work where it was until its publish renews its place (a
+    # moved puzzle goes back at its level, worker.reaper).
     given, handed = puzzle_ids(app, submit(client, 2, 2))
     place(app, 0, given, handed)
+    with app.extensions["sessions"]() as s:
+        kept = s.execute(select(Puzzle.dear_level, Puzzle.dear_at).where(Puzzle.id == handed)).one()
     with app.extensions["sessions"]() as s, s.begin():
         rows.release(s, rows.claim(s, [given], "w", now() + timedelta(minutes=5)))
         reaping.hand_on(s, [handed], [], now() + timedelta(minutes=5))
     with app.extensions["sessions"]() as s:
-        places = s.execute(select(Puzzle.dear_level, Puzzle.dear_at).where(Puzzle.id.in_([given, handed])))
-        assert [tuple(p) for p in places] == [(None, None)] * 2
+        places = s.execute(select(Puzzle.dear_level, Puzzle.dear_at).where(Puzzle.id.in_([given, handed]))
+                           .order_by(Puzzle.id))
+        assert [tuple(p) for p in places] == [(None, None), tuple(kept)]

@@ -510,6 +510,33 @@ def test_a_puzzle_moved_to_the_dear_lane_keeps_its_owners_fair_share_there(make_
     assert moved.dear_level == 3 and moved.dear_at is not None  # its place, which the ETA reads
 
 
+@pytest.mark.parametrize("lost", ["worker died", "message lost"])
+def test_a_moved_puzzle_published_again_by_the_reaper_goes_back_to_the_dear_lane_at_its_level(make_app, toy,
+                                                                                               lost):
+    # By its prediction (0.08 s) it would go to the cheap lane and run to the cap a second time.
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.03, DEAR_SHARE_SECONDS=5.0)
+    post(app, toys("1", "2", "3", "4", sleep=4.9))
+    job_id = post(app, toys("12", sleep=0.08) + toys("3"))
+    slow, quick = ids_of(app, job_id)
+    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), [slow, quick], "w1", cheap_lane=True)
+    assert report.moved == [slow]
+    past = now() - timedelta(seconds=1)
+    with app.extensions["sessions"]() as s, s.begin():
+        if lost == "worker died":  # its task in the dear lane claimed it, then its worker was lost
+            left_running(s, Puzzle.id == slow, attempts=1, worker="w2", started_at=past, deadline=past)
+        else:
+            s.execute(update(Puzzle).where(Puzzle.id == slow).values(deadline=past))
+    again = RecordingPublisher()
+    assert reaper.reap(runtime_of(app, again)).puzzles == [slow]
+    assert again.dear == [[slow]] and again.dear_ranks == [3] and again.chunks == [[slow]]
+    (moved, _) = rows(app, job_id)
+    assert (moved.dear_level, moved.worker) == (3, None)  # held by none until its new task claims it
+    assert moved.dear_at is not None and moved.dear_at.replace(tzinfo=None) >= past.replace(tzinfo=None)
+    # In the dear lane no cap holds: it is solved there.
+    assert chunk.run_chunk(runtime_of(app, again), [slow], "w3").written == 1
+    assert rows(app, job_id)[0].status == "solved"
+
+
 def test_a_task_of_the_dear_lane_runs_a_puzzle_to_its_time_limit(make_app, toy):
     app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.03)
     job_id = post(app, toys("12", sleep=0.3))
