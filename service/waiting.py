@@ -49,11 +49,13 @@ def wait_for_job(describe: Callable[[], JobOut], seconds: float,
     deadline = time.monotonic() + seconds
     job = describe()
     step = 0
-    while job.status not in FINAL_JOB:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
+    while job.status not in FINAL_JOB and seconds > 0:
+        left = max(0.0, deadline - time.monotonic())
+        # A first look that took the whole wait still sleeps once, for 0 s: the request came to
+        # wait on an unfinished job, and the sleep is what marks it paced (service.ratelimit).
         noticed = sleep(min(left, schedule[min(step, len(schedule) - 1)]))
+        if left == 0 and not noticed:
+            break
         step += 1
         if noticed or status is None or status() not in UNFINISHED or time.monotonic() >= deadline:
             job = describe()

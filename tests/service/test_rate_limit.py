@@ -53,6 +53,17 @@ def test_a_long_poll_that_waits_is_not_counted_as_a_read(make_app, toy):
     assert_too_many(client.get(f"/api/v1/jobs/{job}?wait=5"))
 
 
+def test_a_long_poll_whose_first_look_takes_its_whole_wait_is_not_counted_either(make_app, toy):
+    """A wait of a microsecond is over before the job is first read (the case of a slow read on a
+    busy machine): the request still came to wait on an unfinished job, and is not counted."""
+    client = make_app(READ_RATE_LIMIT="3/hour").test_client()
+    job = submit(client).json["id"]
+    polls = [client.get(f"/api/v1/jobs/{job}?wait=0.000001") for _ in range(5)]
+    assert [p.status_code for p in polls] == [200] * 5 and polls[-1].json["status"] == "queued"
+    assert [client.get(f"/api/v1/jobs/{job}").status_code for _ in range(3)] == [200] * 3
+    assert_too_many(client.get(f"/api/v1/jobs/{job}"))
+
+
 def test_the_tightest_of_several_limits_answers(make_app, toy):
     client = make_app(READ_RATE_LIMIT="100/hour;3/hour").test_client()
     assert [client.get("/api/v1/kinds").status_code for _ in range(3)] == [200] * 3
