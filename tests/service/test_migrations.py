@@ -251,8 +251,8 @@ def rows_keep_their_measured_seconds_across_0020(url: str) -> None:
         with engine.begin() as conn:
             conn.execute(insert, {"i": 1})
             conn.execute(text("UPDATE puzzles SET cpu_seconds = 12.5 WHERE \"index\" = 1"))
-            assert conn.execute(text("SELECT \"index\", cpu_seconds FROM puzzles ORDER BY \"index\"")).all() == \
-                [(0, None), (1, 12.5)]
+            measured = text("SELECT \"index\", cpu_seconds FROM puzzles ORDER BY \"index\"")
+            assert conn.execute(measured).all() == [(0, None), (1, 12.5)]
             indexes = {ix["name"] for ix in inspect(conn).get_indexes("puzzles")}
         assert "ix_puzzles_measured" in indexes
         command.downgrade(config, "dear_lane_places")
