@@ -67,6 +67,7 @@ class Result:
     answer: str | None = None  # ``[result, stats]`` as JSON text (``store.blocks.answer``), for its block
     error: str | None = None
     solve_ms: float | None = None
+    cpu_seconds: float | None = None  # CPU seconds measured of this attempt, added to the row's (store.costs)
 
 
 @dataclass

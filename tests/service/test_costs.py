@@ -18,7 +18,7 @@ import solvers
 from solvers.base import Estimate
 from store import rows
 from store.models import Job, Puzzle, now
-from tests.service.conftest import assert_job_costs_match_rows, row_counts, runtime_of
+from tests.service.conftest import RecordingPublisher, assert_job_costs_match_rows, row_counts, runtime_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements differ by database
 from tests.toykind import TOY
 from worker import parts as worker_parts
@@ -481,3 +481,37 @@ def test_the_eta_of_a_job_waiting_in_a_busy_dear_lane_covers_the_time_it_then_ta
     took = time.monotonic() - started
     assert job(client, mine)["status"] == "completed"
     assert low <= took <= high, (low, took, high)
+
+
+# -- charged as done: CPU seconds measured count beside the predictions
+
+
+def measured_seconds(app, job_id):
+    with app.extensions["sessions"]() as s:
+        return list(s.scalars(select(Puzzle.cpu_seconds).where(Puzzle.job_id == job_id)
+                              .order_by(Puzzle.index)))
+
+
+def test_each_solve_and_part_keeps_its_cpu_seconds_on_its_row_across_attempts(client, app):
+    """The toy's ``spin`` spends the process's CPU seconds, which the worker measures: a failed
+    attempt's stay when the puzzle is retried and solved, and every part's add up on its puzzle."""
+    failing = submit(client, "1", spin=0.2, crash=True)
+    run_chunk(runtime_of(app), ids_of(app, failing["id"]), "w")
+    assert job(client, failing["id"])["status"] == "completed"
+    [first] = measured_seconds(app, failing["id"])
+    assert first >= 0.2
+    retried = client.post(f"/api/v1/jobs/{failing['id']}/retry", json={"options": {"crash": False}})
+    assert retried.status_code == 202, retried.json
+    run_chunk(runtime_of(app), ids_of(app, failing["id"]), "w")
+    [both] = measured_seconds(app, failing["id"])
+    assert both >= first + 0.2
+    split = submit(client, "1234", spin=0.1, split=2)
+    publisher = RecordingPublisher()
+    report = run_chunk(runtime_of(app, publisher), ids_of(app, split["id"]), "w")
+    assert len(report.fanned) == 2
+    for part in report.fanned:
+        assert worker_parts.run_part(runtime_of(app), part, "w")
+    assert job(client, split["id"])["status"] == "completed"
+    [parts] = measured_seconds(app, split["id"])
+    assert parts >= 0.2
+
