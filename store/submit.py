@@ -186,7 +186,7 @@ class OverBudget(Exception):
                   if measured else "predicted at {} CPU seconds")
         super().__init__(f"{what} {priced.format(readable(batch))}; {readable(left)} of your "
                          f"budget of {readable(budget)} are left")
-        self.batch, self.budget, self.left = batch, budget, left
+        self.batch, self.budget, self.left, self.measured = batch, budget, left, measured
 
 
 def within_budget(work: float, batch: float, budget: float) -> bool:

@@ -586,3 +586,19 @@ def test_a_retry_is_priced_at_what_its_puzzles_already_took(make_app, steered, b
     assert charged(app, "alice") == 20.0  # not its prediction of 1
     assert post(client, ["55", "2"], ALICE).status_code == 429  # 20 + 12 of 30
     assert post(client, ["55"], ALICE).status_code == 202  # 20 + 10
+
+
+def test_a_retry_that_already_took_more_than_the_whole_budget_is_422_saying_so(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    failed = post(client, ["1"], ALICE).json
+    measured_at(app, failed["id"], 45.0, "failed")  # predicted at 1 s, it took 45 of a budget of 30
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).where(Job.id == failed["id"]).values(status="completed", pending=0,
+                                                                      done_seconds=1.0))
+    r = client.post(f"/api/v1/jobs/{failed['id']}/retry", headers=ALICE)
+    assert r.status_code == 422 and "Retry-After" not in r.headers
+    assert (r.json["estimated_seconds"], r.json["budget"]) == (45.0, 30.0)
+    [err] = r.json["errors"]
+    assert err["field"] == "indexes"
+    assert err["message"].startswith("priced at what they already took: 45 CPU seconds, more than your whole")
