@@ -184,7 +184,8 @@ def over_budget(exc: submit.OverBudget, field: str) -> Problem:
     (the batch's ``puzzles``, a retry's ``indexes``), without Retry-After."""
     amounts: dict[str, Any] = {"estimated_seconds": exc.batch, "budget": exc.budget, "budget_left": exc.left}
     if exc.batch > exc.budget:
-        message = (f"predicted at {readable(exc.batch)} CPU seconds, more than your whole budget of "
+        priced = "priced at what they already took:" if exc.measured else "predicted at"
+        message = (f"{priced} {readable(exc.batch)} CPU seconds, more than your whole budget of "
                    f"{readable(exc.budget)} (CLIENT_CPU_BUDGET): it can never be accepted; send "
                    f"fewer or cheaper puzzles")
         return Problem(422, "Invalid request", f"{field}: {message}; nothing was stored",

@@ -29,9 +29,10 @@ class Costs:
         PUZZLE_CAP_SECONDS, "a puzzle predicted above this many CPU seconds is refused (422) unless its "
                             "job says accept_cost; 0: no cap", minimum=0)
     client_cpu_budget: float = setting(
-        CLIENT_BUDGET_SECONDS, "predicted CPU seconds of one client's unfinished work (its batch's, or its "
-                               "retry's, included) above which a batch or a retry is refused (429); 0: no "
-                               "budget", minimum=0)
+        CLIENT_BUDGET_SECONDS, "CPU seconds of one client's unfinished work (its batch's, or its retry's, "
+                               "included; each unfinished puzzle at the larger of its prediction and the "
+                               "CPU seconds measured of it) above which a batch or a retry is refused "
+                               "(429); 0: no budget", minimum=0)
     client_cpu_budgets: Mapping[str, float] = setting(
         {}, "CLIENT_CPU_BUDGET of named clients (API_TOKENS' names): 'nightly=5000000,guest=600'")
     prediction_time_factor: float = setting(

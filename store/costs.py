@@ -32,23 +32,47 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, case, func, select
+from sqlalchemy import ColumnElement, and_, case, func, literal_column, select
 from sqlalchemy.orm import Session
 
 from store.ahead import Ahead, Span
-from store.models import UNFINISHED, Job, aware
+from store.models import UNFINISHED, Job, Puzzle, aware
 
 # SQL: a job's predicted seconds not yet done, what it holds of its client's budget and of the work
 # ahead of its client's dear tasks (store.publish); none for a job stored without predictions.
 SECONDS_LEFT = func.coalesce(Job.estimated_seconds, 0.0) - Job.done_seconds
 
+# SQL: the CPU seconds measured of an unfinished puzzle (``puzzles.cpu_seconds``: its solves so far,
+# every attempt and part) past its prediction, which its client is charged beside the prediction:
+# an unfinished puzzle counts the larger of the two.
+_PREDICTED = func.coalesce(Puzzle.estimated_seconds, 0.0)
+PAST_PREDICTION = case((Puzzle.cpu_seconds > _PREDICTED, Puzzle.cpu_seconds - _PREDICTED), else_=0.0)
+# Spelled as the partial index's predicate (literal values, store.models.MEASURED), so that any plan
+# can use it: the unfinished rows measured, few whatever the history.
+MEASURED = and_(Puzzle.cpu_seconds.is_not(None),
+                Puzzle.status.in_([literal_column(f"'{status}'") for status in UNFINISHED]))
+
+
+def overrun(owner: Any) -> ColumnElement[Any]:
+    """SQL: the CPU seconds measured past their predictions of the unfinished puzzles of ``owner``'s
+    unfinished jobs (``owner``: a column or a parameter), which its work left adds (``work_left``)."""
+    return (select(func.coalesce(func.sum(PAST_PREDICTION), 0.0))
+            .select_from(Puzzle).join(Job, Job.id == Puzzle.job_id)
+            .where(MEASURED, Job.owner == owner, Job.status.in_(UNFINISHED)).scalar_subquery())
+
 
 def work_left(s: Session, owners: Collection[str]) -> dict[str, float]:
-    """Each owner's unfinished jobs' predicted seconds not yet done (0 for an owner with none)."""
+    """What each owner is charged of its unfinished work (0 for an owner with none): its unfinished
+    jobs' predicted seconds not yet done, and the CPU seconds measured of their unfinished puzzles
+    past their predictions. It holds the client's budget and places its dear tasks (store.publish)."""
     left = dict(s.execute(select(Job.owner, func.sum(SECONDS_LEFT))
                           .where(Job.owner.in_(list(owners)), Job.status.in_(UNFINISHED))
                           .group_by(Job.owner)).all())
-    return {owner: float(left.get(owner) or 0.0) for owner in owners}
+    measured = (select(Job.owner, func.sum(PAST_PREDICTION)).select_from(Puzzle)
+                .join(Job, Job.id == Puzzle.job_id)
+                .where(MEASURED, Job.owner.in_(list(owners)), Job.status.in_(UNFINISHED)).group_by(Job.owner))
+    past: dict[str, float] = dict(s.execute(measured).all())
+    return {owner: float(left.get(owner) or 0.0) + float(past.get(owner) or 0.0) for owner in owners}
 
 
 @dataclass(frozen=True)

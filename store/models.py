@@ -38,6 +38,8 @@ UNFINISHED = (QUEUED, RUNNING)
 # The rows queued or running in the dear lane, as the partial indexes and the ETA's sums (store.ahead)
 # both spell it: literal values, so that PostgreSQL's plans for any parameters can use the indexes.
 DEAR_LIVE = text("dear_at IS NOT NULL AND status IN ('queued', 'running')")
+# The unfinished puzzles with CPU seconds measured (store.costs: what a client is charged).
+MEASURED = text("cpu_seconds IS NOT NULL AND status IN ('queued', 'running')")
 FINAL = (SOLVED, NO_SOLUTION, FAILED, CANCELLED)
 PUZZLE_STATUSES = UNFINISHED + FINAL
 JOB_STATUSES = (QUEUED, RUNNING, COMPLETED, CANCELLED)
@@ -150,6 +152,8 @@ class Puzzle(Claimed, Base):
     # was last published there; None while it never was. The ETA counts the work ahead (store.ahead).
     dear_level: Mapped[int | None] = mapped_column(Integer)
     dear_at: Mapped[datetime | None]
+    # The CPU seconds measured of its solves: every attempt and part, a retry's too (store.costs).
+    cpu_seconds: Mapped[float | None] = mapped_column(Float)
 
     # Every puzzle row a worker solves is updated at least twice, claimed and written; both change
     # ``deadline``, which the deadlines' partial index covers, so neither is a "HOT" update (made in
@@ -162,6 +166,8 @@ class Puzzle(Claimed, Base):
               sqlite_where=text("deadline IS NOT NULL")),
         # The dear lane's live rows, which the ETA sums (store.ahead): few, whatever the history.
         Index("ix_puzzles_dear", "dear_level", "dear_at", postgresql_where=DEAR_LIVE, sqlite_where=DEAR_LIVE),
+        # The unfinished rows measured, which a client's charge sums (store.costs): few, whatever the history.
+        Index("ix_puzzles_measured", "job_id", postgresql_where=MEASURED, sqlite_where=MEASURED),
         # SQLite would give a deleted job's last ids to the next job (a late task could find its rows).
         {"postgresql_with": {"fillfactor": 40}, "sqlite_autoincrement": True},
     )

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, select, update
+from sqlalchemy import ColumnElement, Row, func, select, update
 from sqlalchemy.orm import Session
 
 from solvers.base import Outcome
@@ -103,12 +103,18 @@ def _skip(s: Session, p: Row[Any], mine: ColumnElement[bool], merge: Merge) -> N
         _count_done(s, p, merge)
 
 
-def record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | None, merge: Merge) -> bool:
+def record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | None, merge: Merge,
+           cpu_seconds: float | None = None) -> bool:
     """Store a part's outcome (or failure) under its claim and count it; True if recorded. The part
-    that completes the count merges (``merge``)."""
+    that completes the count merges (``merge``). ``cpu_seconds``: measured of the part's solve,
+    added to its puzzle's while the puzzle runs (store.costs), whatever became of the part."""
     p = lock_puzzle(s, part.puzzle_id)
     if p is None or p.status != RUNNING:
         return False  # cancelled (or failed by another part) meanwhile: write nothing
+    if cpu_seconds is not None:
+        s.execute(update(Puzzle).where(Puzzle.id == p.id)
+                  .values(cpu_seconds=func.coalesce(Puzzle.cpu_seconds, 0.0) + cpu_seconds)
+                  .execution_options(synchronize_session=False))
     if error is not None:
         return fail(s, p, part, error)
     mine = (Subtask.id == part.id) & (Subtask.status == RUNNING) & (Subtask.attempts == part.attempts)

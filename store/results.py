@@ -23,7 +23,7 @@ from store.rows import Result
 from store.statements import LOCK_AND_BLOCK, ids_param, statements_for
 
 # The shape of a result's write: one job's results alike in these are written by one UPDATE.
-_SHAPE = attrgetter("job_id", "status", "attempts", "error", "solve_ms")
+_SHAPE = attrgetter("job_id", "status", "attempts", "error", "solve_ms", "cpu_seconds")
 
 
 def write(s: Session, results: Sequence[Result]) -> int:
@@ -56,7 +56,7 @@ def _write_group(s: Session, group: Sequence[Result], t: datetime) -> Counter[st
     r, answers = group[0], _answers(group)
     outcomes = blocks.encode(answers) if answers else None
     params = {"ids": ids_param(s, [g.id for g in group]), "attempt": r.attempts, "status": r.status,
-              "error": r.error, "solve_ms": r.solve_ms, "t": t}
+              "error": r.error, "solve_ms": r.solve_ms, "cpu_seconds": r.cpu_seconds, "t": t}
     statements = statements_for(s)
     if dialect_of(s).writes_in_with:  # the job's lock, block, rows and counter in one statement
         landed = s.execute(statements.write, {**params, "job": r.job_id, "outcomes": outcomes})

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
 from store import chunks, events, tallies
-from store.costs import SECONDS_LEFT
+from store.costs import SECONDS_LEFT, overrun
 from store.db import dialect_of
 from store.fastjson import canonical
 from store.jobs import Backlogged, possible_index
@@ -66,8 +66,9 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     each with its estimated seconds, to publish once this transaction commits. The tallies count
     each puzzle put back as newly queued; the final statuses keep counting every time a puzzle
     reached them. Raises Backlogged if the owner would have more than ``max_pending`` puzzles
-    unfinished, and OverBudget if more than ``budget`` predicted seconds of unfinished work (the
-    retried puzzles' new predictions included; 0: no budget). Under a budget on PostgreSQL it first
+    unfinished, and OverBudget if it would be charged more than ``budget`` seconds of unfinished
+    work (store.costs.work_left; each retried puzzle at the larger of its new prediction and the
+    CPU seconds it already took, which it keeps; 0: no budget). Under a budget on PostgreSQL it first
     takes the owner's submit lock (store.submit), so that a client's retries and submits read its
     backlog one after the other and cannot pass the budget together (SQLite's BEGIN IMMEDIATE
     serialises them already)."""
@@ -81,7 +82,8 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
                                [i for i in indexes if possible_index(i)])
     # "at": "index" would name the row's tuple method
     q = select(Puzzle.id, Puzzle.index.label("at"), Puzzle.kind, Puzzle.input, Puzzle.options,
-               Puzzle.status, Puzzle.estimated_seconds, Puzzle.estimate_factor).where(Puzzle.job_id == job.id)
+               Puzzle.status, Puzzle.estimated_seconds, Puzzle.estimate_factor,
+               Puzzle.cpu_seconds).where(Puzzle.job_id == job.id)
     wanted: list[int] = []
     if indexes is None:
         q = q.where(Puzzle.status.in_(RETRYABLE))
@@ -106,13 +108,18 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
                                            func.coalesce(func.sum(SECONDS_LEFT), 0.0)).where(*others)).one()
     if job.status in UNFINISHED:  # the rest of this job is the owner's unfinished work too
         left += (job.estimated_seconds or 0.0) - job.done_seconds
+    left += s.scalar(select(overrun(job.owner))) or 0.0  # this job's running puzzles' too, if it runs
     if not checked:
         return Retried([], int(rank), float(left))
     if pending + job.pending + len(checked) > max_pending:
         raise Backlogged(int(pending + job.pending), max_pending)
-    work = sum(estimate.seconds for _row, _options, estimate in checked)
+    # Each is priced at what it already cost where that passes its new prediction: an unfinished
+    # puzzle counts the larger of the two (store.costs), so the retry passes the budget as it will hold it.
+    work = sum(max(estimate.seconds, row.cpu_seconds or 0.0) for row, _options, estimate in checked)
     if not within_budget(left, work, budget):
-        raise OverBudget(work, budget, max(budget - left, 0.0), "the retried puzzles are")
+        measured = any((row.cpu_seconds or 0.0) > estimate.seconds for row, _options, estimate in checked)
+        raise OverBudget(work, budget, max(budget - left, 0.0), "the retried puzzles are",
+                         measured=measured)
     t = now()
     ids = [row.id for row in rows]
     s.execute(delete(Subtask).where(Subtask.puzzle_id.in_(ids)).execution_options(synchronize_session=False))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, insert, select, update
+from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from solvers.base import Split
@@ -67,6 +67,7 @@ class Result:
     answer: str | None = None  # ``[result, stats]`` as JSON text (``store.blocks.answer``), for its block
     error: str | None = None
     solve_ms: float | None = None
+    cpu_seconds: float | None = None  # CPU seconds measured of this attempt, added to the row's (store.costs)
 
 
 @dataclass
@@ -113,6 +114,14 @@ def record_progress(s: Session, a: Assigned, share: float) -> None:
               .values(progress=share).execution_options(synchronize_session=False))
 
 
+def charge_running(s: Session, a: Assigned, seconds: float) -> bool:
+    """Add CPU seconds measured of a whole puzzle's solve while it runs (worker.limits' watcher) to
+    its row, only while this task still holds it whole; whether they were added."""
+    mine = (Puzzle.id == a.id, still_mine(a), Puzzle.parts_total == 0)
+    return bool(changed_rows(s, update(Puzzle).where(*mine)
+                             .values(cpu_seconds=func.coalesce(Puzzle.cpu_seconds, 0.0) + seconds)))
+
+
 def still_needed(s: Session, puzzle_id: int) -> bool:
     """Whether a watched solve of this puzzle (whole, or one of its parts) should go on: the puzzle
     is running and no stop is requested (worker.limits' watcher asks, read only)."""
@@ -138,12 +147,15 @@ def release(s: Session, held: Sequence[Assigned]) -> None:
             tallies.moved(s, a.kind, RUNNING, QUEUED)
 
 
-def requeue(s: Session, a: Assigned, deadline: datetime) -> bool:
+def requeue(s: Session, a: Assigned, deadline: datetime, cpu_seconds: float | None = None) -> bool:
     """Put a puzzle this task holds back in the queue as it was before (its attempt not counted),
-    with a new deadline, for another task to take (worker.chunk: the cheap lane's cap). False if
-    it was no longer this task's."""
+    with a new deadline, for another task to take (worker.chunk: the cheap lane's cap), charged
+    the ``cpu_seconds`` measured of this task's try (store.costs). False if it was no longer this
+    task's."""
+    cpu = func.coalesce(Puzzle.cpu_seconds + cpu_seconds, Puzzle.cpu_seconds, cpu_seconds)
     changed = changed_rows(s, update(Puzzle).where(Puzzle.id == a.id, still_mine(a))
-                           .values(status=QUEUED, attempts=a.attempts - 1, worker=None, deadline=deadline))
+                           .values(status=QUEUED, attempts=a.attempts - 1, worker=None, deadline=deadline,
+                                   cpu_seconds=cpu))
     if changed:
         tallies.moved(s, a.kind, RUNNING, QUEUED)
     return bool(changed)

@@ -101,9 +101,11 @@ def _rows_written(mine: ColumnElement[bool], block_id: ColumnElement[Any],
     under the attempt number of its claim)."""
     p = _PUZZLES
     claimed = (p.c.status == RUNNING) & (p.c.attempts == _param(p.c.attempts, "attempt"))
+    cpu = _param(p.c.cpu_seconds)  # this attempt's, added to the row's earlier ones (None: none measured)
     return (update(p).where(mine, claimed, *also)
             .values(status=_param(p.c.status), block_id=block_id, error=_param(p.c.error),
                     solve_ms=_param(p.c.solve_ms), finished_at=_param(p.c.finished_at, "t"),
+                    cpu_seconds=func.coalesce(p.c.cpu_seconds + cpu, p.c.cpu_seconds, cpu),
                     deadline=None, split_head=None))
 
 

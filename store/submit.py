@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
 from store import chunks, fastjson, tallies
-from store.costs import SECONDS_LEFT, readable
+from store.costs import SECONDS_LEFT, overrun, readable
 from store.db import dialect_of
 from store.fastjson import canonical
 from store.jobs import Backlogged, JobState, job_state
@@ -177,12 +177,16 @@ def _stored_tasks(tasks: Sequence[tuple[int, int, bool]], runs: Sequence[chunks.
 
 class OverBudget(Exception):
     """The owner's unfinished work and the batch's (or a retry's puzzles') together pass the client's
-    budget of predicted CPU seconds (CLIENT_CPU_BUDGET); nothing is stored."""
+    budget of CPU seconds (CLIENT_CPU_BUDGET; what it is charged, store.costs.work_left); nothing is
+    stored. ``measured``: the work is priced by what it already took, not its prediction alone."""
 
-    def __init__(self, batch: float, budget: float, left: float, what: str = "the batch is"):
-        super().__init__(f"{what} predicted at {readable(batch)} CPU seconds; {readable(left)} of your "
+    def __init__(self, batch: float, budget: float, left: float, what: str = "the batch is", *,
+                 measured: bool = False):
+        priced = ("priced at {} CPU seconds (what they already took, where more than predicted)"
+                  if measured else "predicted at {} CPU seconds")
+        super().__init__(f"{what} {priced.format(readable(batch))}; {readable(left)} of your "
                          f"budget of {readable(budget)} are left")
-        self.batch, self.budget, self.left = batch, budget, left
+        self.batch, self.budget, self.left, self.measured = batch, budget, left, measured
 
 
 def within_budget(work: float, batch: float, budget: float) -> bool:
@@ -224,12 +228,21 @@ def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int], lis
 
 
 _UNFINISHED = ", ".join(f"'{status}'" for status in UNFINISHED)
+# The owner's measured seconds past their predictions (store.costs.overrun), over the partial index of
+# the unfinished puzzles measured (store.models.MEASURED).
+_PAST_PREDICTION = f"""
+    SELECT coalesce(sum(CASE WHEN p.cpu_seconds > coalesce(p.estimated_seconds, 0)
+                             THEN p.cpu_seconds - coalesce(p.estimated_seconds, 0) ELSE 0 END), 0)
+    FROM puzzles AS p JOIN jobs AS j ON j.id = p.job_id
+    WHERE p.cpu_seconds IS NOT NULL AND p.status IN ({_UNFINISHED})
+      AND j.owner = :owner AND j.status IN ({_UNFINISHED})"""
 # Each data-modifying part runs whether or not the result reads it; the puzzles and tallies are
 # stored only with the job (``FROM job``), which is only when the backlog allows.
 _STORE_ON_POSTGRESQL = text(f"""
 WITH backlog AS (
     SELECT coalesce(sum(pending), 0) AS pending, count(*) AS jobs,
-           coalesce(sum(coalesce(estimated_seconds, 0) - done_seconds), 0) AS work FROM jobs
+           coalesce(sum(coalesce(estimated_seconds, 0) - done_seconds), 0) + ({_PAST_PREDICTION}) AS work
+    FROM jobs
     WHERE owner = :owner AND status IN ({_UNFINISHED})),
 job AS (
     INSERT INTO jobs (id, owner, label, callback_url, status, total, pending, idempotency_key, request_hash,
@@ -272,12 +285,15 @@ SELECT (SELECT pending FROM backlog), (SELECT jobs FROM backlog),
 
 def _insert_job():
     """SQLite: the job's row, returning the owner's other unfinished jobs (their pending puzzles,
-    their number and their predicted seconds left), a round trip fewer than asking first. The new
+    their number and what they are charged: predicted seconds left, measured past predictions), a
+    round trip fewer than asking first. The new
     row is left out by id (SQLite's WITH sees it)."""
     theirs = (_jobs.c.owner == bindparam("backlog_owner"), _jobs.c.status.in_(UNFINISHED),
               _jobs.c.id != bindparam("new_job"))
     backlog = select(func.coalesce(func.sum(_jobs.c.pending), 0).label("pending"),
-                     func.count().label("jobs"), func.coalesce(func.sum(SECONDS_LEFT), 0.0).label("work"),
+                     func.count().label("jobs"),
+                     (func.coalesce(func.sum(SECONDS_LEFT), 0.0)
+                      + overrun(bindparam("backlog_owner"))).label("work"),
                      ).where(*theirs).cte("backlog")
     return insert(_jobs).add_cte(backlog).returning(select(backlog.c.pending).scalar_subquery(),
                                                     select(backlog.c.jobs).scalar_subquery(),

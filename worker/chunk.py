@@ -100,13 +100,15 @@ class Batch:
         self._publish_parts(parts)
         self.report.republished = publish_one_per_task(self.runtime, self.todo)
 
-    def to_dear_lane(self, a: Assigned) -> None:
+    def to_dear_lane(self, a: Assigned, cpu_seconds: float | None = None) -> None:
         """A puzzle that ran past the cheap lane's cap: queued again as it was before this task (its
-        attempt not counted) and published to the dear lane, where no cap holds, at its owner's
-        fair share there (``puzzle_levels``) as any dear task."""
+        attempt not counted), charged the ``cpu_seconds`` its try took (store.costs), and published
+        to the dear lane, where no cap holds, at its owner's fair share there (``puzzle_levels``,
+        which counts them) as any dear task."""
         settings = self.runtime.settings
         with self.runtime.sessions() as s, s.begin():
-            moved = rows.requeue(s, a, now() + timedelta(seconds=settings.recovery.queued_stale_seconds))
+            moved = rows.requeue(s, a, now() + timedelta(seconds=settings.recovery.queued_stale_seconds),
+                                 cpu_seconds)
             events.moved(s, now(), [a.id] if moved else [], self.worker, a.attempts, self.cap)
             ranks = puzzle_levels(s, [a.id], settings.costs.dear_share_seconds) if moved else None
         if moved:
@@ -207,13 +209,15 @@ def _solve(batch: Batch) -> None:
             with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive, limit,
                                                                          predicted is not None) as watch:
                 answer = solve_one(a, limit, plans, ready, watch, predicted)
+            if watch is not None and isinstance(answer, Result):  # the watcher charged some already
+                answer.cpu_seconds = watch.unrecorded(answer.cpu_seconds)
         except SoftTimeLimitExceeded:  # arrived between solves: stop here and hand the rest on
             batch.give_back()
             return
         one_by_one = max(one_by_one - 1, 0)
         if batch.cap is not None and _overran(answer, batch.cap):
             batch.todo.popleft()
-            batch.to_dear_lane(a)
+            batch.to_dear_lane(a, answer.cpu_seconds if isinstance(answer, Result) else None)
             continue
         _done(batch, [answer])
     batch.flush()

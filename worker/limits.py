@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from solvers import progress
 from solvers.base import STOP, StopFlag, stop_flag
-from store.rows import Assigned, record_progress, still_needed
+from store.rows import Assigned, charge_running, record_progress, still_needed
 from store.settings import TimeBudget
 
 log = logging.getLogger(__name__)
@@ -164,6 +164,11 @@ class Watch:
 
     flag: StopFlag
     expired: bool = False  # raised because the solve ran past its time limit
+    charged: float = 0.0  # CPU seconds the watcher added to the held puzzle's row while it ran
+
+    def unrecorded(self, seconds: float | None) -> float | None:
+        """Of ``seconds`` measured of the whole solve, those the watcher has not added to its row."""
+        return None if seconds is None else round(max(seconds - self.charged, 0.0), 6)
 
 
 @contextmanager
@@ -180,13 +185,25 @@ def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget
 
     For a whole puzzle this task holds (``held``) the thread also writes the share of the search
     the solver reports in the flag to the puzzle's row, when it moved, at most every
-    PROGRESS_SECONDS."""
+    PROGRESS_SECONDS, and adds the CPU seconds spent since the watch began (those not added yet,
+    once they reach PROGRESS_SECONDS) to its ``cpu_seconds``, so a long solve is charged while it
+    runs (store.costs); ``Watch.charged`` keeps what was added."""
     watch = Watch(stop_flag())
     done = threading.Event()
     limit = budget.puzzle_time_limit if seconds is None else seconds
     clock = cpu_clock if cpu else time.monotonic
     poll, deadline = budget.stop_poll_seconds, clock() + limit
     reported, reported_at = 0.0, -PROGRESS_SECONDS
+    began = cpu_clock()
+
+    def charge() -> None:
+        spent = cpu_clock() - began - watch.charged
+        if held is None or spent < PROGRESS_SECONDS:
+            return
+        with sessions() as s, s.begin():
+            added = charge_running(s, held, spent)
+        if added:
+            watch.charged += spent
 
     def report() -> None:
         nonlocal reported, reported_at
@@ -210,6 +227,7 @@ def watching(sessions: sessionmaker[Session], puzzle_id: int, budget: TimeBudget
                     watch.flag[STOP] = 1
                     return
                 report()
+                charge()
             except Exception:  # a failed poll only delays the stop: the next one may get through
                 log.warning("could not poll puzzle %s for a stop", puzzle_id, exc_info=True)
 

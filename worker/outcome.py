@@ -144,7 +144,7 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     ``predicted``: the seconds predicted of it when its prediction set ``seconds`` (CPU seconds
     then, worker.limits)."""
     out = Result(a.id, a.job_id, a.attempts, FAILED)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     p = ready
     try:
         p = p or prepare(a)
@@ -160,7 +160,14 @@ def solve_one(a: Assigned, seconds: float, settings: Settings, ready: Prepared |
     else:
         out.status, out.answer = outcome.status, blocks.answer(outcome.result, outcome.stats)
     out.solve_ms = round((time.perf_counter() - start) * 1000.0, 3)
+    out.cpu_seconds = measured(cpu)
     return out
+
+
+def measured(since: float, n: int = 1) -> float:
+    """The CPU seconds of this process since ``since`` (``time.process_time``), shared over ``n``
+    puzzles: what a solve is charged (store.costs), as the predicted limit counts it (worker.limits)."""
+    return round(max(time.process_time() - since, 0.0) / n, 6)
 
 
 @dataclass(slots=True)
@@ -198,11 +205,12 @@ def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings,
     the kind's ``solve_batch``, whose outcomes come verified. None when the call fails as a whole (a solver
     error, a wrong answer, the time limit over the whole run): solved one by one instead, each
     failure falls on its own puzzle. An outcome past its plan's node budget is solved again alone
-    (``solve_one``, which splits it). ``solve_ms`` is the run's time shared equally. The outcomes
-    are read by column (``Outcomes``), their answers encoded by the kind where it can. ``cpu``:
-    ``seconds`` count the process's CPU time (a limit the run's prediction set, worker.limits)."""
+    (``solve_one``, which splits it). ``solve_ms`` and ``cpu_seconds`` are the run's times shared
+    equally. The outcomes are read by column (``Outcomes``), their answers encoded by the kind where
+    it can. ``cpu``: ``seconds`` count the process's CPU time (a limit the run's prediction set,
+    worker.limits)."""
     kind, options = run[0].ready.kind, run[0].ready.options
-    start = time.perf_counter()
+    start, used = time.perf_counter(), time.process_time()
     try:
         with time_limit(seconds, cpu=cpu):
             outcomes = kind.solve_batch([c.ready.puzzle for c in run], options)
@@ -213,6 +221,7 @@ def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings,
                     len(run), kind.name, type(exc).__name__, exc)
         return None
     share = round((time.perf_counter() - start) * 1000.0 / len(run), 3)
+    cpu_share = measured(used, len(run))
     out: list[Result | SplitPuzzle] = []
     for c, status, nodes, answer in zip(run, outcomes.statuses(), outcomes.nodes(),
                                         outcomes.encoded(fastjson.dumps), strict=True):
@@ -220,5 +229,6 @@ def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings,
         if not within_plan(c.plan, nodes):
             out.append(solve_one(a, seconds, settings, c.ready))
             continue
-        out.append(Result(a.id, a.job_id, a.attempts, status, answer=answer, solve_ms=share))
+        out.append(Result(a.id, a.job_id, a.attempts, status, answer=answer, solve_ms=share,
+                          cpu_seconds=cpu_share))
     return out

@@ -13,6 +13,7 @@ Terms (part, subtask, head, merge, early stop, stop flag): docs/glossary.md.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +30,7 @@ from store.parts import PartClaim
 from store.rows import Result
 from store.settings import Recovery, Settings, TimeBudget
 from worker.limits import Watch, alarms_raise_timeout, time_limit, watching
-from worker.outcome import failure_reason, gave_up
+from worker.outcome import failure_reason, gave_up, measured
 from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -50,19 +51,21 @@ def run_part(runtime: Runtime, subtask_id: int, worker: str) -> bool:
         part, p = claimed
     limit, predicted = part_limit(settings, p)
     with logs.context(job=p.job_id, puzzle=p.id, subtask=part.id):
+        used = time.process_time()
         with watching(sessions, p.id, settings.time, limit, cpu=predicted is not None) as watch:
             outcome, error = solve(p, part, limit, watch, predicted)
+        cpu = measured(used)
         if outcome is None and error is None:
             log.info("subtask %s stopped: its puzzle %s no longer needs it", part.id, p.id)
         # A long solve is not done again for a database restart at its end.
-        return through_outages(lambda: _record(sessions, part, outcome, error),
+        return through_outages(lambda: _record(sessions, part, outcome, error, cpu),
                                settings.recovery.db_wait_seconds, f"subtask {part.id}")
 
 
 def _record(sessions: sessionmaker[Session], part: PartClaim, outcome: Outcome | None,
-            error: str | None) -> bool:
+            error: str | None, cpu_seconds: float | None = None) -> bool:
     with sessions() as s, s.begin():
-        return record(s, part, outcome, error)
+        return record(s, part, outcome, error, cpu_seconds)
 
 
 # -- claiming
@@ -129,10 +132,11 @@ def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch,
 # -- recording, merging
 
 
-def record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | None) -> bool:
+def record(s: Session, part: PartClaim, outcome: Outcome | None, error: str | None,
+           cpu_seconds: float | None = None) -> bool:
     """Store a part's outcome (or failure) under its claim and count it (store.parts.record), the
-    last one merged by ``merged``; True if recorded."""
-    return part_rows.record(s, part, outcome, error, merged)
+    last one merged by ``merged``, and charge its puzzle the CPU seconds measured; True if recorded."""
+    return part_rows.record(s, part, outcome, error, merged, cpu_seconds)
 
 
 

@@ -16,9 +16,9 @@ from sqlalchemy import select, update
 
 import solvers
 from solvers.base import Estimate
-from store import rows, workers
+from store import costs, rows, workers
 from store.models import Job, Puzzle, now
-from tests.service.conftest import assert_job_costs_match_rows, row_counts, runtime_of
+from tests.service.conftest import RecordingPublisher, assert_job_costs_match_rows, row_counts, runtime_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements differ by database
 from tests.toykind import TOY
 from worker import parts as worker_parts
@@ -542,3 +542,124 @@ def test_before_any_work_is_done_the_eta_of_a_job_in_a_busy_dear_lane_covers_the
     took, work = time.monotonic() - started, 16 * 0.15 + 0.3
     assert job(client, mine)["status"] == "completed"
     assert took >= work and low <= work <= high, (low, work, took, high)
+
+
+# -- charged as done: CPU seconds measured count beside the predictions
+
+
+def measured_seconds(app, job_id):
+    with app.extensions["sessions"]() as s:
+        return list(s.scalars(select(Puzzle.cpu_seconds).where(Puzzle.job_id == job_id)
+                              .order_by(Puzzle.index)))
+
+
+def charged(app, owner):
+    with app.extensions["sessions"]() as s:
+        return costs.work_left(s, [owner])[owner]
+
+
+def test_each_solve_and_part_keeps_its_cpu_seconds_on_its_row_across_attempts(client, app):
+    """The toy's ``spin`` spends the process's CPU seconds, which the worker measures: a failed
+    attempt's stay when the puzzle is retried and solved, and every part's add up on its puzzle."""
+    failing = submit(client, "1", spin=0.2, crash=True)
+    run_chunk(runtime_of(app), ids_of(app, failing["id"]), "w")
+    assert job(client, failing["id"])["status"] == "completed"
+    [first] = measured_seconds(app, failing["id"])
+    assert first >= 0.2
+    retried = client.post(f"/api/v1/jobs/{failing['id']}/retry", json={"options": {"crash": False}})
+    assert retried.status_code == 202, retried.json
+    run_chunk(runtime_of(app), ids_of(app, failing["id"]), "w")
+    [both] = measured_seconds(app, failing["id"])
+    assert both >= first + 0.2
+    split = submit(client, "1234", spin=0.1, split=2)
+    publisher = RecordingPublisher()
+    report = run_chunk(runtime_of(app, publisher), ids_of(app, split["id"]), "w")
+    assert len(report.fanned) == 2
+    for part in report.fanned:
+        assert worker_parts.run_part(runtime_of(app), part, "w")
+    assert job(client, split["id"])["status"] == "completed"
+    [parts] = measured_seconds(app, split["id"])
+    assert parts >= 0.2
+
+
+def measured_at(app, job_id, seconds, status="running"):
+    """The job's puzzle as its worker leaves it after ``seconds`` CPU seconds (a part's record, or a
+    failed attempt's write)."""
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).where(Puzzle.job_id == job_id).values(status=status, cpu_seconds=seconds))
+
+
+def test_work_past_its_prediction_is_charged_against_the_budget_and_the_fair_share(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    running = post(client, ["9"], ALICE).json  # predicted at 9 of 30
+    measured_at(app, running["id"], 25.0)  # its parts have taken 25 CPU seconds so far
+    assert charged(app, "alice") == 25.0  # what the dear lane's levels count too (store.publish)
+    refused = post(client, ["9"], ALICE)  # 25 + 9 of 30
+    assert refused.status_code == 429, refused.json
+    assert (refused.json["estimated_seconds"], refused.json["budget"], refused.json["budget_left"]) == \
+        (9.0, 30.0, 5.0)
+    checked = client.post("/api/v1/validate", headers=ALICE,  # 36: more than the whole budget
+                          json={"puzzles": [{"kind": "toy", "puzzle": "9"}] * 4})
+    assert checked.json["budget_left"] == 5.0, checked.json
+    assert post(client, ["4"], ALICE).status_code == 202  # 29
+    assert charged(app, "bob") == 0.0
+    client.post(f"/api/v1/jobs/{running['id']}/cancel", headers=ALICE)  # finished work counts no more
+    assert charged(app, "alice") == 4.0
+    assert post(client, ["9", "9"], ALICE).status_code == 202
+
+
+@pytest.mark.parametrize("bulk", [False, True], ids=["retry", "bulk"])
+def test_a_retry_is_priced_at_what_its_puzzles_already_took(make_app, steered, bulk):
+    """A puzzle predicted at 1 s that failed after 20 CPU s (a generate item whose rating the
+    generator never reaches, say) is priced at 20 s when retried: refused as a POST of 20 s is, and
+    once accepted charged 20 s until it finishes."""
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    failed = post(client, ["1"], ALICE, label="gen").json
+    measured_at(app, failed["id"], 20.0, "failed")
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).where(Job.id == failed["id"]).values(status="completed", pending=0,
+                                                                      done_seconds=1.0))
+    other = post(client, ["55", "3"], ALICE).json  # 13 s unfinished
+    as_post = post(client, ["55", "55"], ALICE)  # a POST of 20 s
+    url = f"/api/v1/jobs/{failed['id']}/retry"
+    if bulk:
+        r = client.post("/api/v1/bulk", headers=ALICE, json={"action": "retry", "label": "gen"})
+        assert r.status_code == 200 and r.json["done"] == []
+        [skipped] = r.json["skipped"]
+        assert skipped["id"] == failed["id"] and "priced at 20 CPU seconds" in skipped["reason"], skipped
+    else:
+        refused = client.post(url, headers=ALICE)
+        assert refused.status_code == as_post.status_code == 429
+        assert "Retry-After" in refused.headers and "Retry-After" in as_post.headers
+        keys = ("estimated_seconds", "budget", "budget_left", "status", "title")
+        assert [refused.json[k] for k in keys] == [as_post.json[k] for k in keys] == [20.0, 30.0, 17.0, 429,
+                                                                                       "Too Many Requests"]
+        assert "the retried puzzles are priced at 20 CPU seconds" in refused.json["detail"]
+    assert client.get(f"/api/v1/jobs/{failed['id']}", headers=ALICE).json["status"] == "completed"
+    client.post(f"/api/v1/jobs/{other['id']}/cancel", headers=ALICE)
+    if bulk:
+        r = client.post("/api/v1/bulk", headers=ALICE, json={"action": "retry", "label": "gen"})
+        assert r.json["done"] == [failed["id"]], r.json
+    else:
+        assert client.post(url, headers=ALICE).status_code == 202
+    assert charged(app, "alice") == 20.0  # not its prediction of 1
+    assert post(client, ["55", "2"], ALICE).status_code == 429  # 20 + 12 of 30
+    assert post(client, ["55"], ALICE).status_code == 202  # 20 + 10
+
+
+def test_a_retry_that_already_took_more_than_the_whole_budget_is_422_saying_so(make_app, steered):
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    failed = post(client, ["1"], ALICE).json
+    measured_at(app, failed["id"], 45.0, "failed")  # predicted at 1 s, it took 45 of a budget of 30
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).where(Job.id == failed["id"]).values(status="completed", pending=0,
+                                                                      done_seconds=1.0))
+    r = client.post(f"/api/v1/jobs/{failed['id']}/retry", headers=ALICE)
+    assert r.status_code == 422 and "Retry-After" not in r.headers
+    assert (r.json["estimated_seconds"], r.json["budget"]) == (45.0, 30.0)
+    [err] = r.json["errors"]
+    assert err["field"] == "indexes"
+    assert err["message"].startswith("priced at what they already took: 45 CPU seconds, more than your whole")

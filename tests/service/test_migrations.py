@@ -230,3 +230,44 @@ def test_result_blocks_and_chunks_texts_are_compressed_by_lz4_on_postgres():
         finally:
             engine.dispose()
     assert methods == ["l", "l", "l"]
+
+
+def rows_keep_their_measured_seconds_across_0020(url: str) -> None:
+    """Revision 0020: puzzles stored before it are unmeasured (NULL), a measured one keeps its seconds
+    while it is unfinished in the partial index, and the revision goes back down."""
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = url
+    command.upgrade(config, "dear_lane_places")
+    engine = make_engine(url)
+    try:
+        insert = text("INSERT INTO puzzles (job_id, \"index\", kind, input, options, status, attempts, "
+                      "created_at, parts_total, parts_done, stop_requested) "
+                      "VALUES ('j', :i, 'toy', '\"1\"', '{}', 'queued', 0, '2026-01-01', 0, 0, false)")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO jobs (id, owner, status, total, pending, created_at) "
+                              "VALUES ('j', 'o', 'queued', 2, 2, '2026-01-01')"))
+            conn.execute(insert, {"i": 0})
+        command.upgrade(config, "measured_cpu")
+        with engine.begin() as conn:
+            conn.execute(insert, {"i": 1})
+            conn.execute(text("UPDATE puzzles SET cpu_seconds = 12.5 WHERE \"index\" = 1"))
+            measured = text("SELECT \"index\", cpu_seconds FROM puzzles ORDER BY \"index\"")
+            assert conn.execute(measured).all() == [(0, None), (1, 12.5)]
+            indexes = {ix["name"] for ix in inspect(conn).get_indexes("puzzles")}
+        assert "ix_puzzles_measured" in indexes
+        command.downgrade(config, "dear_lane_places")
+        with engine.connect() as conn:
+            assert "cpu_seconds" not in {c["name"] for c in inspect(conn).get_columns("puzzles")}
+            assert conn.scalar(text("SELECT count(*) FROM puzzles")) == 2
+    finally:
+        engine.dispose()
+
+
+def test_measured_seconds_sqlite(tmp_path):
+    rows_keep_their_measured_seconds_across_0020(f"sqlite:///{tmp_path / 'm.db'}")
+
+
+@pytest.mark.integration
+def test_measured_seconds_postgres():
+    with fresh_postgres() as url:
+        rows_keep_their_measured_seconds_across_0020(url)

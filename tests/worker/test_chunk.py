@@ -19,13 +19,13 @@ from sqlalchemy import func, select, text, update
 import solvers
 from solvers import base
 from solvers.base import Budgeted
-from store import results, tallies
+from store import costs, results, tallies
 from store import rows as puzzle_rows
 from store.db import changed_rows, dialect_of
 from store.models import Job, Puzzle, ResultBlock, lock_job, now
 from tests.service.conftest import RecordingPublisher, plans_of, runtime_of, settings_of
 from tests.worker.conftest import EagerPublisher, as_read
-from worker import chunk, outcome, reaper
+from worker import chunk, limits, outcome, reaper
 
 
 @pytest.fixture
@@ -556,3 +556,44 @@ def test_an_nqueens_count_of_zero_is_solved_through_the_api(app):
     got = client.get(f"/api/v1/jobs/{job_id}/puzzles").json["items"]
     assert [(p["status"], (p["result"] or {}).get("solutions")) for p in got] == [
         ("solved", 0), ("solved", 0), ("no_solution", None)]  # one placement of 3 queens: none exists
+
+
+def test_a_puzzle_moved_past_the_cheap_lanes_cap_is_charged_what_its_try_took(make_app, toy, monkeypatch):
+    """Predicted at a microsecond, it spins past the cap: queued again for the dear lane, it keeps
+    the CPU seconds of that try, which its owner is charged until it is final (store.costs)."""
+    monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(solvers.KINDS["toy"],
+                                                                  predict=lambda _p, _o: base.Estimate(1e-6)))
+    app = make_app(PUZZLE_TIME_LIMIT=5.0, CHEAP_LANE_SECONDS=0.1)
+    job_id = post(app, toys("12", spin=2.0))
+    [slow] = ids_of(app, job_id)
+    report = chunk.run_chunk(runtime_of(app, RecordingPublisher()), [slow], "w1", cheap_lane=True)
+    assert report.moved == [slow]
+    [moved] = rows(app, job_id)
+    assert moved.status == "queued" and moved.cpu_seconds is not None and moved.cpu_seconds > 1e-6
+    with app.extensions["sessions"]() as s:
+        owner = s.get(Job, job_id).owner
+        assert costs.work_left(s, [owner])[owner] == pytest.approx(moved.cpu_seconds)
+
+
+def test_a_watched_solve_is_charged_while_it_runs_and_once_in_all(make_app, toy, monkeypatch):
+    """The watcher adds the CPU seconds spent so far to a long whole solve's row while it runs; the
+    write at its end adds the rest, so the row holds what the solve took, not more."""
+    monkeypatch.setattr(limits, "PROGRESS_SECONDS", 0.05)
+    app = make_app(PUZZLE_TIME_LIMIT=20.0, STOP_POLL_SECONDS=0.05)
+    job_id = post(app, toys("12", spin=1.5))  # predicted 1.5 s: watched
+    [p] = ids_of(app, job_id)
+    seen: list[float] = []
+    used = time.process_time()
+    solving = threading.Thread(target=run, args=(app, [p]))
+    solving.start()
+    while solving.is_alive():
+        [row] = rows(app, job_id)
+        if row.status == "running" and row.cpu_seconds is not None:
+            seen.append(row.cpu_seconds)
+        time.sleep(0.02)
+    solving.join()
+    used = time.process_time() - used  # every thread of this process: the solve's, the watcher's, this one's
+    [row] = rows(app, job_id)
+    assert row.status == "solved"
+    assert seen and 0 < seen[0] < 1.5
+    assert 1.5 <= row.cpu_seconds <= used
