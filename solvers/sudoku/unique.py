@@ -213,40 +213,13 @@ def unique_loop(cands: list[int]) -> Found | None:
 
 def _bug_cells(cands: list[int]) -> tuple[list[int], dict[int, int]] | None:
     """SE's BUG cells in the order found and each one's BUG digits (a mask), or None when the
-    position is no grave with them removed (module doc)."""
-    cells: list[int] = []
-    digits: dict[int, int] = {}
-    common: set[int] | None = None
-    reduced = list(cands)
-    counts = gradek.places(np.array(cands, np.int64)).tolist()
-    for u in [*range(18, 27), *range(18)]:  # boxes, rows, columns
-        for d in range(9):
-            if POP[counts[u][d]] in (0, 2):
-                continue
-            wide = [c for c in UNITS[u] if cands[c] >> d & 1 and POP[cands[c]] >= 3]
-            if not wide:
-                return None
-            if len(wide) > 1:
-                continue
-            cell = wide[0]
-            if cell not in cells:
-                cells.append(cell)
-            digits[cell] = digits.get(cell, 0) | 1 << d
-            reduced[cell] &= ~(1 << d)
-            common = set(PEERS[cell]) if common is None else common & PEERS[cell]
-            common -= set(cells)
-            every = 0
-            for m in digits.values():
-                every |= m
-            if len(cells) > 1 and POP[every] > 1 and not common:
-                return None
-    if any(cands[c] and POP[reduced[c]] != 2 for c in range(81)):
+    position is no grave with them removed (module doc; the search is uniquek.bug_cells)."""
+    cells = np.empty(81, np.int64)
+    digits = np.empty(81, np.int64)
+    n = uniquek.bug_cells(np.array(cands, np.int64), cells, digits)
+    if n <= 0:
         return None
-    for unit in UNITS:
-        for d in range(9):
-            if sum(1 for c in unit if reduced[c] >> d & 1) not in (0, 2):
-                return None
-    return (cells, digits) if cells else None
+    return cells[:n].tolist(), dict(zip(cells[:n].tolist(), digits[:n].tolist(), strict=True))
 
 
 def bug(cands: list[int]) -> Found | None:

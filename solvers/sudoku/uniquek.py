@@ -1,6 +1,6 @@
-"""The numba kernel of the 9x9 grader's unique loops (unique.py): every loop of cells holding
-two digits {a, b} that would make the grid's solution not unique, as Sudoku Explainer's (SE)
-search finds them, in its order.
+"""The numba kernels of the 9x9 grader's uniqueness techniques (unique.py): the BUG cells
+(``bug_cells``), and every loop of cells holding two digits {a, b} that would make the grid's
+solution not unique (``loops``), as Sudoku Explainer's (SE) search finds them, in its order.
 
 From each cell holding exactly {a, b} (row by row), a depth-first walk steps to a cell of the
 same box, row or column (in that order of SE's region types, never through the type of the step
@@ -14,6 +14,7 @@ per start and direction; unique.py keeps the first of each set of cells.
 
   cands    int64[81]: the candidate masks (bit d for digit d + 1).
   out      int64[MOST, 81]: a loop's cells in path order per row; ``lengths`` int64[MOST] theirs.
+  cells    int64[81]: the BUG cells; ``digits`` int64[81]: their BUG digits (masks).
 
 Everything here is the numba subset that also runs as plain Python under NUMBA_DISABLE_JIT=1.
 """
@@ -23,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.sudoku import gradek
+from solvers.sudoku import gradek, patternk
 
 MOST = 256  # loops written at most (each is found from several starts)
 POP = np.array([bin(m).count("1") for m in range(512)], np.int64)
@@ -92,4 +93,69 @@ def loops(cands: np.ndarray, out: np.ndarray, lengths: np.ndarray) -> int:
                 allowed[d] = allowed[depth] - (1 if POP[m] > 2 else 0)
                 on_path[nxt] = True
                 depth = d
+    return n
+
+
+@njit(cache=True)
+def bug_cells(cands: np.ndarray, cells: np.ndarray, digits: np.ndarray) -> int:
+    """Sudoku Explainer's BUG cells (unique.py), unit by unit (boxes, rows, columns) and digit by
+    digit: where a digit has neither 0 nor 2 places, its one place holding three digits or more
+    is a BUG cell and the digit one of its BUG digits (several such places: none is; none: no
+    BUG). The cells go to ``cells`` in the order found, their BUG digits (masks) to ``digits``;
+    their number, or -1 when the grid with the BUG digits removed is no grave (a cell without
+    two digits, a digit without 0 or 2 places in a unit), or when several BUG cells with
+    several BUG digits stop having a cell that sees all of them."""
+    places = gradek.places(cands)
+    reduced = cands.copy()
+    common = np.zeros(81, np.bool_)  # the cells seeing every BUG cell, once one is found
+    started = False
+    n = 0
+    every = 0
+    for k in range(27):
+        u = (k + 18) % 27
+        for d in range(9):
+            count = POP[places[u, d]]
+            if count == 0 or count == 2:
+                continue
+            wide = -1
+            wides = 0
+            for j in range(9):
+                c = gradek.UNITS[u, j]
+                if cands[c] >> d & 1 and POP[cands[c]] >= 3:
+                    wide = c
+                    wides += 1
+            if wides == 0:
+                return -1
+            if wides > 1:
+                continue
+            at = n
+            for i in range(n):
+                if cells[i] == wide:
+                    at = i
+            if at == n:
+                cells[n] = wide
+                digits[n] = 0
+                n += 1
+            digits[at] |= 1 << d
+            every |= 1 << d
+            reduced[wide] &= ~(1 << d)
+            for c in range(81):
+                common[c] = patternk.SEES[wide, c] and (common[c] or not started)
+            started = True
+            for i in range(n):
+                common[cells[i]] = False
+            if n > 1 and POP[every] > 1:
+                left = False
+                for c in range(81):
+                    left |= common[c]
+                if not left:
+                    return -1
+    for c in range(81):
+        if cands[c] and POP[reduced[c]] != 2:
+            return -1
+    rest = gradek.places(reduced)
+    for u in range(27):
+        for d in range(9):
+            if POP[rest[u, d]] != 0 and POP[rest[u, d]] != 2:
+                return -1
     return n
