@@ -86,6 +86,7 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
     doc): (cells, eliminations) written to ``cells`` and ``elims``, or (0, 0)."""
     base = np.empty(81, np.int64)
     is_base = np.zeros(81, np.bool_)
+    index = np.full(81, -1, np.int64)  # a base cell's place in ``base``
     excl = np.empty((81, 20), np.int64)
     n_excl = np.zeros(81, np.int64)
     nb = 0
@@ -106,7 +107,10 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
             base[nb] = cell
             n_excl[nb] = k
             is_base[cell] = True
+            index[cell] = nb
             nb += 1
+    # a triple reached from another of its pairs was tried there, with nothing to remove
+    tried = np.zeros((nb, nb, nb) if degree == 3 else (1, 1, 1), np.bool_)
     chosen = np.empty(3, np.int64)
     pair = np.empty(20, np.int64)
     shared = np.empty(20, np.int64)
@@ -140,6 +144,12 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
                         n_tail += 1
             for t in range(n_tail):
                 chosen[2] = tail[t]
+                c = index[tail[t]]
+                lo, hi = min(a, c), max(b, c)
+                mid = a + b + c - lo - hi
+                if tried[lo, mid, hi]:
+                    continue
+                tried[lo, mid, hi] = True
                 n_shared = 0
                 for k in range(n_pair):
                     if SEES[chosen[2], pair[k]]:
