@@ -185,7 +185,7 @@ def _loop_hints(cands: list[int], places: list[list[int]], loop: list[int]) -> l
 
 def unique_loop(cands: list[int]) -> Found | None:
     """The unique rectangle or loop step SE takes first (module doc), or None."""
-    out = np.empty((uniquek.MOST, 81), np.int64)
+    out = np.empty((uniquek.MOST, uniquek.LONGEST), np.int64)
     lengths = np.empty(uniquek.MOST, np.int64)
     array = np.array(cands, np.int64)
     n = uniquek.loops(array, out, lengths)

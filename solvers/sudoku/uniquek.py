@@ -13,7 +13,7 @@ an odd place on the path (the cells then alternate a and b around it). A loop is
 per start and direction; unique.py keeps the first of each set of cells.
 
   cands    int64[81]: the candidate masks (bit d for digit d + 1).
-  out      int64[MOST, 81]: a loop's cells in path order per row; ``lengths`` int64[MOST] theirs.
+  out      int64[MOST, LONGEST]: a loop's cells in path order per row; ``lengths`` int64[MOST] theirs.
   cells    int64[81]: the BUG cells; ``digits`` int64[81]: their BUG digits (masks).
 
 Everything here is the numba subset that also runs as plain Python under NUMBA_DISABLE_JIT=1.
@@ -27,6 +27,7 @@ from numba import njit
 from solvers.sudoku import gradek, patternk
 
 MOST = 256  # loops written at most (each is found from several starts)
+LONGEST = 32  # cells of a loop written at most (it holds two cells of each row it visits: 18)
 POP = np.array([bin(m).count("1") for m in range(512)], np.int64)
 # each cell's region of each of SE's region types, in SE's order: box, row, column
 REGIONS = np.array([[18 + 3 * (c // 27) + (c % 9) // 3, c // 9, 9 + c % 9] for c in range(81)], np.int64)
@@ -78,7 +79,7 @@ def loops(cands: np.ndarray, out: np.ndarray, lengths: np.ndarray) -> int:
             nxt = gradek.UNITS[REGIONS[path[depth], kind[depth]], pos[depth]]
             pos[depth] += 1
             if nxt == start and depth >= 3:
-                if n < MOST and _valid(path, depth + 1):
+                if n < MOST and depth < LONGEST and _valid(path, depth + 1):
                     out[n, :depth + 1] = path[:depth + 1]
                     lengths[n] = depth + 1
                     n += 1

@@ -19,7 +19,7 @@ for line in lines[:80]:
     values = parse_text(line.split()[1]).givens.astype(np.int64)
     cands = gradek.initial_cands(values)
     gradek.singles(values, cands, np.empty((81, 3), np.int64))
-    loops = np.zeros((uniquek.MOST, 81), np.int64)
+    loops = np.zeros((uniquek.MOST, uniquek.LONGEST), np.int64)
     lengths = np.zeros(uniquek.MOST, np.int64)
     n = uniquek.loops(cands, loops, lengths)
     row = [[loops[i, :lengths[i]].tolist() for i in range(n)]]
