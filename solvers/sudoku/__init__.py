@@ -13,8 +13,11 @@
   position.py  a position part-way through (placed values, candidates): read, checked, graded
   gradek.py    the grader's numba kernels (the singles and the basic patterns)
   links.py     the grader's chains of two or three strong links
-  wings.py     the grader's unique rectangles, ALS wings (WXYZ, VWXYZ) and BUG type 1
+  wings.py     the grader's ALS wings (WXYZ, VWXYZ)
   patternk.py  the strong links' and ALS wings' numba kernels
+  unique.py    the grader's unique rectangles and loops (types 1-4) and BUG (types 1-4)
+  uniquek.py   the unique loops' numba kernel
+  alignedk.py  the grader's aligned pair and triple exclusion (a numba kernel)
   chains.py    the grader's cycles and forcing chains (SE's first chaining family)
   forcing.py   the grader's Nishio, cell, region and dynamic forcing chains
   forcingk.py  the forcing chains' numba kernels (propagation, ancestor counts)

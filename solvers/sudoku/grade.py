@@ -7,11 +7,13 @@ The techniques, in SE's order, with their ratings (``TECHNIQUES``):
   full house 1.0, hidden single in a box 1.2, in a row or column 1.5, naked single 2.3,
   pointing 2.6, claiming 2.8, naked pair 3.0, X-wing 3.2, hidden pair 3.4, naked triple 3.6,
   swordfish 3.8, hidden triple 4.0, two strong links 4.0-4.2 (links.py), XY-wing 4.2,
-  XYZ-wing 4.4, unique rectangle 4.5, naked quad 5.0, jellyfish 5.2, hidden quad 5.4,
-  three strong links 5.4-5.6, WXYZ-wing 5.5-5.6, BUG type 1 5.6, VWXYZ-wing 6.2-6.4
-  (wings.py); the chains: X- and Y-cycles 6.5, forcing X-chains 6.6, forcing chains and
-  XY-cycles 7.0 (chains.py), Nishio forcing chains 7.5, cell and region forcing chains 8.0,
-  dynamic forcing chains 8.5 (forcing.py), each chain rated up by SE's length rule (``chains.length_extra``).
+  XYZ-wing 4.4, unique rectangles and loops of types 1-4 4.5-5.6 (unique.py), naked quad 5.0,
+  jellyfish 5.2, hidden quad 5.4, three strong links 5.4-5.6, WXYZ-wing 5.5-5.6, BUG of types
+  1-4 5.6-6.2 (unique.py), VWXYZ-wing 6.2-6.4 (wings.py), aligned pair exclusion 6.2
+  (alignedk.py); the chains: X- and Y-cycles 6.5, forcing X-chains 6.6, forcing chains and
+  XY-cycles 7.0 (chains.py), aligned triple exclusion 7.5, Nishio forcing chains 7.5, cell and
+  region forcing chains 8.0, dynamic forcing chains 8.5 (forcing.py), each chain rated up by
+  SE's length rule (``chains.length_extra``).
   The singles and the basic patterns are gradek.py's kernels, the forcing chains' propagation
   forcingk.py's.
 
@@ -26,9 +28,10 @@ its placed values (the step reports them with the depth of that search). Its rat
 The puzzle's ``rating`` is the highest rating of its steps; the bands (``BANDS``) split the
 scale: easy < 2.0 (full houses and hidden singles), medium < 3.0 (naked singles and locked
 candidates), hard < 4.5 (pairs, triples, X-wing, swordfish, two strong links, XY- and
-XYZ-wing), expert < 7.5 (unique rectangles, quads, jellyfish, three strong links, ALS wings,
-BUG, cycles, forcing chains), master < 9.0 (Nishio, cell, region and dynamic forcing chains),
-extreme from 9.0 (long dynamic forcing chains, trial and error).
+XYZ-wing), expert < 7.5 (unique rectangles and loops, quads, jellyfish, three strong links,
+ALS wings, BUG, aligned pair exclusion, cycles, forcing chains), master < 9.0 (aligned triple
+exclusion, Nishio, cell, region and dynamic forcing chains), extreme from 9.0 (long dynamic
+forcing chains, trial and error).
 
 Placing a value removes it from the candidates of its 20 peers without listing those removals;
 a step's ``eliminations`` are the technique's own. Every placement and elimination is checked
@@ -47,7 +50,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from solvers.base import WrongAnswer
-from solvers.sudoku import chains, fast, forcing, gradek, links, wings
+from solvers.sudoku import alignedk, chains, fast, forcing, gradek, links, unique, wings
 from solvers.sudoku.grid import parse_text
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
@@ -211,6 +214,11 @@ def wing(xyz: bool, name: str, rating: float) -> Finder:
     return _kernel(name, rating, lambda p: gradek.wing(xyz, p.cands_array, p.cells_out, p.elims_out))
 
 
+def aligned(degree: int, name: str, rating: float) -> Finder:
+    """Aligned pair or triple exclusion (alignedk.aligned)."""
+    return _kernel(name, rating, lambda p: alignedk.aligned(degree, p.cands_array, p.cells_out, p.elims_out))
+
+
 def pattern(find: Callable[[list[int]], wings.Found | None]) -> Finder:
     """A finder from a pattern of wings.py."""
     def found(pos: Position) -> Step | None:
@@ -238,12 +246,14 @@ TECHNIQUES: list[tuple[float, Finder]] = [
     (3.8, fish(3, "swordfish", 3.8)), (4.0, hidden_subset(3, "hidden triple", 4.0)),
     (4.0, pattern(partial(links.strong_links, 2))),
     (4.2, wing(False, "XY-wing", 4.2)), (4.4, wing(True, "XYZ-wing", 4.4)),
-    (4.5, pattern(wings.unique_rectangle)),
+    (4.5, pattern(unique.unique_loop)),
     (5.0, naked_subset(4, "naked quad", 5.0)), (5.2, fish(4, "jellyfish", 5.2)),
     (5.4, hidden_subset(4, "hidden quad", 5.4)),
     (5.4, pattern(partial(links.strong_links, 3))), (5.5, pattern(partial(wings.als_wing, 3))),
-    (5.6, pattern(wings.bug_one)), (6.2, pattern(partial(wings.als_wing, 4))),
-    (6.5, chain_family(chains.static_chains)), (7.5, chain_family(partial(forcing.find, forcing.NISHIO))),
+    (5.6, pattern(unique.bug)), (6.2, pattern(partial(wings.als_wing, 4))),
+    (6.2, aligned(2, "aligned pair exclusion", 6.2)),
+    (6.5, chain_family(chains.static_chains)), (7.5, aligned(3, "aligned triple exclusion", 7.5)),
+    (7.5, chain_family(partial(forcing.find, forcing.NISHIO))),
     (8.0, chain_family(partial(forcing.find, forcing.MULTIPLE))),
     (8.5, chain_family(partial(forcing.find, forcing.DYNAMIC))),
 ]

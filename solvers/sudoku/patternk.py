@@ -1,8 +1,7 @@
 """Numba kernels of the 9x9 grader's searches for one digit's chains of strong links
-(links.py), for the WXYZ- and VWXYZ-wings and the unique rectangles (wings.py): each
-enumerates the patterns in the order of its Python caller's module doc and keeps the first of
-the lowest rating with the most eliminations (of the lowest type for the rectangles), which
-the caller then spells out (cells, eliminations, name).
+(links.py) and for the WXYZ- and VWXYZ-wings (wings.py): each enumerates the patterns in the
+order of its Python caller's module doc and keeps the first of the lowest rating with the most
+eliminations, which the caller then spells out (cells, eliminations, name).
 
   cands    int64[81]: the candidate masks (bit d for digit d + 1).
   ratings  tenths of SE's scale (int), 0 when nothing was found.
@@ -225,61 +224,3 @@ def als_wing(size: int, cands: np.ndarray, out: np.ndarray) -> int:
                 out[:size] = als[:size]
                 out[size] = yz
     return best_rating
-
-
-@njit(cache=True)
-def unique_rectangle(cands: np.ndarray, out: np.ndarray) -> int:
-    """The first unique rectangle of type 1, else of type 2, in wings.py's order: its cells
-    (the two-digit corner, the one in its row, the one in its column, the opposite one) in
-    out[:4]; its type, 0 when there is none."""
-    found = 0
-    cells = np.empty(4, np.int64)
-    for top in range(81):
-        ab = cands[top]
-        if POP[ab] != 2:
-            continue
-        r1, c1 = top // 9, top % 9
-        for r2 in range(r1 + 1, 9):
-            for c2 in range(9):
-                if c2 == c1 or (r1 // 3 == r2 // 3) == (c1 // 3 == c2 // 3):  # two boxes
-                    continue
-                cells[0], cells[1], cells[2], cells[3] = top, r1 * 9 + c2, r2 * 9 + c1, r2 * 9 + c2
-                kind = _rectangle(cands, cells, ab)
-                if kind == 1:
-                    out[:4] = cells
-                    return 1
-                if kind == 2 and not found:
-                    out[:4] = cells
-                    found = 2
-    return found
-
-
-@njit(cache=True)
-def _rectangle(cands: np.ndarray, cells: np.ndarray, ab: int) -> int:
-    """The type (1 or 2) of the unique rectangle of ``cells`` on the digits ``ab``, 0 for
-    none (or a type 2 that removes nothing)."""
-    extras = 0
-    first = second = -1
-    for i in range(4):
-        m = cands[cells[i]]
-        if m & ab != ab:
-            return 0
-        if m != ab:
-            extras += 1
-            if first < 0:
-                first = cells[i]
-            else:
-                second = cells[i]
-    if extras == 1:
-        return 1
-    if extras != 2 or cands[first] != cands[second] or POP[cands[first]] != 3:
-        return 0
-    x = cands[first] & ~ab
-    for c in range(81):
-        if cands[c] & x and SEES[first, c] and SEES[second, c]:
-            inside = False
-            for i in range(4):
-                inside |= cells[i] == c
-            if not inside:
-                return 2
-    return 0

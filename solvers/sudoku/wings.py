@@ -11,14 +11,8 @@ Explainer (SE's maintained fork, whose ratings the project's rated sets carry) f
                       base + (size - 2 - |3 - largest|) / 10).
   VWXYZ-wing 6.2-6.4  the same with four cells holding five digits: 6.2, plus 0.1 when the
                       largest cell holds two or four digits, 0.2 when it holds three.
-  unique rectangle 4.5  four cells in two rows, two columns and two boxes, all holding the
-                      digits {a, b}, three of them nothing else (type 1: the fourth loses a
-                      and b) or the others one same digit x besides (type 2: x leaves every
-                      cell seeing both), else the grid would have two solutions; SE's longer
-                      unique loops (4.6 and up) and types 3 and 4 are not searched.
-  BUG type 1 5.6      every open cell holds two digits but one, which holds three: the digit
-                      of that cell with three places in one of its units is its value (else
-                      the grid would have two solutions).
+
+(The uniqueness techniques, unique rectangles and loops and BUG, are unique.py's.)
 
 Each finder takes the candidate masks (list of 81 ints, bit d for digit d + 1) and returns
 (technique, rating, cells, eliminations) or None; SE's order among its finds is kept: the
@@ -71,33 +65,3 @@ def als_wing(size: int, cands: list[int]) -> Found | None:
             elims += _seeing_all(cands, [x for x in als if cands[x] >> w & 1], w, skip)
     name = "WXYZ-wing" if size == 3 else "VWXYZ-wing"
     return name, rating / 10, [*als, yz], sorted(set(elims))
-
-
-def unique_rectangle(cands: list[int]) -> Found | None:
-    """The first unique rectangle of type 1, else of type 2 (module doc; the search is
-    patternk.unique_rectangle)."""
-    out = np.empty(4, np.int64)
-    kind = patternk.unique_rectangle(np.array(cands, np.int64), out)
-    if not kind:
-        return None
-    cells = out.tolist()
-    ab = cands[cells[0]]
-    extra = [c for c in cells if cands[c] != ab]
-    if kind == 1:
-        elims = [(extra[0], d + 1) for d in DIGITS[ab]]
-    else:
-        elims = _seeing_all(cands, extra, DIGITS[cands[extra[0]] & ~ab][0], set(cells))
-    return f"unique rectangle type {kind}", 4.5, sorted(cells), elims
-
-
-def bug_one(cands: list[int]) -> Found | None:
-    """BUG type 1 (module doc): the three-digit cell keeps the digit thrice in a unit."""
-    open_cells = [c for c in range(81) if cands[c]]
-    odd = [c for c in open_cells if POP[cands[c]] != 2]
-    if len(odd) != 1 or POP[cands[odd[0]]] != 3:
-        return None
-    cell = odd[0]
-    for d in DIGITS[cands[cell]]:
-        if any(sum(cands[x] >> d & 1 for x in UNITS[u]) == 3 for u in CELL_UNITS[cell]):
-            return "BUG type 1", 5.6, [cell], [(cell, v + 1) for v in DIGITS[cands[cell]] if v != d]
-    return None

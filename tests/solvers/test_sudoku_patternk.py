@@ -1,5 +1,5 @@
 """The pattern kernels (patternk.py) compiled and as plain Python find the same chains of
-strong links, ALS wings and unique rectangles."""
+strong links and ALS wings."""
 
 import json
 
@@ -23,7 +23,6 @@ for line in lines[:80]:
         row.append([int(patternk.strong_links(count, cands, found)), found.tolist()])
     for size in (3, 4):
         row.append([int(patternk.als_wing(size, cands, found)), found.tolist()])
-    row.append([int(patternk.unique_rectangle(cands, found)), found.tolist()])
     out.append(row)
 print(json.dumps(out))
 """
@@ -33,5 +32,5 @@ def test_pattern_kernels_compiled_and_interpreted_agree():
     compiled = json.loads(run_python(CASES))
     assert compiled == json.loads(run_python(CASES, NUMBA_DISABLE_JIT="1"))
     # each search finds something in some of these positions
-    for search in range(5):
+    for search in range(4):
         assert any(row[search][0] for row in compiled), search
