@@ -51,6 +51,8 @@ def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool =
         leaving = [i for i, status in enumerate(done.statuses) if status is None]
         with runtime.sessions() as s, s.begin():
             report.written, report.left = chunks.write(s, held, done)
+            if not report.left:  # written as no longer this task's (cancelled meanwhile): none left
+                leaving = []
             events.moved(s, now(), [row for row, offset in zip(report.left, leaving, strict=True)
                                     if offset in overran], worker, held.attempts,
                          settings.lanes.cheap_cap(settings.time.puzzle_time_limit))

@@ -256,6 +256,23 @@ def test_a_cancel_while_a_chunk_runs_is_final_and_its_write_writes_nothing(app, 
     assert api_job(app, job_id)["counts"]["cancelled"] == 3
 
 
+def test_a_cancel_while_a_chunk_runs_leaves_no_entry_that_was_to_leave(app, monkeypatch):
+    """An entry past the node budget would leave for a row, but the job was cancelled meanwhile:
+    the write writes nothing, and no row is made or published."""
+    budgeted = dataclasses.replace(solvers.KINDS["toy"], plan=lambda *args: Budgeted(2, 4))
+    job_id, chunk_id = post(app, toys("1", "12345", "22"))
+
+    def cancel_then_solve(prepared, options):
+        assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
+        return base.solve_each(budgeted, prepared, options)
+
+    monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(budgeted, solve_batch=cancel_then_solve))
+    publisher = RecordingPublisher()
+    report = run(app, chunk_id, publisher)
+    assert (report.written, report.left, report.moved, publisher.chunks) == (0, [], [], [])
+    assert [p.status for p in puzzles(app, job_id)] == ["cancelled"] * 3 and row_ids(app, job_id) == []
+
+
 def test_a_task_arriving_after_a_cancel_claims_nothing(app):
     job_id, chunk_id = post(app, toys("1", "2"))
     assert app.test_client().post(f"/api/v1/jobs/{job_id}/cancel").status_code == 202
