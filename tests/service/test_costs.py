@@ -459,6 +459,15 @@ def by_sleep(puzzle, options):
     return Estimate(0.01 * len(puzzle) + options["sleep"] * max(options["split"], 1), 2.0, "test")
 
 
+def busy_dear_lane(app, client) -> list:
+    """Another job's 16 parts of 0.15 s each queued in the dear lane (split, not yet run)."""
+    other = submit(client, "1" * 16, "1" * 16, split=8, sleep=0.15)
+    fanned = [part for whole in ids_of(app, other["id"])
+              for part in run_chunk(runtime_of(app), [whole], "c").fanned]
+    assert len(fanned) == 16
+    return fanned
+
+
 def test_the_eta_of_a_job_waiting_in_a_busy_dear_lane_covers_the_time_it_then_takes(make_app, monkeypatch):
     """The dear lane busy with 16 parts of another job (one worker, in the broker's order) when the
     last puzzle of a job moves there: the job's eta_range holds the work until it ends (the sleeps
@@ -466,9 +475,7 @@ def test_the_eta_of_a_job_waiting_in_a_busy_dear_lane_covers_the_time_it_then_ta
     monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(TOY, predict=by_sleep))
     app = make_app(PUZZLE_TIME_LIMIT=20.0, CHEAP_LANE_SECONDS=0.03, DEAR_SHARE_SECONDS=1000.0)
     client = app.test_client()
-    other = submit(client, "1" * 16, "1" * 16, split=8, sleep=0.15)
-    fanned = [part for whole in ids_of(app, other["id"])
-              for part in run_chunk(runtime_of(app), [whole], "c").fanned]
+    fanned = busy_dear_lane(app, client)
     slow = {"kind": "toy", "puzzle": "2", "options": {"sleep": 0.2}}
     r = client.post("/api/v1/jobs", json={"puzzles": [{"kind": "toy", "puzzle": "1" * 20}, slow]})
     mine = r.json["id"]
@@ -527,10 +534,7 @@ def test_before_any_work_is_done_the_eta_of_a_job_in_a_busy_dear_lane_covers_the
     monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(TOY, predict=by_sleep))
     app = make_app(PUZZLE_TIME_LIMIT=20.0, DEAR_SECONDS=0.1, DEAR_SHARE_SECONDS=1000.0)
     client = app.test_client()
-    other = submit(client, "1" * 16, "1" * 16, split=8, sleep=0.15)
-    fanned = [part for whole in ids_of(app, other["id"])
-              for part in run_chunk(runtime_of(app), [whole], "c").fanned]
-    assert len(fanned) == 16
+    fanned = busy_dear_lane(app, client)
     mine = submit(client, "2", sleep=0.3, split=0)["id"]
     shown = job(client, mine)
     assert shown["estimated_seconds_done"] == 0.0 and shown["eta_seconds"] is not None
