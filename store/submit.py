@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, func, insert, select, text
+from sqlalchemy import Table, bindparam, func, insert, literal_column, select, text
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
@@ -228,20 +229,16 @@ def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int], lis
 
 
 _UNFINISHED = ", ".join(f"'{status}'" for status in UNFINISHED)
-# The owner's measured seconds past their predictions (store.costs.overrun), over the partial index of
-# the unfinished puzzles measured (store.models.MEASURED).
-_PAST_PREDICTION = f"""
-    SELECT coalesce(sum(CASE WHEN p.cpu_seconds > coalesce(p.estimated_seconds, 0)
-                             THEN p.cpu_seconds - coalesce(p.estimated_seconds, 0) ELSE 0 END), 0)
-    FROM puzzles AS p JOIN jobs AS j ON j.id = p.job_id
-    WHERE p.cpu_seconds IS NOT NULL AND p.status IN ({_UNFINISHED})
-      AND j.owner = :owner AND j.status IN ({_UNFINISHED})"""
+# The owner's measured seconds past their predictions: store.costs.overrun, rendered into the text
+# with its constants inline (so the partial index's predicate, store.models.MEASURED, still matches).
+_PAST_PREDICTION = str(overrun(literal_column(":owner")).compile(dialect=postgresql.dialect(),
+                                                                  compile_kwargs={"literal_binds": True}))
 # Each data-modifying part runs whether or not the result reads it; the puzzles and tallies are
 # stored only with the job (``FROM job``), which is only when the backlog allows.
 _STORE_ON_POSTGRESQL = text(f"""
 WITH backlog AS (
     SELECT coalesce(sum(pending), 0) AS pending, count(*) AS jobs,
-           coalesce(sum(coalesce(estimated_seconds, 0) - done_seconds), 0) + ({_PAST_PREDICTION}) AS work
+           coalesce(sum(coalesce(estimated_seconds, 0) - done_seconds), 0) + {_PAST_PREDICTION} AS work
     FROM jobs
     WHERE owner = :owner AND status IN ({_UNFINISHED})),
 job AS (
