@@ -83,14 +83,11 @@ def test_static_chains_compiled_and_interpreted_agree():
 SEARCH = """
 import json
 import numpy as np
-from solvers.sudoku import chainsk, gradek
-from solvers.sudoku.grid import parse_text
-lines = open("tests/data/sudoku/sudoku_exchange_diabolical_first5000.txt").read().splitlines()
+from solvers.sudoku import chainsk
+from tests.solvers.sudoku_starts import diabolical_lines, start
 out = []
-for line in lines[:40]:
-    values = parse_text(line.split()[1]).givens.astype(np.int64)
-    cands = gradek.initial_cands(values)
-    gradek.singles(values, cands, np.empty((81, 3), np.int64))
+for line in diabolical_lines()[:40]:
+    cands = start(line.split()[1])
     best, path = np.zeros(5, np.int64), np.zeros(chainsk.NODES + 1, np.int64)
     chainsk.static_chains(cands, best, path)
     out.append([best.tolist(), path[:best[3]].tolist()])
@@ -110,14 +107,12 @@ def test_static_search_compiled_and_interpreted_agree():
 FIND = """
 import json
 import numpy as np
-from solvers.sudoku import forcingk, gradek
-from solvers.sudoku.grid import parse_text
+from solvers.sudoku import forcingk
+from tests.solvers.sudoku_starts import start
 out = []
 for puzzle in ("7...4...6...759...9..8.1..3...524....3.....2.4.......75.1...2.8.8.....1.2.9...3.4",
                "7.....81..4...82.....2.6..3...32.9..2..8.4..7..3.67...8..6.2.....95...8..51.....2"):
-    values = parse_text(puzzle).givens.astype(np.int64)
-    cands = gradek.initial_cands(values)
-    gradek.singles(values, cands, np.empty((81, 3), np.int64))
+    cands = start(puzzle)
     for multiple, dynamic, nishio, base in ((False, True, True, 75), (True, False, False, 80),
                                             (True, True, False, 85)):
         best, cells = np.zeros(5, np.int64), np.zeros(9, np.int64)

@@ -9,14 +9,12 @@ from tests.solvers.test_nqueens import run_python
 CASES = """
 import json
 import numpy as np
-from solvers.sudoku import gradek, patternk
-from solvers.sudoku.grid import parse_text
-lines = open("tests/data/sudoku/sudoku_exchange_diabolical_first5000.txt").read().splitlines()
+from solvers.sudoku import patternk
+from tests.solvers.sudoku_starts import diabolical_lines, start
+lines = diabolical_lines()
 out = []
 for line in lines[:80]:
-    values = parse_text(line.split()[1]).givens.astype(np.int64)
-    cands = gradek.initial_cands(values)
-    gradek.singles(values, cands, np.empty((81, 3), np.int64))
+    cands = start(line.split()[1])
     found = np.zeros(7, np.int64)
     row = []
     for count in (2, 3):

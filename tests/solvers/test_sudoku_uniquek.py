@@ -10,15 +10,13 @@ from tests.solvers.test_nqueens import run_python
 CASES = """
 import json
 import numpy as np
-from solvers.sudoku import alignedk, gradek, uniquek
-from solvers.sudoku.grid import parse_text
+from solvers.sudoku import alignedk, uniquek
+from tests.solvers.sudoku_starts import diabolical_lines, start
 from tests.solvers.test_sudoku_hint import path
-lines = open("tests/data/sudoku/sudoku_exchange_diabolical_first5000.txt").read().splitlines()
+lines = diabolical_lines()
 out = []
 for line in lines[:80]:
-    values = parse_text(line.split()[1]).givens.astype(np.int64)
-    cands = gradek.initial_cands(values)
-    gradek.singles(values, cands, np.empty((81, 3), np.int64))
+    cands = start(line.split()[1])
     loops = np.zeros((uniquek.MOST, uniquek.LONGEST), np.int64)
     lengths = np.zeros(uniquek.MOST, np.int64)
     n = uniquek.loops(cands, loops, lengths)
