@@ -35,13 +35,12 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.sudoku import chainsk, forcingk, gradek
+from solvers.sudoku.masks import DIGITS
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
 CELL_UNITS: list[list[int]] = gradek.CELL_UNITS.tolist()  # row, column, box
 # per cell: its box, row and column (SE's order of regions) as lists of cells
 REGIONS = [[UNITS[cu[2]], UNITS[cu[0]], UNITS[cu[1]]] for cu in CELL_UNITS]
-DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
-POP = [len(ds) for ds in DIGITS]
 
 
 class Chain(NamedTuple):

@@ -31,7 +31,8 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.sudoku import forcingk
-from solvers.sudoku.chains import DIGITS, Chain, length_extra
+from solvers.sudoku.chains import Chain, length_extra
+from solvers.sudoku.masks import DIGITS
 
 
 class Outcome(NamedTuple):

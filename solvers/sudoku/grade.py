@@ -52,11 +52,9 @@ import numpy as np
 from solvers.base import WrongAnswer
 from solvers.sudoku import alignedk, chains, fast, forcing, gradek, links, unique, wings
 from solvers.sudoku.grid import parse_text
+from solvers.sudoku.masks import DIGITS, POP
 
 UNITS: list[list[int]] = gradek.UNITS.tolist()
-PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
-DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
-POP = [len(ds) for ds in DIGITS]
 
 N = 9  # the side of the grids this module grades (gradeg.py grades every size)
 GUESS = "guess"

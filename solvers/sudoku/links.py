@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.sudoku import gradek, patternk
+from solvers.sudoku import patternk
+from solvers.sudoku.masks import PEERS
 
-PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
 NAMES = {40: "skyscraper", 41: "2-string kite", 42: "turbot fish", 54: "3 skyscrapers",
          55: "3 strong links (with a box)", 56: "3-string kite"}  # by rating in tenths
 

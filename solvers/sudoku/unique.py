@@ -43,10 +43,8 @@ from itertools import combinations
 import numpy as np
 
 from solvers.sudoku import gradek, uniquek
+from solvers.sudoku.masks import DIGITS, PEERS, POP
 
-DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
-POP = [len(ds) for ds in DIGITS]
-PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
 UNITS: list[list[int]] = gradek.UNITS.tolist()
 REGIONS: list[list[int]] = uniquek.REGIONS.tolist()  # box, row, column: SE's order
 

@@ -28,7 +28,7 @@ from solvers.sudoku import gradek, patternk
 
 MOST = 256  # loops written at most (each is found from several starts)
 LONGEST = 32  # cells of a loop written at most (it holds two cells of each row it visits: 18)
-POP = np.array([bin(m).count("1") for m in range(512)], np.int64)
+POP = patternk.POP
 # each cell's region of each of SE's region types, in SE's order: box, row, column
 REGIONS = np.array([[18 + 3 * (c // 27) + (c % 9) // 3, c // 9, 9 + c % 9] for c in range(81)], np.int64)
 

@@ -24,10 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from solvers.sudoku import gradek, patternk
+from solvers.sudoku.masks import DIGITS, PEERS
 
-DIGITS = [[d for d in range(9) if m >> d & 1] for m in range(512)]
-POP = [len(ds) for ds in DIGITS]
-PEERS = [frozenset(p) for p in gradek.PEERS.tolist()]
 UNITS: list[list[int]] = gradek.UNITS.tolist()
 CELL_UNITS: list[list[int]] = gradek.CELL_UNITS.tolist()
 

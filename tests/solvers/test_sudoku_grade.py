@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from solvers.base import WrongAnswer
-from solvers.sudoku import chains, forcing, links, wings
+from solvers.sudoku import chains, forcing, links, masks, wings
 from solvers.sudoku import grade as grader
 from solvers.sudoku.grade import BANDS, Step, band_of, grade, grade_below, guess_rating
 from solvers.sudoku.kind import KIND
@@ -52,7 +52,7 @@ def replay(puzzle, moves):
     solution: placements of candidates that are the solution's, eliminations that are not."""
     solution = sat_solution(puzzle)
     values = [0 if ch == "." else int(ch) for ch in puzzle]
-    peers = [set(p) for p in grader.PEERS]
+    peers = [set(p) for p in masks.PEERS]
     cands = [set() if v else set(range(1, 10)) - {values[p] for p in peers[c]} for c, v in enumerate(values)]
     for step in json.loads(json.dumps(moves)):
         assert step["placements"] or step["eliminations"], step
@@ -273,7 +273,7 @@ def _linked(a, b, cands):
     unit with two places for the digit."""
     (ca, da, on_a), (cb, db, on_b) = a, b
     if on_a and not on_b:
-        return (ca == cb and da != db) or (da == db and cb in grader.PEERS[ca])
+        return (ca == cb and da != db) or (da == db and cb in masks.PEERS[ca])
     if on_b and not on_a:
         if ca == cb:
             return cands[ca] == {da, db}
