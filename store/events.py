@@ -81,6 +81,7 @@ def of_job(s: Session, job: Job, limit: int, after: Position | None = None,
     found = sorted((e for source in (_of_job_row(job), _of_puzzles(s, job.id, index, since),
                                      _of_chunks(s, job.id, index, since), _of_parts(s, job.id, index, since),
                                      _recorded(s, job.id, index, since)) for e in source), key=Event.key)
+    found = _end_last(found)
     if after is not None and found:
         after = (_as_stored(after[0], found[0].at), *after[1:])
         found = [e for e in found if e.key() > after]
@@ -89,6 +90,16 @@ def of_job(s: Session, job: Job, limit: int, after: Position | None = None,
         return page, None
     last = page[-1].key()
     return page, (aware(last[0]), *last[1:])
+
+
+def _end_last(found: list[Event]) -> list[Event]:
+    """``found`` (in order) with the job's end as its row has it after every other event: a
+    puzzle's write stamps its time before it waits for the job's lock, so the write that ended the
+    job may carry an earlier time than one it waited for. The end then takes the latest time."""
+    end = next((e for e in found if e.source == JOB and e.type == "ended"), None)
+    if end is None or found[-1] is end:
+        return found
+    return [e for e in found if e is not end] + [end._replace(at=max(end.at, found[-1].at))]
 
 
 def _as_stored(t: datetime, like: datetime) -> datetime:

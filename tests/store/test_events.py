@@ -208,6 +208,30 @@ def test_pages_follow_each_other_without_gap_or_repeat(chunk_app, rows_app):
     assert paged == whole and len(whole) == 15
 
 
+def test_the_jobs_end_comes_after_a_puzzles_end_stamped_later(rows_app):
+    """A write stamps its time before it waits for the job's lock, so the write that ended the job
+    can carry a time before another puzzle's end: the end is still listed last, at the latest time,
+    and pages keep it so."""
+    job_id = post(rows_app, toys(*"1234"))
+    chunk.run_chunk(runtime_of(rows_app, RecordingPublisher()), row_ids(rows_app, job_id), "w1")
+    second = row_ids(rows_app, job_id)[1]
+    with rows_app.extensions["sessions"]() as s, s.begin():
+        later = s.get(Job, job_id).finished_at + timedelta(milliseconds=5)
+        s.execute(update(Puzzle).where(Puzzle.id == second).values(finished_at=later))
+    found = history(rows_app, job_id)
+    assert found[-1].type == "ended" and found[-2].type == "finished" and found[-2].first == 1
+    assert found[-1].at == found[-2].at and [e.key() for e in found] == sorted(e.key() for e in found)
+    paged, after = [], None
+    with rows_app.extensions["sessions"]() as s:
+        job = s.get(Job, job_id)
+        while True:
+            page, after = events.of_job(s, job, 3, after)
+            paged += page
+            if after is None:
+                break
+    assert paged == found
+
+
 def test_pages_through_events_of_one_instant_written_without_a_fraction_of_a_second(rows_app):
     """Times written by plain SQL ("08:00:00", which SQLite compares as text with the cursor's
     "08:00:00.000000") still page without a gap."""
