@@ -56,7 +56,7 @@ def banner(port: int, host: str, tokens: bool = False) -> str:
             f"               -d '{sample}'\n"
             f"  results:   curl -s{auth} {url}/api/v1/jobs/<id>/puzzles\n"
             f"  workers:   warming up the solvers: a first start on this machine compiles their kernels\n"
-            f"             (minutes), a later start loads them (under a minute). Jobs posted meanwhile\n"
+            f"             (a minute or more), a later start loads them (seconds). Jobs posted meanwhile\n"
             f"             wait queued. Lines say what is still being prepared, and when they are ready.\n")
 
 

@@ -21,7 +21,7 @@ RESULT_FIELDS = {
 }
 
 # CPU seconds per puzzle: a fixed cost (the smallest grids), and the mean at 7x7 by level, growing
-# as a power of the points (python -m bench.spokes_making, 4x4 to 20x20; bench/factory.py --others to
+# as a power of the points (python -m bench.making, 4x4 to 15x15; bench/factory.py --others to
 # 30x30). A puzzle's time varies with the drawings tried and the repairs each needs: at 7x7 hard
 # from a thirtieth to five times the mean, so the mean (not the typical puzzle, a third lower)
 # is predicted, and the range's high end holds the slow ones.

@@ -264,3 +264,13 @@ def test_making_wraps_generate_by_seed_and_index():
 def test_bad_factory_options_raise_invalid_option(raw, message):
     with pytest.raises(InvalidOption, match=message):
         made_by(**raw)
+
+
+def test_a_request_of_any_rating_is_predicted_as_its_first_attempt_not_as_the_dearest_band():
+    # Any rating takes the first attempt: priced as extreme's, a batch of them looked 130 times dearer.
+    def predicted(**given):
+        return making.seconds(read_options(making.OPTIONS, given, "sudoku"))
+
+    assert predicted() == making.SECONDS[None] < predicted(difficulty="hard")
+    assert predicted(rating_min=9.0) == making.SECONDS["extreme"]
+    assert predicted(rating_max=2.5) == making.SECONDS["medium"]
