@@ -15,7 +15,7 @@ from typing import Any, cast
 from sqlalchemy import Row, Table, bindparam, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from store import ahead, chunks, costs, notices, tallies
+from store import ahead, chunk_control, chunk_entries, costs, notices, tallies
 from store.ahead import Ahead, DearLane
 from store.costs import Cost
 from store.db import changed_rows
@@ -99,7 +99,7 @@ def counts_for(s: Session, job_ids: Sequence[str]) -> dict[str, dict[str, int]]:
                      .where(Puzzle.job_id.in_(job_ids)).group_by(Puzzle.job_id, Puzzle.status))
     for job_id, status, n in rows:
         out[job_id][status] = n
-    for job_id, found in chunks.counts(s, job_ids).items():
+    for job_id, found in chunk_entries.counts(s, job_ids).items():
         for status, n in found.items():
             out[job_id][status] = out[job_id].get(status, 0) + n
     return out
@@ -167,7 +167,7 @@ def describe_job(s: Session, owner: str | None, job_id: str, lane: DearLane | No
     rows = s.execute(_DESCRIBE, {"job_id": job_id}).all() if possible_job_id(job_id) else []
     if not rows or (owner is not None and rows[0].owner != owner):
         return None  # another client's job is as invisible as a missing one
-    counts = chunks.counts(s, [job_id])[job_id]
+    counts = chunk_entries.counts(s, [job_id])[job_id]
     partial = (0.0, 0.0)
     for row in rows:
         if row.puzzle_status is not None:  # None: a job without puzzle rows, its row alone
@@ -206,7 +206,7 @@ def get_puzzle(s: Session, job_id: str, index: int) -> Puzzle | None:
     row = s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))
     if row is not None:
         return row
-    found = chunks.entries(s, job_id, index=index)
+    found = chunk_entries.entries(s, job_id, index=index)
     return found[0] if found else None
 
 
@@ -219,7 +219,7 @@ def list_puzzles(s: Session, job_id: str, limit: int, start: int = 0,
         q = q.where(Puzzle.status.in_(statuses))
     rows = list(s.scalars(q.order_by(Puzzle.index).limit(limit + 1)))
     # the page's puzzle rows and chunk entries, merged by index
-    rows = sorted(rows + chunks.entries(s, job_id, start, statuses, limit + 1), key=lambda p: p.index)
+    rows = sorted(rows + chunk_entries.entries(s, job_id, start, statuses, limit + 1), key=lambda p: p.index)
     rows = rows[:limit + 1]
     return rows[:limit], (rows[limit].index if len(rows) > limit else None)
 
@@ -284,7 +284,7 @@ def cancel_job(s: Session, job: Job) -> int:
     for kind, old, _cost in was:
         tallies.moved(s, kind, old, CANCELLED)
     cost = sum(row.estimated_seconds or 0.0 for row in was)
-    entries, entries_cost = chunks.cancel(s, job.id, t)
+    entries, entries_cost = chunk_control.cancel(s, job.id, t)
     moved, cost = moved + entries, cost + entries_cost
     s.execute(update(Job).where(Job.id == job.id)
               .values(status=CANCELLED, pending=Job.pending - moved, done_seconds=Job.done_seconds + cost,

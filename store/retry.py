@@ -11,7 +11,7 @@ from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
-from store import chunks, events, tallies
+from store import chunk_control, chunks, events, tallies
 from store.costs import SECONDS_LEFT, overrun
 from store.db import dialect_of
 from store.fastjson import canonical
@@ -78,7 +78,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     s.refresh(job)  # its counter as of the lock
     # Entries of chunks are put back as puzzle rows (store.chunks)
     letters = "".join(chunks.LETTERS[status] for status in RETRYABLE)
-    stays = chunks.leave_final(s, job.id, letters, None if indexes is None else
+    stays = chunk_control.leave_final(s, job.id, letters, None if indexes is None else
                                [i for i in indexes if possible_index(i)])
     # "at": "index" would name the row's tuple method
     q = select(Puzzle.id, Puzzle.index.label("at"), Puzzle.kind, Puzzle.input, Puzzle.options,

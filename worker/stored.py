@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import solvers
 from solvers.base import Budgeted, Whole
-from store import chunks, events, fastjson
-from store.chunks import Held, Written
+from store import chunk_task, events, fastjson
+from store.chunk_task import Held, Written
 from store.models import now
 from store.publish import publish_in_lanes, publish_or_mark_due, puzzle_levels
 from worker.limits import PuzzleTimeout, alarms_raise_timeout, time_limit
@@ -37,10 +37,10 @@ def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool =
     settings = runtime.settings
     report = StoredReport()
     with runtime.sessions() as s, s.begin():
-        held = chunks.claim(s, chunk_id, worker, now() + settings.time.lease(), redelivered)
+        held = chunk_task.claim(s, chunk_id, worker, now() + settings.time.lease(), redelivered)
         dissolved = held is not None and held.attempts > 1
         if held is not None and dissolved:
-            report.left = chunks.dissolve(s, held)
+            report.left = chunk_task.dissolve(s, held)
     if held is None:
         return report
     leaving: Sequence[int] = range(held.size)
@@ -50,7 +50,7 @@ def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool =
             done, overran = _solve(runtime, held)
         leaving = [i for i, status in enumerate(done.statuses) if status is None]
         with runtime.sessions() as s, s.begin():
-            report.written, report.left = chunks.write(s, held, done)
+            report.written, report.left = chunk_task.write(s, held, done)
             if not report.left:  # written as no longer this task's (cancelled meanwhile): none left
                 leaving = []
             events.moved(s, now(), [row for row, offset in zip(report.left, leaving, strict=True)
