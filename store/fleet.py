@@ -20,6 +20,7 @@ from sqlalchemy import ColumnElement, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from store import chunk_entries
+from store.bookkeeping import WorkerBeat
 from store.models import (
     FAILED,
     FINAL,
@@ -30,7 +31,6 @@ from store.models import (
     Job,
     Puzzle,
     Subtask,
-    WorkerBeat,
     aware,
 )
 

@@ -21,8 +21,9 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from store import jobs
+from store.bookkeeping import ReaperRun
 from store.db import changed_rows
-from store.models import CANCELLED, COMPLETED, Job, ReaperRun, now
+from store.models import CANCELLED, COMPLETED, Job, now
 from store.settings import Retention
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,8 @@ from sqlalchemy import func, select
 import solvers
 from service import create_app
 from store import chunk_entries, tallies
-from store.models import FINAL, Base, Job, Puzzle, Subtask, Tally
+from store.bookkeeping import Tally
+from store.models import FINAL, Base, Job, Puzzle, Subtask
 from store.settings import Settings
 from tests.toykind import TOY
 from worker import parts

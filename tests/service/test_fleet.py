@@ -17,7 +17,8 @@ from sqlalchemy import update
 from service import auth
 from store import broker, chunk_task, depth, workers
 from store import rows as puzzle_rows
-from store.models import FAILED, NO_SOLUTION, SOLVED, WorkerBeat, now
+from store.bookkeeping import WorkerBeat
+from store.models import FAILED, NO_SOLUTION, SOLVED, now
 from store.publish import CeleryPublisher
 from tests.service.conftest import claim_part, settings_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements run on both databases

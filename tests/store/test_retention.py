@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy import func, select, update
 
 from store import jobs, reaping, retention
-from store.models import Job, Puzzle, ReaperRun, now
+from store.bookkeeping import ReaperRun
+from store.models import Job, Puzzle, now
 from tests.service.conftest import settings_of
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
 

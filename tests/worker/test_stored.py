@@ -16,8 +16,9 @@ import solvers
 from solvers import base
 from solvers.base import Budgeted
 from store import chunk_task, events, fastjson, jobs
+from store.bookkeeping import WorkerBeat
 from store.chunk_task import Written
-from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, WorkerBeat, now
+from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, now
 from tests.service.conftest import Broker, DownBroker, RecordingPublisher, runtime_of, settings_of
 from tests.worker.conftest import EagerPublisher, as_read
 from worker import chunk, reaper, stored
