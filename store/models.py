@@ -123,7 +123,8 @@ class Puzzle(Claimed, Base):
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
     # No foreign key: a job's rows go in with the job, by one statement (store.submit), and out
-    # with it (store.jobs.delete_jobs); a key checks each row inserted, a large share of the insert's time.
+    # with it (store.job_ends.delete_jobs); a key checks each row inserted, a large share of the
+    # insert's time.
     job_id: Mapped[str] = mapped_column(String(32))
     index: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(32))
