@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
-from store import events, fastjson, notices, tallies
+from store import event_records, fastjson, notices, tallies
 from store.chunk_statements import for_dialect
 from store.chunks import outcome_text
 from store.db import dialect_of
@@ -146,7 +146,8 @@ def _leave(s: Session, held: Held, offsets: Sequence[int], t: datetime) -> list[
         return []
     s.execute(insert(Puzzle), [{**row_of(held, i, held.inputs[i], held.estimates[i]), "status": QUEUED,
                                 "attempts": 0, "created_at": t} for i in offsets])
-    events.left(s, t, held.job_id, held.first, offsets, "lost" if held.attempts > 1 else "solved_alone")
+    event_records.left(s, t, held.job_id, held.first, offsets,
+                       "lost" if held.attempts > 1 else "solved_alone")
     return list(s.scalars(select(Puzzle.id).where(Puzzle.job_id == held.job_id,
                                                   Puzzle.index.in_([held.first + i for i in offsets]))
                           .order_by(Puzzle.index)))

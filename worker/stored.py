@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import solvers
 from solvers.base import Budgeted, Whole
-from store import chunk_task, events
+from store import chunk_task, event_records
 from store.chunk_task import Held, Written
 from store.models import now
 from store.publish import publish_in_lanes, publish_or_mark_due, puzzle_levels
@@ -52,7 +52,7 @@ def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool =
             report.written, report.left = chunk_task.write(s, held, done)
             if not report.left:  # written as no longer this task's (cancelled meanwhile): none left
                 leaving = []
-            events.moved(s, now(), [row for row, offset in zip(report.left, leaving, strict=True)
+            event_records.moved(s, now(), [row for row, offset in zip(report.left, leaving, strict=True)
                                     if offset in overran], worker, held.attempts,
                          settings.lanes.cheap_cap(settings.time.puzzle_time_limit))
     _publish_left(runtime, held, report, leaving, overran)  # once committed: a task must find its row
