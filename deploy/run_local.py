@@ -22,9 +22,10 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 
 from client.api import DEFAULT_URL
+from store.bookkeeping import WorkerBeat
 from store.broker import CALLBACK_WORKER, WORKER_FLAGS
 from store.db import make_engine, migrate
-from store.models import WorkerBeat, aware, now
+from store.models import aware, now
 from store.settings import ROOT, VAR, Settings
 from worker import warmup
 

@@ -4,6 +4,7 @@ from logging.config import fileConfig
 
 from alembic import context
 
+import store.bookkeeping  # noqa: F401  its tables join Base.metadata
 from store.db import make_engine
 from store.models import Base
 from store.settings import Settings

@@ -35,7 +35,7 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
-from store import blocks, jobs, notices, retry, submit, webhooks
+from store import blocks, job_ends, jobs, notices, retry, submit, webhooks
 from store.ahead import DearLane
 from store.costs import readable
 from store.db import one_statement, read_only
@@ -352,7 +352,7 @@ def cancel_job(job_id: str):
     """Cancel every unfinished puzzle of the job; running solvers stop at their next check."""
     with sessions() as s, s.begin():
         job = job_or_404(s, job_id)
-        jobs.cancel_job(s, job)
+        job_ends.cancel_job(s, job)
     with one_read() as s:
         return _describe_or_404(s, job.id), 202, _poll_headers(job.id)
 
@@ -455,7 +455,7 @@ def delete_job(job_id: str):
     one is 409: cancel it first."""
     with sessions() as s, s.begin():
         job = job_or_404(s, job_id)
-        unfinished = jobs.delete_job(s, job)
+        unfinished = job_ends.delete_job(s, job)
         if unfinished is not None:
             raise Problem(409, "Conflict", f"job {job_id!r} is {unfinished}; cancel it first, then delete it",
                           job_status=unfinished)

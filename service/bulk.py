@@ -15,7 +15,7 @@ from spectree import Response
 from service.api import BODY_ERRORS, bp, json_body, retry_job_puzzles, sessions, spec
 from service.problems import Problem
 from service.schemas import BulkIn, BulkOut, BulkSkipped, RetryIn
-from store import jobs
+from store import job_ends, jobs
 from store.models import CANCELLED, COMPLETED, QUEUED, RUNNING, Job
 
 # The statuses in which each action can change a job.
@@ -54,10 +54,10 @@ def _act(action: str, job: Job) -> str | None:
             if row is None:
                 return "deleted meanwhile"
             if action == "cancel":
-                jobs.cancel_job(s, row)
+                job_ends.cancel_job(s, row)
                 s.refresh(row)
                 return None if row.status == CANCELLED else f"already {row.status}"
-            unfinished = jobs.delete_job(s, row)
+            unfinished = job_ends.delete_job(s, row)
             return None if unfinished is None else f"{unfinished}; cancel it first"
     except Problem as exc:
         return exc.detail

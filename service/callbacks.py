@@ -21,7 +21,8 @@ from service.schemas import (
     WebhookTestOut,
 )
 from store import deliveries, sample_delivery, webhooks
-from store.models import Delivery, DeliveryAttempt, iso_time, now
+from store.bookkeeping import Delivery, DeliveryAttempt
+from store.models import iso_time, now
 
 
 @bp.get("/webhook-secret")

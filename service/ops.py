@@ -27,7 +27,8 @@ from service.api import spec
 from service.problems import Problem
 from service.schemas import ProblemOut
 from store import tallies
-from store.models import FINAL, UNFINISHED, Tally
+from store.bookkeeping import Tally
+from store.models import FINAL, UNFINISHED
 
 log = logging.getLogger(__name__)
 

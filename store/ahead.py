@@ -28,7 +28,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, case, func, literal, literal_column, or_, select, union_all
 from sqlalchemy.orm import Session
 
-from store.models import QUEUED, RUNNING, Puzzle, Subtask, WorkerBeat
+from store.bookkeeping import WorkerBeat
+from store.models import QUEUED, RUNNING, Puzzle, Subtask
 from store.settings import Settings
 
 

@@ -21,9 +21,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import exists, select, update
 from sqlalchemy.orm import Session
 
+from store.bookkeeping import Delivery, DeliveryAttempt
 from store.db import changed_rows
 from store.jobs import describe_job
-from store.models import CANCELLED, COMPLETED, Delivery, DeliveryAttempt, Job
+from store.models import CANCELLED, COMPLETED, Job
 
 DUE, DELIVERED, FAILED = "due", "delivered", "failed"
 ENDED = (COMPLETED, CANCELLED)

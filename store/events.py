@@ -3,21 +3,19 @@
 What the rows date themselves is read from them: the job's submit, start and end; each puzzle's,
 chunk's and subtask's last claim (when, by which worker, which attempt) and end (its status and
 error, its predicted and actual seconds). What the rows forget goes into ``job_events``, one row
-per change (a chunk's entries one row per run of indexes), in the transaction that makes it:
-work handed on by the reaper, a puzzle moved to the dear lane, split into parts, entries leaving
-their chunk, puzzles retried (with what they were) and the end of a job a retry reopens. The
-cheap path (a claim, a write) records nothing here: its rows say it all.
+per change (a chunk's entries one row per run of indexes), written by store.event_records; this
+module reads both and merges them in order.
 
 Terms (event, handed on, leaves, lane): docs/glossary.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import JSON, DateTime, and_, bindparam, insert, literal, null, or_, select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
 
 from store import chunks, fastjson
@@ -31,9 +29,7 @@ from store.models import (
     Puzzle,
     Subtask,
     aware,
-    iso_time,
 )
-from store.statements import among
 
 # Event types, in the order events at one instant are listed.
 ORDER = ("submitted", "started", "handed_on", "left", "retried", "claimed", "split", "moved", "finished",
@@ -221,87 +217,3 @@ def _recorded(s: Session, job_id: str, index: int | None, since: datetime | None
     for e in s.scalars(q.order_by(JobEvent.id)):
         yield Event(e.at, e.type, e.first, e.last, e.part, e.worker, e.attempt, e.detail or {}, RECORDED,
                     e.id)
-
-
-# Writing: each called in the transaction of the change it records.
-
-def _at(t: datetime) -> Any:
-    return bindparam("t", t, type_=DateTime(timezone=True))
-
-
-def _detail(detail: Mapping[str, Any] | None) -> Any:
-    return null() if detail is None else bindparam("detail", dict(detail), type_=JSON)
-
-
-_COLUMNS = ["job_id", "at", "type", "first", "last", "part", "worker", "attempt", "detail"]
-
-
-def puzzles_event(s: Session, t: datetime, kind: str, puzzle_ids: Sequence[int],
-                  detail: Mapping[str, Any] | None = None, claim: tuple[str, int] | None = None) -> None:
-    """One event of ``kind`` for each of these puzzle rows, naming the worker and attempt of its
-    last claim as the row has them now (or as ``claim`` says: a claim given back)."""
-    if puzzle_ids:
-        worker, attempt = (Puzzle.worker, Puzzle.attempts) if claim is None else map(literal, claim)
-        s.execute(insert(JobEvent).from_select(_COLUMNS, select(
-            Puzzle.job_id, _at(t), literal(kind), Puzzle.index, Puzzle.index, null(), worker, attempt,
-            _detail(detail)).where(among(s, Puzzle.id, puzzle_ids))))
-
-
-def moved(s: Session, t: datetime, puzzle_ids: Sequence[int], worker: str, attempt: int,
-          cap: float | None) -> None:
-    """These puzzles, claimed by ``worker`` under ``attempt``, ran past the cheap lane's cap
-    (``cap`` seconds) and go to the dear lane."""
-    puzzles_event(s, t, "moved", puzzle_ids, {"lane": "dear", "cap_seconds": cap}, (worker, attempt))
-
-
-def handed_on(s: Session, t: datetime, puzzle_ids: Sequence[int], chunk_ids: Sequence[int],
-              subtask_ids: Sequence[int]) -> None:
-    """The reaper publishes these rows again: each one's event names the worker it was lost with
-    (None: its message was lost while it was queued) and its attempt. Called before their worker
-    is cleared."""
-    puzzles_event(s, t, "handed_on", puzzle_ids)
-    if chunk_ids:
-        s.execute(insert(JobEvent).from_select(_COLUMNS, select(
-            Chunk.job_id, _at(t), literal("handed_on"), Chunk.first, Chunk.first + Chunk.size - 1, null(),
-            Chunk.worker, Chunk.attempts, null()).where(among(s, Chunk.id, chunk_ids))))
-    if subtask_ids:
-        s.execute(insert(JobEvent).from_select(_COLUMNS, select(
-            Puzzle.job_id, _at(t), literal("handed_on"), Puzzle.index, Puzzle.index, Subtask.index,
-            Subtask.worker, Subtask.attempts, null()).join(Puzzle, Puzzle.id == Subtask.puzzle_id)
-            .where(among(s, Subtask.id, subtask_ids))))
-
-
-def left(s: Session, t: datetime, job_id: str, first: int, offsets: Sequence[int], reason: str) -> None:
-    """Entries at these offsets of the chunk starting at ``first`` leave it for puzzle rows: one
-    event per run of consecutive offsets."""
-    runs: list[list[int]] = []
-    for i in sorted(offsets):
-        if runs and runs[-1][1] == i - 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
-    s.execute(insert(JobEvent), [{"job_id": job_id, "at": t, "type": "left", "first": first + a,
-                                  "last": first + b, "detail": {"reason": reason}} for a, b in runs])
-
-
-def reopened(s: Session, job: Job) -> None:
-    """A retry puts the ended ``job`` back to work: its end, which the job's row then forgets, is
-    kept as an event. Called before the job's row changes."""
-    if job.status in (COMPLETED, CANCELLED) and job.finished_at is not None:
-        s.add(JobEvent(job_id=job.id, at=job.finished_at, type="ended", detail={"status": job.status}))
-
-
-def retried(s: Session, t: datetime, options: Mapping[int, dict[str, Any]]) -> None:
-    """These puzzle rows (id: the options they run with now) are retried: each one's event keeps
-    what the retry clears, its status, error, worker, attempt and end. Called before the reset."""
-    rows = s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.index.label("at"), Puzzle.status, Puzzle.error,
-                            Puzzle.worker, Puzzle.attempts, Puzzle.finished_at)
-                     .where(among(s, Puzzle.id, list(options)))).all()
-    if rows:
-        s.execute(insert(JobEvent), [
-            {"job_id": row.job_id, "at": t, "type": "retried", "first": row.at, "last": row.at,
-             "worker": row.worker, "attempt": row.attempts,
-             "detail": {"was": row.status, "error": row.error, "options": options[row.id],
-                        "finished_at": iso_time(row.finished_at)}}
-            for row in rows])
-

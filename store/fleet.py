@@ -19,7 +19,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, case, func, or_, select
 from sqlalchemy.orm import Session
 
-from store import chunks
+from store import chunk_entries
+from store.bookkeeping import WorkerBeat
 from store.models import (
     FAILED,
     FINAL,
@@ -30,7 +31,6 @@ from store.models import (
     Job,
     Puzzle,
     Subtask,
-    WorkerBeat,
     aware,
 )
 
@@ -121,7 +121,7 @@ def workers(s: Session, at: datetime) -> list[Worker]:
             found[name].done += done
     for name, job_id, n in _parts(s, jobs):
         held[name].setdefault(job_id, Held(job_id)).parts += n
-    for name, job_id, running, done in chunks.by_worker(s, jobs, at - WINDOW):
+    for name, job_id, running, done in chunk_entries.by_worker(s, jobs, at - WINDOW):
         if running:
             held[name].setdefault(job_id, Held(job_id)).puzzles += running
         if name in found:
@@ -178,5 +178,5 @@ def flow(s: Session, at: datetime) -> Flow:
     went_out = s.scalar(select(func.count()).select_from(Puzzle)
                         .where(Puzzle.job_id.in_(jobs), Puzzle.status.in_(FINAL),
                                Puzzle.finished_at >= cutoff)) if jobs else 0
-    entries = chunks.finished_since(s, jobs, cutoff) if jobs else 0
+    entries = chunk_entries.finished_since(s, jobs, cutoff) if jobs else 0
     return Flow(int(came_in or 0), int(went_out or 0) + entries)

@@ -1,5 +1,5 @@
-"""Jobs: read a job's state and its puzzles, cancel, delete (store.submit stores them, store.retry
-puts failed ones back).
+"""Jobs: read a job's state and its puzzles (store.submit stores them, store.job_ends cancels and
+deletes them, store.retry puts failed ones back).
 
 Everything here takes a Session and plain values and returns rows or plain values (``JobState``);
 the API turns them into its response models.
@@ -12,23 +12,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, bindparam, delete, func, select, update
+from sqlalchemy import Row, Table, bindparam, func, select
 from sqlalchemy.orm import Session
 
-from store import ahead, chunks, costs, notices, tallies
+from store import ahead, chunk_entries, costs
 from store.ahead import Ahead, DearLane
 from store.costs import Cost
-from store.db import changed_rows
 from store.models import (
     CANCELLED,
-    COMPLETED,
     PUZZLE_STATUSES,
     RUNNING,
     UNFINISHED,
     Job,
     Puzzle,
     iso_time,
-    lock_job,
     now,
 )
 
@@ -99,7 +96,7 @@ def counts_for(s: Session, job_ids: Sequence[str]) -> dict[str, dict[str, int]]:
                      .where(Puzzle.job_id.in_(job_ids)).group_by(Puzzle.job_id, Puzzle.status))
     for job_id, status, n in rows:
         out[job_id][status] = n
-    for job_id, found in chunks.counts(s, job_ids).items():
+    for job_id, found in chunk_entries.counts(s, job_ids).items():
         for status, n in found.items():
             out[job_id][status] = out[job_id].get(status, 0) + n
     return out
@@ -167,7 +164,7 @@ def describe_job(s: Session, owner: str | None, job_id: str, lane: DearLane | No
     rows = s.execute(_DESCRIBE, {"job_id": job_id}).all() if possible_job_id(job_id) else []
     if not rows or (owner is not None and rows[0].owner != owner):
         return None  # another client's job is as invisible as a missing one
-    counts = chunks.counts(s, [job_id])[job_id]
+    counts = chunk_entries.counts(s, [job_id])[job_id]
     partial = (0.0, 0.0)
     for row in rows:
         if row.puzzle_status is not None:  # None: a job without puzzle rows, its row alone
@@ -206,7 +203,7 @@ def get_puzzle(s: Session, job_id: str, index: int) -> Puzzle | None:
     row = s.scalar(select(Puzzle).where(Puzzle.job_id == job_id, Puzzle.index == index))
     if row is not None:
         return row
-    found = chunks.entries(s, job_id, index=index)
+    found = chunk_entries.entries(s, job_id, index=index)
     return found[0] if found else None
 
 
@@ -219,7 +216,7 @@ def list_puzzles(s: Session, job_id: str, limit: int, start: int = 0,
         q = q.where(Puzzle.status.in_(statuses))
     rows = list(s.scalars(q.order_by(Puzzle.index).limit(limit + 1)))
     # the page's puzzle rows and chunk entries, merged by index
-    rows = sorted(rows + chunks.entries(s, job_id, start, statuses, limit + 1), key=lambda p: p.index)
+    rows = sorted(rows + chunk_entries.entries(s, job_id, start, statuses, limit + 1), key=lambda p: p.index)
     rows = rows[:limit + 1]
     return rows[:limit], (rows[limit].index if len(rows) > limit else None)
 
@@ -266,35 +263,6 @@ def matching_jobs(s: Session, owner: str | None, statuses: Sequence[str], label:
     return list(s.scalars(q.order_by(Job.created_at, Job.id).limit(limit)))
 
 
-def cancel_job(s: Session, job: Job) -> int:
-    """Unfinished puzzles -> cancelled; running ones are flagged so their solvers stop and
-    their results are never written. Returns how many puzzles were cancelled."""
-    # The status is read under the lock, since a worker may have completed the job since it was loaded.
-    status = lock_job(s, job.id)
-    if status in (COMPLETED, CANCELLED):
-        return 0
-    t = now()
-    unfinished = (Puzzle.job_id == job.id, Puzzle.status.in_(UNFINISHED))
-    # Locked first, for the tallies: the UPDATE below changes exactly these rows, and says only
-    # how many, not what each was.
-    was = s.execute(select(Puzzle.kind, Puzzle.status, Puzzle.estimated_seconds)
-                    .where(*unfinished).with_for_update()).all()
-    moved = changed_rows(s, update(Puzzle).where(*unfinished)
-                         .values(status=CANCELLED, finished_at=t, stop_requested=True))
-    for kind, old, _cost in was:
-        tallies.moved(s, kind, old, CANCELLED)
-    cost = sum(row.estimated_seconds or 0.0 for row in was)
-    entries, entries_cost = chunks.cancel(s, job.id, t)
-    moved, cost = moved + entries, cost + entries_cost
-    s.execute(update(Job).where(Job.id == job.id)
-              .values(status=CANCELLED, pending=Job.pending - moved, done_seconds=Job.done_seconds + cost,
-                      finished_at=t)
-              .execution_options(synchronize_session=False))
-    notices.notify(s, [job.id])  # its waiters, in every API process, answer at the commit
-    s.refresh(job)
-    return moved
-
-
 class Backlogged(Exception):
     """The owner's unfinished puzzles and the batch's together pass the limit (the job row stored
     meanwhile is rolled back with the transaction this escapes)."""
@@ -302,22 +270,3 @@ class Backlogged(Exception):
     def __init__(self, pending: int, limit: int):
         super().__init__(f"{pending} puzzles unfinished; the limit is {limit}")
         self.pending, self.limit = pending, limit
-
-
-def delete_job(s: Session, job: Job) -> str | None:
-    """Delete a finished job with its puzzles and subtasks (a task still holding some of their ids
-    then finds no rows and does nothing); None once deleted. An unfinished job is kept, and its
-    status (read under the lock: a worker may have finished it meanwhile) returned."""
-    status = lock_job(s, job.id)
-    if status not in (COMPLETED, CANCELLED):
-        return status
-    delete_jobs(s, [job.id])
-    return None
-
-
-def delete_jobs(s: Session, job_ids: Sequence[str]) -> None:
-    """Jobs with their puzzles (which name their job without a foreign key, store.models) and, by
-    the keys' cascades, their subtasks, blocks and deliveries. The tallies keep their counts: a
-    deleted job was still submitted, its puzzles still finished."""
-    s.execute(delete(Puzzle).where(Puzzle.job_id.in_(job_ids)).execution_options(synchronize_session=False))
-    s.execute(delete(Job).where(Job.id.in_(job_ids)).execution_options(synchronize_session=False))

@@ -18,7 +18,8 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, exists, false, or_
 
-from store.models import QUEUED, WorkerBeat
+from store.bookkeeping import WorkerBeat
+from store.models import QUEUED
 
 
 @dataclass

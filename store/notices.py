@@ -3,7 +3,7 @@
 Terms (notice, listener, live): docs/glossary.md. A notice is sent by the worker's write of a
 job's last results (store.results.write, whether a chunk, the merge of a split puzzle or the
 reaper wrote them; ``sent_if``, in the statement that moves the job's counter), or by its cancel
-(``notify``, from store.jobs.cancel_job). A waiter it wakes sees the job final at no round trip
+(``notify``, from store.job_ends.cancel_job). A waiter it wakes sees the job final at no round trip
 of its own, and reads the job's status from SQL. The listener's connection is taken out of the
 engine's pool; a waiter still looks on its own (service.waiting.NOTIFIED_SECONDS), for a
 connection lost meanwhile (the listener then wakes every waiter, and listens again once it can).

@@ -21,9 +21,10 @@ from sqlalchemy import Row, and_, select, true, update
 from sqlalchemy.orm import Session
 
 from store import workers
+from store.bookkeeping import ReaperRun
 from store.db import changed_rows
 from store.lost import Lost, at_submit, with_deadline
-from store.models import RUNNING, UNFINISHED, Job, Puzzle, ReaperRun, Subtask, aware
+from store.models import RUNNING, UNFINISHED, Job, Puzzle, Subtask, aware
 from store.settings import Recovery
 from store.statements import among
 

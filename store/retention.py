@@ -7,7 +7,7 @@ housekeeping turn at most every PURGE_INTERVAL across all worker processes
 oldest finished jobs in batches of about PURGE_BATCH puzzles, one transaction each, so no
 transaction holds its locks long; it stops after RUN_SECONDS and the next purge goes on, so the
 reaper's own work in this process waits at most that long. The tallies of /metrics keep their
-counts (store.jobs.delete_jobs).
+counts (store.job_ends.delete_jobs).
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from store import jobs
+from store import job_ends
+from store.bookkeeping import ReaperRun
 from store.db import changed_rows
-from store.models import CANCELLED, COMPLETED, Job, ReaperRun, now
+from store.models import CANCELLED, COMPLETED, Job, now
 from store.settings import Retention
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ def purge(sessions: sessionmaker[Session], before: datetime, batch: int,
             ids = oldest_finished(s, before, batch)
             if not ids:
                 break
-            jobs.delete_jobs(s, ids)
+            job_ends.delete_jobs(s, ids)
         deleted += len(ids)
     return deleted
 

@@ -11,7 +11,7 @@ from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
-from store import chunks, events, tallies
+from store import chunk_control, chunks, event_records, tallies
 from store.costs import SECONDS_LEFT, overrun
 from store.db import dialect_of
 from store.fastjson import canonical
@@ -78,7 +78,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     s.refresh(job)  # its counter as of the lock
     # Entries of chunks are put back as puzzle rows (store.chunks)
     letters = "".join(chunks.LETTERS[status] for status in RETRYABLE)
-    stays = chunks.leave_final(s, job.id, letters, None if indexes is None else
+    stays = chunk_control.leave_final(s, job.id, letters, None if indexes is None else
                                [i for i in indexes if possible_index(i)])
     # "at": "index" would name the row's tuple method
     q = select(Puzzle.id, Puzzle.index.label("at"), Puzzle.kind, Puzzle.input, Puzzle.options,
@@ -128,8 +128,8 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
     for row, new_options, _cost in checked:
         by_options.setdefault(canonical(new_options), (new_options, []))[1].append(row.id)
         tallies.moved(s, row.kind, None, QUEUED)
-    events.retried(s, t, {row.id: new_options for row, new_options, _cost in checked})
-    events.reopened(s, job)
+    event_records.retried(s, t, {row.id: new_options for row, new_options, _cost in checked})
+    event_records.reopened(s, job)
     _predicted_again(s, job, checked)
     for new_options, group in by_options.values():
         s.execute(update(Puzzle).where(Puzzle.id.in_(group), Puzzle.status.in_(RETRYABLE))

@@ -31,7 +31,7 @@ from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from solvers.base import Split
-from store import events, tallies
+from store import event_records, tallies
 from store.db import changed_rows, read_only
 from store.models import QUEUED, RUNNING, Job, Puzzle, Subtask, lock_job, now
 from store.statements import ASSIGNED, CLAIMABLE, among
@@ -175,7 +175,7 @@ def fan_out(s: Session, split_up: Sequence[SplitPuzzle], queued_stale_seconds: f
                                 split_head=split.head.to_json(), deadline=None))
         if not hit:
             continue  # cancelled, or claimed again meanwhile: its parts would never be counted
-        events.puzzles_event(s, t, "split", [a.id], {"parts": len(split.parts)})
+        event_records.puzzles_event(s, t, "split", [a.id], {"parts": len(split.parts)})
         s.execute(insert(Subtask), [
             {"puzzle_id": a.id, "index": i, "payload": part, "status": QUEUED, "attempts": 0, "created_at": t,
              "deadline": t + timedelta(seconds=queued_stale_seconds)}

@@ -1,7 +1,8 @@
 """Submitting: a checked batch stored as a job and one row per puzzle, and cut into tasks.
 
 A job and its puzzles go in by one statement on PostgreSQL (two on SQLite), whatever the batch's
-size: the rows travel as one JSON text, and the owner's backlog is read by the same statement.
+size: the rows travel as one JSON text, and the owner's backlog is read by the same statement
+(the statements: store.submit_statements).
 """
 
 from __future__ import annotations
@@ -11,21 +12,27 @@ import uuid
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, bindparam, func, insert, literal_column, select, text
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
 from solvers.base import Estimate
 from store import chunks, fastjson, tallies
-from store.costs import SECONDS_LEFT, overrun, readable
+from store.costs import readable
 from store.db import dialect_of
 from store.fastjson import canonical
 from store.jobs import Backlogged, JobState, job_state
 from store.lane_settings import Lanes
-from store.models import QUEUED, UNFINISHED, Job, Puzzle, now
+from store.models import QUEUED, Job, now
 from store.statements import CLIENT_SUBMIT_LOCK
+from store.submit_statements import (
+    CHUNK_IDS,
+    INSERT_CHUNKS_ON_SQLITE,
+    INSERT_JOB,
+    INSERT_PUZZLES_ON_SQLITE,
+    PUZZLE_IDS,
+    STORE_ON_POSTGRESQL,
+)
 
 
 @dataclass(frozen=True)
@@ -75,9 +82,6 @@ def chunk_sizes(costs: Sequence[float], spread: int, largest: int, seconds: floa
     if size:
         sizes.append(size)
     return sizes
-
-
-_jobs, _puzzles = cast(Table, Job.__table__), cast(Table, Puzzle.__table__)
 
 
 @dataclass(frozen=True)
@@ -213,108 +217,19 @@ def _store(s: Session, params: dict[str, Any]) -> tuple[int, int, list[int], lis
         else:
             s.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         counts = tallies.take(s)
-        pending, rank, ids, work, chunk_ids = s.execute(_STORE_ON_POSTGRESQL, {
+        pending, rank, ids, work, chunk_ids = s.execute(STORE_ON_POSTGRESQL, {
             **params, "tally_kinds": [c["kind"] for c in counts], "tally_names": [c["name"] for c in counts],
             "tally_shards": [c["shard"] for c in counts], "tally_values": [c["value"] for c in counts]}).one()
         return int(pending), int(rank), list(ids or []), list(chunk_ids or []), float(work)
-    pending, rank, work = s.execute(_INSERT_JOB, {**params, "backlog_owner": params["owner"],
-                                                  "new_job": params["id"]}).one()
+    pending, rank, work = s.execute(INSERT_JOB, {**params, "backlog_owner": params["owner"],
+                                                 "new_job": params["id"]}).one()
     if (pending + params["total"] > params["max_pending"]
             or not within_budget(work, params["estimated_seconds"], params["budget"])):
         return int(pending), int(rank), [], [], float(work)
-    s.execute(_INSERT_PUZZLES_ON_SQLITE, params)
-    s.execute(_INSERT_CHUNKS_ON_SQLITE, params)
-    return (int(pending), int(rank), list(s.scalars(_PUZZLE_IDS, {"job_id": params["id"]})),
-            list(s.scalars(_CHUNK_IDS, {"job_id": params["id"]})), float(work))
-
-
-_UNFINISHED = ", ".join(f"'{status}'" for status in UNFINISHED)
-# The owner's measured seconds past their predictions: store.costs.overrun, rendered into the text
-# with its constants inline (so the partial index's predicate, store.models.MEASURED, still matches).
-_PAST_PREDICTION = str(overrun(literal_column(":owner")).compile(dialect=postgresql.dialect(),
-                                                                  compile_kwargs={"literal_binds": True}))
-# Each data-modifying part runs whether or not the result reads it; the puzzles and tallies are
-# stored only with the job (``FROM job``), which is only when the backlog allows.
-_STORE_ON_POSTGRESQL = text(f"""
-WITH backlog AS (
-    SELECT coalesce(sum(pending), 0) AS pending, count(*) AS jobs,
-           coalesce(sum(coalesce(estimated_seconds, 0) - done_seconds), 0) + {_PAST_PREDICTION} AS work
-    FROM jobs
-    WHERE owner = :owner AND status IN ({_UNFINISHED})),
-job AS (
-    INSERT INTO jobs (id, owner, label, callback_url, status, total, pending, idempotency_key, request_hash,
-                      created_at, estimated_seconds, estimated_high, done_seconds)
-    SELECT :id, :owner, :label, :callback_url, :status, :total, :pending, :idempotency_key, :request_hash,
-           :created_at, :estimated_seconds, :estimated_high, 0
-    FROM backlog WHERE backlog.pending + :total <= :max_pending
-                       AND (:budget <= 0 OR backlog.work + :estimated_seconds <= :budget)
-    RETURNING id),
-stored AS (
-    INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at,
-                         parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
-                         estimate_basis)
-    SELECT job.id, CAST(p.puzzle ->> 0 AS integer), p.puzzle ->> 1, p.puzzle -> 2, p.puzzle -> 3, :status, 0,
-           :created_at, 0, 0, false, CAST(p.puzzle ->> 4 AS double precision),
-           CAST(p.puzzle ->> 5 AS double precision), p.puzzle ->> 6
-    FROM job, json_array_elements(CAST(:puzzles AS json)) AS p(puzzle)
-    RETURNING id, index),
-chunked AS (
-    INSERT INTO chunks (job_id, first, size, kind, options, inputs, estimates, estimated_seconds, status,
-                        attempts, created_at)
-    SELECT job.id, CAST(c.chunk ->> 0 AS integer), CAST(c.chunk ->> 1 AS integer), c.chunk ->> 2,
-           c.chunk -> 3, c.chunk ->> 4, c.chunk ->> 5, CAST(c.chunk ->> 6 AS double precision), :status, 0,
-           :created_at
-    FROM job, json_array_elements(CAST(:chunks AS json)) AS c(chunk)
-    RETURNING id, first),
-counted AS (
-    INSERT INTO tallies (kind, name, shard, value)
-    SELECT t.kind, t.name, t.shard, t.value
-    FROM job, unnest(CAST(:tally_kinds AS text[]), CAST(:tally_names AS text[]),
-                     CAST(:tally_shards AS integer[]), CAST(:tally_values AS double precision[]))
-              AS t(kind, name, shard, value)
-    ORDER BY t.kind, t.name
-    ON CONFLICT (kind, name, shard) DO UPDATE SET value = tallies.value + excluded.value)
-SELECT (SELECT pending FROM backlog), (SELECT jobs FROM backlog),
-       (SELECT array_agg(id ORDER BY index) FROM stored), (SELECT work FROM backlog),
-       (SELECT array_agg(id ORDER BY first) FROM chunked)
-""")
-
-
-def _insert_job():
-    """SQLite: the job's row, returning the owner's other unfinished jobs (their pending puzzles,
-    their number and what they are charged: predicted seconds left, measured past predictions), a
-    round trip fewer than asking first. The new
-    row is left out by id (SQLite's WITH sees it)."""
-    theirs = (_jobs.c.owner == bindparam("backlog_owner"), _jobs.c.status.in_(UNFINISHED),
-              _jobs.c.id != bindparam("new_job"))
-    backlog = select(func.coalesce(func.sum(_jobs.c.pending), 0).label("pending"),
-                     func.count().label("jobs"),
-                     (func.coalesce(func.sum(SECONDS_LEFT), 0.0)
-                      + overrun(bindparam("backlog_owner"))).label("work"),
-                     ).where(*theirs).cte("backlog")
-    return insert(_jobs).add_cte(backlog).returning(select(backlog.c.pending).scalar_subquery(),
-                                                    select(backlog.c.jobs).scalar_subquery(),
-                                                    select(backlog.c.work).scalar_subquery())
-
-
-_INSERT_JOB = _insert_job()
-_INSERT_PUZZLES_ON_SQLITE = text("""
-INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at,
-                     parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
-                     estimate_basis)
-SELECT :id, p.value ->> 0, p.value ->> 1, p.value -> 2, p.value -> 3, :status, 0, :created_at, 0, 0, 0,
-       p.value ->> 4, p.value ->> 5, p.value ->> 6
-FROM json_each(:puzzles) AS p
-""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type))
-_INSERT_CHUNKS_ON_SQLITE = text("""
-INSERT INTO chunks (job_id, first, size, kind, options, inputs, estimates, estimated_seconds, status,
-                    attempts, created_at)
-SELECT :id, c.value ->> 0, c.value ->> 1, c.value ->> 2, c.value -> 3, c.value ->> 4, c.value ->> 5,
-       c.value ->> 6, :status, 0, :created_at
-FROM json_each(:chunks) AS c
-""").bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type))
-_CHUNK_IDS = text("SELECT id FROM chunks WHERE job_id = :job_id ORDER BY first")
-_PUZZLE_IDS = select(_puzzles.c.id).where(_puzzles.c.job_id == bindparam("job_id")).order_by(_puzzles.c.index)
+    s.execute(INSERT_PUZZLES_ON_SQLITE, params)
+    s.execute(INSERT_CHUNKS_ON_SQLITE, params)
+    return (int(pending), int(rank), list(s.scalars(PUZZLE_IDS, {"job_id": params["id"]})),
+            list(s.scalars(CHUNK_IDS, {"job_id": params["id"]})), float(work))
 
 
 def chunks_of(ids: Sequence[int], costs: Sequence[float], lanes: Lanes) -> list[tuple[list[int], float]]:

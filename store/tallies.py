@@ -1,4 +1,4 @@
-"""Running totals for /metrics, kept in the ``tallies`` table (store.models.Tally).
+"""Running totals for /metrics, kept in the ``tallies`` table (store.bookkeeping.Tally).
 
 A scrape reads these few rows instead of counting every puzzle. Each total moves in the
 transaction that changes what it counts, by exactly the rows that transaction changed (the
@@ -25,8 +25,8 @@ from typing import Any, cast
 from sqlalchemy import Insert, Table, event
 from sqlalchemy.orm import Session
 
+from store.bookkeeping import Tally
 from store.db import Dialect, dialect_of
-from store.models import Tally
 
 # Seconds; from trivial Sudokus (well under a millisecond) to the time limit.
 SOLVE_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0, 600.0)

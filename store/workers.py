@@ -19,7 +19,8 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, Row, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from store.models import WorkerBeat, now
+from store.bookkeeping import WorkerBeat
+from store.models import now
 
 
 def node_of(name: str) -> str:

@@ -25,7 +25,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session, sessionmaker
 
 from solvers.base import Estimate
-from store import events, logs, results, rows
+from store import event_records, logs, results, rows
 from store.models import FAILED, now
 from store.publish import part_levels, publish_in_lanes, publish_or_mark_due, puzzle_levels
 from store.rows import Assigned, Result, SplitPuzzle
@@ -109,7 +109,7 @@ class Batch:
         with self.runtime.sessions() as s, s.begin():
             moved = rows.requeue(s, a, now() + timedelta(seconds=settings.recovery.queued_stale_seconds),
                                  cpu_seconds)
-            events.moved(s, now(), [a.id] if moved else [], self.worker, a.attempts, self.cap)
+            event_records.moved(s, now(), [a.id] if moved else [], self.worker, a.attempts, self.cap)
             ranks = puzzle_levels(s, [a.id], settings.costs.dear_share_seconds) if moved else None
         if moved:
             runtime = self.runtime

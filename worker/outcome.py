@@ -1,4 +1,5 @@
-"""Solving one puzzle through the registry (or a run of cheap ones through the kind's ``solve_batch``),
+"""Solving one puzzle through the registry (or a run of cheap ones through the kind's ``solve_batch``,
+for a task of puzzle rows and a stored chunk alike),
 and every reason a puzzle or a part fails, worded once."""
 
 from __future__ import annotations
@@ -199,36 +200,70 @@ def within_plan(plan: Whole | Budgeted, nodes: int | None) -> bool:
     return nodes is not None and nodes <= plan.nodes
 
 
-def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings,
-              cpu: bool = False) -> list[Result | SplitPuzzle] | None:
-    """Solve cheap puzzles of one kind and one set of options, prepared already, in one call of
-    the kind's ``solve_batch``, whose outcomes come verified. None when the call fails as a whole (a solver
-    error, a wrong answer, the time limit over the whole run): solved one by one instead, each
-    failure falls on its own puzzle. An outcome past its plan's node budget is solved again alone
-    (``solve_one``, which splits it). ``solve_ms`` and ``cpu_seconds`` are the run's times shared
-    equally. The outcomes are read by column (``Outcomes``), their answers encoded by the kind where
-    it can. ``cpu``: ``seconds`` count the process's CPU time (a limit the run's prediction set,
-    worker.limits)."""
-    kind, options = run[0].ready.kind, run[0].ready.options
+class BatchFailed(Exception):
+    """A ``solve_batch`` call failed as a whole: ``cause`` is what it raised (the time limit's
+    ``PuzzleTimeout``, a solver's error or wrong answer, Celery's soft limit)."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(cause)
+        self.cause = cause
+
+
+@dataclass(slots=True)
+class Solved:
+    """A ``solve_batch`` call's outcomes, one a puzzle: its status and answer text, or None where
+    the outcome ran past its plan's node budget; and the call's times shared equally."""
+
+    outcomes: list[tuple[str, str] | None]
+    solve_ms: float
+    cpu_seconds: float
+
+
+def solve_batch(kind: solvers.Kind, puzzles: Sequence[Any], options: dict[str, Any],
+                plans: Sequence[Whole | Budgeted], seconds: float, cpu: bool) -> Solved:
+    """Solve prepared puzzles of one kind and one set of options in one call of the kind's
+    ``solve_batch`` (its outcomes come verified), under a time limit of ``seconds`` (``cpu``: of the
+    process's CPU time, a limit a prediction set, worker.limits). Raises ``BatchFailed`` when the
+    call fails; what reading its outcomes raises is not caught. The outcomes are read by column
+    (``Outcomes``), their answers encoded by the kind where it can. The one batch solve of both
+    a task of puzzle rows (``solve_run``) and a stored chunk (worker.stored)."""
     start, used = time.perf_counter(), time.process_time()
     try:
         with time_limit(seconds, cpu=cpu):
-            outcomes = kind.solve_batch([c.ready.puzzle for c in run], options)
-    except SoftTimeLimitExceeded:
-        raise
+            outcomes = kind.solve_batch(puzzles, options)
     except Exception as exc:
+        raise BatchFailed(exc) from exc
+    share = round((time.perf_counter() - start) * 1000.0 / len(plans), 3)
+    cpu_share = measured(used, len(plans))
+    return Solved([(status, answer) if within_plan(plan, nodes) else None
+                   for plan, status, nodes, answer in zip(plans, outcomes.statuses(), outcomes.nodes(),
+                                                          outcomes.encoded(fastjson.dumps), strict=True)],
+                  share, cpu_share)
+
+
+def solve_run(run: Sequence[Cheap], seconds: float, settings: Settings,
+              cpu: bool = False) -> list[Result | SplitPuzzle] | None:
+    """Solve cheap puzzles of one kind and one set of options, prepared already, by ``solve_batch``.
+    None when the call fails as a whole (a solver error, a wrong answer, the time limit over the
+    whole run): solved one by one instead, each failure falls on its own puzzle. An outcome past
+    its plan's node budget is solved again alone (``solve_one``, which splits it). ``solve_ms`` and
+    ``cpu_seconds`` are the run's times shared equally. ``cpu``: ``seconds`` count the process's
+    CPU time (a limit the run's prediction set, worker.limits)."""
+    kind, options = run[0].ready.kind, run[0].ready.options
+    try:
+        batch = solve_batch(kind, [c.ready.puzzle for c in run], options, [c.plan for c in run], seconds, cpu)
+    except BatchFailed as failed:
+        if isinstance(failed.cause, SoftTimeLimitExceeded):
+            raise failed.cause from None
         log.warning("solve_batch of %d %s puzzles failed (%s: %s); solving them one by one",
-                    len(run), kind.name, type(exc).__name__, exc)
+                    len(run), kind.name, type(failed.cause).__name__, failed.cause)
         return None
-    share = round((time.perf_counter() - start) * 1000.0 / len(run), 3)
-    cpu_share = measured(used, len(run))
     out: list[Result | SplitPuzzle] = []
-    for c, status, nodes, answer in zip(run, outcomes.statuses(), outcomes.nodes(),
-                                        outcomes.encoded(fastjson.dumps), strict=True):
+    for c, outcome in zip(run, batch.outcomes, strict=True):
         a = c.assigned
-        if not within_plan(c.plan, nodes):
+        if outcome is None:
             out.append(solve_one(a, seconds, settings, c.ready))
             continue
-        out.append(Result(a.id, a.job_id, a.attempts, status, answer=answer, solve_ms=share,
-                          cpu_seconds=cpu_share))
+        out.append(Result(a.id, a.job_id, a.attempts, outcome[0], answer=outcome[1], solve_ms=batch.solve_ms,
+                          cpu_seconds=batch.cpu_seconds))
     return out

@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import Row
 from sqlalchemy.orm import Session
 
-from store import chunks, events, parts, reaping, retention, workers
+from store import chunk_control, event_records, parts, reaping, retention, workers
 from store.costs import work_left
 from store.db import checkpoint_wal, plan_for_each_list
 from store.models import FAILED, RUNNING, now
@@ -92,9 +92,9 @@ def reap(runtime: Runtime, trust_silence: bool = True) -> Reaped:
         part_ranks = part_levels(s, lost_parts, settings.costs.dear_share_seconds)
         again = Reaped([row.id for row in lost_puzzles], lost_parts)
         deadline = t + timedelta(seconds=recovery.queued_stale_seconds)
-        again.chunks = chunks.lost(s, t, lost, reaping.BATCH)
-        events.handed_on(s, t, again.puzzles, again.chunks, again.parts)
-        chunks.requeue(s, again.chunks, deadline)
+        again.chunks = chunk_control.lost(s, t, lost, reaping.BATCH)
+        event_records.handed_on(s, t, again.puzzles, again.chunks, again.parts)
+        chunk_control.requeue(s, again.chunks, deadline)
         reaping.hand_on(s, again.puzzles, again.parts, deadline)
         if lost.silent or lost.forgotten:
             workers.forget(s, lost.silent + lost.forgotten)

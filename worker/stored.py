@@ -9,18 +9,17 @@ Terms (chunk, entry, leaves, dear): docs/glossary.md.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import solvers
 from solvers.base import Budgeted, Whole
-from store import chunks, events, fastjson
-from store.chunks import Held, Written
+from store import chunk_task, event_records
+from store.chunk_task import Held, Written
 from store.models import now
 from store.publish import publish_in_lanes, publish_or_mark_due, puzzle_levels
-from worker.limits import PuzzleTimeout, alarms_raise_timeout, time_limit
-from worker.outcome import within_plan
+from worker.limits import PuzzleTimeout, alarms_raise_timeout
+from worker.outcome import BatchFailed, solve_batch
 from worker.runtime import Runtime
 
 
@@ -37,10 +36,10 @@ def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool =
     settings = runtime.settings
     report = StoredReport()
     with runtime.sessions() as s, s.begin():
-        held = chunks.claim(s, chunk_id, worker, now() + settings.time.lease(), redelivered)
+        held = chunk_task.claim(s, chunk_id, worker, now() + settings.time.lease(), redelivered)
         dissolved = held is not None and held.attempts > 1
         if held is not None and dissolved:
-            report.left = chunks.dissolve(s, held)
+            report.left = chunk_task.dissolve(s, held)
     if held is None:
         return report
     leaving: Sequence[int] = range(held.size)
@@ -50,10 +49,10 @@ def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool =
             done, overran = _solve(runtime, held)
         leaving = [i for i, status in enumerate(done.statuses) if status is None]
         with runtime.sessions() as s, s.begin():
-            report.written, report.left = chunks.write(s, held, done)
+            report.written, report.left = chunk_task.write(s, held, done)
             if not report.left:  # written as no longer this task's (cancelled meanwhile): none left
                 leaving = []
-            events.moved(s, now(), [row for row, offset in zip(report.left, leaving, strict=True)
+            event_records.moved(s, now(), [row for row, offset in zip(report.left, leaving, strict=True)
                                     if offset in overran], worker, held.attempts,
                          settings.lanes.cheap_cap(settings.time.puzzle_time_limit))
     _publish_left(runtime, held, report, leaving, overran)  # once committed: a task must find its row
@@ -109,22 +108,16 @@ def _solve(runtime: Runtime, held: Held) -> tuple[Written, list[int]]:
     work = sum(held.estimates[i][0] for i in stay)
     cap = settings.lanes.cheap_cap(settings.time.puzzle_time_limit)
     limit, predicted = settings.costs.limit_of(work, 1.0, cap or settings.time.puzzle_time_limit)
-    start = time.perf_counter()
     run = prepared if len(stay) == size else [prepared[i] for i in stay]
     try:
-        with time_limit(limit, cpu=predicted is not None):
-            outcomes = kind.solve_batch(run, options)
-    except PuzzleTimeout:
-        capped = cap is not None and predicted is None and len(stay) == 1
+        batch = solve_batch(kind, run, options, list(stay.values()), limit, predicted is not None)
+    except BatchFailed as failed:
+        capped = (isinstance(failed.cause, PuzzleTimeout) and cap is not None and predicted is None
+                  and len(stay) == 1)
         return leave, list(stay) if capped else []
-    except Exception:
-        return leave, []
-    share = round((time.perf_counter() - start) * 1000.0 / len(stay), 3)
     statuses: list[str | None] = [None] * size
     answers: list[str | None] = [None] * size
-    for i, status, nodes, answer in zip(stay, outcomes.statuses(), outcomes.nodes(),
-                                        outcomes.encoded(fastjson.dumps), strict=True):
-        if not within_plan(stay[i], nodes):
-            continue  # past its budget: it leaves, to be split
-        statuses[i], answers[i] = status, answer
-    return Written(statuses, answers, {}, share), []
+    for i, outcome in zip(stay, batch.outcomes, strict=True):
+        if outcome is not None:  # else past its budget: it leaves, to be split
+            statuses[i], answers[i] = outcome
+    return Written(statuses, answers, {}, batch.solve_ms), []

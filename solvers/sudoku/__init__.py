@@ -4,7 +4,8 @@
   solve.py     which method solves a puzzle (``auto`` and the named strategies)
   tree.py      the greedy tree of Kim & Kim (2017) and backtracking: search, split, merge
   sat.py       a SAT solver on a CNF encoding
-  fast.py      the bit-parallel 9x9 solver (numba kernels)
+  fast.py      the bit-parallel 9x9 solver (numba kernels): search, branching, the batch call
+  fastprop.py  its propagation rules (numba kernels): singles, locked candidates, triads
   kernels.py   the tree's numba kernels
   batch.py     a chunk of puzzles in a few kernel calls
   outcome.py   result fields and statistics

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.sudoku import fast
+from solvers.sudoku import fast, fastprop
 
 # the constant text between the fields, in the order written
 _PIECES = [b'[{"solution":"', b'","unique":', b"true", b"false", b',"solutions_found":', b"},", b"[null,",
@@ -30,7 +30,7 @@ COUNTED = np.array([[NODES, fast.NODES], [LEAVES, fast.LEAVES], [MAX_DEPTH, fast
                     [GUESSES, fast.GUESSES], [NAKED, fast.NAKED], [HIDDEN, fast.HIDDEN]], np.int64)
 DIGITS = 19  # of an int64 at most
 # the most a row takes besides ``elapsed_ms``: every piece, a solution, 7 numbers and the newline
-ROW_BOUND = len(TEXT) + fast.CELLS + 7 * DIGITS + 1
+ROW_BOUND = len(TEXT) + fastprop.CELLS + 7 * DIGITS + 1
 
 
 def texts(solutions: np.ndarray, found: np.ndarray, counters: np.ndarray, max_solutions: int,
@@ -60,7 +60,7 @@ def write(solutions: np.ndarray, found: np.ndarray, counters: np.ndarray, max_so
         n = found[i]
         if n:
             at = piece(out, at, SOLUTION)
-            for cell in range(fast.CELLS):
+            for cell in range(fastprop.CELLS):
                 out[at] = 48 + solutions[i, cell]  # the digit's ASCII code
                 at += 1
             at = piece(out, at, UNIQUE)

@@ -5,8 +5,9 @@ from sqlalchemy import func, select
 
 import solvers
 from service import create_app
-from store import chunks, tallies
-from store.models import FINAL, Base, Job, Puzzle, Subtask, Tally
+from store import chunk_entries, tallies
+from store.bookkeeping import Tally
+from store.models import FINAL, Base, Job, Puzzle, Subtask
 from store.settings import Settings
 from tests.toykind import TOY
 from worker import parts
@@ -144,7 +145,8 @@ def row_counts(app) -> tuple[int, int, int]:
 def every_puzzle(s) -> list[Puzzle]:
     """Every job's puzzles, its rows and its chunks' entries (store.chunks)."""
     job_ids = list(s.scalars(select(Job.id)))
-    return list(s.scalars(select(Puzzle))) + [e for job_id in job_ids for e in chunks.entries(s, job_id)]
+    entries = [e for job_id in job_ids for e in chunk_entries.entries(s, job_id)]
+    return list(s.scalars(select(Puzzle))) + entries
 
 
 def stored_chunks(app) -> list[int]:

@@ -15,9 +15,10 @@ from celery import Celery
 from sqlalchemy import update
 
 from service import auth
-from store import broker, chunks, depth, workers
+from store import broker, chunk_task, depth, workers
 from store import rows as puzzle_rows
-from store.models import FAILED, NO_SOLUTION, SOLVED, WorkerBeat, now
+from store.bookkeeping import WorkerBeat
+from store.models import FAILED, NO_SOLUTION, SOLVED, now
 from store.publish import CeleryPublisher
 from tests.service.conftest import claim_part, settings_of
 from tests.services import database_url, postgres_url  # noqa: F401  the statements run on both databases
@@ -128,7 +129,7 @@ def test_workers_show_their_lane_heartbeat_holdings_and_recent_work(app):
     a, b = ids_of(app, held_job)
     with app.extensions["sessions"]() as s, s.begin():
         puzzle_rows.claim(s, [a, b], both, now() + timedelta(minutes=5))
-        assert chunks.claim(s, sent.stored.pop(), cheap, now() + timedelta(minutes=5)) is not None
+        assert chunk_task.claim(s, sent.stored.pop(), cheap, now() + timedelta(minutes=5)) is not None
     split_job, _p, parts = fan_out(app, toy_item("1234567", split=4))
     beat(app, "coordinator", ["puzzles.dear"])
     with app.extensions["sessions"]() as s, s.begin():
@@ -242,11 +243,12 @@ def test_failures_across_jobs_newest_first_by_kind_and_error_text(app):
     assert report.written == 1
     in_chunk = post(app, toys("1", "2", "4"))  # a stored chunk, two of its entries failed
     with app.extensions["sessions"]() as s, s.begin():
-        held = chunks.claim(s, app.extensions["publisher"].stored.pop(), "w9", now() + timedelta(minutes=5))
+        chunk_id = app.extensions["publisher"].stored.pop()
+        held = chunk_task.claim(s, chunk_id, "w9", now() + timedelta(minutes=5))
         assert held is not None
-        done = chunks.Written([FAILED, SOLVED, FAILED], [None, None, None],
+        done = chunk_task.Written([FAILED, SOLVED, FAILED], [None, None, None],
                               {0: "made up: the first", 2: "made up: the third"}, 1.0)
-        assert chunks.write(s, held, done)[0] == 3
+        assert chunk_task.write(s, held, done)[0] == 3
 
     client = app.test_client()
     r = client.get("/api/v1/failures")
@@ -277,10 +279,11 @@ def test_activity_counts_each_minutes_finished_and_failed_puzzles_and_their_late
     assert run_chunk_of(app, ids_of(app, crashed)).written == 1
     post(app, toys("1", "2", "4"))
     with app.extensions["sessions"]() as s, s.begin():
-        held = chunks.claim(s, app.extensions["publisher"].stored.pop(), "w9", now() + timedelta(minutes=5))
+        chunk_id = app.extensions["publisher"].stored.pop()
+        held = chunk_task.claim(s, chunk_id, "w9", now() + timedelta(minutes=5))
         assert held is not None
-        done = chunks.Written([FAILED, SOLVED, NO_SOLUTION], [None, None, None], {0: "made up"}, 1.0)
-        assert chunks.write(s, held, done)[0] == 3
+        done = chunk_task.Written([FAILED, SOLVED, NO_SOLUTION], [None, None, None], {0: "made up"}, 1.0)
+        assert chunk_task.write(s, held, done)[0] == 3
     r = app.test_client().get("/api/v1/activity?minutes=5")
     assert r.status_code == 200, r.json
     minutes = r.json["items"]

@@ -11,7 +11,8 @@ from sqlalchemy import select, update
 
 from store import ahead, reaping, rows, workers
 from store.ahead import DearLane, Span
-from store.models import Puzzle, Subtask, WorkerBeat, now
+from store.bookkeeping import WorkerBeat
+from store.models import Puzzle, Subtask, now
 from store.publish import place_in_dear_lane
 from tests.service.conftest import settings_of
 from tests.services import database_url, postgres_url  # noqa: F401  both databases

@@ -5,7 +5,7 @@ import math
 
 from sqlalchemy import select
 
-from store import blocks, chunks, fastjson
+from store import blocks, chunk_entries, fastjson
 from store.models import Chunk, ResultBlock
 from tests.service.conftest import run_chunks
 from tests.worker.conftest import as_read
@@ -28,7 +28,7 @@ def test_a_chunk_stores_its_answers_in_one_block_in_the_order_of_its_entries(app
         (block_id,) = s.scalars(select(Chunk.block_id).where(Chunk.job_id == job_id))
         assert json.loads(s.scalar(select(ResultBlock.outcomes).where(ResultBlock.id == block_id)))[0][0] == \
             {"sum": 3}
-        rows = chunks.entries(s, job_id)
+        rows = chunk_entries.entries(s, job_id)
         assert {p.block_id for p in rows} == {block_id}
         read = as_read(s, rows)
     assert [p.result for p in read] == [{"sum": 3}, None, {"sum": 7}]
@@ -44,7 +44,7 @@ def test_answers_decodes_each_block_once_and_keeps_the_cache(app, client, monkey
     sessions = app.extensions["sessions"]
     assert run_chunks(app) == 4
     with sessions() as s:
-        rows = chunks.entries(s, job_id)
+        rows = chunk_entries.entries(s, job_id)
     decoded = []
     monkeypatch.setattr(blocks.fastjson, "loads", lambda text: decoded.append(text) or json.loads(text))
     cache: dict = {}

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select, text, update
 
-from store import chunks, events, tallies
+from store import chunk_task, events, tallies
 from store.models import Job, JobEvent, Puzzle, now
 from tests.service.conftest import RecordingPublisher, runtime_of
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
@@ -102,7 +102,7 @@ def test_a_lost_chunk_is_handed_on_naming_its_worker_and_its_entries_leave(chunk
     job_id = post(chunk_app, toys("1", "2", "3"))
     (chunk_id,) = chunk_app.extensions["publisher"].stored
     with chunk_app.extensions["sessions"]() as s, s.begin():
-        chunks.claim(s, chunk_id, "dead", now() - timedelta(seconds=1))
+        chunk_task.claim(s, chunk_id, "dead", now() - timedelta(seconds=1))
     assert reaper.reap(runtime_of(chunk_app, RecordingPublisher())).chunks == [chunk_id]
     (handed,) = [e for e in history(chunk_app, job_id) if e.type == "handed_on"]
     assert (handed.first, handed.last, handed.worker, handed.attempt) == (0, 2, "dead", 1)

@@ -10,7 +10,8 @@ from sqlalchemy import select
 
 from store import reaping
 from store import rows as puzzle_rows
-from store.models import Puzzle, ReaperRun, aware, now
+from store.bookkeeping import ReaperRun
+from store.models import Puzzle, aware, now
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
 
 

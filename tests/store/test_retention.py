@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select, update
 
-from store import jobs, reaping, retention
-from store.models import Job, Puzzle, ReaperRun, now
+from store import job_ends, reaping, retention
+from store.bookkeeping import ReaperRun
+from store.models import Job, Puzzle, now
 from tests.service.conftest import settings_of
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
 
@@ -79,13 +80,13 @@ def test_each_transaction_deletes_about_a_batch_of_puzzles_oldest_first(app, mon
     small = [finished(app, 2, ago=(50 - i) * DAY) for i in range(4)]
     big = finished(app, 7, ago=60 * DAY)  # alone more than a batch: it goes alone
     batches = []
-    real = jobs.delete_jobs
+    real = job_ends.delete_jobs
 
     def spy(s, ids):
         batches.append(list(ids))
         real(s, ids)
 
-    monkeypatch.setattr(jobs, "delete_jobs", spy)
+    monkeypatch.setattr(job_ends, "delete_jobs", spy)
     assert retention.purge(app.extensions["sessions"], now() - 30 * DAY, batch=5) == 5
     assert batches == [[big], small[:2], small[2:]]
     assert count(app, Job) == 0 and count(app, Puzzle) == 0

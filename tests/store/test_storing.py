@@ -53,7 +53,7 @@ def test_inputs_and_options_are_stored_as_checked(client, app):
 
 
 def test_the_backlog_comes_with_the_jobs_row_and_a_refused_job_leaves_nothing(make_app, toy):
-    # store.submit._insert_job: the owner's other unfinished jobs, whichever database's WITH sees
+    # store.submit_statements._insert_job: the owner's other unfinished jobs, whichever database's WITH sees
     # the new row, give the 429 and the rank of the next job's tasks.
     app = make_app(MAX_PENDING_PUZZLES=5)
     client = app.test_client()

@@ -8,7 +8,8 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from store import workers
-from store.models import WorkerBeat, aware, now
+from store.bookkeeping import WorkerBeat
+from store.models import aware, now
 from tests.services import database_url, postgres_url  # noqa: F401  both databases
 
 

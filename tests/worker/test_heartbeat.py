@@ -11,8 +11,9 @@ from sqlalchemy import event, select, update
 
 from store import rows as puzzle_rows
 from store import workers as worker_rows
+from store.bookkeeping import WorkerBeat
 from store.db import dialect_of
-from store.models import Puzzle, Subtask, WorkerBeat, now
+from store.models import Puzzle, Subtask, now
 from tests.service.conftest import Broker, DownBroker, RecordingPublisher, claim_part, runtime_of, settings_of
 from tests.worker.test_chunk import ids_of, job_row, post, rows, toys
 from tests.worker.test_parts import fan_out, toy_item

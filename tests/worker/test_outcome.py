@@ -1,6 +1,6 @@
 """How a failed puzzle's error reads: a generator's deliberate give-up as its message alone, an
 unexpected exception with its class for the operator, a time limit with the kind's hint of a
-cheaper mode where its options allow one."""
+cheaper mode where its options allow one; the batch solve both cheap paths share."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import dataclasses
 import pytest
 
 import solvers
-from solvers.base import Settings
-from store.models import FAILED
+from solvers.base import Budgeted, Settings, Whole
+from store.models import FAILED, SOLVED
 from store.rows import Assigned
 from worker import outcome
 from worker.limits import PuzzleTimeout
@@ -51,3 +51,22 @@ def test_a_time_limit_failure_hints_at_the_kinds_cheaper_mode(optimal, hinted):
     error = timed_out({"optimal": optimal})
     assert error.startswith(outcome.too_long(2.0, "puzzle"))
     assert ('{"optimal": false}' in error) == hinted, error
+
+
+def test_the_batch_solve_gives_each_outcome_within_its_plan_and_wraps_a_failed_call():
+    # the one batch solve of a task of puzzle rows (solve_run) and of a stored chunk (worker.stored)
+    kind = solvers.get("sliding")
+    options = kind.read_options({})
+    puzzles = kind.prepare_batch([BOARD, BOARD], options)
+    solved = outcome.solve_batch(kind, puzzles, options, [Whole(), Budgeted(1, 4)], 30.0, False)
+    assert solved.outcomes[0] is not None and solved.outcomes[0][0] == SOLVED
+    assert solved.outcomes[1] is None, "past its budget of one node: split, not answered"
+    assert solved.solve_ms >= 0 and solved.cpu_seconds >= 0
+
+    def out_of_time(prepared, opts):
+        raise PuzzleTimeout
+
+    with pytest.raises(outcome.BatchFailed) as failed:
+        outcome.solve_batch(dataclasses.replace(kind, solve_batch=out_of_time), puzzles, options,
+                            [Whole(), Whole()], 30.0, False)
+    assert isinstance(failed.value.cause, PuzzleTimeout)

@@ -9,7 +9,8 @@ from datetime import timedelta
 from sqlalchemy import select, update
 
 from store import reaping
-from store.models import Puzzle, ReaperRun, now
+from store.bookkeeping import ReaperRun
+from store.models import Puzzle, now
 from tests.service.conftest import RecordingPublisher, runtime_of, settings_of
 from tests.worker.test_chunk import ids_of, post, rows, toys
 from tests.worker.test_heartbeat import Broker, claim

@@ -15,9 +15,10 @@ from sqlalchemy import func, select, update
 import solvers
 from solvers import base
 from solvers.base import Budgeted
-from store import chunks, events, fastjson, jobs
-from store.chunks import Written
-from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, WorkerBeat, now
+from store import chunk_task, events, fastjson, jobs
+from store.bookkeeping import WorkerBeat
+from store.chunk_task import Written
+from store.models import Chunk, Job, Puzzle, ResultBlock, Subtask, now
 from tests.service.conftest import Broker, DownBroker, RecordingPublisher, runtime_of, settings_of
 from tests.worker.conftest import EagerPublisher, as_read
 from worker import chunk, reaper, stored
@@ -75,7 +76,7 @@ def run(app, chunk_id, publisher=None, worker="w1", redelivered=False):
 def claim(app, chunk_id, worker, lease=timedelta(minutes=5)):
     """The chunk claimed as a task that then goes no further (its worker lost) leaves it."""
     with app.extensions["sessions"]() as s, s.begin():
-        return chunks.claim(s, chunk_id, worker, now() + lease)
+        return chunk_task.claim(s, chunk_id, worker, now() + lease)
 
 
 def solve_rows(app, ids, worker="w2"):
@@ -148,7 +149,7 @@ def test_a_redelivered_chunk_claimed_while_it_runs_is_dissolved_into_rows_one_a_
     # The first task's late write is no longer this chunk's: it writes nothing.
     with app.extensions["sessions"]() as s, s.begin():
         late = Written(["solved"] * 3, ['[{"sum":9},null]'] * 3, {}, 1.0)
-        assert chunks.write(s, first, late) == (0, [])
+        assert chunk_task.write(s, first, late) == (0, [])
     assert solve_rows(app, ids) == [1, 1, 1]
     assert [(p.status, p.result, p.attempts) for p in puzzles(app, job_id)] == [
         ("solved", {"sum": n}, 1) for n in (1, 2, 3)]
