@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -15,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
-from service import auth, batches, cursors, ratelimit, settings
+from service import auth, batches, cursors, prices, ratelimit, settings
 from service.bodies import read_json
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
@@ -35,7 +36,7 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
-from store import blocks, jobs, notices, retry, submit, webhooks
+from store import blocks, jobs, notices, pricing, retry, submit, webhooks
 from store.ahead import DearLane
 from store.costs import readable
 from store.db import one_statement, read_only
@@ -148,13 +149,21 @@ def read_batch() -> dict[str, Any]:
 
 
 def checked(body: dict[str, Any]) -> CheckedBatch:
-    """The batch, every item checked (422 naming every bad item otherwise), and within the cap on a
-    puzzle's predicted seconds unless the job accepts the cost."""
+    """The batch, every item checked (422 naming every bad item otherwise) and priced (an item of
+    options its kind does not model: store.pricing), and within the cap on a puzzle's predicted
+    seconds unless the job accepts the cost."""
+    config = settings()
     try:
-        batch = batches.check(body, Limits.of(settings().limits))
+        batch = batches.check(body, Limits.of(config.limits))
     except ValidationError as exc:
         raise invalid(item_errors(exc.errors())) from None
-    cap = settings().costs.max_puzzle_cpu_seconds
+    items = prices.signed(batch.items)
+    if any(item.signature is not None for item in items):
+        dear = pricing.dear_seconds(config.time.puzzle_time_limit, config.costs.max_puzzle_cpu_seconds)
+        with snapshot() as s:
+            items = pricing.priced(s, items, dear)
+    batch = dataclasses.replace(batch, items=items)
+    cap = config.costs.max_puzzle_cpu_seconds
     if cap > 0 and not batch.accept_cost:
         _within_cap(batch, cap)
     return batch

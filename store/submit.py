@@ -35,7 +35,8 @@ class CheckedItem:
     kind: str
     puzzle: Any
     options: dict[str, Any]  # every default filled in, as the worker will use them
-    estimate: Estimate  # its prediction (Kind.predict), stored with it
+    estimate: Estimate  # its prediction (Kind.predict) or its price (store.pricing), stored with it
+    signature: str | None = None  # of kind and options its kind does not model (store.pricing)
 
     @property
     def cost(self) -> float:
@@ -122,7 +123,8 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, lanes: Lanes, *, la
               "estimated_high": sum(item.estimate.high for item in items),
               # One JSON text for every row and one for every chunk: one encoder call each, one
               # parameter, one SQL text whatever the batch's size.
-              "puzzles": fastjson.dumps([[i, item.kind, item.puzzle, item.options, *item.estimate]
+              "puzzles": fastjson.dumps([[i, item.kind, item.puzzle, item.options, *item.estimate,
+                                          item.signature]
                                          for i, item in enumerate(items) if i not in in_runs]),
               "chunks": fastjson.dumps([_chunk(run, items[run.first:run.first + run.size]) for run in runs])}
     pending, rank, ids, chunk_ids, unfinished = _store(s, params)
@@ -252,10 +254,10 @@ job AS (
 stored AS (
     INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at,
                          parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
-                         estimate_basis)
+                         estimate_basis, signature)
     SELECT job.id, CAST(p.puzzle ->> 0 AS integer), p.puzzle ->> 1, p.puzzle -> 2, p.puzzle -> 3, :status, 0,
            :created_at, 0, 0, false, CAST(p.puzzle ->> 4 AS double precision),
-           CAST(p.puzzle ->> 5 AS double precision), p.puzzle ->> 6
+           CAST(p.puzzle ->> 5 AS double precision), p.puzzle ->> 6, p.puzzle ->> 7
     FROM job, json_array_elements(CAST(:puzzles AS json)) AS p(puzzle)
     RETURNING id, index),
 chunked AS (
@@ -301,9 +303,9 @@ _INSERT_JOB = _insert_job()
 _INSERT_PUZZLES_ON_SQLITE = text("""
 INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at,
                      parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
-                     estimate_basis)
+                     estimate_basis, signature)
 SELECT :id, p.value ->> 0, p.value ->> 1, p.value -> 2, p.value -> 3, :status, 0, :created_at, 0, 0, 0,
-       p.value ->> 4, p.value ->> 5, p.value ->> 6
+       p.value ->> 4, p.value ->> 5, p.value ->> 6, p.value ->> 7
 FROM json_each(:puzzles) AS p
 """).bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type))
 _INSERT_CHUNKS_ON_SQLITE = text("""
