@@ -102,3 +102,21 @@ def test_a_cancelled_puzzle_teaches_nothing_and_the_kinds_own_prediction_is_the_
     measured(app, [0.001] * 5)
     dear = client.post("/api/v1/validate", headers=ALICE, json=items(["9" * 20], lie=True)).json["items"][0]
     assert (dear["estimated_seconds"], dear["estimate_basis"]) == (1.8, "measured")
+
+
+def test_a_backtracking_sudoku_and_a_narrow_rating_range_are_priced_as_dear_until_measured(make_app):
+    app = make_app(API_TOKENS="alice:alice-token")
+    client = app.test_client()
+    hard = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    checked = client.post("/api/v1/validate", headers=ALICE, json={"puzzles": [
+        {"kind": "sudoku", "puzzle": hard, "options": {"strategy": "backtrack"}},
+        {"kind": "sudoku", "puzzle": hard}]}).json["items"]
+    assert (checked[0]["estimated_seconds"], checked[0]["estimate_basis"]) == (120.0, "unmeasured")
+    assert checked[1]["estimated_seconds"] < 0.01 and checked[1]["estimate_basis"] != "unmeasured"
+    # 10,000 puzzles of a rating range no bench measured: the time limit each, above the whole budget
+    flood = {"puzzles": [{"kind": "sudoku", "generate": {"count": 10_000, "rating_min": 11.5}}]}
+    refused = client.post("/api/v1/jobs", headers=ALICE, json=flood)
+    assert refused.status_code == 422 and refused.json["estimated_seconds"] == 1_200_000.0
+    banded = {"puzzles": [{"kind": "sudoku", "generate": {"count": 10_000, "rating_min": 9.0}}]}
+    within = client.post("/api/v1/validate", headers=ALICE, json=banded).json
+    assert within["estimated_seconds_total"] < 10_000
