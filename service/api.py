@@ -388,25 +388,37 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
     ``retry_job`` answers them."""
     config = settings()
     limits = Limits.of(config.limits)
+    cap = config.costs.max_puzzle_cpu_seconds
+    dear = pricing.dear_seconds(config.time.puzzle_time_limit, cap)
 
-    def recheck(index: int, kind_name: str, wire: Any,
-                options: dict[str, Any]) -> tuple[dict[str, Any], solvers.Estimate]:
-        try:
-            item = {"kind": kind_name, "puzzle": wire, "options": options}
-            kind, puzzle, checked = solvers.prepare_item(item)
-            limits.check(kind.name, wire, checked)
-        except solvers.PuzzleError as exc:
-            raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
-        estimate = kind.predict(puzzle, checked)
-        cap = config.costs.max_puzzle_cpu_seconds
-        if cap > 0 and not body.accept_cost and estimate.seconds > cap:
-            raise _over_cap([(index, estimate.seconds)], cap, "a retry", "nothing changed")
-        return checked, estimate
+    def rechecking(s: Session) -> retry.Recheck:
+        """The recheck of the retry in ``s``: an item of options its kind does not model is signed
+        and priced as a POST's is (store.pricing), from what ``s`` reads."""
+        learned: dict[str, tuple[int, float, float] | None] = {}
+
+        def recheck(index: int, kind_name: str, wire: Any,
+                    options: dict[str, Any]) -> tuple[dict[str, Any], solvers.Estimate, str | None]:
+            try:
+                item = {"kind": kind_name, "puzzle": wire, "options": options}
+                kind, puzzle, checked = solvers.prepare_item(item)
+                limits.check(kind.name, wire, checked)
+            except solvers.PuzzleError as exc:
+                raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
+            estimate, sig = kind.predict(puzzle, checked), None
+            if kind.outside_model is not None and kind.outside_model(checked):
+                sig = pricing.signature(kind_name, checked)
+                if sig not in learned:
+                    learned[sig] = pricing.learned(s, [sig]).get(sig)
+                estimate = pricing.price(estimate, learned[sig], dear)
+            if cap > 0 and not body.accept_cost and estimate.seconds > cap:
+                raise _over_cap([(index, estimate.seconds)], cap, "a retry", "nothing changed")
+            return checked, estimate, sig
+        return recheck
 
     try:
         with sessions() as s, s.begin():
             job = job_or_404(s, job_id)
-            retried = retry.retry_puzzles(s, job, body.indexes, body.options, recheck,
+            retried = retry.retry_puzzles(s, job, body.indexes, body.options, rechecking(s),
                                          queued_stale_seconds=config.recovery.queued_stale_seconds,
                                          max_pending=config.limits.max_pending_puzzles,
                                          budget=config.costs.budget_of(job.owner))

@@ -120,3 +120,20 @@ def test_a_backtracking_sudoku_and_a_narrow_rating_range_are_priced_as_dear_unti
     banded = {"puzzles": [{"kind": "sudoku", "generate": {"count": 10_000, "rating_min": 9.0}}]}
     within = client.post("/api/v1/validate", headers=ALICE, json=banded).json
     assert within["estimated_seconds_total"] < 10_000
+
+
+def test_a_retry_is_signed_and_priced_as_a_post_with_its_new_options(make_app, unmodelled):
+    app = make_app(**CONFIG)
+    client = app.test_client()
+    job = client.post("/api/v1/jobs", headers=ALICE, json=items(["9" * 20] * 2)).json  # dear: rows
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).values(status="failed"))
+    retried = client.post(f"/api/v1/jobs/{job['id']}/retry", headers=ALICE, json={"options": {"lie": True}})
+    assert retried.status_code == 202 and retried.json["estimated_seconds_total"] == 40.0
+    sig = pricing.signature("toy", solvers.KINDS["toy"].read_options({"lie": True}))
+    assert stored(app) == [(20.0, "unmeasured", sig)] * 2
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Puzzle).values(status="failed"))
+    back = client.post(f"/api/v1/jobs/{job['id']}/retry", headers=ALICE, json={"options": {"lie": False}})
+    assert back.status_code == 202 and back.json["estimated_seconds_total"] == 3.6
+    assert stored(app) == [(1.8, "test", None)] * 2
