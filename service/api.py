@@ -157,12 +157,11 @@ def checked(body: dict[str, Any]) -> CheckedBatch:
         batch = batches.check(body, Limits.of(config.limits))
     except ValidationError as exc:
         raise invalid(item_errors(exc.errors())) from None
-    items = prices.signed(batch.items)
-    if any(item.signature is not None for item in items):
+    signed = prices.signatures(batch.items)
+    if any(sig is not None for sig in signed):
         dear = pricing.dear_seconds(config.time.puzzle_time_limit, config.costs.max_puzzle_cpu_seconds)
         with snapshot() as s:
-            items = pricing.priced(s, items, dear)
-    batch = dataclasses.replace(batch, items=items)
+            batch = dataclasses.replace(batch, items=pricing.priced(s, batch.items, signed, dear))
     cap = config.costs.max_puzzle_cpu_seconds
     if cap > 0 and not batch.accept_cost:
         _within_cap(batch, cap)

@@ -1,9 +1,8 @@
-"""The items of a checked batch whose options their kind does not model (``Kind.outside_model``),
-signed with their kind's and options' signature, so that store.pricing prices them."""
+"""The signatures of a checked batch's items whose options their kind does not model
+(``Kind.outside_model``), by which store.pricing prices them."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import solvers
@@ -11,8 +10,8 @@ from store.pricing import signature
 from store.submit import CheckedItem
 
 
-def signed(items: Sequence[CheckedItem]) -> list[CheckedItem]:
-    """The items, each one of options outside its kind's model with its signature. The items of a
+def signatures(items: Sequence[CheckedItem]) -> list[str | None]:
+    """Each item's signature where its kind does not model its options, else None. The items of a
     group share one options object (service.batches), so each group asks its kind once."""
     known: dict[tuple[str, int], str | None] = {}
     out = []
@@ -22,6 +21,5 @@ def signed(items: Sequence[CheckedItem]) -> list[CheckedItem]:
             outside = solvers.kind_for(item.kind, item.options).outside_model
             known[key] = (signature(item.kind, item.options)
                           if outside is not None and outside(item.options) else None)
-        sig = known[key]
-        out.append(item if sig is None else dataclasses.replace(item, signature=sig))
+        out.append(known[key])
     return out

@@ -18,14 +18,14 @@ says which):
 The price is what the budget, the lanes and the ETA count, as they count any prediction; the
 worker's time limits stay its kind's (worker.outcome), so a price never lets a puzzle run longer.
 The prices are learned by reading: the results' writes are not touched, and the partial index
-(store.models: ``ix_puzzles_signature``) holds only the rows of signatures, read newest first and
-at most RECENT a signature. A signature whose measured rows have all gone (store.retention) is
+(store.models: ``ix_puzzles_signature``) holds only the measured rows of signatures (a signed row
+enters it when first measured, so a submit's inserts do not touch it), read newest first and at
+most RECENT a signature. A signature whose measured rows have all gone (store.retention) is
 unmeasured again, and priced dear until measured anew.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -37,6 +37,7 @@ from solvers.base import Estimate
 from solvers.cost import MIN_FACTOR
 from store.fastjson import canonical
 from store.models import CANCELLED, FINAL, Puzzle
+from store.submit import CheckedItem
 
 UNMEASURED, MEASURED = "unmeasured", "measured"
 # Finished puzzles of a signature measured before it is priced by them: a few, so that one lucky
@@ -86,21 +87,19 @@ def learned(s: Session, signatures: Iterable[str]) -> dict[str, tuple[int, float
     return out
 
 
-def priced(s: Session, items: Sequence[Any], dear: float) -> list[Any]:
-    """The checked items (store.submit.CheckedItem), each signed one priced (``price``); the others
-    as they are. Reads only when an item is signed."""
-    signed = {item.signature for item in items if item.signature is not None}
-    if not signed:
-        return list(items)
-    known = learned(s, signed)
+def priced(s: Session, items: Sequence[CheckedItem], signatures: Sequence[str | None],
+           dear: float) -> list[CheckedItem]:
+    """The checked items, each signed one (its signature in ``signatures``, else None) with its
+    signature and priced (``price``); the others as they are. Reads only when an item is signed."""
+    known = learned(s, {sig for sig in signatures if sig is not None})
     prices: dict[tuple[str, Estimate], Estimate] = {}
     out = []
-    for item in items:
-        if item.signature is None:
+    for item, sig in zip(items, signatures, strict=True):
+        if sig is None:
             out.append(item)
             continue
-        key = (item.signature, item.estimate)
+        key = (sig, item.estimate)
         if key not in prices:
-            prices[key] = price(item.estimate, known.get(item.signature), dear)
-        out.append(dataclasses.replace(item, estimate=prices[key]))
+            prices[key] = price(item.estimate, known.get(sig), dear)
+        out.append(CheckedItem(item.kind, item.puzzle, item.options, prices[key], sig))
     return out

@@ -1,6 +1,6 @@
 """puzzles keep the signature of their kind and options where the kind does not model them
-(``signature``), with a partial index of those rows by signature, newest first, which pricing reads
-(store.pricing)
+(``signature``), with a partial index of those rows measured by signature, newest first, which
+pricing reads (store.pricing)
 
 Revision ID: priced_signatures
 Revises: measured_cpu
@@ -14,7 +14,7 @@ down_revision = "measured_cpu"
 branch_labels = None
 depends_on = None
 
-SIGNED = "signature IS NOT NULL"
+SIGNED = "signature IS NOT NULL AND cpu_seconds IS NOT NULL"
 
 
 def upgrade() -> None:
