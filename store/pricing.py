@@ -6,17 +6,18 @@ default filled in) and, instead of its kind's prediction, with a price (an Estim
 says which):
 
   unmeasured  until LEARN_AFTER finished puzzles of its signature have been measured: the most one
-              solve of it may run before it is stopped (PUZZLE_TIME_LIMIT), within the per-puzzle
-              cap (MAX_PUZZLE_CPU_SECONDS, so that no such puzzle is refused for its price alone).
-              A bound, not a guess: the cheap lane's cap would be lower, but a puzzle in the dear
-              lane is not held to it, so it would undercharge the puzzles that run longer. Its
-              factor is an unknown spread's (the Estimate's default).
+              solve (or one part) of it may run before it is stopped (PUZZLE_TIME_LIMIT), within
+              the per-puzzle cap (MAX_PUZZLE_CPU_SECONDS, so that no such puzzle is refused for its
+              price alone). The cheap lane's cap would be lower, but a puzzle in the dear lane is
+              not held to it, so it would undercharge the puzzles that run longer there. Its factor
+              is an unknown spread's (the Estimate's default).
   measured    then: the mean CPU seconds measured (``puzzles.cpu_seconds``: every attempt and part)
               of the last RECENT finished puzzles of its signature, never below its kind's own
               prediction; its factor covers the dearest of them.
 
 The price is what the budget, the lanes and the ETA count, as they count any prediction; the
-worker's time limits stay its kind's (worker.outcome), so a price never lets a puzzle run longer.
+worker's time limits stay its kind's (worker.chunk predicts again, worker.parts.part_limit), so a
+price never lets a puzzle run longer.
 The prices are learned by reading: the results' writes are not touched, and the partial index
 (store.models: ``ix_puzzles_signature``) holds only the measured rows of signatures (a signed row
 enters it when first measured, so a submit's inserts do not touch it), read newest first and at
