@@ -5,7 +5,8 @@ as it is, anything else as JSON), ready to be submitted again. JSON Lines are th
 export. The CSV table is made here from those records, so it
 carries every field the results hold: ``index``, ``kind``, ``status``, ``answer`` (the first
 field the kind declares for its result that the result holds, as the service's CSV has it), the
-result's other fields, ``error``, then the stats fields. Columns come from the results
+result's other fields, ``error``, the stats fields, then ``cpu_seconds`` (the CPU seconds measured
+of the puzzle, empty where none was). Columns come from the results
 themselves, in the order the kinds declare their fields; lists and objects in a cell are JSON.
 """
 
@@ -20,6 +21,7 @@ from typing import Any, TextIO
 from client.api import Client, Job
 
 LEADING = ("index", "kind", "status", "answer")
+TRAILING = "cpu_seconds"
 
 
 def records(client: Client, jobs: Sequence[Job],
@@ -105,10 +107,10 @@ def _answer(value: Any) -> str:
 
 def _header(result: list[str], stats: list[str]) -> list[str]:
     """The column names; a field named like an earlier column is told apart by a prefix."""
-    taken = set(LEADING) | {"error"}
+    taken = set(LEADING) | {"error", TRAILING}
     named = [f"result.{f}" if f in taken else f for f in result]
     taken |= set(named)
-    return [*LEADING, *named, "error", *(f"stats.{f}" if f in taken else f for f in stats)]
+    return [*LEADING, *named, "error", *(f"stats.{f}" if f in taken else f for f in stats), TRAILING]
 
 
 def write_csv(client: Client, jobs: Sequence[Job], out: TextIO, status: Sequence[str] | None = None) -> None:
@@ -129,7 +131,8 @@ def write_csv(client: Client, jobs: Sequence[Job], out: TextIO, status: Sequence
             main = columns.answer_field(row["kind"], found) if found else ""
             writer.writerow([row["index"], row["kind"], row["status"], _answer(found.get(main)),
                              *(_cell(None if f == main else found.get(f)) for f in result),
-                             _cell(row.get("error")), *(_cell(measured.get(f)) for f in stats)])
+                             _cell(row.get("error")), *(_cell(measured.get(f)) for f in stats),
+                             _cell(row.get(TRAILING))])
 
 
 def exit_status(jobs: Sequence[Job]) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -15,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
-from service import auth, batches, cursors, ratelimit, settings
+from service import auth, batches, cursors, prices, ratelimit, settings
 from service.bodies import read_json
 from service.openapi import DocumentedSpecTree
 from service.problems import Problem, invalid
@@ -35,7 +36,7 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
-from store import blocks, job_ends, jobs, notices, retry, submit, webhooks
+from store import blocks, job_ends, jobs, notices, pricing, retry, submit, webhooks
 from store.ahead import DearLane
 from store.costs import readable
 from store.db import one_statement, read_only
@@ -148,13 +149,20 @@ def read_batch() -> dict[str, Any]:
 
 
 def checked(body: dict[str, Any]) -> CheckedBatch:
-    """The batch, every item checked (422 naming every bad item otherwise), and within the cap on a
-    puzzle's predicted seconds unless the job accepts the cost."""
+    """The batch, every item checked (422 naming every bad item otherwise) and priced (an item of
+    options its kind does not model: store.pricing), and within the cap on a puzzle's predicted
+    seconds unless the job accepts the cost."""
+    config = settings()
     try:
-        batch = batches.check(body, Limits.of(settings().limits))
+        batch = batches.check(body, Limits.of(config.limits))
     except ValidationError as exc:
         raise invalid(item_errors(exc.errors())) from None
-    cap = settings().costs.max_puzzle_cpu_seconds
+    signed = prices.signatures(batch.items)
+    if any(sig is not None for sig in signed):
+        dear = pricing.dear_seconds(config.time.puzzle_time_limit, config.costs.max_puzzle_cpu_seconds)
+        with snapshot() as s:
+            batch = dataclasses.replace(batch, items=pricing.priced(s, batch.items, signed, dear))
+    cap = config.costs.max_puzzle_cpu_seconds
     if cap > 0 and not batch.accept_cost:
         _within_cap(batch, cap)
     return batch
@@ -379,25 +387,37 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
     ``retry_job`` answers them."""
     config = settings()
     limits = Limits.of(config.limits)
+    cap = config.costs.max_puzzle_cpu_seconds
+    dear = pricing.dear_seconds(config.time.puzzle_time_limit, cap)
 
-    def recheck(index: int, kind_name: str, wire: Any,
-                options: dict[str, Any]) -> tuple[dict[str, Any], solvers.Estimate]:
-        try:
-            item = {"kind": kind_name, "puzzle": wire, "options": options}
-            kind, puzzle, checked = solvers.prepare_item(item)
-            limits.check(kind.name, wire, checked)
-        except solvers.PuzzleError as exc:
-            raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
-        estimate = kind.predict(puzzle, checked)
-        cap = config.costs.max_puzzle_cpu_seconds
-        if cap > 0 and not body.accept_cost and estimate.seconds > cap:
-            raise _over_cap([(index, estimate.seconds)], cap, "a retry", "nothing changed")
-        return checked, estimate
+    def rechecking(s: Session) -> retry.Recheck:
+        """The recheck of the retry in ``s``: an item of options its kind does not model is signed
+        and priced as a POST's is (store.pricing), from what ``s`` reads."""
+        learned: dict[str, tuple[int, float, float] | None] = {}
+
+        def recheck(index: int, kind_name: str, wire: Any,
+                    options: dict[str, Any]) -> tuple[dict[str, Any], solvers.Estimate, str | None]:
+            try:
+                item = {"kind": kind_name, "puzzle": wire, "options": options}
+                kind, puzzle, checked = solvers.prepare_item(item)
+                limits.check(kind.name, wire, checked)
+            except solvers.PuzzleError as exc:
+                raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
+            estimate, sig = kind.predict(puzzle, checked), None
+            if kind.outside_model is not None and kind.outside_model(checked):
+                sig = pricing.signature(kind_name, checked)
+                if sig not in learned:
+                    learned[sig] = pricing.learned(s, [sig]).get(sig)
+                estimate = pricing.price(estimate, learned[sig], dear)
+            if cap > 0 and not body.accept_cost and estimate.seconds > cap:
+                raise _over_cap([(index, estimate.seconds)], cap, "a retry", "nothing changed")
+            return checked, estimate, sig
+        return recheck
 
     try:
         with sessions() as s, s.begin():
             job = job_or_404(s, job_id)
-            retried = retry.retry_puzzles(s, job, body.indexes, body.options, recheck,
+            retried = retry.retry_puzzles(s, job, body.indexes, body.options, rechecking(s),
                                          queued_stale_seconds=config.recovery.queued_stale_seconds,
                                          max_pending=config.limits.max_pending_puzzles,
                                          budget=config.costs.budget_of(job.owner))

@@ -5,10 +5,11 @@ out as they come, so the API process holds one page however large the job is. Ea
 is its own short read, so a long download holds no transaction open.
 
 JSON Lines: one object per puzzle, ``index``, ``kind``, ``status``, ``result``, ``stats``,
-``error``. CSV: ``index``, ``kind``, ``status``, ``answer`` (the first field the kind
-declares for its result that the result holds: a Sudoku's solution, a queen placement
+``error``, ``cpu_seconds``. CSV: ``index``, ``kind``, ``status``, ``answer`` (the first field the
+kind declares for its result that the result holds: a Sudoku's solution, a queen placement
 or a count, a move string, the spokes), ``error``, then the stats fields of the kinds in
-the job, in the order the kinds declare them. Lists and objects in a cell are JSON.
+the job, in the order the kinds declare them, then ``cpu_seconds``. Lists and objects in a cell
+are JSON.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from store.models import FINAL, Puzzle
 
 PAGE = 500
 LEADING = ("index", "kind", "status", "answer", "error")
+TRAILING = ("cpu_seconds",)  # after the stats, so that the columns before keep their places
 MEDIA = {"jsonl": "application/jsonl", "csv": "text/csv"}
 
 
@@ -76,7 +78,8 @@ def puzzle_rows(sessions: Callable[[], Session], job_id: str,
         for p in page:
             result, stats = found[p.id]
             yield {"index": p.index, "kind": p.kind, "status": p.status, "result": result,
-                   "stats": stats if p.status in FINAL else None, "error": p.error}
+                   "stats": stats if p.status in FINAL else None, "error": p.error,
+                   "cpu_seconds": None if p.cpu_seconds is None else round(p.cpu_seconds, 6)}
 
 
 def as_jsonl(records: Iterable[dict[str, Any]]) -> Iterator[str]:
@@ -96,7 +99,7 @@ def stats_columns(kinds: Iterable[str]) -> list[str]:
     columns: dict[str, None] = {}
     for kind in solvers.KINDS.values():
         if kind.name in present:
-            columns.update(dict.fromkeys(c for c in kind.stats_fields if c not in LEADING))
+            columns.update(dict.fromkeys(c for c in kind.stats_fields if c not in LEADING + TRAILING))
     return list(columns)
 
 
@@ -126,11 +129,11 @@ def as_csv(records: Iterable[dict[str, Any]], kinds: Iterable[str]) -> Iterator[
     stats = stats_columns(kinds)
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="\n")
-    out.writerow([*LEADING, *stats])
+    out.writerow([*LEADING, *stats, *TRAILING])
     for n, r in enumerate(records, 1):
         found = r["stats"] or {}
         out.writerow([cell(v) for v in (r["index"], r["kind"], r["status"], answer(r["kind"], r["result"]),
-                                         r["error"], *(found.get(c) for c in stats))])
+                                         r["error"], *(found.get(c) for c in stats), r["cpu_seconds"])])
         if n % PAGE == 0:
             yield buffer.getvalue()
             buffer.seek(0)

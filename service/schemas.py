@@ -213,7 +213,11 @@ class PuzzleOut(BaseModel):
     estimated_seconds: float | None = Field(None, description="its predicted CPU seconds when accepted")
     estimated_range: list[float] | None = Field(
         None, description="[low, high]: the predicted CPU seconds the truth is expected between")
-    estimate_basis: str | None = Field(None, description="what the prediction rests on, e.g. typical")
+    estimate_basis: str | None = Field(None, description="what the prediction rests on, e.g. typical; "
+                                                         "unmeasured or measured: a price (docs/API.md)")
+    cpu_seconds: float | None = Field(
+        None, description="the CPU seconds measured of its solves so far, every attempt and part; null "
+                          "while none was measured on its own (queued, or solved in a run of cheap puzzles)")
 
     @classmethod
     def of(cls, p: Puzzle, result: dict[str, Any] | None, stats: dict[str, Any] | None) -> PuzzleOut:
@@ -224,7 +228,7 @@ class PuzzleOut(BaseModel):
         return cls(index=p.index, kind=p.kind, status=p.status, result=result, stats=stats,
                    error=p.error, attempts=p.attempts, started_at=iso_time(p.started_at),
                    finished_at=iso_time(p.finished_at), subtasks=parts, progress=share, puzzle=p.input,
-                   options=p.options,
+                   options=p.options, cpu_seconds=None if p.cpu_seconds is None else round(p.cpu_seconds, 6),
                    **costs.of_puzzle(p.estimated_seconds, p.estimate_factor, p.estimate_basis))
 
 

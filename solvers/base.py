@@ -422,6 +422,8 @@ class Generator:
     verify: Callable[[Options, dict[str, Any]], None]
     seconds: Callable[[Options], float]
     result_fields: Mapping[str, str]
+    # (options) -> whether ``seconds`` does not model these options (Kind.outside_model)
+    outside_model: Callable[[Options], bool] | None = None
 
 
 class Provision(NamedTuple):
@@ -466,6 +468,10 @@ class Kind:
     provision: Provision | None = None
     # How the kind makes puzzles, for kinds that do (generate items, solvers.factory).
     generator: Generator | None = None
+    # (options) -> whether ``predict`` does not model these options (its figures rest on no bench
+    # of them): the service then prices such a puzzle as dear until puzzles of the same kind and
+    # options have been measured (store.pricing). None: every option is modelled.
+    outside_model: Callable[[Options], bool] | None = None
     # (options) -> what to change for a cheaper answer, said when a puzzle runs past its time limit
     # with these options; None where nothing cheaper exists
     time_limit_hint: Callable[[Options], str | None] | None = None

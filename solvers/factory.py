@@ -106,6 +106,11 @@ def _making(kind: Kind, generator: Generator) -> Kind:
     def predict(index: int, options: Options) -> Estimate:
         return Estimate(generator.seconds(options[GENERATE]))
 
+    outside = generator.outside_model
+
+    def outside_model(options: Options) -> bool:
+        return outside is not None and outside(options[GENERATE])
+
     return Kind(
         name=kind.name,
         summary=f"puzzle i of a {kind.name} generate request",
@@ -115,5 +120,6 @@ def _making(kind: Kind, generator: Generator) -> Kind:
         result_fields=generator.result_fields,
         stats_fields={"elapsed_ms": "time to make and grade the puzzle", "subtasks": "always 0"},
         parse=_parse_index, validate=validate, solve=solve, verify=verify, predict=predict,
+        outside_model=outside_model,
         examples=(), bad_examples=(),
     )

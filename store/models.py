@@ -41,6 +41,9 @@ UNFINISHED = (QUEUED, RUNNING)
 DEAR_LIVE = text("dear_at IS NOT NULL AND status IN ('queued', 'running')")
 # The unfinished puzzles with CPU seconds measured (store.costs: what a client is charged).
 MEASURED = text("cpu_seconds IS NOT NULL AND status IN ('queued', 'running')")
+# The puzzles measured whose options their kind does not model (store.pricing): a signed row enters
+# the index when first measured, so neither a submit's insert nor the queued rows touch it.
+SIGNED = text("signature IS NOT NULL AND cpu_seconds IS NOT NULL")
 FINAL = (SOLVED, NO_SOLUTION, FAILED, CANCELLED)
 PUZZLE_STATUSES = UNFINISHED + FINAL
 JOB_STATUSES = (QUEUED, RUNNING, COMPLETED, CANCELLED)
@@ -156,6 +159,8 @@ class Puzzle(Claimed, Base):
     dear_at: Mapped[datetime | None]
     # The CPU seconds measured of its solves: every attempt and part, a retry's too (store.costs).
     cpu_seconds: Mapped[float | None] = mapped_column(Float)
+    # Its kind and options' signature where its kind does not model them (store.pricing), else None.
+    signature: Mapped[str | None] = mapped_column(String(64))
 
     # Every puzzle row a worker solves is updated at least twice, claimed and written; both change
     # ``deadline``, which the deadlines' partial index covers, so neither is a "HOT" update (made in
@@ -170,6 +175,8 @@ class Puzzle(Claimed, Base):
         Index("ix_puzzles_dear", "dear_level", "dear_at", postgresql_where=DEAR_LIVE, sqlite_where=DEAR_LIVE),
         # The unfinished rows measured, which a client's charge sums (store.costs): few, whatever the history.
         Index("ix_puzzles_measured", "job_id", postgresql_where=MEASURED, sqlite_where=MEASURED),
+        # The measured rows of options their kind does not model, newest first, which pricing reads.
+        Index("ix_puzzles_signature", "signature", "id", postgresql_where=SIGNED, sqlite_where=SIGNED),
         # SQLite would give a deleted job's last ids to the next job (a late task could find its rows).
         {"postgresql_with": {"fillfactor": 40}, "sqlite_autoincrement": True},
     )

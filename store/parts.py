@@ -67,7 +67,8 @@ def lock_puzzle(s: Session, puzzle_id: int) -> Row[Any] | None:
     lock_job(s, job_id)
     return s.execute(select(Puzzle.id, Puzzle.job_id, Puzzle.kind, Puzzle.input, Puzzle.options,
                             Puzzle.status, Puzzle.attempts, Puzzle.stop_requested, Puzzle.parts_total,
-                            Puzzle.split_head, Puzzle.estimated_seconds, Puzzle.estimate_factor)
+                            Puzzle.split_head, Puzzle.estimated_seconds, Puzzle.estimate_factor,
+                            Puzzle.signature)
                      .where(Puzzle.id == puzzle_id).with_for_update()).one()
 
 

@@ -47,8 +47,9 @@ class NotRetryable(Exception):
 
 
 # What a retried puzzle is given by ``recheck``: from its index, kind, input and options (the stored
-# ones merged with the new), the options checked with every default filled in, and its prediction.
-Recheck = Callable[[int, str, Any, dict[str, Any]], tuple[dict[str, Any], Estimate]]
+# ones merged with the new), the options checked with every default filled in, its prediction (or
+# price) and its signature (store.pricing; None: its kind models its options).
+Recheck = Callable[[int, str, Any, dict[str, Any]], tuple[dict[str, Any], Estimate, str | None]]
 
 
 def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: Mapping[str, Any],
@@ -102,7 +103,10 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
             raise NoSuchPuzzle(i)
         if found[i].status not in RETRYABLE:
             raise NotRetryable(i, found[i].status)
-    checked = [(row, *recheck(row.at, row.kind, row.input, merged(row.options, options))) for row in rows]
+    rechecked = [recheck(row.at, row.kind, row.input, merged(row.options, options)) for row in rows]
+    checked = [(row, new_options, estimate) for row, (new_options, estimate, _sig) in zip(rows, rechecked,
+                                                                                         strict=True)]
+    signatures = {row.id: sig for row, (_options, _estimate, sig) in zip(rows, rechecked, strict=True)}
     others = (Job.owner == job.owner, Job.status.in_(UNFINISHED), Job.id != job.id)
     pending, rank, left = s.execute(select(func.coalesce(func.sum(Job.pending), 0), func.count(),
                                            func.coalesce(func.sum(SECONDS_LEFT), 0.0)).where(*others)).one()
@@ -130,7 +134,7 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
         tallies.moved(s, row.kind, None, QUEUED)
     event_records.retried(s, t, {row.id: new_options for row, new_options, _cost in checked})
     event_records.reopened(s, job)
-    _predicted_again(s, job, checked)
+    _predicted_again(s, job, checked, signatures)
     for new_options, group in by_options.values():
         s.execute(update(Puzzle).where(Puzzle.id.in_(group), Puzzle.status.in_(RETRYABLE))
                   .values(status=QUEUED, options=new_options, attempts=Puzzle.attempts + 1,
@@ -166,11 +170,13 @@ def merged(stored: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _predicted_again(s: Session, job: Job, checked: Sequence[tuple[Any, dict[str, Any], Estimate]]) -> None:
-    """Each retried puzzle's new prediction (its options may have changed) stored on its row, and
-    the job's sums moved from the old predictions to the new."""
+def _predicted_again(s: Session, job: Job, checked: Sequence[tuple[Any, dict[str, Any], Estimate]],
+                     signatures: Mapping[int, str | None]) -> None:
+    """Each retried puzzle's new prediction and signature (its options may have changed) stored on
+    its row, and the job's sums moved from the old predictions to the new."""
     s.execute(update(Puzzle), [{"id": row.id, "estimated_seconds": estimate.seconds,
-                                "estimate_factor": estimate.factor, "estimate_basis": estimate.basis}
+                                "estimate_factor": estimate.factor, "estimate_basis": estimate.basis,
+                                "signature": signatures[row.id]}
                                for row, _options, estimate in checked])
     if job.estimated_seconds is None:
         return  # stored without predictions: its sums cover none of its other puzzles

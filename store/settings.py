@@ -92,8 +92,9 @@ class TimeBudget:
     """The time a puzzle may take, and everything derived from it: the hard limit's grace, the
     lease of a claim, a task's own limits and how often a running solve looks for a stop."""
 
-    puzzle_time_limit: float = setting(120.0, "seconds one puzzle (or one part of a split puzzle) may run",
-                                       minimum=0.001)
+    puzzle_time_limit: float = setting(120.0, "seconds one puzzle (or one part of a split puzzle) may run; "
+                                              "also the price of a puzzle of options its kind does not "
+                                              "model until such puzzles are measured", minimum=0.001)
     hard_time_grace: float = setting(15.0, "seconds past a limit before the process is killed", minimum=0)
     stop_poll_seconds: float = setting(0.5, "how often a watched solve looks whether it was cancelled (and"
                                        " records its search's share done, every 2 s at most)", minimum=0.01)

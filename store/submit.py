@@ -42,7 +42,8 @@ class CheckedItem:
     kind: str
     puzzle: Any
     options: dict[str, Any]  # every default filled in, as the worker will use them
-    estimate: Estimate  # its prediction (Kind.predict), stored with it
+    estimate: Estimate  # its prediction (Kind.predict) or its price (store.pricing), stored with it
+    signature: str | None = None  # of kind and options its kind does not model (store.pricing)
 
     @property
     def cost(self) -> float:
@@ -126,7 +127,8 @@ def create_job(s: Session, owner: str, submit: CheckedBatch, lanes: Lanes, *, la
               "estimated_high": sum(item.estimate.high for item in items),
               # One JSON text for every row and one for every chunk: one encoder call each, one
               # parameter, one SQL text whatever the batch's size.
-              "puzzles": fastjson.dumps([[i, item.kind, item.puzzle, item.options, *item.estimate]
+              "puzzles": fastjson.dumps([[i, item.kind, item.puzzle, item.options, *item.estimate,
+                                          item.signature]
                                          for i, item in enumerate(items) if i not in in_runs]),
               "chunks": fastjson.dumps([_chunk(run, items[run.first:run.first + run.size]) for run in runs])}
     pending, rank, ids, chunk_ids, unfinished = _store(s, params)

@@ -42,10 +42,10 @@ job AS (
 stored AS (
     INSERT INTO puzzles (job_id, index, kind, input, options, status, attempts, created_at,
                          parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
-                         estimate_basis)
+                         estimate_basis, signature)
     SELECT job.id, CAST(p.puzzle ->> 0 AS integer), p.puzzle ->> 1, p.puzzle -> 2, p.puzzle -> 3, :status, 0,
            :created_at, 0, 0, false, CAST(p.puzzle ->> 4 AS double precision),
-           CAST(p.puzzle ->> 5 AS double precision), p.puzzle ->> 6
+           CAST(p.puzzle ->> 5 AS double precision), p.puzzle ->> 6, p.puzzle ->> 7
     FROM job, json_array_elements(CAST(:puzzles AS json)) AS p(puzzle)
     RETURNING id, index),
 chunked AS (
@@ -91,9 +91,9 @@ INSERT_JOB = _insert_job()
 INSERT_PUZZLES_ON_SQLITE = text("""
 INSERT INTO puzzles (job_id, "index", kind, input, options, status, attempts, created_at,
                      parts_total, parts_done, stop_requested, estimated_seconds, estimate_factor,
-                     estimate_basis)
+                     estimate_basis, signature)
 SELECT :id, p.value ->> 0, p.value ->> 1, p.value -> 2, p.value -> 3, :status, 0, :created_at, 0, 0, 0,
-       p.value ->> 4, p.value ->> 5, p.value ->> 6
+       p.value ->> 4, p.value ->> 5, p.value ->> 6, p.value ->> 7
 FROM json_each(:puzzles) AS p
 """).bindparams(bindparam("created_at", type_=_puzzles.c.created_at.type))
 INSERT_CHUNKS_ON_SQLITE = text("""

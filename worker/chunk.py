@@ -204,7 +204,9 @@ def _solve(batch: Batch) -> None:
             if ready is None:
                 ready = prepared_or_none(a)
             estimate = ready.estimate() if ready is not None else None
-            expensive = estimate is not None and estimate.seconds > settings.lanes.optimistic_seconds
+            # its stored figure counts too: a price (store.pricing) may be far above its kind's prediction
+            expensive = estimate is not None and max(estimate.seconds, a.estimated or 0.0) > \
+                settings.lanes.optimistic_seconds
             limit, predicted = _limit(settings, seconds, estimate)
             with logs.context(job=a.job_id, puzzle=a.id), _watched(batch, a, expensive, limit,
                                                                          predicted is not None) as watch:

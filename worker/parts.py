@@ -93,24 +93,32 @@ def part_limit(settings: Settings, p: Row[Any]) -> tuple[float, float | None]:
     over its parts gives the part a limit as a puzzle's own prediction does (PREDICTION_TIME_FACTOR x
     the high end, within PREDICTION_TIME_FLOOR) when below PUZZLE_TIME_LIMIT; else PUZZLE_TIME_LIMIT.
     Only a puzzle its kind cuts up at once (``Parts``) is held to that: one split after running past
-    its node budget has already shown its prediction wrong."""
+    its node budget has already shown its prediction wrong. A priced puzzle (signed, store.pricing)
+    is held to its kind's own prediction, as a whole one is (worker.chunk): its price may be far
+    above it."""
     most = settings.time.puzzle_time_limit
     if p.estimated_seconds is None or p.parts_total <= 0:
         return most, None  # stored without a prediction
-    if not _cut_at_once(settings, p):
+    cut = _cut_at_once(settings, p)
+    if cut is None:
         return most, None
-    return settings.costs.limit_of(p.estimated_seconds / p.parts_total, p.estimate_factor or 1.0, most)
+    kind, puzzle, options = cut
+    own = kind.predict(puzzle, options) if p.signature is not None else None
+    seconds, factor = (own.seconds, own.factor) if own else (p.estimated_seconds, p.estimate_factor or 1.0)
+    return settings.costs.limit_of(seconds / p.parts_total, factor, most)
 
 
-def _cut_at_once(settings: Settings, p: Row[Any]) -> bool:
-    """Whether the puzzle's kind plans to cut it up before any search (a puzzle that no longer
-    prepares fails in ``solve``, which says why)."""
+def _cut_at_once(settings: Settings, p: Row[Any]) -> tuple[solvers.Kind, Any, dict[str, Any]] | None:
+    """The puzzle's kind, the puzzle and its options where its kind plans to cut it up before any
+    search; else None (also for a puzzle that no longer prepares: it fails in ``solve``, which
+    says why)."""
     try:
         kind = solvers.get(p.kind)
         puzzle, options = kind.prepare(p.input, p.options)
-        return isinstance(kind.plan(puzzle, options, settings.splitting.for_plans), Parts)
+        plan = kind.plan(puzzle, options, settings.splitting.for_plans)
     except Exception:
-        return False
+        return None
+    return (kind, puzzle, options) if isinstance(plan, Parts) else None
 
 
 def solve(p: Row[Any], part: PartClaim, seconds: float, watch: Watch,

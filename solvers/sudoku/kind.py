@@ -148,6 +148,13 @@ def predict_batch(grids: Sequence[Grid], options: Options) -> Sequence[Estimate]
     return [predict(grid, options) for grid in grids] if one is None else [one] * len(grids)
 
 
+def outside_model(options: Options) -> bool:
+    """Plain backtracking is outside the predictor's model: its tree's size ranges over orders of
+    magnitude between puzzles (seconds to minutes on hard 9x9s), its table figure is the bench's
+    typical one, and that figure is below where the probes that would size the tree run."""
+    return bool(options["strategy"] == "backtrack")
+
+
 def solve_explained(grid: Grid, options: Options, node_limit: int | None = None,
                     stop: StopFlag | None = None) -> Outcome:
     return explain.add(grid, options, solve.solve(grid, options, node_limit, stop))
@@ -249,6 +256,7 @@ KIND = Kind(
     solve_batch=solve_batch,
     plan_batch=plan_batch,
     predict_batch=predict_batch,
+    outside_model=outside_model,
     generator=making.GENERATOR,
     hint=hint_for,
     examples=(

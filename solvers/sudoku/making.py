@@ -106,5 +106,19 @@ def seconds(options: Options) -> float:
                default=SECONDS[None])
 
 
+# The rating scale's band edges: SECONDS was measured over whole bands.
+EDGES = frozenset(edge for band in grade.BANDS.values() for edge in band)
+
+
+def outside_model(options: Options) -> bool:
+    """A rating range that cuts a band is outside ``seconds``' model: its figures are of whole
+    bands, and a narrow slice of one (rating_min 11.5, where few made puzzles land) may cost any
+    multiple of its band's figure."""
+    if options["size"] != generate.GRADED_SIZE or options["difficulty"] is not None:
+        return False
+    low, high = _request(options).rating_range()
+    return low not in EDGES or high not in EDGES
+
+
 GENERATOR = Generator(options=OPTIONS, make=make, check=check, verify=verify, seconds=seconds,
-                      result_fields=RESULT_FIELDS)
+                      result_fields=RESULT_FIELDS, outside_model=outside_model)

@@ -35,6 +35,8 @@ def test_csv_has_a_column_for_every_result_field(service_url, tmp_path):
     assert {"length", "optimal", "unique", "solutions_found", "fundamental", "std_error", "ci95",
             "error", "elapsed_ms"} <= set(header)
     assert header.index("length") < header.index("error") < header.index("elapsed_ms")
+    assert header[-1] == "cpu_seconds"  # measured of a puzzle solved on its own, else empty
+    assert all(row["cpu_seconds"] == "" or float(row["cpu_seconds"]) >= 0 for row in table)
     sliding, sudoku, count, estimate, placed, toy = table
     assert sliding["answer"] == "RR" and sliding["length"] == "2"
     assert sliding["optimal"] in ("true", "false")

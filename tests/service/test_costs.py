@@ -586,6 +586,19 @@ def test_each_solve_and_part_keeps_its_cpu_seconds_on_its_row_across_attempts(cl
     assert parts >= 0.2
 
 
+def test_each_puzzle_answer_shows_the_cpu_seconds_measured_of_it(client, app):
+    stored = submit(client, "1", "2", spin=0.1)
+    shown = client.get(f"/api/v1/jobs/{stored['id']}/puzzles").json["items"]
+    assert [p["cpu_seconds"] for p in shown] == [None, None]  # queued: nothing measured yet
+    first, _second = ids_of(app, stored["id"])
+    run_chunk(runtime_of(app), [first], "w")
+    [took, none] = measured_seconds(app, stored["id"])
+    assert took >= 0.1 and none is None
+    assert client.get(f"/api/v1/jobs/{stored['id']}/puzzles/0").json["cpu_seconds"] == round(took, 6)
+    shown = client.get(f"/api/v1/jobs/{stored['id']}/puzzles").json["items"]
+    assert [p["cpu_seconds"] for p in shown] == [round(took, 6), None]
+
+
 def measured_at(app, job_id, seconds, status="running"):
     """The job's puzzle as its worker leaves it after ``seconds`` CPU seconds (a part's record, or a
     failed attempt's write)."""

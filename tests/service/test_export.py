@@ -21,10 +21,10 @@ def submit(client, puzzles, **kw):
     return r.json["id"]
 
 
-def finish(app, index, status=SOLVED, result=None, stats=None, error=None):
+def finish(app, index, status=SOLVED, result=None, stats=None, error=None, cpu_seconds=None):
     with app.extensions["sessions"]() as s, s.begin():
         s.execute(update(Puzzle).where(Puzzle.index == index)
-                  .values(status=status, result=result, stats=stats, error=error))
+                  .values(status=status, result=result, stats=stats, error=error, cpu_seconds=cpu_seconds))
         s.execute(update(Job).values(pending=Job.pending - 1))
 
 
@@ -33,7 +33,7 @@ def test_jsonl_has_every_puzzle_in_batch_order_across_pages(client, app, monkeyp
     # predicted dear: a row each, which ``finish`` writes as a worker would
     job = submit(client, [{"kind": "toy", "puzzle": str(i + 1), "options": {"sleep": 2.0}}
                           for i in range(10)])
-    finish(app, 4, result={"sum": 5}, stats={"elapsed_ms": 0.5})
+    finish(app, 4, result={"sum": 5}, stats={"elapsed_ms": 0.5}, cpu_seconds=0.25)
     finish(app, 7, FAILED, error="toy solver crashed on purpose")
     r = client.get(f"/api/v1/jobs/{job}/results")
     assert r.status_code == 200 and r.mimetype == "application/jsonl"
@@ -41,10 +41,10 @@ def test_jsonl_has_every_puzzle_in_batch_order_across_pages(client, app, monkeyp
     rows = [json.loads(line) for line in r.data.decode().splitlines()]
     assert [row["index"] for row in rows] == list(range(10))
     assert rows[4] == {"index": 4, "kind": "toy", "status": "solved", "result": {"sum": 5},
-                       "stats": {"elapsed_ms": 0.5}, "error": None}
+                       "stats": {"elapsed_ms": 0.5}, "error": None, "cpu_seconds": 0.25}
     assert rows[7]["status"] == "failed" and rows[7]["error"] == "toy solver crashed on purpose"
     assert rows[0] == {"index": 0, "kind": "toy", "status": "queued", "result": None, "stats": None,
-                       "error": None}
+                       "error": None, "cpu_seconds": None}
 
 
 def test_the_entries_of_chunks_export_with_rows_in_batch_order_across_pages(client, app, monkeypatch):
@@ -73,7 +73,7 @@ def test_csv_has_the_answer_and_the_kinds_stats_columns(client, app):
     assert r.status_code == 200 and r.mimetype == "text/csv"
     rows = list(csv.DictReader(io.StringIO(r.data.decode())))
     header = r.data.decode().splitlines()[0].split(",")
-    assert header[:5] == ["index", "kind", "status", "answer", "error"]
+    assert header[:5] == ["index", "kind", "status", "answer", "error"] and header[-1] == "cpu_seconds"
     assert {"elapsed_ms", "nodes", "checked_nodes", "seed"} <= set(header)
     assert "guesses" not in header  # only the stats of the kinds in the job
     assert [(r["index"], r["answer"], r["elapsed_ms"]) for r in rows] == [

@@ -271,3 +271,44 @@ def test_measured_seconds_sqlite(tmp_path):
 def test_measured_seconds_postgres():
     with fresh_postgres() as url:
         rows_keep_their_measured_seconds_across_0020(url)
+
+
+def rows_keep_no_signature_across_0021(url: str) -> None:
+    """Revision 0021: puzzles stored before it have no signature (NULL), one stored after it keeps its
+    own in the partial index, and the revision goes back down."""
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = url
+    command.upgrade(config, "measured_cpu")
+    engine = make_engine(url)
+    try:
+        insert = text("INSERT INTO puzzles (job_id, \"index\", kind, input, options, status, attempts, "
+                      "created_at, parts_total, parts_done, stop_requested) "
+                      "VALUES ('j', :i, 'toy', '\"1\"', '{}', 'queued', 0, '2026-01-01', 0, 0, false)")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO jobs (id, owner, status, total, pending, created_at) "
+                              "VALUES ('j', 'o', 'queued', 2, 2, '2026-01-01')"))
+            conn.execute(insert, {"i": 0})
+        command.upgrade(config, "priced_signatures")
+        with engine.begin() as conn:
+            conn.execute(insert, {"i": 1})
+            conn.execute(text("UPDATE puzzles SET signature = 'ab' WHERE \"index\" = 1"))
+            signed = text("SELECT \"index\", signature FROM puzzles ORDER BY \"index\"")
+            assert conn.execute(signed).all() == [(0, None), (1, "ab")]
+            indexes = {ix["name"] for ix in inspect(conn).get_indexes("puzzles")}
+        assert "ix_puzzles_signature" in indexes
+        command.downgrade(config, "measured_cpu")
+        with engine.connect() as conn:
+            assert "signature" not in {c["name"] for c in inspect(conn).get_columns("puzzles")}
+            assert conn.scalar(text("SELECT count(*) FROM puzzles")) == 2
+    finally:
+        engine.dispose()
+
+
+def test_signatures_sqlite(tmp_path):
+    rows_keep_no_signature_across_0021(f"sqlite:///{tmp_path / 'm.db'}")
+
+
+@pytest.mark.integration
+def test_signatures_postgres():
+    with fresh_postgres() as url:
+        rows_keep_no_signature_across_0021(url)

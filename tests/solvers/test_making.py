@@ -67,3 +67,15 @@ def test_bad_requests_name_the_generate_field(name, raw, words):
     with pytest.raises(factory.InvalidRequest, match=words) as caught:
         factory.read_request(solvers.get(name), raw, 100)
     assert caught.value.field == "generate"
+
+
+def test_a_rating_range_that_cuts_a_band_is_outside_the_generators_model():
+    outside = factory.making(solvers.get("sudoku")).outside_model
+    read = factory.making(solvers.get("sudoku")).read_options
+    assert outside is not None
+    assert outside(read({"generate": {"rating_min": 11.5}}))
+    assert outside(read({"generate": {"rating_max": 5.0}}))
+    assert not outside(read({"generate": {"rating_min": 9.0}}))
+    assert not outside(read({"generate": {"rating_min": 4.5, "rating_max": 9.0}}))
+    assert not outside(read({"generate": {"difficulty": "extreme"}}))
+    assert not outside(read({"generate": {}}))

@@ -435,3 +435,10 @@ def test_kernel_tests_pass_with_bounds_checking(tmp_path):
                           check=False, capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
     assert " passed" in done.stdout
+
+
+def test_plain_backtracking_is_outside_the_predictors_model():
+    outside = KIND.outside_model
+    assert outside is not None
+    assert outside(KIND.read_options({"strategy": "backtrack"}))
+    assert not any(outside(KIND.read_options({"strategy": s})) for s in ("auto", "fast", "greedy", "sat"))

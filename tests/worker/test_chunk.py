@@ -575,6 +575,29 @@ def test_a_puzzle_moved_past_the_cheap_lanes_cap_is_charged_what_its_try_took(ma
         assert costs.work_left(s, [owner])[owner] == pytest.approx(moved.cpu_seconds)
 
 
+def test_a_puzzle_priced_dear_is_watched_though_its_kind_predicts_it_cheap(make_app, toy, monkeypatch):
+    """Priced at the time limit (options its kind does not model, store.pricing), it is solved
+    watched (its progress shown, charged while it runs, stopped on a cancel), under the time limit
+    its kind's own prediction gives."""
+    monkeypatch.setitem(solvers.KINDS, "toy", dataclasses.replace(
+        solvers.KINDS["toy"], predict=lambda _p, _o: base.Estimate(1e-6),
+        outside_model=lambda options: options["spin"] > 0))
+    watched: list[tuple[int, float]] = []
+
+    def watching(sessions, puzzle_id, budget, **kw):
+        watched.append((puzzle_id, budget.puzzle_time_limit))
+        return limits.watching(sessions, puzzle_id, budget, **kw)
+
+    monkeypatch.setattr(chunk, "watching", watching)
+    app = make_app(PUZZLE_TIME_LIMIT=20.0)
+    job_id = post(app, toys("12", spin=0.05))
+    [p] = ids_of(app, job_id)
+    assert rows(app, job_id)[0].estimated_seconds == 20.0
+    run(app, [p])
+    assert rows(app, job_id)[0].status == "solved"
+    assert watched == [(p, settings_of(app).costs.prediction_time_floor)]
+
+
 def test_a_watched_solve_is_charged_while_it_runs_and_once_in_all(make_app, toy, monkeypatch):
     """The watcher adds the CPU seconds spent so far to a long whole solve's row while it runs; the
     write at its end adds the rest, so the row holds what the solve took, not more."""

@@ -172,7 +172,10 @@ def test_only_a_puzzle_cut_up_at_once_gives_its_parts_predicted_limits(make_app)
     _job, at_once, _parts = fan_out(app, {"kind": "sudoku", "puzzle": TOP95_FIRST,
                                            "options": {**options, "split": 4}})
     limit, predicted = worker_parts.part_limit(settings_of(app), at_once)
-    assert predicted == at_once.estimated_seconds / 4 and limit < 300.0
+    # priced dear (store.pricing: backtracking is outside the predictor's model), held to its own
+    assert at_once.estimated_seconds == 300.0
+    own = solvers.get("sudoku").predict(*solvers.get("sudoku").prepare(TOP95_FIRST, {**options, "split": 4}))
+    assert predicted == own.seconds / 4 and limit < 300.0
 
 
 def test_a_compiled_part_past_the_time_limit_is_stopped_by_its_flag(make_app, monkeypatch):
