@@ -1,12 +1,17 @@
 """`make run`'s start: seconds to "workers ready" on an empty numba cache, then on the cache filled.
 
     python -m bench.startup [--starts 2]
+    python -m bench.startup --units
 
 Starts `python -m deploy.run_local` (what `make run` runs, embedded: SQLite and the filesystem
 broker) in a temporary folder with a numba cache of its own there (NUMBA_CACHE_DIR), empty at the
 first start; each start waits for the API's /readyz and the workers' ready line, then stops it as
 Ctrl-C does. Prints, per start, the seconds the ready line states, the seconds until the bench saw
 it, and the CPU seconds the whole start and stop took (its processes' user + system time).
+
+With --units: the CPU seconds of each warm-up unit (solvers.warm_up_units), each warmed in a
+process of its own, in their order, on one numba cache empty at the first: what one process warming
+up alone spends on each, which the processes warming up at once share.
 """
 
 from __future__ import annotations
@@ -15,11 +20,24 @@ import argparse
 import os
 import re
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from tests.support.devstack import run_local
+import solvers
+from tests.support.devstack import ROOT, run_local
+
+# One unit warmed, its process's CPU seconds printed.
+WARM_UNIT = """
+import resource, sys, solvers
+unit = next(u for u in solvers.warm_up_units() if u.name == sys.argv[1])
+start = resource.getrusage(resource.RUSAGE_SELF)
+unit.warm()
+end = resource.getrusage(resource.RUSAGE_SELF)
+print(end.ru_utime + end.ru_stime - start.ru_utime - start.ru_stime)
+"""
 
 
 def cpu_of_children() -> float:
@@ -38,11 +56,27 @@ def one_start(folder: Path, env: dict[str, str]) -> tuple[float, float, float]:
     return float(found.group(1)), seen, cpu_of_children() - cpu
 
 
+def units() -> None:
+    print("| warm-up unit | CPU s |")
+    print("|---|---:|")
+    with tempfile.TemporaryDirectory() as name:
+        env = {**os.environ, "NUMBA_CACHE_DIR": name}
+        for unit in solvers.warm_up_units():
+            run = subprocess.run([sys.executable, "-c", WARM_UNIT, unit.name], cwd=ROOT, env=env,
+                                 capture_output=True, text=True, check=True)
+            print(f"| {unit.name} | {float(run.stdout):.1f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--starts", type=int, default=2)
+    ap.add_argument("--units", action="store_true", help="each warm-up unit's CPU seconds instead")
     args = ap.parse_args()
     print(f"load average at the start: {os.getloadavg()[0]:.1f}\n")
+    if args.units:
+        units()
+        print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
+        return
     print("| start | numba cache | ready line, s | seen, s | CPU s (start and stop) |")
     print("|---|---|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as name:
