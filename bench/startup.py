@@ -7,7 +7,9 @@ Starts `python -m deploy.run_local` (what `make run` runs, embedded: SQLite and 
 broker) in a temporary folder with a numba cache of its own there (NUMBA_CACHE_DIR), empty at the
 first start; each start waits for the API's /readyz and the workers' ready line, then stops it as
 Ctrl-C does. Prints, per start, the seconds the ready line states, the seconds until the bench saw
-it, and the CPU seconds the whole start and stop took (its processes' user + system time).
+it, the CPU seconds the whole start and stop took (its processes' user + system time), and the
+most CPU seconds one worker's warm-up took (its log line): its seconds on an idle machine with a
+core per worker warming up, whatever the load here.
 
 With --units: the CPU seconds of each warm-up unit (solvers.warm_up_units), each warmed in a
 process of its own, in their order, on one numba cache empty at the first: what one process warming
@@ -46,14 +48,17 @@ def cpu_of_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def one_start(folder: Path, env: dict[str, str]) -> tuple[float, float, float]:
-    """The ready line's seconds, the seconds until it was seen, the CPU seconds of start and stop."""
+def one_start(folder: Path, env: dict[str, str]) -> tuple[float, float, float, float]:
+    """The ready line's seconds, the seconds until it was seen, the CPU seconds of start and stop,
+    the most CPU seconds of one worker's warm-up."""
     cpu, start = cpu_of_children(), time.perf_counter()
     with run_local(folder, env, timeout=3600) as running:
         seen = time.perf_counter() - start
-        found = re.search(r"workers ready: \d+ processes, (\d+) s", running.log.read_text())
-    assert found is not None
-    return float(found.group(1)), seen, cpu_of_children() - cpu
+        text = running.log.read_text()
+    found = re.search(r"workers ready: \d+ processes, (\d+) s", text)
+    warm = [float(s) for s in re.findall(r"solvers warmed up in [\d.]+ s, ([\d.]+) CPU s", text)]
+    assert found is not None and warm
+    return float(found.group(1)), seen, cpu_of_children() - cpu, max(warm)
 
 
 def units() -> None:
@@ -77,17 +82,17 @@ def main() -> None:
         units()
         print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
         return
-    print("| start | numba cache | ready line, s | seen, s | CPU s (start and stop) |")
-    print("|---|---|---:|---:|---:|")
+    print("| start | numba cache | ready line, s | seen, s | CPU s (start and stop) | one warm-up, CPU s |")
+    print("|---|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "API_TOKENS")}
         env.update({"DATABASE_URL": f"sqlite:///{folder}/db.sqlite", "BROKER_DIR": f"{folder}/broker",
                     "NUMBA_CACHE_DIR": str(folder / "numba-cache")})
         for start in range(1, args.starts + 1):
-            ready, seen, cpu = one_start(folder, env)
+            ready, seen, cpu, warm = one_start(folder, env)
             cache = "empty" if start == 1 else "filled"
-            print(f"| {start} | {cache} | {ready:.0f} | {seen:.1f} | {cpu:.0f} |", flush=True)
+            print(f"| {start} | {cache} | {ready:.0f} | {seen:.1f} | {cpu:.0f} | {warm:.0f} |", flush=True)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
 
 

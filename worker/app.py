@@ -138,9 +138,10 @@ def _provision_in_background() -> None:
 
 
 def _timed_warm_up() -> None:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     warmup.warm_up()
-    log.info("solvers warmed up in %.1f s", time.perf_counter() - start)
+    log.info("solvers warmed up in %.1f s, %.1f CPU s", time.perf_counter() - start,
+             time.process_time() - cpu)
 
 
 _beating_in: set[int] = set()  # the pids whose heartbeat has started (solo sends both signals)
