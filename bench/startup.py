@@ -1,12 +1,19 @@
 """`make run`'s start: seconds to "workers ready" on an empty numba cache, then on the cache filled.
 
     python -m bench.startup [--starts 2]
+    python -m bench.startup --units
 
 Starts `python -m deploy.run_local` (what `make run` runs, embedded: SQLite and the filesystem
 broker) in a temporary folder with a numba cache of its own there (NUMBA_CACHE_DIR), empty at the
 first start; each start waits for the API's /readyz and the workers' ready line, then stops it as
 Ctrl-C does. Prints, per start, the seconds the ready line states, the seconds until the bench saw
-it, and the CPU seconds the whole start and stop took (its processes' user + system time).
+it, the CPU seconds the whole start and stop took (its processes' user + system time), and the
+most CPU seconds one worker's warm-up took (its log line): its seconds on an idle machine with a
+core per worker warming up, whatever the load here.
+
+With --units: the CPU seconds of each warm-up unit (solvers.warm_up_units), each warmed in a
+process of its own, in their order, on one numba cache empty at the first: what one process warming
+up alone spends on each, which the processes warming up at once share.
 """
 
 from __future__ import annotations
@@ -15,11 +22,24 @@ import argparse
 import os
 import re
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from tests.support.devstack import run_local
+import solvers
+from tests.support.devstack import ROOT, run_local
+
+# One unit warmed, its process's CPU seconds printed.
+WARM_UNIT = """
+import resource, sys, solvers
+unit = next(u for u in solvers.warm_up_units() if u.name == sys.argv[1])
+start = resource.getrusage(resource.RUSAGE_SELF)
+unit.warm()
+end = resource.getrusage(resource.RUSAGE_SELF)
+print(end.ru_utime + end.ru_stime - start.ru_utime - start.ru_stime)
+"""
 
 
 def cpu_of_children() -> float:
@@ -28,32 +48,51 @@ def cpu_of_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def one_start(folder: Path, env: dict[str, str]) -> tuple[float, float, float]:
-    """The ready line's seconds, the seconds until it was seen, the CPU seconds of start and stop."""
+def one_start(folder: Path, env: dict[str, str]) -> tuple[float, float, float, float]:
+    """The ready line's seconds, the seconds until it was seen, the CPU seconds of start and stop,
+    the most CPU seconds of one worker's warm-up."""
     cpu, start = cpu_of_children(), time.perf_counter()
     with run_local(folder, env, timeout=3600) as running:
         seen = time.perf_counter() - start
-        found = re.search(r"workers ready: \d+ processes, (\d+) s", running.log.read_text())
-    assert found is not None
-    return float(found.group(1)), seen, cpu_of_children() - cpu
+        text = running.log.read_text()
+    found = re.search(r"workers ready: \d+ processes, (\d+) s", text)
+    warm = [float(s) for s in re.findall(r"solvers warmed up in [\d.]+ s, ([\d.]+) CPU s", text)]
+    assert found is not None and warm
+    return float(found.group(1)), seen, cpu_of_children() - cpu, max(warm)
+
+
+def units() -> None:
+    print("| warm-up unit | CPU s |")
+    print("|---|---:|")
+    with tempfile.TemporaryDirectory() as name:
+        env = {**os.environ, "NUMBA_CACHE_DIR": name}
+        for unit in solvers.warm_up_units():
+            run = subprocess.run([sys.executable, "-c", WARM_UNIT, unit.name], cwd=ROOT, env=env,
+                                 capture_output=True, text=True, check=True)
+            print(f"| {unit.name} | {float(run.stdout):.1f} |", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--starts", type=int, default=2)
+    ap.add_argument("--units", action="store_true", help="each warm-up unit's CPU seconds instead")
     args = ap.parse_args()
     print(f"load average at the start: {os.getloadavg()[0]:.1f}\n")
-    print("| start | numba cache | ready line, s | seen, s | CPU s (start and stop) |")
-    print("|---|---|---:|---:|---:|")
+    if args.units:
+        units()
+        print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
+        return
+    print("| start | numba cache | ready line, s | seen, s | CPU s (start and stop) | one warm-up, CPU s |")
+    print("|---|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "API_TOKENS")}
         env.update({"DATABASE_URL": f"sqlite:///{folder}/db.sqlite", "BROKER_DIR": f"{folder}/broker",
                     "NUMBA_CACHE_DIR": str(folder / "numba-cache")})
         for start in range(1, args.starts + 1):
-            ready, seen, cpu = one_start(folder, env)
+            ready, seen, cpu, warm = one_start(folder, env)
             cache = "empty" if start == 1 else "filled"
-            print(f"| {start} | {cache} | {ready:.0f} | {seen:.1f} | {cpu:.0f} |", flush=True)
+            print(f"| {start} | {cache} | {ready:.0f} | {seen:.1f} | {cpu:.0f} | {warm:.0f} |", flush=True)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
 
 

@@ -7,6 +7,7 @@ service and the workers reach every kind only through :func:`get`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from solvers import factory, nqueens, sliding, spokes, sudoku
@@ -15,6 +16,7 @@ from solvers.base import (
     SOLVED,
     BudgetExceeded,
     Estimate,
+    Example,
     InvalidOption,
     InvalidPuzzle,
     Kind,
@@ -109,10 +111,42 @@ def warm_up(kinds: Iterable[Kind] | None = None) -> None:
     """Solve every kind's examples once (or these kinds'), one by one and as a batch, so that
     compiled kernels are loaded before real work (loading one costs more than many solves)."""
     for kind in KINDS.values() if kinds is None else kinds:
-        for example in kind.examples:
-            puzzle, options = kind.prepare(example.puzzle, example.options)
-            kind.solve(puzzle, options)
-            kind.solve_batch(kind.prepare_batch([example.puzzle], options), options)
+        _solve_examples(kind, kind.examples)
+
+
+@dataclass(frozen=True)
+class WarmUpUnit:
+    """Examples of one kind whose kernels compile together: what one process of several warming
+    up at once takes (worker.warmup). ``name`` is the kind's, with the examples' ``warm_up``."""
+
+    name: str
+    kind: Kind
+    examples: tuple[Example, ...]
+
+    def warm(self) -> None:
+        """Compile its kernels into numba's cache, or load them from there."""
+        _solve_examples(self.kind, self.examples)
+
+
+def warm_up_units() -> list[WarmUpUnit]:
+    """``warm_up``'s work cut into units: each kind's main unit, in the registry's order (the
+    README's first request's), then the named ones (Example.warm_up), which only some requests
+    need; together they solve every example once."""
+    main: list[WarmUpUnit] = []
+    named: list[WarmUpUnit] = []
+    for kind in KINDS.values():
+        for unit in dict.fromkeys(example.warm_up for example in kind.examples):
+            examples = tuple(e for e in kind.examples if e.warm_up == unit)
+            (named if unit else main).append(
+                WarmUpUnit(f"{kind.name}.{unit}" if unit else kind.name, kind, examples))
+    return main + named
+
+
+def _solve_examples(kind: Kind, examples: Iterable[Example]) -> None:
+    for example in examples:
+        puzzle, options = kind.prepare(example.puzzle, example.options)
+        kind.solve(puzzle, options)
+        kind.solve_batch(kind.prepare_batch([example.puzzle], options), options)
 
 
 def provision() -> None:
@@ -130,6 +164,6 @@ def provision_missing() -> bool:
 __all__ = [
     "KINDS", "NO_SOLUTION", "SOLVED", "BudgetExceeded", "Estimate", "InvalidItem", "InvalidOption",
     "InvalidPuzzle", "Kind", "NotMade", "Outcome", "ParseError", "PuzzleError", "Split", "Stopped",
-    "UnknownKind", "WrongAnswer", "any_failed", "get", "hint_item", "kind_for", "prepare_item", "provision",
-    "provision_missing", "read_generate_item", "warm_up",
+    "UnknownKind", "WarmUpUnit", "WrongAnswer", "any_failed", "get", "hint_item", "kind_for",
+    "prepare_item", "provision", "provision_missing", "read_generate_item", "warm_up", "warm_up_units",
 ]

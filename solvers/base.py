@@ -357,6 +357,10 @@ class Example:
     puzzle: JSON
     options: Mapping[str, Any] = field(default_factory=dict)
     status: str = SOLVED
+    # The warm-up unit it belongs to (solvers.warm_up_units): "" the kind's main one; a name of its
+    # own for examples whose kernels only some requests need and whose compile is long (Sudoku's
+    # grader), which then compile beside the other units instead of after them.
+    warm_up: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
 """The Celery app of the workers: ``celery -A worker.app worker`` starts a worker.
 
 Settings come from the environment (store.settings). The `celery worker` main process warms up
-the solvers before its pool forks (one worker at a time: worker.warmup), so every pool process has
-the compiled kernels from its first moment, and starts the build of what the kinds read and this
-machine lacks (``python -m solvers provision``); and each process that runs tasks starts its
-heartbeat (worker.heartbeat), whose thread also takes its turn at the reaper. A worker that takes
-dear work runs at a lower CPU priority.
+the solvers before its pool forks (sharing the work with the workers starting beside it:
+worker.warmup), so every pool process has the compiled kernels from its first moment, and starts
+the build of what the kinds read and this machine lacks (``python -m solvers provision``); and
+each process that runs tasks starts its heartbeat (worker.heartbeat), whose thread also takes its
+turn at the reaper. A worker that takes dear work runs at a lower CPU priority.
 """
 
 from __future__ import annotations
@@ -138,9 +138,10 @@ def _provision_in_background() -> None:
 
 
 def _timed_warm_up() -> None:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     warmup.warm_up()
-    log.info("solvers warmed up in %.1f s", time.perf_counter() - start)
+    log.info("solvers warmed up in %.1f s, %.1f CPU s", time.perf_counter() - start,
+             time.process_time() - cpu)
 
 
 _beating_in: set[int] = set()  # the pids whose heartbeat has started (solo sends both signals)

@@ -41,6 +41,14 @@ def test_registry_lists_every_kind():
     assert set(solvers.KINDS) == {"sudoku", "nqueens", "sliding", "spokes"}
 
 
+def test_the_warm_up_units_solve_every_example_once_each_kinds_main_unit_first():
+    units = solvers.warm_up_units()
+    assert sorted(id(e) for u in units for e in u.examples) == sorted(id(e) for _, e in EXAMPLES)
+    assert [u.name for u in units[:len(KINDS)]] == list(solvers.KINDS)
+    assert "sudoku.grader" in [u.name for u in units[len(KINDS):]]
+    assert all({e.warm_up for e in u.examples} == {u.name.partition(".")[2]} for u in units)
+
+
 def test_registry_entries_are_consistent():
     for name, kind in solvers.KINDS.items():
         assert kind.name == name
