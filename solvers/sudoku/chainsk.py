@@ -216,6 +216,7 @@ def closure(grid: np.ndarray, links: np.ndarray, count: np.ndarray, comp: np.nda
     stack = np.empty(NODES, np.int64)
     calls = np.empty(NODES, np.int64)  # the depth-first path; ``edge``: each one's next link
     edge = np.empty(NODES, np.int64)
+    joined = np.empty(NODES, np.int64)  # per component, the last component that took its reach
     top = depth = counter = n_comp = 0
     for root in range(NODES):
         if not grid[root // 18] >> (root % 18 // 2) & 1 or index[root] >= 0:
@@ -258,13 +259,16 @@ def closure(grid: np.ndarray, links: np.ndarray, count: np.ndarray, comp: np.nda
                 if stack[first] == v:
                     break
             reach[n_comp, :] = 0
+            joined[n_comp] = n_comp
             for i in range(first, top):
                 u = stack[i]
                 reach[n_comp, u >> 6] |= np.uint64(1) << np.uint64(u & 63)
                 for j in range(count[u]):
                     c = comp[links[u, j]]
-                    if c != n_comp:
-                        reach[n_comp, :] |= reach[c, :]
+                    if joined[c] != n_comp:  # each component it links to once
+                        joined[c] = n_comp
+                        for w in range(WORDS):
+                            reach[n_comp, w] |= reach[c, w]
             members[n_comp] = top - first
             top = first
             n_comp += 1
