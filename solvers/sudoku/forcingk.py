@@ -32,8 +32,20 @@ def _regions() -> np.ndarray:
     return out
 
 
+def _peers_in_order() -> np.ndarray:
+    """int64[81, 20]: each cell's peers as SE lists a digit's links: its box, then its row and
+    its column outside the box."""
+    out = np.zeros((81, 20), np.int64)
+    for cell in range(81):
+        box = gradek.CELL_UNITS[cell, 2]
+        seen = [c for k, r in enumerate(REGIONS[cell]) for c in r.tolist()
+                if c != cell and (k == 0 or gradek.CELL_UNITS[c, 2] != box)]
+        out[cell] = seen
+    return out
+
+
 REGIONS = _regions()
-BOX = gradek.CELL_UNITS[:, 2].copy()
+PEERS_IN_ORDER = _peers_in_order()
 
 
 @njit(cache=True)
@@ -80,12 +92,11 @@ def off_links(grid: np.ndarray, n: int, y: bool, out: np.ndarray) -> int:
             if v != d and grid[cell] >> v & 1:
                 out[k] = cell * 18 + v * 2
                 k += 1
-    for r in range(3):
-        for i in range(9):
-            c = REGIONS[cell, r, i]
-            if c != cell and grid[c] >> d & 1 and (r == 0 or BOX[c] != BOX[cell]):
-                out[k] = c * 18 + d * 2
-                k += 1
+    for i in range(PEERS_IN_ORDER.shape[1]):
+        c = PEERS_IN_ORDER[cell, i]
+        if grid[c] >> d & 1:
+            out[k] = c * 18 + d * 2
+            k += 1
     return k
 
 
