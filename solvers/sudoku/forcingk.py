@@ -112,10 +112,11 @@ def _add(n: int, parent: int, present: np.ndarray, parents: np.ndarray, count: n
 
 
 @njit(cache=True)
-def _made_on(grid: np.ndarray, source: np.ndarray, p: int, y: bool, made: np.ndarray,
+def _made_on(grid: np.ndarray, source: np.ndarray, dynamic: bool, p: int, y: bool, made: np.ndarray,
              rows: np.ndarray, sizes: np.ndarray) -> int:
-    """The nodes made true by ``p`` (off) on ``grid``, each with its parents (``p`` and the
-    candidates of ``source`` missing from ``grid`` that the link rests on); their number."""
+    """The nodes made true by ``p`` (off) on ``grid``, each with its parents (``p`` and, when
+    ``dynamic``, the candidates of ``source`` missing from ``grid`` that the link rests on);
+    their number."""
     cell = p // 18
     d = p % 18 // 2
     k = 0
@@ -123,7 +124,7 @@ def _made_on(grid: np.ndarray, source: np.ndarray, p: int, y: bool, made: np.nda
         made[k] = cell * 18 + other_digit(grid[cell], d) * 2 + 1
         rows[k, 0] = p
         sizes[k] = 1
-        for w in range(9):
+        for w in range(9 if dynamic else 0):
             if source[cell] >> w & 1 and not grid[cell] >> w & 1:
                 rows[k, sizes[k]] = cell * 18 + w * 2
                 sizes[k] += 1
@@ -138,7 +139,7 @@ def _made_on(grid: np.ndarray, source: np.ndarray, p: int, y: bool, made: np.nda
         made[k] = q
         rows[k, 0] = p
         sizes[k] = 1
-        for i in range(9):
+        for i in range(9 if dynamic else 0):
             c = REGIONS[cell, r, i]
             if source[c] >> d & 1 and not grid[c] >> d & 1:
                 rows[k, sizes[k]] = c * 18 + d * 2
@@ -186,7 +187,7 @@ def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: n
             continue
         p = off_queue[off_head]
         off_head += 1
-        k = _made_on(grid, source if dynamic else grid, p, y, made, rows, sizes)
+        k = _made_on(grid, source, dynamic, p, y, made, rows, sizes)
         if dynamic:
             grid[p // 18] &= ~(1 << (p % 18 // 2))
         for j in range(k):
