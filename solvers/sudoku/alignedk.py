@@ -39,26 +39,33 @@ def _digits(m: int, out: np.ndarray) -> int:
 
 @njit(cache=True)
 def _exclude(cands: np.ndarray, base: np.ndarray, size: int, shared: np.ndarray, n_shared: int,
-             cells: np.ndarray, elims: np.ndarray) -> int:
+             cells: np.ndarray, elims: np.ndarray, digits: np.ndarray, counts: np.ndarray) -> int:
     """The eliminations of the base cells ``base[:size]`` with the excluders ``shared[:n_shared]``
-    written to ``elims`` (and the cells to ``cells``); their number."""
-    digits = np.empty((3, 9), np.int64)
-    counts = np.empty(3, np.int64)
+    written to ``elims`` (and the cells to ``cells``); their number. ``digits`` (int64[3, 9]) and
+    ``counts`` (int64[12]: the cells' digit counts, then the digits allowed, picked and the
+    pick's place in ``digits``) are scratch, made once for the many sets of a search. The
+    combinations run as an odometer, and stop once every digit of every cell is allowed."""
     for i in range(size):
         counts[i] = _digits(cands[base[i]], digits[i])
-    allowed = np.zeros(3, np.int64)
-    pick = np.zeros(3, np.int64)
+    allowed = counts[3:6]
+    pick = counts[6:9]
+    at = counts[9:12]
+    allowed[:] = 0
+    at[:] = 0
     total = 1
     for i in range(size):
         total *= counts[i]
-    for k in range(total):
-        rest = k
+    for _ in range(total):
         taken = 0
         ok = True
         for i in range(size):
-            pick[i] = digits[i, rest % counts[i]]
-            rest //= counts[i]
+            pick[i] = digits[i, at[i]]
             taken |= 1 << pick[i]
+        for i in range(size):
+            at[i] += 1
+            if at[i] < counts[i]:
+                break
+            at[i] = 0
         for i in range(size):
             for j in range(i + 1, size):
                 if pick[i] == pick[j] and SEES[base[i], base[j]]:
@@ -69,8 +76,12 @@ def _exclude(cands: np.ndarray, base: np.ndarray, size: int, shared: np.ndarray,
                     ok = False
                     break
         if ok:
+            full = True
             for i in range(size):
                 allowed[i] |= 1 << pick[i]
+                full &= allowed[i] == cands[base[i]]
+            if full:
+                return 0
     n = 0
     for i in range(size):
         n = gradek._eliminate(base[i], cands[base[i]] & ~allowed[i], cands, elims, n)
@@ -115,6 +126,8 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
     pair = np.empty(20, np.int64)
     shared = np.empty(20, np.int64)
     tail = np.empty(40, np.int64)
+    digits = np.empty((3, 9), np.int64)
+    counts = np.empty(12, np.int64)
     for b in range(1, nb):
         for a in range(b):
             chosen[0], chosen[1] = base[a], base[b]
@@ -126,7 +139,7 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
             if n_pair < 2:
                 continue
             if degree == 2:
-                n = _exclude(cands, chosen, 2, pair, n_pair, cells, elims)
+                n = _exclude(cands, chosen, 2, pair, n_pair, cells, elims, digits, counts)
                 if n:
                     return 2, n
                 continue
@@ -157,7 +170,7 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
                         n_shared += 1
                 if n_shared < 2:
                     continue
-                n = _exclude(cands, chosen, 3, shared, n_shared, cells, elims)
+                n = _exclude(cands, chosen, 3, shared, n_shared, cells, elims, digits, counts)
                 if n:
                     return 3, n
     return 0, 0

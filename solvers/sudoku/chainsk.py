@@ -5,6 +5,8 @@ source on an unchanging grid, breadth first, the links read as chains.py describ
   nodes    chains.py's numbering: cell * 18 + digit * 2 + on.
   links    int64[NODES, LINKS] and its ``count``: each candidate's links on a grid (``link_table``,
            read once for the many searches of a position).
+  comp, reach  each node's strongly connected component and what the component reaches
+           (``closure``): a search runs only where it can end in a chain or a cycle.
 
 Both searches stop at ``limit`` nodes per chain (chains.py's length limit). ``static_chains``
 runs them from every candidate as chains.static_chains orders them and keeps the best chain,
@@ -24,7 +26,8 @@ __all__ = ["LINKS", "NODES", "cycles", "forcing", "length_extra", "link_table", 
            "static_chains"]
 
 LINKS = 32  # a node's links at most: 8 other digits and 20 peers, or 4
-ENTRIES = 32768  # a cycle search's paths: each on node once, each off node once per parent
+ENTRIES = 32768  # a cycle search's paths: each on node (729 at most) once, each off node once per parent
+# (each on node's 28 links at most): 21,142 at most
 
 
 @njit(cache=True)
@@ -66,10 +69,12 @@ def link_table(grid: np.ndarray, y: bool, x: bool, links: np.ndarray, count: np.
 def forcing(links: np.ndarray, count: np.ndarray, source: int, limit: int, parent: np.ndarray,
             targets: np.ndarray, via: np.ndarray) -> int:
     """SE's doForcingChains from ``source``: each node's first parent in ``parent`` (-1 for
-    none, the source its own), and the targets reached as the source's negation (``targets``,
-    each reached from ``via``); the number of targets. A node at depth k ends chains of k + 2
-    nodes or more, so it is not followed once that passes ``limit``."""
+    none, the source its own), and the source's negation where reached (targets[0], reached
+    from via[0]); the number of targets, 0 or 1: the search ends at the negation, the one
+    target, as nothing it would go on to reach can change the parents already set. A node at
+    depth k ends chains of k + 2 nodes or more, so it is not followed once that passes ``limit``."""
     parent[:] = -1
+    targets[0] = -1
     depth = np.zeros(NODES, np.int64)
     parent[source] = source
     pending_on = np.empty(NODES, np.int64)
@@ -81,53 +86,57 @@ def forcing(links: np.ndarray, count: np.ndarray, source: int, limit: int, paren
     else:
         pending_off[0] = source
         offs = 1
-    found = 0
     while ons or offs:
-        found, offs, stop = _layer(links, count, source, limit, parent, depth, pending_on, ons,
-                                   pending_off, offs, targets, via, found)
+        offs, stop = _layer(links, count, source, limit, parent, depth, pending_on, ons, pending_off, offs,
+                            targets, via)
         if stop:
-            return found
-        found, ons, stop = _layer(links, count, source, limit, parent, depth, pending_off, offs,
-                                  pending_on, 0, targets, via, found)
+            return int(targets[0] >= 0)
+        ons, stop = _layer(links, count, source, limit, parent, depth, pending_off, offs, pending_on, 0,
+                           targets, via)
         if stop:
-            return found
+            return int(targets[0] >= 0)
         offs = 0
-    return found
+    return 0
 
 
 @njit(cache=True)
 def _layer(links: np.ndarray, count: np.ndarray, source: int, limit: int, parent: np.ndarray,
            depth: np.ndarray, pending: np.ndarray, n: int, reached: np.ndarray, size: int,
-           targets: np.ndarray, via: np.ndarray, found: int) -> tuple[int, int, bool]:
+           targets: np.ndarray, via: np.ndarray) -> tuple[int, bool]:
     """``forcing``'s step from the nodes pending[:n]: each node reached for the first time gets
-    its parent and depth and is appended to reached[size:], and the source's negation, where
-    reached, is a target. Returns the numbers of targets and of reached nodes, and whether a
-    node too deep to follow ended the search."""
+    its parent and depth and is appended to reached[size:]; the source's negation, once
+    reached, is the target (targets[0], -1 until then). Returns the number of reached nodes,
+    and whether the search ends: at the target, or at a node too deep to follow."""
     for i in range(n):
         p = pending[i]
         if depth[p] + 2 > limit:
-            return found, size, True
+            return size, True
         for j in range(count[p]):
             q = links[p, j]
-            if q == source ^ 1 and not has(targets, found, q):
-                targets[found] = q
-                via[found] = p
-                found += 1
+            if q == source ^ 1:
+                targets[0] = q
+                via[0] = p
+                return size, True
             if parent[q] < 0:
                 parent[q] = p
                 depth[q] = depth[p] + 1
                 reached[size] = q
                 size += 1
-    return found, size, False
+    return size, False
 
 
 @njit(cache=True)
-def cycles(links: np.ndarray, count: np.ndarray, source: int, limit: int, node: np.ndarray,
-           prev: np.ndarray, size: np.ndarray, found: np.ndarray) -> int:
+def cycles(grid: np.ndarray, links: np.ndarray, count: np.ndarray, comp: np.ndarray, source: int, limit: int,
+           node: np.ndarray, prev: np.ndarray, size: np.ndarray, path: np.ndarray) -> int:
     """SE's doCycles from ``source`` (on): the paths searched as entries (``node``, the
     ``prev`` entry, ``size`` nodes from the source), an off node entered once per parent not
-    already on its path, an on node once; the entries that close a cycle of four links or
-    more back to the source into ``found``; their number. Paths past ``limit`` nodes stop it."""
+    already on its path, an on node once; the first path that closes a cycle of four links or
+    more back to the source and removes something (``_cycle_elims``) into ``path``; its number
+    of nodes, 0 for none. Paths past ``limit`` nodes stop it; so does that first cycle, as
+    the cycles after it are as long or longer. Only the nodes of the source's component
+    (``closure``'s ``comp``) are entered: no path through another returns to the source, and
+    the search's bound (ENTRIES) is above the most entries any grid makes, each on node
+    entered once with at most 28 links."""
     on_entry = np.full(NODES, -1, np.int64)
     node[0] = source
     prev[0] = -1
@@ -139,22 +148,24 @@ def cycles(links: np.ndarray, count: np.ndarray, source: int, limit: int, node: 
     pending_on[0] = source
     ons = 1
     length = 0
-    n_found = 0
+    home = comp[source]
     while ons:
         length += 1
         offs = 0
         for i in range(ons):
             e = on_entry[pending_on[i]]
             if size[e] + 1 > limit:
-                return n_found
+                return 0
             for j in range(count[pending_on[i]]):
                 q = links[pending_on[i], j]
+                if comp[q] != home:
+                    continue
                 on_path = False
                 walk = e
                 while walk >= 0 and not on_path:
                     on_path = node[walk] == q
                     walk = prev[walk]
-                if on_path or entries >= ENTRIES:
+                if on_path:
                     continue
                 node[entries] = q
                 prev[entries] = e
@@ -167,13 +178,17 @@ def cycles(links: np.ndarray, count: np.ndarray, source: int, limit: int, node: 
         for i in range(offs):
             f = pending_off[i]
             if size[f] > limit:
-                return n_found
+                return 0
             for j in range(count[node[f]]):
                 q = links[node[f], j]
                 if length >= 4 and q == source:
-                    found[n_found] = f
-                    n_found += 1
-                if on_entry[q] < 0 and entries < ENTRIES:
+                    e = f
+                    for k in range(size[f] - 1, -1, -1):
+                        path[k] = node[e]
+                        e = prev[e]
+                    if _cycle_elims(grid, path, size[f]):
+                        return int(size[f])
+                if on_entry[q] < 0 and comp[q] == home:
                     node[entries] = q
                     prev[entries] = f
                     size[entries] = size[f] + 1
@@ -181,7 +196,88 @@ def cycles(links: np.ndarray, count: np.ndarray, source: int, limit: int, node: 
                     entries += 1
                     pending_on[ons] = q
                     ons += 1
-    return n_found
+    return 0
+
+
+WORDS = (NODES + 63) // 64  # a set of nodes as bits
+
+
+@njit(cache=True)
+def closure(grid: np.ndarray, links: np.ndarray, count: np.ndarray, comp: np.ndarray, reach: np.ndarray,
+            members: np.ndarray) -> None:
+    """What each node of ``grid``'s candidates reaches along ``links`` (Tarjan's strongly
+    connected components, iterative): each node's component in ``comp``, each component's
+    nodes and every node they reach as bits (uint64[WORDS]) in ``reach``, its size in
+    ``members``. A search finds a chain from a node to its negation, or a cycle through it,
+    only where this says one can be: most candidates have neither."""
+    index = np.full(NODES, -1, np.int64)
+    low = np.empty(NODES, np.int64)
+    on_stack = np.zeros(NODES, np.bool_)
+    stack = np.empty(NODES, np.int64)
+    calls = np.empty(NODES, np.int64)  # the depth-first path; ``edge``: each one's next link
+    edge = np.empty(NODES, np.int64)
+    joined = np.empty(NODES, np.int64)  # per component, the last component that took its reach
+    top = depth = counter = n_comp = 0
+    for root in range(NODES):
+        if not grid[root // 18] >> (root % 18 // 2) & 1 or index[root] >= 0:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack[top] = root
+        top += 1
+        on_stack[root] = True
+        calls[0], edge[0] = root, 0
+        depth = 1
+        while depth:
+            v = calls[depth - 1]
+            if edge[depth - 1] < count[v]:
+                w = links[v, edge[depth - 1]]
+                edge[depth - 1] += 1
+                if index[w] < 0:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack[top] = w
+                    top += 1
+                    on_stack[w] = True
+                    calls[depth], edge[depth] = w, 0
+                    depth += 1
+                elif on_stack[w]:
+                    low[v] = min(low[v], index[w])
+                continue
+            depth -= 1
+            if depth:
+                low[calls[depth - 1]] = min(low[calls[depth - 1]], low[v])
+            if low[v] != index[v]:
+                continue
+            # v roots a component: its nodes are on the stack down to v, and every component
+            # they link to outside it is complete (Tarjan's order)
+            first = top
+            while True:
+                first -= 1
+                comp[stack[first]] = n_comp
+                on_stack[stack[first]] = False
+                if stack[first] == v:
+                    break
+            reach[n_comp, :] = 0
+            joined[n_comp] = n_comp
+            for i in range(first, top):
+                u = stack[i]
+                reach[n_comp, u >> 6] |= np.uint64(1) << np.uint64(u & 63)
+                for j in range(count[u]):
+                    c = comp[links[u, j]]
+                    if joined[c] != n_comp:  # each component it links to once
+                        joined[c] = n_comp
+                        for w in range(WORDS):
+                            reach[n_comp, w] |= reach[c, w]
+            members[n_comp] = top - first
+            top = first
+            n_comp += 1
+
+
+@njit(cache=True)
+def reaches(a: int, b: int, comp: np.ndarray, reach: np.ndarray) -> bool:
+    """Whether node ``a`` reaches node ``b`` (``closure``'s tables)."""
+    return bool(reach[comp[a], b >> 6] >> np.uint64(b & 63) & np.uint64(1))
 
 
 @njit(cache=True)
@@ -255,17 +351,20 @@ def static_chains(grid: np.ndarray, best: np.ndarray, best_path: np.ndarray) -> 
     node = np.empty(ENTRIES, np.int64)
     prev = np.empty(ENTRIES, np.int64)
     size = np.empty(ENTRIES, np.int64)
-    found = np.empty(ENTRIES, np.int64)
     path = np.empty(NODES + 1, np.int64)
     seen = np.zeros(NODES, np.bool_)
     links = np.empty((NODES, LINKS), np.int64)
     count = np.empty(NODES, np.int64)
+    comp = np.empty(NODES, np.int64)
+    reach = np.empty((NODES, WORDS), np.uint64)
+    members = np.empty(NODES, np.int64)
     best[:] = 0
     for family in range(3):
         y, x = family >= 1, family != 1
         sort_key = 4 if family == 2 else 3 if y else 2
         cycle_base, chain_base = (70, 70) if family == 2 else (65, 66)
         link_table(grid, y, x, links, count)
+        closure(grid, links, count, comp, reach, members)
         for cell in range(81):
             m = grid[cell]
             many = m & (m - 1)
@@ -275,20 +374,18 @@ def static_chains(grid: np.ndarray, best: np.ndarray, best_path: np.ndarray) -> 
                 if not m >> d & 1:
                     continue
                 source = cell * 18 + d * 2 + 1
-                limit = _limit(best, cycle_base)
-                for i in range(cycles(links, count, source, limit, node, prev, size, found)):
-                    n = size[found[i]]
-                    e = found[i]
-                    for k in range(n - 1, -1, -1):
-                        path[k] = node[e]
-                        e = prev[e]
-                    if _cycle_elims(grid, path, n):
+                if members[comp[source]] > 1:  # else no cycle runs through the source
+                    limit = _limit(best, cycle_base)
+                    n = cycles(grid, links, count, comp, source, limit, node, prev, size, path)
+                    if n:
                         complexity = _distinct(path, n, seen)
                         _offer(cycle_base + length_extra(complexity), complexity, sort_key, 2 * family + 1,
                                path, n, best, best_path)
                 if not x:
                     continue
                 for start in (source, source ^ 1):
+                    if not reaches(start, start ^ 1, comp, reach):
+                        continue
                     limit = _limit(best, chain_base)
                     for i in range(forcing(links, count, start, limit, parent, targets, via)):
                         n = 1

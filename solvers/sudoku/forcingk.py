@@ -32,8 +32,20 @@ def _regions() -> np.ndarray:
     return out
 
 
+def _peers_in_order() -> np.ndarray:
+    """int64[81, 20]: each cell's peers as SE lists a digit's links: its box, then its row and
+    its column outside the box."""
+    out = np.zeros((81, 20), np.int64)
+    for cell in range(81):
+        box = gradek.CELL_UNITS[cell, 2]
+        seen = [c for k, r in enumerate(REGIONS[cell]) for c in r.tolist()
+                if c != cell and (k == 0 or gradek.CELL_UNITS[c, 2] != box)]
+        out[cell] = seen
+    return out
+
+
 REGIONS = _regions()
-BOX = gradek.CELL_UNITS[:, 2].copy()
+PEERS_IN_ORDER = _peers_in_order()
 
 
 @njit(cache=True)
@@ -80,12 +92,11 @@ def off_links(grid: np.ndarray, n: int, y: bool, out: np.ndarray) -> int:
             if v != d and grid[cell] >> v & 1:
                 out[k] = cell * 18 + v * 2
                 k += 1
-    for r in range(3):
-        for i in range(9):
-            c = REGIONS[cell, r, i]
-            if c != cell and grid[c] >> d & 1 and (r == 0 or BOX[c] != BOX[cell]):
-                out[k] = c * 18 + d * 2
-                k += 1
+    for i in range(PEERS_IN_ORDER.shape[1]):
+        c = PEERS_IN_ORDER[cell, i]
+        if grid[c] >> d & 1:
+            out[k] = c * 18 + d * 2
+            k += 1
     return k
 
 
@@ -101,10 +112,11 @@ def _add(n: int, parent: int, present: np.ndarray, parents: np.ndarray, count: n
 
 
 @njit(cache=True)
-def _made_on(grid: np.ndarray, source: np.ndarray, p: int, y: bool, made: np.ndarray,
+def _made_on(grid: np.ndarray, source: np.ndarray, dynamic: bool, p: int, y: bool, made: np.ndarray,
              rows: np.ndarray, sizes: np.ndarray) -> int:
-    """The nodes made true by ``p`` (off) on ``grid``, each with its parents (``p`` and the
-    candidates of ``source`` missing from ``grid`` that the link rests on); their number."""
+    """The nodes made true by ``p`` (off) on ``grid``, each with its parents (``p`` and, when
+    ``dynamic``, the candidates of ``source`` missing from ``grid`` that the link rests on);
+    their number."""
     cell = p // 18
     d = p % 18 // 2
     k = 0
@@ -112,7 +124,7 @@ def _made_on(grid: np.ndarray, source: np.ndarray, p: int, y: bool, made: np.nda
         made[k] = cell * 18 + other_digit(grid[cell], d) * 2 + 1
         rows[k, 0] = p
         sizes[k] = 1
-        for w in range(9):
+        for w in range(9 if dynamic else 0):
             if source[cell] >> w & 1 and not grid[cell] >> w & 1:
                 rows[k, sizes[k]] = cell * 18 + w * 2
                 sizes[k] += 1
@@ -127,7 +139,7 @@ def _made_on(grid: np.ndarray, source: np.ndarray, p: int, y: bool, made: np.nda
         made[k] = q
         rows[k, 0] = p
         sizes[k] = 1
-        for i in range(9):
+        for i in range(9 if dynamic else 0):
             c = REGIONS[cell, r, i]
             if source[c] >> d & 1 and not grid[c] >> d & 1:
                 rows[k, sizes[k]] = c * 18 + d * 2
@@ -175,7 +187,7 @@ def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: n
             continue
         p = off_queue[off_head]
         off_head += 1
-        k = _made_on(grid, source if dynamic else grid, p, y, made, rows, sizes)
+        k = _made_on(grid, source, dynamic, p, y, made, rows, sizes)
         if dynamic:
             grid[p // 18] &= ~(1 << (p % 18 // 2))
         for j in range(k):
@@ -195,22 +207,29 @@ def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: n
 @njit(cache=True)
 def ancestors(n: int, parents: np.ndarray, count: np.ndarray) -> int:
     """The distinct nodes ``n`` rests on, itself included."""
-    seen = np.zeros(NODES, np.bool_)
-    stack = np.empty(NODES, np.int64)
+    return _ancestors(n, parents, count, NODES, np.zeros(NODES, np.bool_), np.empty(NODES, np.int64))
+
+
+@njit(cache=True)
+def _ancestors(n: int, parents: np.ndarray, count: np.ndarray, cap: int, seen: np.ndarray,
+               stack: np.ndarray) -> int:
+    """``ancestors``, or some number above ``cap`` when there are more: a search comparing
+    complexities needs no more. ``seen`` (all False) is left so; ``stack`` is scratch."""
     seen[n] = True
     stack[0] = n
-    top = 1
+    top = 0  # the next node to expand; the nodes met are stack[:total]
     total = 1
-    while top:
-        top -= 1
+    while top < total and total <= cap:
         m = stack[top]
+        top += 1
         for j in range(count[m]):
             q = parents[m, j]
             if not seen[q]:
                 seen[q] = True
-                stack[top] = q
-                top += 1
+                stack[total] = q
                 total += 1
+    for i in range(total):
+        seen[stack[i]] = False
     return total
 
 
@@ -226,14 +245,16 @@ def length_extra(complexity: int) -> int:
     return extra
 
 
-SLOTS = 19  # outcomes kept at once: a cell's digits (0-8), the off assumption (9), a region's places
+# A search's outcomes (``find``): one slot per candidate assumed true, and one for the candidate
+# assumed false: outs = (present, parents, count, order, meta), ``_run``'s arrays by slot.
+Arrays = tuple[np.ndarray, ...]
 
 
 @njit(cache=True)
-def _run(source: np.ndarray, start: int, dynamic: bool, y: bool, s: int, present: np.ndarray,
-         parents: np.ndarray, count: np.ndarray, order: np.ndarray, meta: np.ndarray) -> None:
+def _run(source: np.ndarray, start: int, dynamic: bool, y: bool, s: int, outs: Arrays) -> None:
     """``propagate`` into slot ``s``: its nodes in the order found (the true, then the false)
     in order[s], and (late, early, number of nodes) in meta[s]."""
+    present, parents, count, order, meta = outs
     off_queue = np.empty(NODES, np.int64)
     late, early, trues, falses = propagate(source, start, dynamic, y, present[s], parents[s], count[s],
                                            order[s], off_queue)
@@ -242,47 +263,70 @@ def _run(source: np.ndarray, start: int, dynamic: bool, y: bool, s: int, present
 
 
 @njit(cache=True)
-def _offer(source: np.ndarray, base: int, key: int, complexity: int, cells: np.ndarray, n: int,
-           target: int, best: np.ndarray, best_cells: np.ndarray) -> None:
+def _on(source: np.ndarray, on: int, dynamic: bool, y: bool, slot: np.ndarray, outs: Arrays) -> int:
+    """The slot of the outcome of candidate ``on`` assumed true, propagated the first time it is
+    asked for: a search asks for a candidate's outcome in its cell's chains and in the region
+    chains of up to three regions. ``slot``: per candidate (cell * 9 + digit), its slot, made
+    negative once its outcome is there."""
+    s: int = slot[on // 2]
+    if s < 0:
+        return -s - 1
+    _run(source, on, dynamic, y, s, outs)
+    slot[on // 2] = -s - 1
+    return s
+
+
+@njit(cache=True)
+def _offer(source: np.ndarray, base: int, key: int, target: int, cells: np.ndarray, n: int, nodes: np.ndarray,
+           slots: np.ndarray, k: int, outs: Arrays, scratch: Arrays, best: np.ndarray,
+           best_cells: np.ndarray) -> None:
     """forcing.find's offer: keep the find in ``best`` (rating, complexity, key, target, cells)
-    and ``best_cells`` when it removes something and sorts before the best so far."""
+    and ``best_cells`` when it removes something and sorts before the best so far. Its
+    complexity is the sum of the ancestors of nodes[i] in slot slots[i] (i < k), counted only
+    as far as a find could still sort first: the rating grows with the complexity, so a find
+    more complex than the best, or as complex and not of a lower key, cannot. ``scratch``:
+    ``_ancestors``' seen and stack."""
     cell = target // 18
     d = target % 18 // 2
     if not (source[cell] & ~(1 << d) if target & 1 else source[cell] >> d & 1):
         return
-    rating = base + length_extra(complexity)
-    if best[0] != 0 and (rating, complexity, key) >= (best[0], best[1], best[2]):
-        return
-    best[0], best[1], best[2], best[3], best[4] = rating, complexity, key, target, n
+    cap = NODES * 9 if best[0] == 0 else best[1] if key < best[2] else best[1] - 1
+    parents, count = outs[1], outs[2]
+    complexity = 0
+    for i in range(k):
+        complexity += _ancestors(nodes[i], parents[slots[i]], count[slots[i]], cap - complexity, scratch[0],
+                                 scratch[1])
+        if complexity > cap:
+            return
+    best[0], best[1], best[2], best[3], best[4] = base + length_extra(complexity), complexity, key, target, n
     best_cells[:n] = cells[:n]
 
 
 @njit(cache=True)
-def _common(slots: np.ndarray, k: int, cells: np.ndarray, n: int, key: int, source: np.ndarray,
-            base: int, present: np.ndarray, parents: np.ndarray, count: np.ndarray, order: np.ndarray,
-            meta: np.ndarray, best: np.ndarray, best_cells: np.ndarray) -> None:
+def _common(slots: np.ndarray, k: int, cells: np.ndarray, n: int, key: int, source: np.ndarray, base: int,
+            outs: Arrays, scratch: Arrays, best: np.ndarray, best_cells: np.ndarray) -> None:
     """forcing._common: offer every node implied by the outcomes of all ``k`` slots, in the
     first's order."""
+    present, order, meta = outs[0], outs[3], outs[4]
     first = slots[0]
+    nodes = np.empty(9, np.int64)
     for i in range(meta[first, 2]):
         node = order[first, i]
         shared = True
         for j in range(1, k):
             shared &= present[slots[j], node]
         if shared:
-            complexity = 0
-            for j in range(k):
-                complexity += ancestors(node, parents[slots[j]], count[slots[j]])
-            _offer(source, base, key, complexity, cells, n, node, best, best_cells)
+            nodes[:k] = node
+            _offer(source, base, key, node, cells, n, nodes, slots, k, outs, scratch, best, best_cells)
 
 
 @njit(cache=True)
 def _region_chains(source: np.ndarray, cell: int, d: int, k: int, multiple: bool, dynamic: bool, base: int,
-                   present: np.ndarray, parents: np.ndarray, count: np.ndarray, order: np.ndarray,
-                   meta: np.ndarray, best: np.ndarray, best_cells: np.ndarray) -> None:
+                   slot: np.ndarray, outs: Arrays, scratch: Arrays, best: np.ndarray,
+                   best_cells: np.ndarray) -> None:
     """forcing.find's region chains: each region of ``cell`` where it is the first of the
     places of ``d`` (two, or more when ``multiple``): what every place implies (``cell``'s
-    outcome in slot ``k``, the others' in slots 11 and up)."""
+    outcome in slot ``k``, the others' as ``_on`` finds them)."""
     places = np.empty(9, np.int64)
     slots = np.empty(9, np.int64)
     for r in range(3):
@@ -296,11 +340,8 @@ def _region_chains(source: np.ndarray, cell: int, d: int, k: int, multiple: bool
             continue
         slots[0] = k
         for i in range(1, found):
-            slots[i] = 10 + i
-            start = places[i] * 18 + d * 2 + 1
-            _run(source, start, dynamic, True, 10 + i, present, parents, count, order, meta)
-        _common(slots, found, places, found, 6, source, base, present, parents, count, order, meta, best,
-                best_cells)
+            slots[i] = _on(source, places[i] * 18 + d * 2 + 1, dynamic, True, slot, outs)
+        _common(slots, found, places, found, 6, source, base, outs, scratch, best, best_cells)
 
 
 @njit(cache=True)
@@ -309,13 +350,24 @@ def find(source: np.ndarray, multiple: bool, dynamic: bool, nishio: bool, base: 
     """forcing.find's search for a family (its switches, its base rating in tenths): the best
     find's rating (0 for none), complexity, sort key, target and number of cells in best[:5],
     its cells in ``best_cells``."""
-    present = np.empty((SLOTS, NODES), np.bool_)
-    parents = np.empty((SLOTS, NODES, WIDTH), np.int64)
-    count = np.empty((SLOTS, NODES), np.int64)
-    order = np.empty((SLOTS, NODES), np.int64)
-    meta = np.empty((SLOTS, 3), np.int64)
+    slot = np.zeros(81 * 9, np.int64)
+    n_slots = 0
+    for cell in range(81):
+        for d in range(9):
+            if source[cell] >> d & 1:
+                slot[cell * 9 + d] = n_slots
+                n_slots += 1
+    off = n_slots  # the slot of the candidate assumed false
+    # parents and orders as int16 (NODES < 2**15): a slot per candidate makes them the bulk
+    outs = (np.empty((n_slots + 1, NODES), np.bool_), np.empty((n_slots + 1, NODES, WIDTH), np.int16),
+            np.empty((n_slots + 1, NODES), np.int8), np.empty((n_slots + 1, NODES), np.int16),
+            np.empty((n_slots + 1, 3), np.int64))
+    present, order, meta = outs[0], outs[3], outs[4]
+    scratch = (np.zeros(NODES, np.bool_), np.empty(NODES, np.int64))
     slots = np.empty(9, np.int64)
     one = np.empty(1, np.int64)
+    pair = np.empty(2, np.int64)  # the nodes and slots of a contradiction or a double implication
+    pair_slots = np.empty(2, np.int64)
     y = not nishio
     best[:] = 0
     for cell in range(81):
@@ -329,25 +381,26 @@ def find(source: np.ndarray, multiple: bool, dynamic: bool, nishio: bool, base: 
             if not m >> d & 1:
                 continue
             on = cell * 18 + d * 2 + 1
-            _run(source, on, dynamic, y, k, present, parents, count, order, meta)
+            slots[k] = _on(source, on, dynamic, y, slot, outs)
             if dynamic:
-                _run(source, on - 1, dynamic, y, 9, present, parents, count, order, meta)
-                for s, target in ((k, on - 1), (9, on)):
+                _run(source, on - 1, dynamic, y, off, outs)
+                for s, target in ((slots[k], on - 1), (off, on)):
                     if meta[s, 0] >= 0:
-                        complexity = (ancestors(meta[s, 0], parents[s], count[s])
-                                      + ancestors(meta[s, 1], parents[s], count[s]))
-                        _offer(source, base, 7, complexity, one, 1, target, best, best_cells)
+                        pair[0], pair[1] = meta[s, 0], meta[s, 1]
+                        pair_slots[:] = s
+                        _offer(source, base, 7, target, one, 1, pair, pair_slots, 2, outs, scratch, best,
+                               best_cells)
                 if size >= 3 and not nishio:
-                    for i in range(meta[k, 2]):
-                        n = order[k, i]
-                        if present[9, n]:
-                            both = ancestors(n, parents[k], count[k]) + ancestors(n, parents[9], count[9])
-                            _offer(source, base, 1, both, one, 1, n, best, best_cells)
+                    pair_slots[0], pair_slots[1] = slots[k], off
+                    for i in range(meta[slots[k], 2]):
+                        n = order[slots[k], i]
+                        if present[off, n]:
+                            pair[:] = n
+                            _offer(source, base, 1, n, one, 1, pair, pair_slots, 2, outs, scratch, best,
+                                   best_cells)
             if not nishio:
-                _region_chains(source, cell, d, k, multiple, dynamic, base, present, parents, count, order,
-                               meta, best, best_cells)
+                _region_chains(source, cell, d, slots[k], multiple, dynamic, base, slot, outs, scratch, best,
+                               best_cells)
             k += 1
         if not nishio:
-            for i in range(k):
-                slots[i] = i
-            _common(slots, k, one, 1, 5, source, base, present, parents, count, order, meta, best, best_cells)
+            _common(slots, k, one, 1, 5, source, base, outs, scratch, best, best_cells)

@@ -142,20 +142,19 @@ def guess_rating(guesses: int) -> float:
 
 @dataclass
 class Position:
-    """The candidates (``cands``, int64[81]) and the places of each digit in each unit
-    (``places``, int64[27, 9], gradek.places) as arrays for the kernels, and as lists; and the
-    kernels' outputs, a pattern's cells and its eliminations (sized by gradek's bounds)."""
+    """The candidates (``cands``, int64[81]) as an array for the kernels and as a list for the
+    Python finders, the places of each digit in each unit (``places_array``, int64[27, 9],
+    gradek.places); and the kernels' outputs, a pattern's cells and its eliminations (sized by
+    gradek's bounds)."""
     cands_array: np.ndarray
     places_array: np.ndarray
     cands: list[int]
-    places: list[list[int]]
     cells_out: np.ndarray
     elims_out: np.ndarray
 
     @classmethod
     def of(cls, cands: np.ndarray) -> Position:
-        places = gradek.places(cands)
-        return cls(cands, places, cands.tolist(), places.tolist(), np.empty(16, np.int64),
+        return cls(cands, gradek.places(cands), cands.tolist(), np.empty(16, np.int64),
                    np.empty((81, 2), np.int64))
 
 

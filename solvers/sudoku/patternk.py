@@ -79,8 +79,9 @@ def _link_elims(cands: np.ndarray, d: int, chain: np.ndarray, size: int) -> int:
     start = chain[0]
     end = chain[size - 1]
     n = 0
-    for c in range(81):
-        if cands[c] >> d & 1 and SEES[start, c] and SEES[end, c]:
+    for k in range(PEERS.shape[1]):
+        c = PEERS[start, k]
+        if cands[c] >> d & 1 and SEES[end, c]:
             inside = False
             for i in range(size):
                 inside |= chain[i] == c
@@ -113,11 +114,11 @@ def strong_links(count: int, cands: np.ndarray, out: np.ndarray) -> int:
                         if not SEES[ends[j], starts[k]] or _holds(chain, 4, starts[k], ends[k]):
                             continue
                         chain[4], chain[5] = starts[k], ends[k]
-                    elims = _link_elims(cands, d, chain, size)
-                    if not elims:
-                        continue
                     rating = _link_rating(kinds[i], kinds[j], kinds[k] if count == 3 else -1)
-                    if _better(rating, elims, best_rating, best_elims):
+                    if best_rating and rating > best_rating:  # cannot sort first, whatever it removes
+                        continue
+                    elims = _link_elims(cands, d, chain, size)
+                    if elims and _better(rating, elims, best_rating, best_elims):
                         best_rating, best_elims = rating, elims
                         out[0] = d
                         out[1:size + 1] = chain[:size]
@@ -136,10 +137,17 @@ def _holds(chain: np.ndarray, size: int, a: int, b: int) -> bool:
 @njit(cache=True)
 def _seeing_all(cands: np.ndarray, d: int, als: np.ndarray, size: int, yz: int, with_yz: bool) -> int:
     """How many cells outside the set and ``yz`` hold ``d`` and see every holder of ``d`` among
-    the set's ``size`` cells (and ``yz``, when ``with_yz``)."""
+    the set's ``size`` cells (and ``yz``, when ``with_yz``; else some cell of the set holds
+    ``d``)."""
+    # the cells seeing yz, or seeing the set's first holder of d, hold every such cell
+    first = yz
+    for i in range(size - 1, -1, -1):
+        if not with_yz and cands[als[i]] >> d & 1:
+            first = als[i]
     n = 0
-    for c in range(81):
-        if not cands[c] >> d & 1 or c == yz or (with_yz and not SEES[yz, c]):
+    for k in range(PEERS.shape[1]):
+        c = PEERS[first, k]
+        if not cands[c] >> d & 1 or c == yz:
             continue
         ok = True
         for i in range(size):
@@ -212,6 +220,8 @@ def als_wing(size: int, cands: np.ndarray, out: np.ndarray) -> int:
         for i in range(size):
             largest = max(largest, POP[cands[als[i]]])
         rating = base + size - 2 - abs(3 - largest)
+        if best_rating and rating > best_rating:  # cannot sort first, whatever it removes
+            continue
         for yz in range(81):
             if POP[cands[yz]] != 2 or cands[yz] & ~union or _holds(als, size, yz, yz):
                 continue

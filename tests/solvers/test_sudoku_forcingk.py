@@ -54,19 +54,24 @@ from solvers.sudoku.grid import parse_text
 puzzle = "7...4...6...759...9..8.1..3...524....3.....2.4.......75.1...2.8.8.....1.2.9...3.4"
 cands = gradek.initial_cands(parse_text(puzzle).givens.astype(np.int64))
 parent, targets, via = np.empty(chainsk.NODES, np.int64), np.empty(4, np.int64), np.empty(4, np.int64)
-node, prev, size, found = (np.empty(chainsk.ENTRIES, np.int64) for _ in range(4))
+node, prev, size = (np.empty(chainsk.ENTRIES, np.int64) for _ in range(3))
+path = np.empty(chainsk.NODES + 1, np.int64)
+comp, members = np.empty((2, chainsk.NODES), np.int64), np.empty(chainsk.NODES, np.int64)
+reach = np.empty((chainsk.NODES, chainsk.WORDS), np.uint64)
 links = np.empty((2, chainsk.NODES, chainsk.LINKS), np.int64)
 count = np.empty((2, chainsk.NODES), np.int64)
+out = []
 for y in (0, 1):
     chainsk.link_table(cands, y == 1, True, links[y], count[y])
-out = []
-for start in range(1, chainsk.NODES, 2):
-    if not cands[start // 18] >> (start % 18 // 2) & 1:
-        continue
-    for y in (0, 1):
+    chainsk.closure(cands, links[y], count[y], comp[y], reach, members)
+    for start in range(1, chainsk.NODES, 2):
+        if not cands[start // 18] >> (start % 18 // 2) & 1:
+            continue
         n = chainsk.forcing(links[y], count[y], start, 40, parent, targets, via)
-        m = chainsk.cycles(links[y], count[y], start, 12, node, prev, size, found)
-        out.append([start, y, targets[:n].tolist(), via[:n].tolist(), size[found[:m]].tolist()])
+        whole = chainsk.forcing(links[y], count[y], start, chainsk.NODES, parent, targets, via)
+        m = chainsk.cycles(cands, links[y], count[y], comp[y], start, 12, node, prev, size, path)
+        out.append([start, y, targets[:n].tolist(), via[:n].tolist(), path[:m].tolist(), whole,
+                    chainsk.reaches(start, start ^ 1, comp[y], reach), int(members[comp[y, start]])])
 print(json.dumps(out))
 """
 
@@ -75,8 +80,13 @@ def test_static_chains_compiled_and_interpreted_agree():
     compiled = json.loads(run_python(STATIC))
     assert compiled == json.loads(run_python(STATIC, NUMBA_DISABLE_JIT="1"))
     # some candidates lead to their own negation, and some start cycles
-    assert any(targets for _, _, targets, _, _ in compiled)
-    assert any(sizes for _, _, _, _, sizes in compiled)
+    assert any(targets for _, _, targets, _, _, _, _, _ in compiled)
+    assert any(cycle for _, _, _, _, cycle, _, _, _ in compiled)
+    # the closure says a candidate reaches its negation exactly where a search without a
+    # limit gets there, and a cycle runs only through a component of two nodes or more
+    assert all(whole == reaches for *_, whole, reaches, _ in compiled)
+    assert any(reaches for *_, reaches, _ in compiled) and not all(reaches for *_, reaches, _ in compiled)
+    assert all(members > 1 for _, _, _, _, cycle, _, _, members in compiled if cycle)
 
 
 # the whole static search (chainsk.static_chains) on diabolical starts, singles placed
