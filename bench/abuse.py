@@ -19,6 +19,7 @@ abuser's jobs are cancelled at the end.
 from __future__ import annotations
 
 import argparse
+import logging
 import tempfile
 import threading
 import time
@@ -121,8 +122,7 @@ def main() -> None:
     parser.add_argument("--budget", help="CLIENT_CPU_BUDGET (CPU seconds a client may have unfinished)")
     args = parser.parse_args()
     settings = {"API_TOKENS": ",".join(f"{name}:{token}" for name, token in TOKENS.items()),
-                "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1", "WEBHOOK_SECRET": "bench-secret",
-                "LOG_LEVEL": "WARNING"}
+                "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1", "WEBHOOK_SECRET": "bench-secret"}
     if args.budget:
         settings["CLIENT_CPU_BUDGET"] = args.budget
     with fresh_postgres() as db_url, fresh_redis() as redis_url, tempfile.TemporaryDirectory() as logs, \
@@ -136,6 +136,7 @@ def main() -> None:
             workers.start(cheap_only=True)
             workers.start_callbacks()
             stack = Stack(app_for(env), workers)
+            logging.getLogger("service.access").setLevel(logging.WARNING)  # a line per poll otherwise
             alone = [seconds_to_complete(stack, items, 120) for _, items, _ in SMALL]
             posted = abuse(stack, receiver, args)
             time.sleep(args.settle)
