@@ -1,6 +1,7 @@
 """Sliding-tile puzzles, k x k for k = 2..8: the kind record (kind.py) and its parts.
 
   board.py           boards: the wire form, moves, parity
+  checks.py          the options, a puzzle's validation, an answer's check
   solve.py           which algorithm and heuristic run, under which budget; auto
   problem.py         the board as a search.Problem, heuristics in Python
   ida.py             the IDA* kernel, one search for every heuristic

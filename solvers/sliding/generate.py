@@ -24,6 +24,7 @@ import numpy as np
 
 from solvers.base import InvalidOption, Option, Options, read_options
 from solvers.sliding.board import MOVES, Board, Puzzle, blank_step, default_goal
+from solvers.sliding.checks import OPTIONS
 from solvers.sliding.solve import solve
 
 BFS_SIDES = (2, 3)
@@ -62,9 +63,6 @@ def layers(k: int) -> tuple[tuple[Board, ...], ...]:
 @functools.cache
 def _optimal() -> Options:
     """The kind's options for its optimal IDA*, every default filled in."""
-    # The kind's record names this module's generator: its options are read at call time.
-    from solvers.sliding.kind import OPTIONS
-
     return read_options(OPTIONS, {"algorithm": "idastar"}, "sliding")
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from solvers.base import SOLVED, Generator, Options, Outcome, WrongAnswer
 from solvers.sliding import generate
 from solvers.sliding.board import Puzzle, parse
+from solvers.sliding.checks import verify as check_answer
 
 RESULT_FIELDS = {
     "puzzle": "the made position: tiles separated by spaces, 0 the blank, the kind's wire form",
@@ -35,9 +36,6 @@ def check(options: Options) -> None:
 def verify(options: Options, result: dict[str, Any]) -> None:
     """The route takes the position to the goal in ``moves`` steps, and where the distance is
     exact the kind's optimal search finds no shorter one."""
-    # The kind's record names this module (its generator): its answer check is reached at call time.
-    from solvers.sliding.kind import verify as check_answer
-
     required = set(RESULT_FIELDS) - {"solves"}
     if not required <= set(result) <= set(RESULT_FIELDS):
         raise WrongAnswer(f"a made sliding position has {', '.join(sorted(required))}; "

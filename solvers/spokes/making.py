@@ -8,6 +8,7 @@ from typing import Any
 
 from solvers.base import SOLVED, Generator, Options, WrongAnswer
 from solvers.spokes import generate, pruning
+from solvers.spokes.checks import check_spokes
 from solvers.spokes.puzzle import graph, parse
 from solvers.spokes.solve import solve
 
@@ -38,9 +39,6 @@ def check(options: Options) -> None:
 def verify(options: Options, result: dict[str, Any]) -> None:
     """The solution keeps the kind's rules, SAT finds it alone, and the Pruning Algorithm alone
     solves the puzzle exactly when its level is easy."""
-    # The kind's record names this module (its generator): its answer check is reached at call time.
-    from solvers.spokes.kind import check_spokes
-
     if set(result) != set(RESULT_FIELDS):
         raise WrongAnswer(f"a made spokes puzzle has {', '.join(RESULT_FIELDS)}; got {sorted(result)}")
     puzzle = parse(result["puzzle"])
