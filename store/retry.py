@@ -150,8 +150,10 @@ def retry_puzzles(s: Session, job: Job, indexes: Sequence[int] | None, options: 
                       finished_at=None, status=case((Job.started_at.is_(None), QUEUED), else_=RUNNING))
               .execution_options(synchronize_session=False))
     s.refresh(job)
-    return Retried([(row.id, estimate.seconds) for row, _options, estimate in checked], int(rank),
-                   float(left))
+    # Placed as priced: a puzzle that already ran past its prediction (moved to the dear lane past
+    # the cheap lane's cap, say) goes back to the lane of what it took, not to run to the cap again.
+    return Retried([(row.id, max(estimate.seconds, row.cpu_seconds or 0.0))
+                    for row, _options, estimate in checked], int(rank), float(left))
 
 
 def merged(stored: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:

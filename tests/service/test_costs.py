@@ -666,6 +666,24 @@ def test_a_retry_is_priced_at_what_its_puzzles_already_took(make_app, steered, b
     assert post(client, ["55"], ALICE).status_code == 202  # 20 + 10
 
 
+def test_a_retried_puzzle_that_took_more_than_the_cheap_lane_allows_goes_to_the_dear_lane(make_app, steered):
+    """Predicted cheap, it failed after 8 CPU s (past the cheap lane's cap, in the dear lane): its
+    retry publishes it to the dear lane, where no cap holds, not to the cheap lane by its prediction."""
+    app = make_app(**BUDGETS)
+    client = app.test_client()
+    failed = post(client, ["1"], ALICE).json
+    measured_at(app, failed["id"], 8.0, "failed")
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(Job).where(Job.id == failed["id"]).values(status="completed", pending=0,
+                                                                      done_seconds=1.0))
+        [puzzle_id] = s.scalars(select(Puzzle.id).where(Puzzle.job_id == failed["id"]))
+    publisher = app.extensions["publisher"]
+    publisher.chunks.clear()
+    publisher.dear.clear()
+    assert client.post(f"/api/v1/jobs/{failed['id']}/retry", headers=ALICE).status_code == 202
+    assert publisher.dear == [[puzzle_id]]
+
+
 def test_a_retry_that_already_took_more_than_the_whole_budget_is_422_saying_so(make_app, steered):
     app = make_app(**BUDGETS)
     client = app.test_client()
