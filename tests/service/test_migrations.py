@@ -232,12 +232,13 @@ def test_result_blocks_and_chunks_texts_are_compressed_by_lz4_on_postgres():
     assert methods == ["l", "l", "l"]
 
 
-def rows_keep_their_measured_seconds_across_0020(url: str) -> None:
-    """Revision 0020: puzzles stored before it are unmeasured (NULL), a measured one keeps its seconds
-    while it is unfinished in the partial index, and the revision goes back down."""
+def a_new_puzzle_column_across(url: str, before: str, revision: str, column: str, value: object,
+                               index: str) -> None:
+    """Revision ``revision``: puzzles stored before it have ``column`` NULL, one stored after it keeps
+    its ``value`` (in the partial index ``index``), and the revision goes back down to ``before``."""
     config = Config(str(ROOT / "alembic.ini"))
     config.attributes["database_url"] = url
-    command.upgrade(config, "dear_lane_places")
+    command.upgrade(config, before)
     engine = make_engine(url)
     try:
         insert = text("INSERT INTO puzzles (job_id, \"index\", kind, input, options, status, attempts, "
@@ -247,68 +248,41 @@ def rows_keep_their_measured_seconds_across_0020(url: str) -> None:
             conn.execute(text("INSERT INTO jobs (id, owner, status, total, pending, created_at) "
                               "VALUES ('j', 'o', 'queued', 2, 2, '2026-01-01')"))
             conn.execute(insert, {"i": 0})
-        command.upgrade(config, "measured_cpu")
+        command.upgrade(config, revision)
         with engine.begin() as conn:
             conn.execute(insert, {"i": 1})
-            conn.execute(text("UPDATE puzzles SET cpu_seconds = 12.5 WHERE \"index\" = 1"))
-            measured = text("SELECT \"index\", cpu_seconds FROM puzzles ORDER BY \"index\"")
-            assert conn.execute(measured).all() == [(0, None), (1, 12.5)]
+            conn.execute(text(f"UPDATE puzzles SET {column} = :value WHERE \"index\" = 1"), {"value": value})
+            stored = text(f"SELECT \"index\", {column} FROM puzzles ORDER BY \"index\"")
+            assert conn.execute(stored).all() == [(0, None), (1, value)]
             indexes = {ix["name"] for ix in inspect(conn).get_indexes("puzzles")}
-        assert "ix_puzzles_measured" in indexes
-        command.downgrade(config, "dear_lane_places")
+        assert index in indexes
+        command.downgrade(config, before)
         with engine.connect() as conn:
-            assert "cpu_seconds" not in {c["name"] for c in inspect(conn).get_columns("puzzles")}
+            assert column not in {c["name"] for c in inspect(conn).get_columns("puzzles")}
             assert conn.scalar(text("SELECT count(*) FROM puzzles")) == 2
     finally:
         engine.dispose()
 
 
+MEASURED = ("dear_lane_places", "measured_cpu", "cpu_seconds", 12.5, "ix_puzzles_measured")  # 0020
+SIGNED = ("measured_cpu", "priced_signatures", "signature", "ab", "ix_puzzles_signature")  # 0021
+
+
 def test_measured_seconds_sqlite(tmp_path):
-    rows_keep_their_measured_seconds_across_0020(f"sqlite:///{tmp_path / 'm.db'}")
+    a_new_puzzle_column_across(f"sqlite:///{tmp_path / 'm.db'}", *MEASURED)
 
 
 @pytest.mark.integration
 def test_measured_seconds_postgres():
     with fresh_postgres() as url:
-        rows_keep_their_measured_seconds_across_0020(url)
-
-
-def rows_keep_no_signature_across_0021(url: str) -> None:
-    """Revision 0021: puzzles stored before it have no signature (NULL), one stored after it keeps its
-    own in the partial index, and the revision goes back down."""
-    config = Config(str(ROOT / "alembic.ini"))
-    config.attributes["database_url"] = url
-    command.upgrade(config, "measured_cpu")
-    engine = make_engine(url)
-    try:
-        insert = text("INSERT INTO puzzles (job_id, \"index\", kind, input, options, status, attempts, "
-                      "created_at, parts_total, parts_done, stop_requested) "
-                      "VALUES ('j', :i, 'toy', '\"1\"', '{}', 'queued', 0, '2026-01-01', 0, 0, false)")
-        with engine.begin() as conn:
-            conn.execute(text("INSERT INTO jobs (id, owner, status, total, pending, created_at) "
-                              "VALUES ('j', 'o', 'queued', 2, 2, '2026-01-01')"))
-            conn.execute(insert, {"i": 0})
-        command.upgrade(config, "priced_signatures")
-        with engine.begin() as conn:
-            conn.execute(insert, {"i": 1})
-            conn.execute(text("UPDATE puzzles SET signature = 'ab' WHERE \"index\" = 1"))
-            signed = text("SELECT \"index\", signature FROM puzzles ORDER BY \"index\"")
-            assert conn.execute(signed).all() == [(0, None), (1, "ab")]
-            indexes = {ix["name"] for ix in inspect(conn).get_indexes("puzzles")}
-        assert "ix_puzzles_signature" in indexes
-        command.downgrade(config, "measured_cpu")
-        with engine.connect() as conn:
-            assert "signature" not in {c["name"] for c in inspect(conn).get_columns("puzzles")}
-            assert conn.scalar(text("SELECT count(*) FROM puzzles")) == 2
-    finally:
-        engine.dispose()
+        a_new_puzzle_column_across(url, *MEASURED)
 
 
 def test_signatures_sqlite(tmp_path):
-    rows_keep_no_signature_across_0021(f"sqlite:///{tmp_path / 'm.db'}")
+    a_new_puzzle_column_across(f"sqlite:///{tmp_path / 'm.db'}", *SIGNED)
 
 
 @pytest.mark.integration
 def test_signatures_postgres():
     with fresh_postgres() as url:
-        rows_keep_no_signature_across_0021(url)
+        a_new_puzzle_column_across(url, *SIGNED)
