@@ -161,6 +161,7 @@
     const final = PQ.FINAL.includes(job.status);
     show("cancel-button", !final);
     show("retry-button", job.counts.failed || job.counts.cancelled);
+    show("retry-options", job.counts.failed || job.counts.cancelled);
     show("delete-button", final && document.getElementById("delete-confirm").hidden);
     show("job-details", true);
     show("puzzle-panel", true);
@@ -243,11 +244,23 @@
   document.getElementById("prev-page").addEventListener("click", () => {
     if (cursors.length > 1) { cursors.pop(); loadPage(); }
   });
+  // A retry's options to change, from the field beside its button: a JSON object, or nothing.
+  function retryBody() {
+    const text = document.getElementById("retry-options").value.trim();
+    if (!text) return undefined;
+    let options;
+    try { options = JSON.parse(text); } catch (err) { options = null; }
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw new Error('the options to change must be a JSON object, such as {"strategy": "sat"}');
+    }
+    return {options};
+  }
+
   async function act(action) {
     const error = document.getElementById("action-error");
     error.hidden = true;
     try {
-      showJob(await PQ.post(`/api/v1/jobs/${jobId}/${action}`));
+      showJob(await PQ.post(`/api/v1/jobs/${jobId}/${action}`, action === "retry" ? retryBody() : undefined));
     } catch (err) {
       error.hidden = false;
       error.textContent = `Could not ${action} the job: ${err.message}`;

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -78,3 +79,39 @@ def test_filter_jump_and_retry_failed(web_url, offline):
     expect(page.locator("#puzzles .puzzle[data-index='13'] .attempts")).to_have_text(
         f" · attempt {after['attempts']}")
     expect(page.locator("#retry-button")).to_be_visible()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_retry_failed_with_options_changed(web_url, offline, width):
+    """The field beside "Retry failed" sends the options to change with the retry (a failed
+    puzzle that crashed on purpose runs again without the crash); what is not a JSON object is
+    refused on the page, and nothing is sent."""
+    items = [{"kind": "toy", "puzzle": "5"}, {"kind": "toy", "puzzle": "77", "options": {"crash": True}}]
+    with Client(web_url) as c:
+        job = c.wait(c.submit(items, label="retried with options"), poll=1)
+    assert job["counts"]["failed"] == 1
+
+    page = offline(web_url)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{web_url}/jobs/{job['id']}")
+    expect(page.locator("#retry-options")).to_be_visible()
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    page.fill("#retry-options", "[1]")
+    page.click("#retry-button")
+    expect(page.locator("#action-error")).to_contain_text("must be a JSON object")
+    assert sent == []
+
+    page.fill("#retry-options", '{"crash": false}')
+    with page.expect_response(lambda r: r.request.method == "POST"
+                              and r.url.endswith(f"/api/v1/jobs/{job['id']}/retry")) as answer:
+        page.click("#retry-button")
+    assert answer.value.status == 202
+    assert json.loads(answer.value.request.post_data or "") == {"options": {"crash": False}}
+    expect(page.locator("#job")).to_have_attribute("data-status", "completed", timeout=120_000)
+    with Client(web_url) as c:
+        assert c.job(job)["counts"]["solved"] == 2
+        (retried,) = [p for p in c.puzzles(job) if p["index"] == 1]
+    assert retried["options"]["crash"] is False
+    expect(page.locator("#retry-options")).to_be_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
