@@ -431,7 +431,8 @@ class ProblemOut(BaseModel):
     title: str
     status: int
     detail: str | None = None
-    errors: list[ItemError] | None = None
+    errors: list[ItemError] | None = Field(None, description="the first 100 errors")
+    errors_omitted: int | None = Field(None, description="errors past the first 100, not listed")
     max_puzzle_cpu_seconds: float | None = Field(None, description="422 for a puzzle's predicted cost: "
                                                                    "the cap")
     estimated_seconds: float | None = Field(None, description="429 (or 422, above the whole budget) for a "
