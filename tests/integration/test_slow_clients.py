@@ -270,6 +270,23 @@ def test_what_the_proxy_refuses_itself_is_a_problem_document_with_the_apis_heade
     assert problem["status"] == status and problem["title"] and problem["detail"]
 
 
+@pytest.mark.parametrize("size", [b"f" * 20, b"1" + b"0" * 19, b"800001"],
+                         ids=["20 f", "20 digits", "over 8 MB"])
+def test_the_proxy_refuses_a_huge_chunk_size_at_once_where_gunicorn_would_wait_for_it(
+        proxy: int, size: bytes) -> None:
+    # gunicorn alone reads the size and waits for that many bytes (a slow client's thread, no
+    # more); nginx refuses a size past an off_t (400) or past client_max_body_size (413) itself.
+    head = (b"POST /api/v1/validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n")
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", proxy), timeout=5) as sock:
+        sock.sendall(head + size + b"\r\n{")  # and the connection stays open
+        answer = sock.recv(65536)
+    assert time.monotonic() - started < 2
+    assert answer.startswith((b"HTTP/1.1 400 ", b"HTTP/1.1 413 ")), answer[:200]
+    assert b"application/problem+json" in answer
+
+
 def test_the_api_logs_the_address_the_proxy_saw(proxy: int, api_folder: Path) -> None:
     """Not the X-Forwarded-For the client wrote."""
     answer = exchange(proxy, b"GET /api/v1/kinds HTTP/1.1\r\nHost: localhost\r\n"
