@@ -8,6 +8,9 @@ from flask import Response, json
 from werkzeug.exceptions import HTTPException
 
 PROBLEM_JSON = "application/problem+json"
+# A 422 lists this many of its errors and counts the rest in ``errors_omitted``: a 60 KB body of
+# bad items would otherwise be answered with megabytes of messages.
+ERRORS_SHOWN = 100
 
 
 class Problem(Exception):
@@ -18,6 +21,9 @@ class Problem(Exception):
         super().__init__(detail or title)
         self.status, self.title, self.detail = status, title, detail
         self.headers = headers or {}
+        errors = extra.get("errors")
+        if errors is not None and len(errors) > ERRORS_SHOWN:
+            extra = {**extra, "errors": errors[:ERRORS_SHOWN], "errors_omitted": len(errors) - ERRORS_SHOWN}
         self.extra = extra
 
     def response(self) -> Response:

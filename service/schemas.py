@@ -22,6 +22,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 import solvers
+from service.problems import ERRORS_SHOWN
 from store import costs, events
 from store.jobs import JobState
 from store.models import JOB_STATUSES, PUZZLE_STATUSES, RUNNING, Puzzle, iso_time
@@ -431,7 +432,8 @@ class ProblemOut(BaseModel):
     title: str
     status: int
     detail: str | None = None
-    errors: list[ItemError] | None = None
+    errors: list[ItemError] | None = Field(None, description=f"the first {ERRORS_SHOWN} errors")
+    errors_omitted: int | None = Field(None, description=f"errors past the first {ERRORS_SHOWN}, not listed")
     max_puzzle_cpu_seconds: float | None = Field(None, description="422 for a puzzle's predicted cost: "
                                                                    "the cap")
     estimated_seconds: float | None = Field(None, description="429 (or 422, above the whole budget) for a "

@@ -138,7 +138,7 @@ def _allowed_address(host: str, port: int, allowed: Sequence[str]) -> str | None
     found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     for _family, _type, _proto, _name, sockaddr in found:
         address = str(sockaddr[0])
-        if webhooks.address_allowed(host, address, allowed):
+        if webhooks.address_allowed(host, address, port, allowed):
             return address
     return None
 

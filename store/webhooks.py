@@ -12,8 +12,9 @@ Glossary
                  and the timestamp's age refuses a replay of an old request, and a body moved to
                  another delivery. X-Signature stays, for receivers that check only the body.
   allowed        a host named in WEBHOOK_ALLOWED_HOSTS, or an address inside an address or network
-                 named there; a name is allowed as itself (never by what it resolves to), an address
-                 only by the addresses and networks.
+                 named there, at the entry's port if it names one (``host:port``, ``[IPv6]:port``),
+                 else at any port; a name is allowed as itself (never by what it resolves to), an
+                 address only by the addresses and networks.
 """
 
 from __future__ import annotations
@@ -65,42 +66,69 @@ def delivery_headers(secret: str, timestamp: int, delivery_id: int, attempt: int
             "X-Delivery-Id": str(delivery_id), "X-Delivery-Attempt": str(attempt)}
 
 
-def parse_allowed(entries: Iterable[str]) -> tuple[frozenset[str], tuple[Network, ...]]:
-    """WEBHOOK_ALLOWED_HOSTS as the names and the networks it allows; ValueError naming a bad entry."""
-    names: set[str] = set()
-    networks: list[Network] = []
+def parse_allowed(entries: Iterable[str]) -> tuple[frozenset[tuple[str, int | None]],
+                                                  tuple[tuple[Network, int | None], ...]]:
+    """WEBHOOK_ALLOWED_HOSTS as the names and the networks it allows, each with its port (None: any
+    port); ValueError naming a bad entry."""
+    names: set[tuple[str, int | None]] = set()
+    networks: list[tuple[Network, int | None]] = []
     for entry in entries:
-        if _is_address_like(entry):
+        host, port = _split_port(entry)
+        if _is_address_like(host):
             try:
-                networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
+                networks.append((ipaddress.ip_network(host.strip("[]"), strict=False), port))
             except ValueError:
                 raise ValueError(f"{entry!r} is neither a host name nor an address or network") from None
         else:
-            names.add(entry.lower().rstrip("."))
+            names.add((host.lower().rstrip("."), port))
     return frozenset(names), tuple(networks)
+
+
+def _split_port(entry: str) -> tuple[str, int | None]:
+    """An entry's host and its port: ``name:port``, ``address:port``, ``[IPv6]:port``; a bare IPv6
+    address has no port (its last group would read as one)."""
+    if entry.startswith("["):
+        host, _, rest = entry.partition("]")
+        if not rest:
+            return host + "]", None
+        if not rest.startswith(":"):
+            raise ValueError(f"{entry!r}: only a :port may follow ']'")
+        return host + "]", _port(entry, rest[1:])
+    if entry.count(":") != 1:
+        return entry, None
+    host, _, port = entry.partition(":")
+    return host, _port(entry, port)
+
+
+def _port(entry: str, text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise ValueError(f"{entry!r}: a port is 1 to 65535")
+    return int(text)
 
 
 def _is_address_like(entry: str) -> bool:
     return ":" in entry or "/" in entry or entry.replace(".", "").isdigit()
 
 
-def host_allowed(host: str, entries: Iterable[str]) -> bool:
-    """Whether ``host`` (a URL's host: a name or an address) is allowed (see the glossary)."""
+def host_allowed(host: str, port: int, entries: Iterable[str]) -> bool:
+    """Whether ``host`` (a URL's host: a name or an address) at ``port`` is allowed (see the glossary)."""
     names, networks = parse_allowed(entries)
     try:
         address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
-        return host.lower().rstrip(".") in names
-    return any(address in network for network in networks)
+        name = host.lower().rstrip(".")
+        return (name, None) in names or (name, port) in names
+    return any(address in network and scope in (None, port) for network, scope in networks)
 
 
-def address_allowed(host: str, address: str, entries: Iterable[str]) -> bool:
-    """Whether a connection to ``address``, which ``host`` resolved to, is allowed: a named host's
-    addresses are its own, an address host's must be inside an allowed network."""
+def address_allowed(host: str, address: str, port: int, entries: Iterable[str]) -> bool:
+    """Whether a connection to ``address`` at ``port``, which ``host`` resolved to, is allowed: a
+    named host's addresses are its own, an address host's must be inside an allowed network."""
     names, _ = parse_allowed(entries)
-    if host.lower().rstrip(".") in names:
+    name = host.lower().rstrip(".")
+    if (name, None) in names or (name, port) in names:
         return True
-    return host_allowed(address, entries)
+    return host_allowed(address, port, entries)
 
 
 def url_problem(url: str, entries: Iterable[str]) -> str | None:
@@ -120,8 +148,10 @@ def url_problem(url: str, entries: Iterable[str]) -> str | None:
         return "a callback_url is an http or https URL with a host"
     if parts.username is not None or parts.password is not None:
         return "a callback_url carries no user name or password"
-    if not host_allowed(parts.hostname, allowed):
-        return f"host {parts.hostname!r} is not among this service's allowed callback hosts"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    if not host_allowed(parts.hostname, port, allowed):
+        at = "" if parts.port is None else f" at port {port}"
+        return f"host {parts.hostname!r}{at} is not among this service's allowed callback hosts"
     return None
 
 

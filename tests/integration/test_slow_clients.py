@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import http.client
+import json
 import os
 import selectors
 import shutil
@@ -247,6 +248,43 @@ def test_the_proxy_refuses_a_body_over_the_apis_limit_with_its_problem_document(
     answer = exchange(proxy, head)
     assert answer.startswith(b"HTTP/1.1 413 ") and b"application/problem+json" in answer, answer
     assert b'"detail":"the body is larger than 8388608 bytes"' in answer
+
+
+SECURITY_HEADERS = (b"X-Content-Type-Options: nosniff", b"X-Frame-Options: DENY",
+                    b"Referrer-Policy: no-referrer",
+                    b"Content-Security-Policy: default-src 'none'; frame-ancestors 'none'")
+
+
+@pytest.mark.parametrize(("raw", "status"), [
+    (b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n", 431),
+    (b"GET /healthz HTTP/1.1\r\n\r\n", 400),  # HTTP/1.1 without Host
+], ids=["header over 8 KB", "no Host"])
+def test_what_the_proxy_refuses_itself_is_a_problem_document_with_the_apis_headers(
+        proxy: int, raw: bytes, status: int) -> None:
+    answer = exchange(proxy, raw)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 %d " % status), answer[:300]
+    assert b"Content-Type: application/problem+json" in head
+    assert all(header in head for header in SECURITY_HEADERS), head
+    problem = json.loads(body)
+    assert problem["status"] == status and problem["title"] and problem["detail"]
+
+
+@pytest.mark.parametrize("size", [b"f" * 20, b"1" + b"0" * 19, b"800001"],
+                         ids=["20 f", "20 digits", "over 8 MB"])
+def test_the_proxy_refuses_a_huge_chunk_size_at_once_where_gunicorn_would_wait_for_it(
+        proxy: int, size: bytes) -> None:
+    # gunicorn alone reads the size and waits for that many bytes (a slow client's thread, no
+    # more); nginx refuses a size past an off_t (400) or past client_max_body_size (413) itself.
+    head = (b"POST /api/v1/validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n")
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", proxy), timeout=5) as sock:
+        sock.sendall(head + size + b"\r\n{")  # and the connection stays open
+        answer = sock.recv(65536)
+    assert time.monotonic() - started < 2
+    assert answer.startswith((b"HTTP/1.1 400 ", b"HTTP/1.1 413 ")), answer[:200]
+    assert b"application/problem+json" in answer
 
 
 def test_the_api_logs_the_address_the_proxy_saw(proxy: int, api_folder: Path) -> None:

@@ -110,6 +110,15 @@ def test_every_bad_item_is_listed(client, app):
     assert row_counts(app) == (0, 0, 0)
 
 
+def test_a_422_lists_the_first_100_errors_and_counts_the_rest(client, app):
+    bad = {"kind": "nope-" + "x" * 150, "puzzle": 1}
+    r = post(client, batch(*[bad] * 3000))  # about 0.5 MB of bad items
+    assert r.status_code == 422 and len(r.data) < 50_000, len(r.data)
+    assert [e["index"] for e in r.json["errors"]] == list(range(100))
+    assert r.json["errors_omitted"] == 2900 and r.json["detail"].startswith("3000 invalid item(s)")
+    assert row_counts(app) == (0, 0, 0)
+
+
 @pytest.mark.parametrize("kind", list(solvers.KINDS.values()), ids=lambda k: k.name)
 def test_each_kinds_bad_examples_are_422(client, app, kind):
     items = [{"kind": kind.name, "puzzle": b.puzzle, "options": dict(b.options)} for b in kind.bad_examples]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 
 import pytest
 
@@ -37,13 +38,49 @@ ALLOWED = ("hooks.example.com", "127.0.0.1", "10.1.0.0/16", "::1")
     ("[::1]", True), ("localhost", False),
 ])
 def test_a_host_is_allowed_by_its_name_or_by_an_address_or_network(host, allowed):
-    assert webhooks.host_allowed(host, ALLOWED) is allowed
+    assert webhooks.host_allowed(host, 443, ALLOWED) is allowed
 
 
 def test_a_named_host_may_resolve_anywhere_but_an_address_host_only_inside_the_list():
-    assert webhooks.address_allowed("hooks.example.com", "192.0.2.9", ALLOWED)
-    assert not webhooks.address_allowed("evil.example.com", "192.0.2.9", ALLOWED)
-    assert webhooks.address_allowed("evil.example.com", "10.1.0.9", ALLOWED)
+    assert webhooks.address_allowed("hooks.example.com", "192.0.2.9", 443, ALLOWED)
+    assert not webhooks.address_allowed("evil.example.com", "192.0.2.9", 443, ALLOWED)
+    assert webhooks.address_allowed("evil.example.com", "10.1.0.9", 443, ALLOWED)
+
+
+SCOPED = ("hooks.example.com:8443", "127.0.0.1:9000", "10.1.0.0/16:443", "[::1]:8080", "open.example.com")
+
+
+@pytest.mark.parametrize(("host", "port", "allowed"), [
+    ("hooks.example.com", 8443, True), ("hooks.example.com", 443, False), ("hooks.example.com", 22, False),
+    ("127.0.0.1", 9000, True), ("127.0.0.1", 6379, False), ("10.1.2.3", 443, True), ("10.1.2.3", 80, False),
+    ("[::1]", 8080, True), ("[::1]", 5432, False), ("open.example.com", 1, True),
+])
+def test_an_entry_with_a_port_allows_only_that_port(host, port, allowed):
+    assert webhooks.host_allowed(host, port, SCOPED) is allowed
+
+
+def test_a_named_host_resolves_anywhere_only_at_its_entry_s_port():
+    assert webhooks.address_allowed("hooks.example.com", "192.0.2.9", 8443, SCOPED)
+    assert not webhooks.address_allowed("hooks.example.com", "192.0.2.9", 443, SCOPED)
+    assert webhooks.address_allowed("evil.example.com", "10.1.0.9", 443, SCOPED)
+    assert not webhooks.address_allowed("evil.example.com", "10.1.0.9", 80, SCOPED)
+
+
+@pytest.mark.parametrize(("url", "problem"), [
+    ("https://hooks.example.com:8443/x", None),
+    ("https://hooks.example.com/x", "host 'hooks.example.com' is not among"),
+    ("http://127.0.0.1:6379/x", "host '127.0.0.1' at port 6379 is not among"),
+])
+def test_a_callback_url_is_checked_against_its_port(url, problem):
+    found = webhooks.url_problem(url, SCOPED)
+    assert found == problem if problem is None else problem in (found or "")
+
+
+@pytest.mark.parametrize("entry", ["hooks.example.com:0", "hooks.example.com:http", "[::1]x",
+                                   "10.0.0.1:99999"])
+def test_a_bad_port_in_an_entry_is_refused(entry):
+    with pytest.raises(ValueError, match=re.escape(entry)):
+        webhooks.parse_allowed([entry])
 
 
 @pytest.mark.parametrize(("url", "fragment"), [
