@@ -264,25 +264,19 @@ def a_new_puzzle_column_across(url: str, before: str, revision: str, column: str
         engine.dispose()
 
 
-MEASURED = ("dear_lane_places", "measured_cpu", "cpu_seconds", 12.5, "ix_puzzles_measured")  # 0020
-SIGNED = ("measured_cpu", "priced_signatures", "signature", "ab", "ix_puzzles_signature")  # 0021
+NEW_PUZZLE_COLUMNS = [  # (revision before, revision, column, a value, its partial index)
+    pytest.param("dear_lane_places", "measured_cpu", "cpu_seconds", 12.5, "ix_puzzles_measured", id="0020"),
+    pytest.param("measured_cpu", "priced_signatures", "signature", "ab", "ix_puzzles_signature", id="0021"),
+]
 
 
-def test_measured_seconds_sqlite(tmp_path):
-    a_new_puzzle_column_across(f"sqlite:///{tmp_path / 'm.db'}", *MEASURED)
-
-
-@pytest.mark.integration
-def test_measured_seconds_postgres():
-    with fresh_postgres() as url:
-        a_new_puzzle_column_across(url, *MEASURED)
-
-
-def test_signatures_sqlite(tmp_path):
-    a_new_puzzle_column_across(f"sqlite:///{tmp_path / 'm.db'}", *SIGNED)
+@pytest.mark.parametrize(("before", "revision", "column", "value", "index"), NEW_PUZZLE_COLUMNS)
+def test_a_new_puzzle_column_sqlite(tmp_path, before, revision, column, value, index):
+    a_new_puzzle_column_across(f"sqlite:///{tmp_path / 'm.db'}", before, revision, column, value, index)
 
 
 @pytest.mark.integration
-def test_signatures_postgres():
+@pytest.mark.parametrize(("before", "revision", "column", "value", "index"), NEW_PUZZLE_COLUMNS)
+def test_a_new_puzzle_column_postgres(before, revision, column, value, index):
     with fresh_postgres() as url:
-        a_new_puzzle_column_across(url, *SIGNED)
+        a_new_puzzle_column_across(url, before, revision, column, value, index)
