@@ -51,7 +51,7 @@ def test_submit_wait_writes_every_result_in_both_formats(service_url, tmp_path):
     assert [(r["index"], r["status"], r["result"]) for r in rows] == [
         (0, "solved", {"sum": 3}), (1, "solved", {"sum": 12}), (2, "no_solution", None),
         (3, "solved", {"sum": 21})]
-    assert set(rows[0]) == {"index", "kind", "status", "result", "stats", "error"}
+    assert set(rows[0]) == {"index", "kind", "status", "result", "stats", "error", "cpu_seconds"}
     job_id = r.stderr.split("as job ")[1].split()[0]
     as_csv = cli(service_url, "results", "--format", "csv", job_id)
     assert as_csv.returncode == 0, as_csv.stderr
