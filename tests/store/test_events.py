@@ -35,6 +35,18 @@ def history(app, job_id, index=None, limit=10_000):
         return found
 
 
+def paged(app, job_id, limit):
+    """Every event of the job read a page of ``limit`` at a time, each page after the last."""
+    found, after = [], None
+    with app.extensions["sessions"]() as s:
+        job = s.get(Job, job_id)
+        while True:
+            page, after = events.of_job(s, job, limit, after)
+            found += page
+            if after is None:
+                return found
+
+
 def kinds(found):
     return [(e.type, e.first, e.last) for e in found]
 
@@ -197,15 +209,7 @@ def test_pages_follow_each_other_without_gap_or_repeat(chunk_app, rows_app):
     job_id = post(rows_app, toys(*"123456"))
     chunk.run_chunk(runtime_of(rows_app, RecordingPublisher()), row_ids(rows_app, job_id), "w1")
     whole = history(rows_app, job_id)
-    paged, after = [], None
-    with rows_app.extensions["sessions"]() as s:
-        job = s.get(Job, job_id)
-        while True:
-            page, after = events.of_job(s, job, 4, after)
-            paged += page
-            if after is None:
-                break
-    assert paged == whole and len(whole) == 15
+    assert paged(rows_app, job_id, 4) == whole and len(whole) == 15
 
 
 def test_the_jobs_end_comes_after_a_puzzles_end_stamped_later(rows_app):
@@ -221,15 +225,7 @@ def test_the_jobs_end_comes_after_a_puzzles_end_stamped_later(rows_app):
     found = history(rows_app, job_id)
     assert found[-1].type == "ended" and found[-2].type == "finished" and found[-2].first == 1
     assert found[-1].at == found[-2].at and [e.key() for e in found] == sorted(e.key() for e in found)
-    paged, after = [], None
-    with rows_app.extensions["sessions"]() as s:
-        job = s.get(Job, job_id)
-        while True:
-            page, after = events.of_job(s, job, 3, after)
-            paged += page
-            if after is None:
-                break
-    assert paged == found
+    assert paged(rows_app, job_id, 3) == found
 
 
 def test_pages_through_events_of_one_instant_written_without_a_fraction_of_a_second(rows_app):
@@ -241,15 +237,7 @@ def test_pages_through_events_of_one_instant_written_without_a_fraction_of_a_sec
         s.execute(text("UPDATE puzzles SET started_at = '2026-12-07 08:00:00', "
                        "finished_at = '2026-12-07 08:00:00'"))
     whole = history(rows_app, job_id)
-    paged, after = [], None
-    with rows_app.extensions["sessions"]() as s:
-        job = s.get(Job, job_id)
-        while True:
-            page, after = events.of_job(s, job, 3, after)
-            paged += page
-            if after is None:
-                break
-    assert paged == whole and len(whole) == 13
+    assert paged(rows_app, job_id, 3) == whole and len(whole) == 13
 
 
 def test_the_events_go_with_their_job(rows_app):
