@@ -403,9 +403,8 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
                 limits.check(kind.name, wire, checked)
             except solvers.PuzzleError as exc:
                 raise invalid([{"index": index, "field": exc.field, "message": str(exc)}]) from None
-            estimate, sig = kind.predict(puzzle, checked), None
-            if kind.outside_model is not None and kind.outside_model(checked):
-                sig = pricing.signature(kind_name, checked)
+            estimate, sig = kind.predict(puzzle, checked), prices.signature_of(kind, kind_name, checked)
+            if sig is not None:
                 if sig not in learned:
                     learned[sig] = pricing.learned(s, [sig]).get(sig)
                 estimate = pricing.price(estimate, learned[sig], dear)

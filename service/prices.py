@@ -4,10 +4,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import solvers
+from solvers.base import Kind
 from store.pricing import signature
 from store.submit import CheckedItem
+
+
+def signature_of(kind: Kind, name: str, options: Any) -> str | None:
+    """The item's signature where ``kind`` does not model its checked ``options``, else None."""
+    outside = kind.outside_model
+    return signature(name, options) if outside is not None and outside(options) else None
 
 
 def signatures(items: Sequence[CheckedItem]) -> list[str | None]:
@@ -18,8 +26,6 @@ def signatures(items: Sequence[CheckedItem]) -> list[str | None]:
     for item in items:
         key = (item.kind, id(item.options))  # the items hold their options: no id is reused meanwhile
         if key not in known:
-            outside = solvers.kind_for(item.kind, item.options).outside_model
-            known[key] = (signature(item.kind, item.options)
-                          if outside is not None and outside(item.options) else None)
+            known[key] = signature_of(solvers.kind_for(item.kind, item.options), item.kind, item.options)
         out.append(known[key])
     return out
