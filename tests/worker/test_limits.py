@@ -171,8 +171,11 @@ def test_a_limit_that_ends_during_a_kernels_first_compile_leaves_numba_whole(tmp
 
 def test_a_worker_whose_first_puzzles_compile_past_their_limit_solves_the_next(tmp_path):
     # A real worker (one solo process, SQLite and the filesystem broker) whose warm-up compiled
-    # nothing: each kind's first puzzle compiles its kernels past the 0.3 s limit and fails; the
-    # next finds them compiled. An exception raised into the compile would leave them uncompiled.
+    # nothing: each kind's first puzzle compiles its kernels past the 0.3 s limit and fails. The
+    # limit ends a puzzle between two compiles, so a kind with several kernels may need a few
+    # puzzles before all are compiled; each of those fails on its time limit, and one is solved.
+    # An exception raised into a compile would leave numba broken: every later puzzle would fail
+    # with another error.
     db_url = f"sqlite:///{tmp_path / 'puzzles.db'}"
     migrate(db_url)
     env = service_env(db_url, None, "cold", BROKER_DIR=str(tmp_path / "broker"), PUZZLE_TIME_LIMIT="0.3",
@@ -183,9 +186,12 @@ def test_a_worker_whose_first_puzzles_compile_past_their_limit_solves_the_next(t
         stack = Stack(app_for(env), workers)
         for item in ({"kind": "sudoku", "puzzle": "1.3..4.22..3..2."},
                      {"kind": "nqueens", "puzzle": {"n": 10}, "options": {"mode": "count"}}):
-            first, then = (stack.puzzles(stack.wait(stack.submit([item]), timeout=300)["id"])[0]
-                           for _ in range(2))
-            assert first["status"] == "failed" and "time limit" in first["error"], first
-            assert then["status"] == "solved", then
+            outcomes = []
+            while len(outcomes) < 6 and (not outcomes or outcomes[-1]["status"] != "solved"):
+                outcomes.append(stack.puzzles(stack.wait(stack.submit([item]), timeout=300)["id"])[0])
+            *failed, last = outcomes
+            assert failed, outcomes
+            assert all(p["status"] == "failed" and "time limit" in p["error"] for p in failed), failed
+            assert last["status"] == "solved", outcomes
     finally:
         workers.stop()
