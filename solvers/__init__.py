@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import solvers.jitcache  # noqa: F401  numba's cache locator, before any kernel module is imported
 from solvers import factory, nqueens, sliding, spokes, sudoku
 from solvers.base import (
     NO_SOLUTION,

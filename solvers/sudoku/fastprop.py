@@ -31,8 +31,7 @@ them, one with three sure digits no other).
 
 Bit counts (``bits.popcount``, ``bits.lowest_bit``) compile to the processor's own
 instructions. The per-node rules are inlined (``inline="always"``) into fast.py's
-``propagate``: numba checks a cached kernel against its own file only, so after a change here
-the numba cache (NUMBA_CACHE_DIR) is cleared before fast.py's kernels are trusted again.
+``propagate``; a change here makes their cached form stale, which solvers/jitcache.py sees.
 
 Everything here is the numba subset that also runs as plain Python under NUMBA_DISABLE_JIT=1.
 """
