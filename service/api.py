@@ -42,7 +42,7 @@ from store.costs import readable
 from store.db import one_statement, read_only
 from store.handover import publish_within
 from store.models import Puzzle
-from store.publish import Publisher, job_rank, publish_in_lanes
+from store.publish import Publisher, for_job, job_rank, publish_in_lanes
 from store.submit import CheckedBatch
 
 
@@ -254,7 +254,7 @@ def submit_job():
     puzzle_ids = [i for ids, _cost in rows for i in ids]
     _publish(lambda publisher, made: publish_in_lanes(
         publisher, made, config.lanes, rows, job_rank(rank, work, config.lanes), queued=queued,
-        quantum=config.costs.dear_share_seconds, stored=stored), puzzle_ids, stored)
+        quantum=config.costs.dear_share_seconds, stored=stored), job.id, puzzle_ids, stored)
     # The job as stored, with no read after publishing: a read would see at most a worker's first
     # steps, and it costs a round trip while that worker starts on the same cores.
     return JobOut.of(job), 202, _poll_headers(job.id)
@@ -435,17 +435,19 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
         _publish(lambda publisher, made: publish_in_lanes(
             publisher, made, config.lanes, submit.chunks_of(ids, costs, config.lanes),
             job_rank(retried.rank, sum(costs), config.lanes), queued=retried.queued,
-            quantum=config.costs.dear_share_seconds), ids, [])
+            quantum=config.costs.dear_share_seconds), job_id, ids, [])
     return len(retried.puzzles)
 
 
-def _publish(send: Callable[[Publisher, sessionmaker[Session]], None], puzzles: list[int],
+def _publish(send: Callable[[Publisher, sessionmaker[Session]], None], job_id: str, puzzles: list[int],
              chunks: list[int]) -> None:
-    """Publish committed rows (``send``, through the publisher and the sessionmaker it is given)
-    within SUBMIT_PUBLISH_SECONDS; what is left the reaper publishes (store.handover). The answer
-    is the same either way: the rows are stored."""
+    """Publish committed rows of job ``job_id`` (``send``, through the publisher and the
+    sessionmaker it is given; each task names the job, so that the workers drop it unclaimed once the
+    job is cancelled, store.cancelled) within SUBMIT_PUBLISH_SECONDS; what is left the reaper
+    publishes (store.handover). The answer is the same either way: the rows are stored."""
     made = current_app.extensions["sessions"]
-    publish_within(settings().http.submit_publish_seconds, current_app.extensions["publisher"], made,
+    publisher = for_job(current_app.extensions["publisher"], job_id)
+    publish_within(settings().http.submit_publish_seconds, publisher, made,
                    lambda publisher: send(publisher, made), puzzles, chunks)
 
 
