@@ -7,6 +7,7 @@ import contextlib
 import itertools
 
 import pytest
+from celery.contrib.testing.mocks import TaskMessage
 from sqlalchemy import select
 
 from store.cancelled import CancelledJobs
@@ -79,6 +80,29 @@ def test_a_cancelled_jobs_tasks_are_dropped_without_a_claim(client, broker, work
     assert sorted(a["dropped"] for a in answers) == [1, 1, 1, 1, 1]
     final = client.get(f"/api/v1/jobs/{job['id']}").json
     assert final["status"] == "cancelled" and final["counts"]["cancelled"] == 7
+
+
+def received(message, acked):
+    """The request the worker's main process makes of a message, before any pool process sees it."""
+    raw = TaskMessage(message["name"], args=message["args"], kwargs=message["kwargs"], **message["headers"])
+    return tasks.DropsCancelled(raw, on_ack=lambda *_args: acked.append(raw), app=tasks.app,
+                                task=tasks.solve_chunk)
+
+
+def test_the_main_process_acknowledges_a_cancelled_jobs_tasks_without_the_pool(client, broker,
+                                                                                worker_process):
+    cancelled = submit(client, 3, dear=2).json
+    going_on = submit(client, 0, dear=1).json
+    assert client.post(f"/api/v1/jobs/{cancelled['id']}/cancel").status_code == 202
+    acked: list[object] = []
+    dropped = [m for m in broker.sent if m["headers"][JOB] == cancelled["id"]]
+    kept = [m for m in broker.sent if m["headers"][JOB] == going_on["id"]]
+    untagged = [{**m, "headers": {PUBLISHED_AT: m["headers"][PUBLISHED_AT]}} for m in dropped]
+
+    assert [received(m, acked).revoked() for m in dropped] == [True] * 3  # a stored chunk, 2 dear
+    assert len(acked) == 3
+    assert [received(m, acked).revoked() for m in kept + untagged] == [False] * 4  # to the pool
+    assert len(acked) == 3 and worker_process == []
 
 
 def test_a_retried_jobs_new_tasks_are_claimed_and_solved(client, app, broker, worker_process):
