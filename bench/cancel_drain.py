@@ -15,7 +15,9 @@ task of the reaper's would be.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import os
 import tempfile
 import time
 import uuid
@@ -30,7 +32,15 @@ from store.db import make_engine, migrate
 from store.models import Puzzle
 from store.publish import Publisher
 from store.settings import Settings
-from tests.support.devstack import Stack, Workers, app_for, fresh_postgres, fresh_redis, service_env
+from tests.support.devstack import (
+    Stack,
+    Workers,
+    app_for,
+    fresh_postgres,
+    fresh_redis,
+    process_tree,
+    service_env,
+)
 
 SEP = b"\x06\x16"
 
@@ -61,6 +71,17 @@ def in_broker(client: redis.Redis, queues: Sequence[str]) -> int:
              if key == queue.encode() or key.startswith(queue.encode() + SEP)]
     waiting = sum(int(client.llen(key)) for key in lists)
     return waiting + int(client.hlen("unacked"))
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user and system) the process and its descendants have used so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for p in process_tree(pid):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
 
 
 def main() -> None:
@@ -96,12 +117,13 @@ def main() -> None:
             messages = in_broker(broker, lanes.queues)
             for queue in lanes.queues:
                 celery.control.add_consumer(queue, reply=True)
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), cpu_seconds(workers_started[0].pid)
             while (left := in_broker(broker, lanes.queues)) > 0:
                 if time.perf_counter() - t > 3600:
                     raise RuntimeError(f"{left} messages left after an hour")
                 time.sleep(0.05)
             drained = time.perf_counter() - t
+            cpu = cpu_seconds(workers_started[0].pid) - cpu
         finally:
             workers.stop()
         logged = "".join(proc.log.read_text() for proc in workers_started)  # type: ignore[attr-defined]
@@ -114,11 +136,13 @@ def main() -> None:
     dropped, claimed = logged.count("{'dropped': "), logged.count("{'written': ")
     unseen = messages - dropped - claimed
     tagged = "untagged (claimed)" if args.untagged else "naming their job (dropped)"
-    print("| tasks | puzzles (dear + cheap) | messages | POST, s | drained in, s | per message, ms | "
+    print("| tasks | puzzles (dear + cheap) | messages | POST, s | drained in, s | worker CPU s | "
+          "CPU ms per message | "
           "dropped in the main process / in the pool / claimed | puzzles after |")
-    print("|---|---|---:|---:|---:|---:|---|---|")
+    print("|---|---|---:|---:|---:|---:|---:|---|---|")
     print(f"| {tagged} | {args.dear:,} + {args.cheap:,} | {messages:,} | {posted:.1f} | {drained:.1f} | "
-          f"{1000 * drained / max(messages, 1):.2f} | {unseen:,} / {dropped:,} / {claimed:,} | {statuses} |")
+          f"{cpu:.1f} | {1000 * cpu / max(messages, 1):.2f} | {unseen:,} / {dropped:,} / {claimed:,} | "
+          f"{statuses} |")
 
 
 if __name__ == "__main__":

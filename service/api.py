@@ -36,6 +36,7 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
+from solvers import factory
 from store import blocks, job_ends, jobs, notices, pricing, retry, submit, webhooks
 from store.ahead import DearLane
 from store.costs import readable
@@ -162,10 +163,46 @@ def checked(body: dict[str, Any]) -> CheckedBatch:
         dear = pricing.dear_seconds(config.time.puzzle_time_limit, config.costs.max_puzzle_cpu_seconds)
         with snapshot() as s:
             batch = dataclasses.replace(batch, items=pricing.priced(s, batch.items, signed, dear))
+    _made_within_time_limit(body, batch, config.time.puzzle_time_limit)
     cap = config.costs.max_puzzle_cpu_seconds
     if cap > 0 and not batch.accept_cost:
         _within_cap(batch, cap)
     return batch
+
+
+def _made_within_time_limit(body: dict[str, Any], batch: CheckedBatch, limit: float) -> None:
+    """422 naming each generate item of ``body`` whose kind predicts a puzzle of it above ``limit``
+    (PUZZLE_TIME_LIMIT): a made puzzle is never split, so it would fail at the limit, after all
+    that time, whatever the job accepts. Items priced by what alike ones took (store.pricing) are
+    left to that price."""
+    over: dict[int, float] = {}
+    for i, item in zip(_item_of_each_puzzle(body, len(batch.items)), batch.items, strict=True):
+        if item.signature is None and factory.is_made(item.options) and item.cost > limit:
+            over.setdefault(i, item.cost)
+    if over:
+        errors = [{"index": i, "field": factory.GENERATE, "estimated_seconds": cost,
+                   "message": f"a puzzle of this request is predicted at {readable(cost)} CPU seconds, "
+                              f"above the {readable(limit)} s one puzzle may run (PUZZLE_TIME_LIMIT), and "
+                              f"a made puzzle is never split: ask for a smaller or easier one"}
+                  for i, cost in over.items()]
+        raise Problem(422, "Invalid request", f"{len(over)} generate item(s) predicted above the time "
+                      f"limit of {readable(limit)} CPU seconds; nothing was stored", errors=errors,
+                      puzzle_time_limit=limit)
+
+
+def _item_of_each_puzzle(body: dict[str, Any], stored: int) -> list[int]:
+    """The index in the body of each puzzle stored (a generate item's ``count`` puzzles take its
+    index); each puzzle's own if the body does not say."""
+    items = body.get("puzzles")
+    found = [i for i, item in enumerate(items if isinstance(items, list) else [])
+             for _ in range(_count_of(item))]
+    return found if len(found) == stored else list(range(stored))
+
+
+def _count_of(item: Any) -> int:
+    made = item.get(factory.GENERATE) if isinstance(item, dict) else None
+    count = made.get("count") if isinstance(made, dict) else 1
+    return count if isinstance(count, int) and count > 0 else 1
 
 
 def _within_cap(batch: CheckedBatch, cap: float) -> None:
