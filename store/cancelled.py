@@ -58,6 +58,9 @@ class CancelledJobs:
             t = self.clock()
             if self.read_at is not None and t - self.read_at < self.refresh:
                 return
+            # A read that fails (the database away) is tried again only after another refresh: the
+            # set read last holds meanwhile, and the caller hears of the failure once.
+            self.read_at = t
             start = now()
             since = (self.since - timedelta(seconds=OVERLAP_SECONDS) if self.since is not None
                      else start - timedelta(seconds=KEEP_SECONDS))
@@ -72,7 +75,7 @@ class CancelledJobs:
             oldest = start.timestamp() - KEEP_SECONDS
             if len(self.cancelled) > len(rows):
                 self.cancelled = {j: at for j, at in self.cancelled.items() if at >= oldest}
-            self.read_at, self.since = t, start
+            self.since = start
 
 
 def _unix(t: datetime) -> float:

@@ -145,3 +145,23 @@ def test_the_cancelled_set_is_read_at_most_once_a_refresh(app, client, broker):
     assert seen.dropped(job["id"], published)  # 1 s: read again
     assert not seen.dropped(job["id"], published + 3600)  # published after the cancel (a retry's)
     assert not seen.dropped(None, published) and not seen.dropped(job["id"], None)
+
+
+def test_a_failed_read_is_heard_once_a_refresh_and_the_last_set_holds(app, client, broker):
+    clock = iter([0.0, 1.0, 1.5, 2.0])
+    made = app.extensions["sessions"]
+    seen = CancelledJobs(made, clock=lambda: next(clock), refresh=1.0)
+    job = submit(client, 0, dear=1).json
+    published = broker.sent[0]["headers"][PUBLISHED_AT]
+    assert client.post(f"/api/v1/jobs/{job['id']}/cancel").status_code == 202
+    assert seen.dropped(job["id"], published)  # read at 0
+
+    def away():
+        raise OSError("the database is away")
+
+    seen.sessions = away
+    with pytest.raises(OSError, match="away"):
+        seen.dropped(job["id"], published)  # 1 s: the read fails
+    assert seen.dropped(job["id"], published)  # 1.5 s: no read, the last set holds
+    seen.sessions = made
+    assert seen.dropped(job["id"], published)  # 2 s: read again
