@@ -180,14 +180,20 @@ def _made_within_time_limit(body: dict[str, Any], batch: CheckedBatch, limit: fl
         if item.signature is None and factory.is_made(item.options) and item.cost > limit:
             over.setdefault(i, item.cost)
     if over:
-        errors = [{"index": i, "field": factory.GENERATE, "estimated_seconds": cost,
-                   "message": f"a puzzle of this request is predicted at {readable(cost)} CPU seconds, "
-                              f"above the {readable(limit)} s one puzzle may run (PUZZLE_TIME_LIMIT), and "
-                              f"a made puzzle is never split: ask for a smaller or easier one"}
-                  for i, cost in over.items()]
-        raise Problem(422, "Invalid request", f"{len(over)} generate item(s) predicted above the time "
-                      f"limit of {readable(limit)} CPU seconds; nothing was stored", errors=errors,
-                      puzzle_time_limit=limit)
+        raise _made_over_time_limit(over, limit, "nothing was stored")
+
+
+def _made_over_time_limit(over: dict[int, float], limit: float, outcome: str,
+                          field: str = factory.GENERATE) -> Problem:
+    """The 422 of generate items (index: predicted seconds of a puzzle) above ``limit``
+    (PUZZLE_TIME_LIMIT), naming ``field``; ``outcome``: what the refusal left."""
+    errors = [{"index": i, "field": field, "estimated_seconds": cost,
+               "message": f"a puzzle of this request is predicted at {readable(cost)} CPU seconds, "
+                          f"above the {readable(limit)} s one puzzle may run (PUZZLE_TIME_LIMIT), and "
+                          f"a made puzzle is never split: ask for a smaller or easier one"}
+              for i, cost in over.items()]
+    detail = f"{len(over)} generate item(s) predicted above the time limit of {readable(limit)} CPU seconds"
+    return Problem(422, "Invalid request", f"{detail}; {outcome}", errors=errors, puzzle_time_limit=limit)
 
 
 def _item_of_each_puzzle(body: dict[str, Any], stored: int) -> list[int]:
@@ -445,6 +451,9 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
                 if sig not in learned:
                     learned[sig] = pricing.learned(s, [sig]).get(sig)
                 estimate = pricing.price(estimate, learned[sig], dear)
+            if sig is None and factory.is_made(checked) and estimate.seconds > config.time.puzzle_time_limit:
+                raise _made_over_time_limit({index: estimate.seconds}, config.time.puzzle_time_limit,
+                                            "nothing changed", f"options.{factory.GENERATE}")
             if cap > 0 and not body.accept_cost and estimate.seconds > cap:
                 raise _over_cap([(index, estimate.seconds)], cap, "a retry", "nothing changed")
             return checked, estimate, sig
