@@ -36,13 +36,14 @@ from service.schemas import (
     item_errors,
 )
 from service.waiting import NOTIFIED_SECONDS, JobQuery, wait_for_job
+from solvers import factory
 from store import blocks, job_ends, jobs, notices, pricing, retry, submit, webhooks
 from store.ahead import DearLane
 from store.costs import readable
 from store.db import one_statement, read_only
 from store.handover import publish_within
 from store.models import Puzzle
-from store.publish import Publisher, job_rank, publish_in_lanes
+from store.publish import Publisher, for_job, job_rank, publish_in_lanes
 from store.submit import CheckedBatch
 
 
@@ -162,10 +163,52 @@ def checked(body: dict[str, Any]) -> CheckedBatch:
         dear = pricing.dear_seconds(config.time.puzzle_time_limit, config.costs.max_puzzle_cpu_seconds)
         with snapshot() as s:
             batch = dataclasses.replace(batch, items=pricing.priced(s, batch.items, signed, dear))
+    _made_within_time_limit(body, batch, config.time.puzzle_time_limit)
     cap = config.costs.max_puzzle_cpu_seconds
     if cap > 0 and not batch.accept_cost:
         _within_cap(batch, cap)
     return batch
+
+
+def _made_within_time_limit(body: dict[str, Any], batch: CheckedBatch, limit: float) -> None:
+    """422 naming each generate item of ``body`` whose kind predicts a puzzle of it above ``limit``
+    (PUZZLE_TIME_LIMIT): a made puzzle is never split, so it would fail at the limit, after all
+    that time, whatever the job accepts. Items priced by what alike ones took (store.pricing) are
+    left to that price."""
+    over: dict[int, float] = {}
+    for i, item in zip(_item_of_each_puzzle(body, len(batch.items)), batch.items, strict=True):
+        if item.signature is None and factory.is_made(item.options) and item.cost > limit:
+            over.setdefault(i, item.cost)
+    if over:
+        raise _made_over_time_limit(over, limit, "nothing was stored")
+
+
+def _made_over_time_limit(over: dict[int, float], limit: float, outcome: str,
+                          field: str = factory.GENERATE) -> Problem:
+    """The 422 of generate items (index: predicted seconds of a puzzle) above ``limit``
+    (PUZZLE_TIME_LIMIT), naming ``field``; ``outcome``: what the refusal left."""
+    errors = [{"index": i, "field": field, "estimated_seconds": cost,
+               "message": f"a puzzle of this request is predicted at {readable(cost)} CPU seconds, "
+                          f"above the {readable(limit)} s one puzzle may run (PUZZLE_TIME_LIMIT), and "
+                          f"a made puzzle is never split: ask for a smaller or easier one"}
+              for i, cost in over.items()]
+    detail = f"{len(over)} generate item(s) predicted above the time limit of {readable(limit)} CPU seconds"
+    return Problem(422, "Invalid request", f"{detail}; {outcome}", errors=errors, puzzle_time_limit=limit)
+
+
+def _item_of_each_puzzle(body: dict[str, Any], stored: int) -> list[int]:
+    """The index in the body of each puzzle stored (a generate item's ``count`` puzzles take its
+    index); each puzzle's own if the body does not say."""
+    items = body.get("puzzles")
+    found = [i for i, item in enumerate(items if isinstance(items, list) else [])
+             for _ in range(_count_of(item))]
+    return found if len(found) == stored else list(range(stored))
+
+
+def _count_of(item: Any) -> int:
+    made = item.get(factory.GENERATE) if isinstance(item, dict) else None
+    count = made.get("count") if isinstance(made, dict) else 1
+    return count if isinstance(count, int) and count > 0 else 1
 
 
 def _within_cap(batch: CheckedBatch, cap: float) -> None:
@@ -254,7 +297,7 @@ def submit_job():
     puzzle_ids = [i for ids, _cost in rows for i in ids]
     _publish(lambda publisher, made: publish_in_lanes(
         publisher, made, config.lanes, rows, job_rank(rank, work, config.lanes), queued=queued,
-        quantum=config.costs.dear_share_seconds, stored=stored), puzzle_ids, stored)
+        quantum=config.costs.dear_share_seconds, stored=stored), job.id, puzzle_ids, stored)
     # The job as stored, with no read after publishing: a read would see at most a worker's first
     # steps, and it costs a round trip while that worker starts on the same cores.
     return JobOut.of(job), 202, _poll_headers(job.id)
@@ -408,6 +451,9 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
                 if sig not in learned:
                     learned[sig] = pricing.learned(s, [sig]).get(sig)
                 estimate = pricing.price(estimate, learned[sig], dear)
+            if sig is None and factory.is_made(checked) and estimate.seconds > config.time.puzzle_time_limit:
+                raise _made_over_time_limit({index: estimate.seconds}, config.time.puzzle_time_limit,
+                                            "nothing changed", f"options.{factory.GENERATE}")
             if cap > 0 and not body.accept_cost and estimate.seconds > cap:
                 raise _over_cap([(index, estimate.seconds)], cap, "a retry", "nothing changed")
             return checked, estimate, sig
@@ -435,17 +481,19 @@ def retry_job_puzzles(job_id: str, body: RetryIn) -> int:
         _publish(lambda publisher, made: publish_in_lanes(
             publisher, made, config.lanes, submit.chunks_of(ids, costs, config.lanes),
             job_rank(retried.rank, sum(costs), config.lanes), queued=retried.queued,
-            quantum=config.costs.dear_share_seconds), ids, [])
+            quantum=config.costs.dear_share_seconds), job_id, ids, [])
     return len(retried.puzzles)
 
 
-def _publish(send: Callable[[Publisher, sessionmaker[Session]], None], puzzles: list[int],
+def _publish(send: Callable[[Publisher, sessionmaker[Session]], None], job_id: str, puzzles: list[int],
              chunks: list[int]) -> None:
-    """Publish committed rows (``send``, through the publisher and the sessionmaker it is given)
-    within SUBMIT_PUBLISH_SECONDS; what is left the reaper publishes (store.handover). The answer
-    is the same either way: the rows are stored."""
+    """Publish committed rows of job ``job_id`` (``send``, through the publisher and the
+    sessionmaker it is given; each task names the job, so that the workers drop it unclaimed once the
+    job is cancelled, store.cancelled) within SUBMIT_PUBLISH_SECONDS; what is left the reaper
+    publishes (store.handover). The answer is the same either way: the rows are stored."""
     made = current_app.extensions["sessions"]
-    publish_within(settings().http.submit_publish_seconds, current_app.extensions["publisher"], made,
+    publisher = for_job(current_app.extensions["publisher"], job_id)
+    publish_within(settings().http.submit_publish_seconds, publisher, made,
                    lambda publisher: send(publisher, made), puzzles, chunks)
 
 

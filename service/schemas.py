@@ -439,6 +439,8 @@ class ProblemOut(BaseModel):
     estimated_seconds: float | None = Field(None, description="429 (or 422, above the whole budget) for a "
                                                               "client's budget: the batch's predicted CPU "
                                                               "seconds")
+    puzzle_time_limit: float | None = Field(None, description="422 for a generate item predicted above the "
+                                                              "seconds one puzzle may run: that limit")
     budget: float | None = Field(None, description="429 or 422 for a client's budget: its CPU seconds")
     budget_left: float | None = Field(None, description="429 or 422 for a client's budget: what its "
                                                         "unfinished work leaves of it")

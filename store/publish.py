@@ -33,6 +33,10 @@ REAP = "puzzle_queue.reap"
 # A message header: when the task was sent (Unix seconds), which tells the age of the oldest
 # message waiting in a queue (store.depth).
 PUBLISHED_AT = "published_at"
+# A message header: the job whose puzzles a task of puzzle rows names, when one job's (a POST's or a
+# retry's tasks), so that a worker drops the task unclaimed once that job is cancelled
+# (store.cancelled).
+JOB = "job_id"
 DELIVER = "puzzle_queue.deliver_callback"
 
 
@@ -70,8 +74,16 @@ def job_rank(older_jobs: int, work: float, lanes: Lanes) -> int:
 class CeleryPublisher:
     """Sends tasks by name through a Celery app (any object with Celery's ``send_task``)."""
 
-    def __init__(self, celery_app: Any, lanes: Lanes, time: TimeBudget):
+    def __init__(self, celery_app: Any, lanes: Lanes, time: TimeBudget, job: str | None = None):
         self.celery, self.lanes, self.time = celery_app, lanes, time
+        self.job = job
+
+    def for_job(self, job_id: str) -> CeleryPublisher:
+        """This publisher for the tasks of one job's puzzles: each names the job (JOB)."""
+        return CeleryPublisher(self.celery, self.lanes, self.time, job_id)
+
+    def _headers(self) -> dict[str, Any]:
+        return {PUBLISHED_AT: time.time(), **({JOB: self.job} if self.job is not None else {})}
 
     def publish(self, chunks: Sequence[Sequence[int]], dear: bool = False, rank: int = 0) -> None:
         self._send(SOLVE_CHUNK, chunks, self.lanes.dear_queue if dear else self.lanes.task_queue, rank)
@@ -98,7 +110,7 @@ class CeleryPublisher:
                 soft, hard = self.time.task_limits(self.lanes.chunk_max)
                 self.celery.send_task(SOLVE_CHUNK, args=[[]], kwargs={"chunk_id": chunk_id},
                                       queue=self.lanes.task_queue, priority=priority, soft_time_limit=soft,
-                                      time_limit=hard, producer=producer, headers={PUBLISHED_AT: time.time()})
+                                      time_limit=hard, producer=producer, headers=self._headers())
 
     def queue_depth(self) -> int:
         """Messages waiting in both lanes of the broker (not those a worker has taken)."""
@@ -117,7 +129,7 @@ class CeleryPublisher:
                 # more than sending them
                 self.celery.send_task(task, args=[list(ids)], queue=queue, priority=priority,
                                       soft_time_limit=soft, time_limit=hard, producer=producer,
-                                      headers={PUBLISHED_AT: time.time()}, argsrepr=ids_repr(ids),
+                                      headers=self._headers(), argsrepr=ids_repr(ids),
                                       kwargsrepr="{}")
 
 
@@ -125,6 +137,13 @@ def ids_repr(ids: Sequence[int]) -> str:
     """A task's ids as monitors (Flower, events) show them: a few, and how many in all."""
     shown = ", ".join(map(str, ids[:3]))
     return f"[[{shown}]]" if len(ids) <= 3 else f"[[{shown}, ... ({len(ids)} ids)]]"
+
+
+def for_job(publisher: Publisher, job_id: str) -> Publisher:
+    """``publisher`` for the tasks of one job's puzzles, when it can name the job in them (a
+    CeleryPublisher can; another is returned as it is)."""
+    tagged = getattr(publisher, "for_job", None)
+    return publisher if tagged is None else tagged(job_id)
 
 
 def queue_depth(publisher: Publisher) -> int | None:

@@ -8,11 +8,16 @@ reaper, which publishes them again or fails them.
 
 from __future__ import annotations
 
+import logging
+
 from celery import Task
+from celery.worker.request import Request
+from celery.worker.state import task_ready
 from sqlalchemy.exc import OperationalError
 
+from store.cancelled import CancelledJobs
 from store.db import through_outages
-from store.publish import DELIVER, REAP, SOLVE_CHUNK, SOLVE_PARTS
+from store.publish import DELIVER, JOB, PUBLISHED_AT, REAP, SOLVE_CHUNK, SOLVE_PARTS
 from worker import chunk, parts, reaper, webhooks
 from worker.app import app, runtime
 from worker.heartbeat import steady_here, worker_name
@@ -21,11 +26,45 @@ from worker.stored import run_stored
 RETRIED = {"acks_late": True, "reject_on_worker_lost": True, "autoretry_for": (OperationalError,),
            "retry_backoff": 2, "retry_backoff_max": 60, "max_retries": 10}
 
+log = logging.getLogger(__name__)
 
-@app.task(name=SOLVE_CHUNK, bind=True, **RETRIED)
+# This process's view of the jobs cancelled lately: their tasks published before the cancel are
+# dropped unclaimed (store.cancelled).
+cancelled = CancelledJobs(runtime.sessions)
+
+
+class DropsCancelled(Request):
+    """A task of puzzle rows as the worker's main process receives it: one of a cancelled job
+    (store.cancelled) is acknowledged there and never handed to a pool process, as Celery treats
+    a revoked task, so a cancelled job's messages cost the fleet a look-up each. Should the look-up
+    fail (the database away), the task goes to the pool, which looks again (``solve_chunk``)."""
+
+    def revoked(self) -> bool:
+        if super().revoked():
+            return True
+        headers = self.request_dict
+        try:
+            dropped = cancelled.dropped(headers.get(JOB), headers.get(PUBLISHED_AT))
+        except Exception as exc:
+            log.warning("could not read the jobs cancelled lately: %s", exc)
+            return False
+        if dropped:
+            task_ready(self, successful=True)
+            self.acknowledge()
+            self._already_revoked = True
+        return dropped
+
+
+@app.task(name=SOLVE_CHUNK, bind=True, Request=DropsCancelled, **RETRIED)
 def solve_chunk(self: Task, ids: list[int], chunk_id: int | None = None) -> dict[str, int]:
     delivery = self.request.delivery_info or {}
     wait = runtime.settings.recovery.db_wait_seconds
+    # A cancelled job's task: its puzzles (or stored chunk) were cancelled with the job after it was
+    # published, and its claim would take nothing. Acknowledged as done, at no claim's cost (the
+    # main process drops most before they come here, DropsCancelled; a solo pool's come here).
+    job, published_at = _header(self, JOB), _header(self, PUBLISHED_AT)
+    if through_outages(lambda: cancelled.dropped(job, published_at), wait, "chunk"):
+        return {"dropped": len(ids) if chunk_id is None else 1}
     if chunk_id is not None:  # a stored chunk (store.chunks)
         # Redelivered: the worker that had it died (or lost its broker connection) mid-chunk.
         redelivered = bool(delivery.get("redelivered"))
@@ -37,6 +76,13 @@ def solve_chunk(self: Task, ids: list[int], chunk_id: int | None = None) -> dict
                              wait, "chunk")
     return {"written": report.written, "skipped": report.skipped, "republished": len(report.republished),
             "moved": len(report.moved)}
+
+
+def _header(task: Task, name: str) -> object:
+    """A header of the task's message: a worker sees a message's own headers as the request's
+    attributes, ``apply`` (eager) gives them as its ``headers``."""
+    found = getattr(task.request, name, None)
+    return found if found is not None else (task.request.headers or {}).get(name)
 
 
 @app.task(name=SOLVE_PARTS, **RETRIED)

@@ -270,6 +270,23 @@ def test_what_the_proxy_refuses_itself_is_a_problem_document_with_the_apis_heade
     assert problem["status"] == status and problem["title"] and problem["detail"]
 
 
+def test_the_proxys_414_page_carries_the_apis_headers(proxy: int) -> None:
+    # A request line over 8 KB: nginx's own page (no URI to hand @refused), with the headers.
+    answer = exchange(proxy, b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    head = answer.partition(b"\r\n\r\n")[0]
+    assert head.startswith(b"HTTP/1.1 414 "), answer[:300]
+    assert all(header in head for header in SECURITY_HEADERS), head
+
+
+def test_the_apis_answers_through_the_proxy_carry_each_security_header_once(proxy: int) -> None:
+    answer = exchange(proxy, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    head = answer.partition(b"\r\n\r\n")[0]
+    assert head.startswith(b"HTTP/1.1 200 "), answer[:300]
+    lines = head.split(b"\r\n")
+    for header in (b"X-Content-Type-Options", b"X-Frame-Options", b"Referrer-Policy"):
+        assert sum(line.startswith(header + b":") for line in lines) == 1, head
+
+
 @pytest.mark.parametrize("size", [b"f" * 20, b"1" + b"0" * 19, b"800001"],
                          ids=["20 f", "20 digits", "over 8 MB"])
 def test_the_proxy_refuses_a_huge_chunk_size_at_once_where_gunicorn_would_wait_for_it(

@@ -202,3 +202,25 @@ def test_spokes_and_sliding_generate_items_make_rows_that_solve_as_posted(app, c
     run_published(app)
     state = client.get(f"/api/v1/jobs/{posted.json['id']}").json
     assert state["counts"]["solved"] == len(results), state
+
+
+def test_a_generate_item_predicted_above_the_time_limit_is_refused_up_front_naming_it(make_app):
+    # A made puzzle is never split: one predicted above PUZZLE_TIME_LIMIT would fail at it, after
+    # that long. accept_cost lifts MAX_PUZZLE_CPU_SECONDS, not this.
+    app = make_app(PUZZLE_TIME_LIMIT=30.0)
+    client = app.test_client()
+    hard = {"count": 2, "width": 30, "height": 30, "level": "hard"}
+    spokes = solvers.get("spokes").generator
+    assert spokes is not None and spokes.seconds({**hard, "seed": 0, "max_attempts": 200}) > 30
+    body = {"accept_cost": True, "puzzles": [{"kind": "sudoku", "puzzle": EASY},
+                                             {"kind": "spokes", "generate": hard}]}
+    for path in ("/api/v1/validate", "/api/v1/jobs"):
+        r = client.post(path, json=body)
+        assert r.status_code == 422, r.json
+        [error] = r.json["errors"]
+        assert (error["index"], error["field"]) == (1, "generate") and error["estimated_seconds"] > 30
+        assert "30 s one puzzle may run (PUZZLE_TIME_LIMIT)" in error["message"]
+        assert r.json["puzzle_time_limit"] == 30.0
+    assert row_counts(app) == (0, 0, 0)
+    smaller = {"kind": "spokes", "generate": {"count": 1, "width": 15, "height": 15, "level": "hard"}}
+    assert client.post("/api/v1/jobs", json={"puzzles": [smaller]}).status_code == 202

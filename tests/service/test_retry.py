@@ -243,3 +243,18 @@ def test_a_null_retry_option_puts_back_its_default(client, app):
     assert r.status_code == 202, r.json
     [request] = stored_requests(app)
     assert request["symmetry"] == "none" and request["seed"] == 5
+
+
+def test_a_retry_making_a_generate_request_too_long_for_the_time_limit_is_422(make_app):
+    app = make_app(PUZZLE_TIME_LIMIT=30.0)
+    client = app.test_client()
+    fits = {"count": 2, "width": 15, "height": 15, "level": "hard"}
+    job_id = cancelled_generate_job(client, "spokes", fits)
+    r = client.post(f"/api/v1/jobs/{job_id}/retry",
+                    json={"options": {"generate": {"width": 30, "height": 30}}, "accept_cost": True})
+    assert r.status_code == 422, r.json
+    [error] = r.json["errors"]
+    assert error["field"] == "options.generate" and error["estimated_seconds"] > 30
+    assert "PUZZLE_TIME_LIMIT" in error["message"] and r.json["puzzle_time_limit"] == 30.0
+    assert client.get(f"/api/v1/jobs/{job_id}").json["status"] == "cancelled"  # nothing changed
+    app.extensions["engine"].dispose()
