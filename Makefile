@@ -44,7 +44,8 @@ run: venv-run
 # The tests that marker expression $(1) (empty, or ending in "and") keeps: those that share nothing
 # in parallel (pytest-xdist, a process per core), then those marked serial alone (they time
 # themselves or start whole stacks, as tests/integration's do). Both runs go to the end; the
-# target fails if either failed (5: the selection held no serial test).
+# target fails if either failed (5: the selection held no serial test). Each run ends with its 25
+# slowest tests (--durations=25, pyproject.toml's addopts), so a CI log shows where the time goes.
 define pytest_in_parallel_then_serial
 	$(PY) -m pytest -n auto --dist loadgroup -m "$(1) not serial"; parallel=$$?; \
 	$(PY) -m pytest -m "$(1) serial"; serial=$$?; \

@@ -38,12 +38,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Every kind's kernels compiled (or loaded) into NUMBA_CACHE_DIR before any test runs, once
-    per session: by the process that starts pytest-xdist's workers, before it starts them."""
+    per session: by the process that starts pytest-xdist's workers, before it starts them. A pytest
+    run by a test (PYTEST_CURRENT_TEST is in its environment: the kernel tests run again bounds
+    checked or uncompiled) compiles only what its few tests call."""
     config = session.config
     worker, jit = hasattr(config, "workerinput"), os.environ.get("NUMBA_DISABLE_JIT") != "1"
-    if worker or config.option.collectonly or not jit:
+    nested = "PYTEST_CURRENT_TEST" in os.environ
+    if worker or nested or config.option.collectonly or not jit:
         return
     warm_kernels(config)
+
+
+@pytest.fixture(scope="session")
+def boundscheck_cache() -> str:
+    """The numba cache of bounds-checked runs (NUMBA_BOUNDSCHECK=1): beside NUMBA_CACHE_DIR and kept
+    between sessions like it, but never the one normal runs load (numba's cache index does not tell
+    checked machine code from unchecked). Shared by the tests that run kernels bounds checked."""
+    normal = os.environ.get("NUMBA_CACHE_DIR") or str(ROOT / "var" / "numba-cache")
+    return f"{normal.rstrip('/')}-boundscheck"
 
 
 def warm_kernels(config: pytest.Config) -> None:

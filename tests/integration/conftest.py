@@ -22,8 +22,9 @@ def real_stack(tmp_path_factory):
                           SPLIT_QUEENS_N="10", SPLIT_PARTS="16", SPLIT_PROBES="100000")
         workers = Workers(env, tmp_path_factory.mktemp("workers"))
         try:
-            workers.start()
-            workers.start()
+            workers.start(wait=False)
+            workers.start(wait=False)
+            workers.ready()
             yield Stack(app_for(env), workers)
         finally:
             workers.stop()

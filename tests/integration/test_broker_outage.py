@@ -71,8 +71,9 @@ def two_workers(tmp_path: Path, **settings: str) -> Iterator[tuple[Stack, Privat
                           **settings)
         workers = Workers(env, tmp_path)
         try:
-            workers.start()
-            workers.start()
+            workers.start(wait=False)
+            workers.start(wait=False)
+            workers.ready()
             yield Stack(app_for(env), workers), server, db_url
         finally:
             workers.stop()

@@ -30,8 +30,9 @@ def stack(tmp_path_factory):
                           WEBHOOK_FIRST_RETRY="0.5", WEBHOOK_TIMEOUT="2", REAP_INTERVAL="0.3")
         workers = Workers(env, tmp_path_factory.mktemp("callback-workers"))
         try:
-            workers.start()
-            workers.start_callbacks()
+            workers.start(wait=False)
+            workers.start_callbacks(wait=False)
+            workers.ready()
             yield Stack(app_for(env), workers)
         finally:
             workers.stop()

@@ -8,11 +8,13 @@ import sqlite3
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.embedded import embedded_service
+from tests.support.devstack import Local
 
 pytestmark = pytest.mark.integration
 
@@ -69,42 +71,6 @@ def test_run_local_solves_a_batch_with_no_servers(tmp_path):
     assert service.proc.returncode == 0, log.read_text()[-3000:]
 
 
-def test_a_split_puzzles_parts_run_in_every_process_of_both_lanes(tmp_path):
-    """By default the worker of both lanes runs a process per core: the parts of a split puzzle are
-    solved side by side, by more than one process, while the cheap worker keeps its own."""
-    with embedded_service(tmp_path, WORKER_CONCURRENCY="") as service:
-        status, job = call(f"{service.url}/api/v1/jobs", {"puzzles": [
-            {"kind": "toy", "puzzle": "12345678", "options": {"split": 8, "sleep": 0.5}}]})
-        assert status == 202
-        deadline = time.monotonic() + 120
-        while job["status"] != "completed":
-            assert time.monotonic() < deadline, service.log.read_text()[-3000:]
-            time.sleep(0.2)
-            job = call(f"{service.url}/api/v1/jobs/{job['id']}")[1]
-        [puzzle] = call(f"{service.url}/api/v1/jobs/{job['id']}/puzzles")[1]["items"]
-        assert puzzle["status"] == "solved" and puzzle["result"]["sum"] == 36, puzzle
-    with sqlite3.connect(tmp_path / "db.sqlite") as db:
-        workers = {name for (name,) in db.execute("SELECT worker FROM subtasks")}
-    assert len(workers) == min(len(os.sched_getaffinity(0)), 8), workers
-
-
-def test_a_loop_that_posts_each_job_and_waits_for_it_never_sees_a_429(tmp_path):
-    """The README's loop at the default limits: a job, its long poll, a read of its results, 250
-    times over (750 requests in well under a minute)."""
-    with embedded_service(tmp_path) as service:
-        codes = []
-        for i in range(1, 251):
-            status, job = call(f"{service.url}/api/v1/jobs", {"puzzles": [{"kind": "toy", "puzzle": str(i)}]})
-            codes.append(status)
-            status, job = call(f"{service.url}/api/v1/jobs/{job['id']}?wait=30")
-            codes.append(status)
-            assert job["status"] == "completed", job
-            status, page = call(f"{service.url}/api/v1/jobs/{job['id']}/puzzles")
-            codes.append(status)
-            assert page["items"][0]["result"]["sum"] == sum(map(int, str(i)))
-        assert codes.count(429) == 0 and set(codes) == {200, 202}, sorted(set(codes))
-
-
 def solved_sum(base: str, puzzle: str) -> int:
     """Post one toy puzzle, wait for its job (the long poll) and return its answer."""
     status, job = call(f"{base}/api/v1/jobs", {"puzzles": [{"kind": "toy", "puzzle": puzzle}]})
@@ -147,3 +113,50 @@ def test_two_instances_of_one_user_run_and_stop_apart(tmp_path):
         assert not (first_var / "run" / "gunicorn.ctl").exists()
         assert (second_var / "run" / "gunicorn.ctl").is_socket()
         assert solved_sum(second.url, "678") == 21
+
+
+@pytest.fixture(scope="module")
+def defaults(tmp_path_factory) -> Iterator[tuple[Local, Path]]:
+    """One embedded service at its defaults (a process per core for both lanes, the default rate
+    limits) for the tests below, which neither change it nor read each other's jobs; its database."""
+    folder = tmp_path_factory.mktemp("embedded")
+    with embedded_service(folder, WORKER_CONCURRENCY="") as service:
+        yield service, folder / "db.sqlite"
+
+
+def test_a_split_puzzles_parts_run_in_every_process_of_both_lanes(defaults):
+    """By default the worker of both lanes runs a process per core: the parts of a split puzzle are
+    solved side by side, by more than one process, while the cheap worker keeps its own."""
+    service, database = defaults
+    status, job = call(f"{service.url}/api/v1/jobs", {"puzzles": [
+        {"kind": "toy", "puzzle": "12345678", "options": {"split": 8, "sleep": 0.5}}]})
+    assert status == 202
+    deadline = time.monotonic() + 120
+    while job["status"] != "completed":
+        assert time.monotonic() < deadline, service.log.read_text()[-3000:]
+        time.sleep(0.2)
+        job = call(f"{service.url}/api/v1/jobs/{job['id']}")[1]
+    [puzzle] = call(f"{service.url}/api/v1/jobs/{job['id']}/puzzles")[1]["items"]
+    assert puzzle["status"] == "solved" and puzzle["result"]["sum"] == 36, puzzle
+    with sqlite3.connect(database) as db:
+        workers = {name for (name,) in db.execute(
+            "SELECT subtasks.worker FROM subtasks JOIN puzzles ON puzzles.id = subtasks.puzzle_id "
+            "WHERE puzzles.job_id = ?", (job["id"],))}
+    assert len(workers) == min(len(os.sched_getaffinity(0)), 8), workers
+
+
+def test_a_loop_that_posts_each_job_and_waits_for_it_never_sees_a_429(defaults):
+    """The README's loop at the default limits: a job, its long poll, a read of its results, 250
+    times over (750 requests in well under a minute)."""
+    service, _database = defaults
+    codes = []
+    for i in range(1, 251):
+        status, job = call(f"{service.url}/api/v1/jobs", {"puzzles": [{"kind": "toy", "puzzle": str(i)}]})
+        codes.append(status)
+        status, job = call(f"{service.url}/api/v1/jobs/{job['id']}?wait=30")
+        codes.append(status)
+        assert job["status"] == "completed", job
+        status, page = call(f"{service.url}/api/v1/jobs/{job['id']}/puzzles")
+        codes.append(status)
+        assert page["items"][0]["result"]["sum"] == sum(map(int, str(i)))
+    assert codes.count(429) == 0 and set(codes) == {200, 202}, sorted(set(codes))

@@ -41,9 +41,10 @@ def three_workers(tmp_path_factory, **settings: str) -> Iterator[Stack]:
         env = service_env(db_url, redis_url, f"puzzles-{uuid.uuid4().hex[:8]}", **settings)
         workers = Workers(env, tmp_path_factory.mktemp("workers"))
         try:
-            workers.start()
-            workers.start()
-            workers.start(cheap_only=True)
+            workers.start(wait=False)
+            workers.start(wait=False)
+            workers.start(cheap_only=True, wait=False)
+            workers.ready()
             yield Stack(app_for(env), workers)
         finally:
             workers.stop()

@@ -131,8 +131,9 @@ def test_a_redis_crash_mid_job_loses_the_queue_and_the_job_still_completes(tmp_p
                           REAP_INTERVAL="1", QUEUED_STALE_SECONDS="15", PUZZLE_TIME_LIMIT="60")
         workers = Workers(env, tmp_path)
         try:
-            workers.start()
-            workers.start()
+            workers.start(wait=False)
+            workers.start(wait=False)
+            workers.ready()
             stack = Stack(app_for(env), workers)
             with beat(env, tmp_path):
                 first_sizes = [SPLIT_N, 8, 9, 10, 11]

@@ -408,13 +408,13 @@ def test_kernels_give_identical_numbers_interpreted():
 # slow: every kernel compiled again with bounds checks (minutes of CPU); `make test` runs it
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("NUMBA_BOUNDSCHECK") == "1", reason="already the bounds-checked run")
-def test_kernel_tests_pass_with_bounds_checks(tmp_path):
-    # A cache of its own: bounds-checked machine code must not be stored where normal runs load it.
+def test_kernel_tests_pass_with_bounds_checks(boundscheck_cache):
+    # The bounds-checked runs' cache: such machine code must not be stored where normal runs load it.
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "kernel",
          str(Path(__file__))],
         capture_output=True, text=True, cwd=ROOT, timeout=900,
-        env={**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)})
+        env={**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": boundscheck_cache})
     assert done.returncode == 0, done.stdout[-3000:]
     assert " passed" in done.stdout
 

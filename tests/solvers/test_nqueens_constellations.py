@@ -186,10 +186,10 @@ print(json.dumps(out))
 
 # slow: every kernel compiled again with bounds checks (minutes of CPU); `make test` runs it
 @pytest.mark.slow
-def test_kernels_give_identical_numbers_interpreted_and_bounds_checked(tmp_path):
+def test_kernels_give_identical_numbers_interpreted_and_bounds_checked(boundscheck_cache):
     compiled = json.loads(run_python(INTERPRETED))
     assert compiled == json.loads(run_python(INTERPRETED, NUMBA_DISABLE_JIT="1"))
-    # A cache of its own: bounds-checked machine code must not be stored where normal runs load it.
-    checked = run_python(INTERPRETED, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+    # The bounds-checked runs' cache: such machine code must not be stored where normal runs load it.
+    checked = run_python(INTERPRETED, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=boundscheck_cache)
     assert compiled == json.loads(checked)
     assert compiled["8"][1][1] == 92

@@ -576,7 +576,7 @@ def test_reduction_small_cases():
 
 @pytest.mark.parametrize("flag", ["NUMBA_DISABLE_JIT",
                                   pytest.param("NUMBA_BOUNDSCHECK", marks=pytest.mark.slow)])
-def test_kernels_under_numba_debug_modes(flag, tmp_path):
+def test_kernels_under_numba_debug_modes(flag, tmp_path, boundscheck_cache):
     root = Path(__file__).resolve().parents[2]
     here = "tests/solvers/test_sliding.py::"
     cases = [here + "test_kernel_small_cases", here + "test_two_by_two_lengths_equal_bfs",
@@ -586,7 +586,9 @@ def test_kernels_under_numba_debug_modes(flag, tmp_path):
              here + "test_korf_easy_instances_reproduce_manhattan_node_counts"]
     if flag == "NUMBA_DISABLE_JIT":
         cases = cases[:5]  # uncompiled, millions of 15-puzzle nodes would take minutes
-    env = dict(os.environ, **{flag: "1"}, NUMBA_CACHE_DIR=str(tmp_path))
+    # Bounds-checked machine code goes to a cache of its own, never where normal runs load it.
+    cache = boundscheck_cache if flag == "NUMBA_BOUNDSCHECK" else str(tmp_path)
+    env = dict(os.environ, **{flag: "1"}, NUMBA_CACHE_DIR=cache)
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *cases],
                          check=False, cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]

@@ -427,9 +427,9 @@ def test_kernels_give_the_same_answers_without_the_jit():
 
 # slow: every kernel compiled again with bounds checks (minutes of CPU); `make test` runs it
 @pytest.mark.slow
-def test_kernel_tests_pass_with_bounds_checking(tmp_path):
-    # a fresh cache: code compiled without bounds checks must not be reused
-    env = python_env(NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+def test_kernel_tests_pass_with_bounds_checking(boundscheck_cache):
+    # the bounds-checked runs' cache: code compiled without bounds checks must not be reused
+    env = python_env(NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=boundscheck_cache)
     tests = Path(__file__).with_name("test_sudoku_kernels.py")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
                           check=False, capture_output=True, text=True, env=env, timeout=900)

@@ -343,11 +343,12 @@ def python_env(**extra):
 @pytest.mark.parametrize("env", [{"NUMBA_DISABLE_JIT": "1"},
                                  pytest.param({"NUMBA_BOUNDSCHECK": "1"}, marks=pytest.mark.slow)],
                          ids=["no-jit", "boundscheck"])
-def test_fast_kernel_tests_pass_in_each_mode(tmp_path, env):
-    # a fresh cache: code compiled without bounds checks must not be reused
+def test_fast_kernel_tests_pass_in_each_mode(tmp_path, boundscheck_cache, env):
+    # not the normal cache: code compiled without bounds checks must not be reused
+    cache = boundscheck_cache if "NUMBA_BOUNDSCHECK" in env else str(tmp_path)
     tests = Path(__file__).with_name("test_sudoku_fast.py")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
                           check=False, capture_output=True, text=True, timeout=900,
-                          env=python_env(NUMBA_CACHE_DIR=str(tmp_path), **env))
+                          env=python_env(NUMBA_CACHE_DIR=cache, **env))
     assert done.returncode == 0, done.stdout + done.stderr
     assert " passed" in done.stdout and " failed" not in done.stdout

@@ -121,25 +121,28 @@ class Workers:
     def __init__(self, env: dict[str, str], logs: Path, app: str = "worker.app"):
         self.env, self.logs, self.app = env, logs, app
         self.procs: list[subprocess.Popen[bytes]] = []
+        self._starting: dict[subprocess.Popen[bytes], str] = {}  # launched, not yet ready: what it will log
 
-    def start(self, pool: str = "prefork", cheap_only: bool = False,
-              concurrency: int = 1) -> subprocess.Popen[bytes]:
+    def start(self, pool: str = "prefork", cheap_only: bool = False, concurrency: int = 1,
+              wait: bool = True) -> subprocess.Popen[bytes]:
         """A worker of both lanes (as in production), or with ``cheap_only`` one kept for cheap work;
-        ``concurrency``: its pool processes."""
+        ``concurrency``: its pool processes. With ``wait=False`` it is launched and left to warm up:
+        ``ready()`` waits for it, so that several workers warm up side by side (worker.warmup shares
+        the work between them) instead of one after another."""
         lanes = Settings.from_env(self.env).lanes
         queues = lanes.task_queue if cheap_only else ",".join(lanes.queues)
         # Ready, and the pool process has loaded the solvers: a worker still compiling kernels
         # would leave all the work to the other one.
         return self._launch(["--pool", pool, "--concurrency", str(concurrency), "-Q", queues],
-                            "solvers warmed up")
+                            "solvers warmed up", wait)
 
-    def start_callbacks(self) -> subprocess.Popen[bytes]:
+    def start_callbacks(self, wait: bool = True) -> subprocess.Popen[bytes]:
         """A worker of the callbacks' queue alone, as every deployment runs one."""
         queue = Settings.from_env(self.env).lanes.callback_queue
-        return self._launch([*CALLBACK_WORKER, "-Q", queue], "solvers are not loaded")
+        return self._launch([*CALLBACK_WORKER, "-Q", queue], "solvers are not loaded", wait)
 
-    def _launch(self, args: list[str], started: str) -> subprocess.Popen[bytes]:
-        """A `celery worker` with ``args``, once it is ready and has logged ``started``."""
+    def _launch(self, args: list[str], started: str, wait: bool) -> subprocess.Popen[bytes]:
+        """A `celery worker` with ``args``; with ``wait``, once it is ready and has logged ``started``."""
         name = f"w{len(self.procs)}-{uuid.uuid4().hex[:6]}"
         log = self.logs / f"{name}.log"
         cmd = [sys.executable, "-m", "celery", "-A", self.app, "worker", *args, "-n", f"{name}@%h",
@@ -148,12 +151,24 @@ class Workers:
             proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT)
         proc.log = log  # type: ignore[attr-defined]
         self.procs.append(proc)
-        deadline = time.monotonic() + 300
-        while not ("ready." in (text := log.read_text()) and started in text):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"worker did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.2)
+        self._starting[proc] = started
+        if wait:
+            self.ready()
         return proc
+
+    def ready(self, timeout: float = 300) -> None:
+        """Wait until every worker launched is ready and has logged what its start promised."""
+        deadline = time.monotonic() + timeout
+        while self._starting:
+            for proc, started in list(self._starting.items()):
+                log = proc.log  # type: ignore[attr-defined]
+                if "ready." in (text := log.read_text()) and started in text:
+                    del self._starting[proc]
+                elif proc.poll() is not None or time.monotonic() > deadline:
+                    self._starting.clear()
+                    raise RuntimeError(f"worker did not start:\n{log.read_text()[-3000:]}")
+            if self._starting:
+                time.sleep(0.1)
 
     def stop(self) -> None:
         for proc in self.procs:
@@ -166,6 +181,7 @@ class Workers:
                 proc.kill()
                 proc.wait()
         self.procs = []
+        self._starting.clear()
 
 
 class Stack:

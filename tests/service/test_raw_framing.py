@@ -18,6 +18,8 @@ import pytest
 from store.db import migrate
 from tests.support.devstack import ROOT, free_port
 
+# A real gunicorn process (so not in `make test-fast`), on a SQLite file of its own and a free port:
+# it shares nothing, and runs with the parallel tests.
 pytestmark = pytest.mark.integration
 
 HEAD = ("POST /api/v1/validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
