@@ -57,7 +57,19 @@ def _band_bits(cells: np.ndarray) -> np.ndarray:
     return out
 
 
+def _region_units() -> np.ndarray:
+    """int64[81, 3, 2]: each cell's box, row and column (``REGIONS``' order) as (unit, the cell's
+    place 0..8 in it): a unit's place masks (gradek.places) read by region."""
+    out = np.zeros((81, 3, 2), np.int64)
+    for cell in range(81):
+        for k, which in enumerate((2, 0, 1)):
+            u = gradek.CELL_UNITS[cell, which]
+            out[cell, k] = u, gradek.UNITS[u].tolist().index(cell)
+    return out
+
+
 REGIONS = _regions()
+REGION_UNITS = _region_units()
 PEERS_IN_ORDER = _peers_in_order()
 PEER_BITS = _band_bits(gradek.PEERS)  # each cell's 20 peers
 UNIT_BITS = _band_bits(gradek.UNITS)  # each unit's 9 cells
@@ -164,6 +176,44 @@ def _made_on(grid: np.ndarray, source: np.ndarray, dynamic: bool, p: int, y: boo
 
 
 @njit(cache=True)
+def _made_on_dynamic(grid: np.ndarray, source: np.ndarray, places: np.ndarray, left: np.ndarray, p: int,
+                     y: bool, made: np.ndarray, rows: np.ndarray, sizes: np.ndarray) -> int:
+    """``_made_on`` when ``dynamic``, with the places of each digit in each unit on ``source``
+    (``places``, gradek.places) and on ``grid`` (``left``) as masks: a region's one other place
+    and the removed candidates the link rests on read from them."""
+    cell = p // 18
+    d = p % 18 // 2
+    k = 0
+    if y and popcount(grid[cell]) == 2:
+        made[k] = cell * 18 + other_digit(grid[cell], d) * 2 + 1
+        rows[k, 0] = p
+        sizes[k] = 1
+        for w in range(9):
+            if source[cell] >> w & 1 and not grid[cell] >> w & 1:
+                rows[k, sizes[k]] = cell * 18 + w * 2
+                sizes[k] += 1
+        k += 1
+    for r in range(3):
+        u = REGION_UNITS[cell, r, 0]
+        other = left[u, d] & ~(1 << REGION_UNITS[cell, r, 1])
+        if other == 0 or other & (other - 1):
+            continue
+        q = gradek.UNITS[u, lowest_bit(other)] * 18 + d * 2 + 1
+        if has(made, k, q):
+            continue
+        made[k] = q
+        rows[k, 0] = p
+        sizes[k] = 1
+        gone = places[u, d] & ~left[u, d]
+        while gone:
+            rows[k, sizes[k]] = gradek.UNITS[u, lowest_bit(gone)] * 18 + d * 2
+            sizes[k] += 1
+            gone &= gone - 1
+        k += 1
+    return k
+
+
+@njit(cache=True)
 def link_table(source: np.ndarray, y: bool, links: np.ndarray, n_links: np.ndarray) -> None:
     """Each candidate's links on ``source`` read once for a search's many propagations: its on
     node's (``off_links``) and its off node's (``_made_on``, static) in links[n, :n_links[n]],
@@ -197,21 +247,24 @@ def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: n
     links = np.empty((NODES, LINKS), np.int16)
     n_links = np.empty(NODES, np.int64)
     link_table(source, y, links, n_links)
-    return _propagate(source, start, dynamic, y, present, parents, count, on_queue, off_queue, links, n_links)
+    return _propagate(source, start, dynamic, y, present, parents, count, on_queue, off_queue, links, n_links,
+                      gradek.places(source))
 
 
 @njit(cache=True)
 def _propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: np.ndarray,
                parents: np.ndarray, count: np.ndarray, on_queue: np.ndarray, off_queue: np.ndarray,
-               links: np.ndarray, n_links: np.ndarray) -> tuple[int, int, int, int]:
+               links: np.ndarray, n_links: np.ndarray, places: np.ndarray) -> tuple[int, int, int, int]:
     """``propagate`` with the links of ``source`` read already (``link_table``, with the same
     ``y``). An on node's links are the table's in every family: on the grid as a dynamic
     assumption has changed it, the ones missing are removed candidates, off nodes already
     present, which the search passes over anyway. An off node's are the table's when the grid
-    stays as it is (not ``dynamic``), ``_made_on``'s on the changed grid otherwise."""
+    stays as it is (not ``dynamic``), ``_made_on_dynamic``'s on the changed grid otherwise, with
+    the places of each digit in each unit on ``source`` (``places``, gradek.places)."""
     present[:] = False
     count[:] = 0
     grid = source.copy() if dynamic else source
+    left = places.copy() if dynamic else places
     on_head = on_tail = off_head = off_tail = 0
     present[start] = True
     if start & 1:
@@ -249,8 +302,12 @@ def _propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: 
                     continue
                 on_tail = _add(q, p, present, parents, count, on_queue, on_tail)
             continue
-        k = _made_on(grid, source, dynamic, p, y, made, rows, sizes)
-        grid[p // 18] &= ~(1 << (p % 18 // 2))
+        cell = p // 18
+        d = p % 18 // 2
+        k = _made_on_dynamic(grid, source, places, left, p, y, made, rows, sizes)
+        grid[cell] &= ~(1 << d)
+        for r in range(3):
+            left[REGION_UNITS[cell, r, 0], d] &= ~(1 << REGION_UNITS[cell, r, 1])
         for j in range(k):
             q = made[j]
             if present[q] or present[q - 1]:
@@ -308,7 +365,7 @@ def length_extra(complexity: int) -> int:
 
 # A search's outcomes (``find``): one slot per candidate assumed true, and one for the candidate
 # assumed false: outs = (present, parents, count, order, meta), ``_run``'s arrays by slot, then
-# the source's links (``link_table``: links, n_links).
+# the source's links (``link_table``: links, n_links) and its places (gradek.places).
 Arrays = tuple[np.ndarray, ...]
 
 
@@ -319,7 +376,7 @@ def _run(source: np.ndarray, start: int, dynamic: bool, y: bool, s: int, outs: A
     present, parents, count, order, meta = outs[0], outs[1], outs[2], outs[3], outs[4]
     off_queue = np.empty(NODES, np.int64)
     late, early, trues, falses = _propagate(source, start, dynamic, y, present[s], parents[s], count[s],
-                                            order[s], off_queue, outs[5], outs[6])
+                                            order[s], off_queue, outs[5], outs[6], outs[7])
     order[s, trues:trues + falses] = off_queue[:falses]
     meta[s, 0], meta[s, 1], meta[s, 2] = late, early, trues + falses
 
@@ -428,7 +485,7 @@ def find(source: np.ndarray, multiple: bool, dynamic: bool, nishio: bool, base: 
     outs = (np.empty((n_slots + 1, NODES), np.bool_), np.empty((n_slots + 1, NODES, WIDTH), np.int16),
             np.empty((n_slots + 1, NODES), np.int8), np.empty((n_slots + 1, NODES), np.int16),
             np.empty((n_slots + 1, 3), np.int64), np.empty((NODES, LINKS), np.int16),
-            np.empty(NODES, np.int64))
+            np.empty(NODES, np.int64), gradek.places(source))
     present, order, meta = outs[0], outs[3], outs[4]
     scratch = (np.zeros(NODES, np.bool_), np.empty(NODES, np.int64))
     slots = np.empty(9, np.int64)
