@@ -48,11 +48,18 @@ def _exclude(cands: np.ndarray, base: np.ndarray, size: int, shared: np.ndarray,
     ``allowed`` (int64[3], scratch): per base cell, the digits some combination allows. The
     digits of every base cell but the last are picked one by one; the last cell's allowed
     digits for that pick are a mask (``_third``), so a search stops once every digit of every
-    cell is allowed."""
-    last = base[size - 1]
+    cell is allowed; the cell with the most digits is the last (the allowed digits do not
+    depend on the order)."""
+    li = 0
+    for i in range(1, size):
+        if POP[cands[base[i]]] > POP[cands[base[li]]]:
+            li = i
+    xi = 1 if li == 0 else 0
+    yi = 3 - li - xi if size == 3 else xi
+    cx, cy, last = base[xi], base[yi], base[li]
     allowed[:] = 0
-    m0 = cands[base[0]]
-    m1 = cands[base[1]] if size == 3 else 1
+    m0 = cands[cx]
+    m1 = cands[cy] if size == 3 else 1
     for a in range(9):
         if not m0 >> a & 1:
             continue
@@ -60,19 +67,19 @@ def _exclude(cands: np.ndarray, base: np.ndarray, size: int, shared: np.ndarray,
             if not m1 >> b & 1:
                 continue
             bit_b = 1 << b if size == 3 else 0
-            if size == 3 and a == b and SEES[base[0], base[1]]:
+            if size == 3 and a == b and SEES[cx, cy]:
                 continue
             m = cands[last]
-            if SEES[base[0], last]:
+            if SEES[cx, last]:
                 m &= ~(1 << a)
-            if size == 3 and SEES[base[1], last]:
+            if size == 3 and SEES[cy, last]:
                 m &= ~bit_b
             m = _third(m, 1 << a, bit_b, shared, n_shared, cands)
             if m:
-                allowed[0] |= 1 << a
+                allowed[xi] |= 1 << a
                 if size == 3:
-                    allowed[1] |= bit_b
-                allowed[size - 1] |= m
+                    allowed[yi] |= bit_b
+                allowed[li] |= m
         full = True
         for i in range(size):
             full &= allowed[i] == cands[base[i]]
