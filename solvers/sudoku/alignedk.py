@@ -27,61 +27,64 @@ SEES = patternk.SEES
 
 
 @njit(cache=True)
-def _digits(m: int, out: np.ndarray) -> int:
-    """The digits of mask ``m`` written to ``out``; their number."""
-    n = 0
-    for d in range(9):
-        if m >> d & 1:
-            out[n] = d
-            n += 1
-    return n
+def _third(m: int, a: int, b: int, shared: np.ndarray, n_shared: int, cands: np.ndarray) -> int:
+    """The digits of mask ``m`` left to the last base cell once the others hold digits ``a``
+    and ``b`` (bits): without those an excluder needs. An excluder left with no digit outside
+    ``a | b`` rules every one out; one left with one digit rules that digit out."""
+    for s in range(n_shared):
+        rest = cands[shared[s]] & ~(a | b)
+        if rest == 0:
+            return 0
+        if rest & (rest - 1) == 0:
+            m &= ~rest
+    return m
 
 
 @njit(cache=True)
 def _exclude(cands: np.ndarray, base: np.ndarray, size: int, shared: np.ndarray, n_shared: int,
-             cells: np.ndarray, elims: np.ndarray, digits: np.ndarray, counts: np.ndarray) -> int:
-    """The eliminations of the base cells ``base[:size]`` with the excluders ``shared[:n_shared]``
-    written to ``elims`` (and the cells to ``cells``); their number. ``digits`` (int64[3, 9]) and
-    ``counts`` (int64[12]: the cells' digit counts, then the digits allowed, picked and the
-    pick's place in ``digits``) are scratch, made once for the many sets of a search. The
-    combinations run as an odometer, and stop once every digit of every cell is allowed."""
-    for i in range(size):
-        counts[i] = _digits(cands[base[i]], digits[i])
-    allowed = counts[3:6]
-    pick = counts[6:9]
-    at = counts[9:12]
+             cells: np.ndarray, elims: np.ndarray, allowed: np.ndarray) -> int:
+    """The eliminations of the base cells ``base[:size]`` (two or three) with the excluders
+    ``shared[:n_shared]`` written to ``elims`` (and the cells to ``cells``); their number.
+    ``allowed`` (int64[3], scratch): per base cell, the digits some combination allows. The
+    digits of every base cell but the last are picked one by one; the last cell's allowed
+    digits for that pick are a mask (``_third``), so a search stops once every digit of every
+    cell is allowed; the cell with the most digits is the last (the allowed digits do not
+    depend on the order)."""
+    li = 0
+    for i in range(1, size):
+        if POP[cands[base[i]]] > POP[cands[base[li]]]:
+            li = i
+    xi = 1 if li == 0 else 0
+    yi = 3 - li - xi if size == 3 else xi
+    cx, cy, last = base[xi], base[yi], base[li]
     allowed[:] = 0
-    at[:] = 0
-    total = 1
-    for i in range(size):
-        total *= counts[i]
-    for _ in range(total):
-        taken = 0
-        ok = True
+    m0 = cands[cx]
+    m1 = cands[cy] if size == 3 else 1
+    for a in range(9):
+        if not m0 >> a & 1:
+            continue
+        for b in range(9 if size == 3 else 1):
+            if not m1 >> b & 1:
+                continue
+            bit_b = 1 << b if size == 3 else 0
+            if size == 3 and a == b and SEES[cx, cy]:
+                continue
+            m = cands[last]
+            if SEES[cx, last]:
+                m &= ~(1 << a)
+            if size == 3 and SEES[cy, last]:
+                m &= ~bit_b
+            m = _third(m, 1 << a, bit_b, shared, n_shared, cands)
+            if m:
+                allowed[xi] |= 1 << a
+                if size == 3:
+                    allowed[yi] |= bit_b
+                allowed[li] |= m
+        full = True
         for i in range(size):
-            pick[i] = digits[i, at[i]]
-            taken |= 1 << pick[i]
-        for i in range(size):
-            at[i] += 1
-            if at[i] < counts[i]:
-                break
-            at[i] = 0
-        for i in range(size):
-            for j in range(i + 1, size):
-                if pick[i] == pick[j] and SEES[base[i], base[j]]:
-                    ok = False
-        if ok:
-            for s in range(n_shared):
-                if cands[shared[s]] & ~taken == 0:
-                    ok = False
-                    break
-        if ok:
-            full = True
-            for i in range(size):
-                allowed[i] |= 1 << pick[i]
-                full &= allowed[i] == cands[base[i]]
-            if full:
-                return 0
+            full &= allowed[i] == cands[base[i]]
+        if full:
+            return 0
     n = 0
     for i in range(size):
         n = gradek._eliminate(base[i], cands[base[i]] & ~allowed[i], cands, elims, n)
@@ -126,8 +129,7 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
     pair = np.empty(20, np.int64)
     shared = np.empty(20, np.int64)
     tail = np.empty(40, np.int64)
-    digits = np.empty((3, 9), np.int64)
-    counts = np.empty(12, np.int64)
+    allowed = np.empty(3, np.int64)
     for b in range(1, nb):
         for a in range(b):
             chosen[0], chosen[1] = base[a], base[b]
@@ -139,7 +141,7 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
             if n_pair < 2:
                 continue
             if degree == 2:
-                n = _exclude(cands, chosen, 2, pair, n_pair, cells, elims, digits, counts)
+                n = _exclude(cands, chosen, 2, pair, n_pair, cells, elims, allowed)
                 if n:
                     return 2, n
                 continue
@@ -170,7 +172,7 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
                         n_shared += 1
                 if n_shared < 2:
                     continue
-                n = _exclude(cands, chosen, 3, shared, n_shared, cells, elims, digits, counts)
+                n = _exclude(cands, chosen, 3, shared, n_shared, cells, elims, allowed)
                 if n:
                     return 3, n
     return 0, 0

@@ -1,6 +1,8 @@
 """Numba kernels of the forcing chains (forcing.py): SE's doChaining on arrays, the count of
 a node's ancestors, and a family's whole search (``find``: every assumption in forcing.find's
-order, the outcomes compared, the best find kept, ratings in tenths of SE's scale).
+order, the outcomes compared, the best find kept, ratings in tenths of SE's scale). A search
+reads each candidate's links once (``link_table``) for its many propagations, and Nishio's
+runs only where a closure of each assumption on bitmasks (``nishio_may``) can clash.
 
   source   int64[81]: the candidate masks the assumption starts from.
   present  bool[NODES]: the nodes made true or false (chains.py's numbering).
@@ -16,11 +18,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.bits import popcount
+from solvers.bits import lowest_bit, popcount
 from solvers.sudoku import gradek
 
 NODES = 81 * 18
 WIDTH = 10
+LINKS = 28  # a node's links at most: 8 other digits and 20 peers
 
 
 def _regions() -> np.ndarray:
@@ -44,8 +47,32 @@ def _peers_in_order() -> np.ndarray:
     return out
 
 
+def _band_bits(cells: np.ndarray) -> np.ndarray:
+    """int64[len(cells), 3]: each row of ``cells`` as a set of cells in three words, one per band
+    of three rows (a cell's bit: cell % 27 in word cell // 27)."""
+    out = np.zeros((len(cells), 3), np.int64)
+    for i, row in enumerate(cells.tolist()):
+        for c in row:
+            out[i, c // 27] |= 1 << (c % 27)
+    return out
+
+
+def _region_units() -> np.ndarray:
+    """int64[81, 3, 2]: each cell's box, row and column (``REGIONS``' order) as (unit, the cell's
+    place 0..8 in it): a unit's place masks (gradek.places) read by region."""
+    out = np.zeros((81, 3, 2), np.int64)
+    for cell in range(81):
+        for k, which in enumerate((2, 0, 1)):
+            u = gradek.CELL_UNITS[cell, which]
+            out[cell, k] = u, gradek.UNITS[u].tolist().index(cell)
+    return out
+
+
 REGIONS = _regions()
+REGION_UNITS = _region_units()
 PEERS_IN_ORDER = _peers_in_order()
+PEER_BITS = _band_bits(gradek.PEERS)  # each cell's 20 peers
+UNIT_BITS = _band_bits(gradek.UNITS)  # each unit's 9 cells
 
 
 @njit(cache=True)
@@ -149,6 +176,66 @@ def _made_on(grid: np.ndarray, source: np.ndarray, dynamic: bool, p: int, y: boo
 
 
 @njit(cache=True)
+def _made_on_dynamic(grid: np.ndarray, source: np.ndarray, places: np.ndarray, left: np.ndarray, p: int,
+                     y: bool, made: np.ndarray, rows: np.ndarray, sizes: np.ndarray) -> int:
+    """``_made_on`` when ``dynamic``, with the places of each digit in each unit on ``source``
+    (``places``, gradek.places) and on ``grid`` (``left``) as masks: a region's one other place
+    and the removed candidates the link rests on read from them."""
+    cell = p // 18
+    d = p % 18 // 2
+    k = 0
+    if y and popcount(grid[cell]) == 2:
+        made[k] = cell * 18 + other_digit(grid[cell], d) * 2 + 1
+        rows[k, 0] = p
+        sizes[k] = 1
+        for w in range(9):
+            if source[cell] >> w & 1 and not grid[cell] >> w & 1:
+                rows[k, sizes[k]] = cell * 18 + w * 2
+                sizes[k] += 1
+        k += 1
+    for r in range(3):
+        u = REGION_UNITS[cell, r, 0]
+        other = left[u, d] & ~(1 << REGION_UNITS[cell, r, 1])
+        if other == 0 or other & (other - 1):
+            continue
+        q = gradek.UNITS[u, lowest_bit(other)] * 18 + d * 2 + 1
+        if has(made, k, q):
+            continue
+        made[k] = q
+        rows[k, 0] = p
+        sizes[k] = 1
+        gone = places[u, d] & ~left[u, d]
+        while gone:
+            rows[k, sizes[k]] = gradek.UNITS[u, lowest_bit(gone)] * 18 + d * 2
+            sizes[k] += 1
+            gone &= gone - 1
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def link_table(source: np.ndarray, y: bool, links: np.ndarray, n_links: np.ndarray) -> None:
+    """Each candidate's links on ``source`` read once for a search's many propagations: its on
+    node's (``off_links``) and its off node's (``_made_on``, static) in links[n, :n_links[n]],
+    in SE's order (entries of nodes that are not candidates are left as they are)."""
+    made = np.empty(4, np.int64)
+    made_off = np.empty(28, np.int64)  # 8 other digits and 20 peers at most
+    rows = np.empty((4, WIDTH), np.int64)
+    sizes = np.empty(4, np.int64)
+    for cell in range(81):
+        for d in range(9):
+            if not source[cell] >> d & 1:
+                continue
+            n = cell * 18 + d * 2
+            k = off_links(source, n + 1, y, made_off)
+            links[n + 1, :k] = made_off[:k]
+            n_links[n + 1] = k
+            k = _made_on(source, source, False, n, y, made, rows, sizes)
+            links[n, :k] = made[:k]
+            n_links[n] = k
+
+
+@njit(cache=True)
 def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: np.ndarray,
               parents: np.ndarray, count: np.ndarray, on_queue: np.ndarray,
               off_queue: np.ndarray) -> tuple[int, int, int, int]:
@@ -156,10 +243,28 @@ def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: n
     here) and the true and the false nodes in the order found (``on_queue``, ``off_queue``);
     returns (late, early, trues, falses): the contradiction's node that arrived last (its
     parents recorded though it is not marked present) and its negation, or (-1, -1), and the
-    numbers of true and false nodes."""
+    numbers of true and false nodes. ``_propagate`` on the links of ``source`` read here."""
+    links = np.empty((NODES, LINKS), np.int16)
+    n_links = np.empty(NODES, np.int64)
+    link_table(source, y, links, n_links)
+    return _propagate(source, start, dynamic, y, present, parents, count, on_queue, off_queue, links, n_links,
+                      gradek.places(source))
+
+
+@njit(cache=True)
+def _propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: np.ndarray,
+               parents: np.ndarray, count: np.ndarray, on_queue: np.ndarray, off_queue: np.ndarray,
+               links: np.ndarray, n_links: np.ndarray, places: np.ndarray) -> tuple[int, int, int, int]:
+    """``propagate`` with the links of ``source`` read already (``link_table``, with the same
+    ``y``). An on node's links are the table's in every family: on the grid as a dynamic
+    assumption has changed it, the ones missing are removed candidates, off nodes already
+    present, which the search passes over anyway. An off node's are the table's when the grid
+    stays as it is (not ``dynamic``), ``_made_on_dynamic``'s on the changed grid otherwise, with
+    the places of each digit in each unit on ``source`` (``places``, gradek.places)."""
     present[:] = False
     count[:] = 0
-    grid = source.copy()
+    grid = source.copy() if dynamic else source
+    left = places.copy() if dynamic else places
     on_head = on_tail = off_head = off_tail = 0
     present[start] = True
     if start & 1:
@@ -169,15 +274,14 @@ def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: n
         off_queue[0] = start
         off_tail = 1
     made = np.empty(4, np.int64)
-    made_off = np.empty(28, np.int64)  # 8 other digits and 20 peers at most
     rows = np.empty((4, WIDTH), np.int64)
     sizes = np.empty(4, np.int64)
     while on_head < on_tail or off_head < off_tail:
         if on_head < on_tail:
             p = on_queue[on_head]
             on_head += 1
-            for j in range(off_links(grid, p, y, made_off)):
-                q = made_off[j]
+            for j in range(n_links[p]):
+                q = int(links[p, j])
                 if present[q + 1]:
                     parents[q, 0] = p
                     count[q] = 1
@@ -187,9 +291,23 @@ def propagate(source: np.ndarray, start: int, dynamic: bool, y: bool, present: n
             continue
         p = off_queue[off_head]
         off_head += 1
-        k = _made_on(grid, source, dynamic, p, y, made, rows, sizes)
-        if dynamic:
-            grid[p // 18] &= ~(1 << (p % 18 // 2))
+        if not dynamic:
+            for j in range(n_links[p]):
+                q = int(links[p, j])
+                if present[q] or present[q - 1]:
+                    if not present[q]:
+                        parents[q, 0] = p
+                        count[q] = 1
+                        return q, q - 1, on_tail, off_tail
+                    continue
+                on_tail = _add(q, p, present, parents, count, on_queue, on_tail)
+            continue
+        cell = p // 18
+        d = p % 18 // 2
+        k = _made_on_dynamic(grid, source, places, left, p, y, made, rows, sizes)
+        grid[cell] &= ~(1 << d)
+        for r in range(3):
+            left[REGION_UNITS[cell, r, 0], d] &= ~(1 << REGION_UNITS[cell, r, 1])
         for j in range(k):
             q = made[j]
             if present[q] or present[q - 1]:
@@ -246,7 +364,8 @@ def length_extra(complexity: int) -> int:
 
 
 # A search's outcomes (``find``): one slot per candidate assumed true, and one for the candidate
-# assumed false: outs = (present, parents, count, order, meta), ``_run``'s arrays by slot.
+# assumed false: outs = (present, parents, count, order, meta), ``_run``'s arrays by slot, then
+# the source's links (``link_table``: links, n_links) and its places (gradek.places).
 Arrays = tuple[np.ndarray, ...]
 
 
@@ -254,10 +373,10 @@ Arrays = tuple[np.ndarray, ...]
 def _run(source: np.ndarray, start: int, dynamic: bool, y: bool, s: int, outs: Arrays) -> None:
     """``propagate`` into slot ``s``: its nodes in the order found (the true, then the false)
     in order[s], and (late, early, number of nodes) in meta[s]."""
-    present, parents, count, order, meta = outs
+    present, parents, count, order, meta = outs[0], outs[1], outs[2], outs[3], outs[4]
     off_queue = np.empty(NODES, np.int64)
-    late, early, trues, falses = propagate(source, start, dynamic, y, present[s], parents[s], count[s],
-                                           order[s], off_queue)
+    late, early, trues, falses = _propagate(source, start, dynamic, y, present[s], parents[s], count[s],
+                                            order[s], off_queue, outs[5], outs[6], outs[7])
     order[s, trues:trues + falses] = off_queue[:falses]
     meta[s, 0], meta[s, 1], meta[s, 2] = late, early, trues + falses
 
@@ -349,7 +468,11 @@ def find(source: np.ndarray, multiple: bool, dynamic: bool, nishio: bool, base: 
          best_cells: np.ndarray) -> None:
     """forcing.find's search for a family (its switches, its base rating in tenths): the best
     find's rating (0 for none), complexity, sort key, target and number of cells in best[:5],
-    its cells in ``best_cells``."""
+    its cells in ``best_cells``. Nishio's search runs only where ``nishio_may`` finds that some
+    assumption can clash."""
+    best[:] = 0
+    if nishio and not nishio_may(source):
+        return
     slot = np.zeros(81 * 9, np.int64)
     n_slots = 0
     for cell in range(81):
@@ -361,7 +484,8 @@ def find(source: np.ndarray, multiple: bool, dynamic: bool, nishio: bool, base: 
     # parents and orders as int16 (NODES < 2**15): a slot per candidate makes them the bulk
     outs = (np.empty((n_slots + 1, NODES), np.bool_), np.empty((n_slots + 1, NODES, WIDTH), np.int16),
             np.empty((n_slots + 1, NODES), np.int8), np.empty((n_slots + 1, NODES), np.int16),
-            np.empty((n_slots + 1, 3), np.int64))
+            np.empty((n_slots + 1, 3), np.int64), np.empty((NODES, LINKS), np.int16),
+            np.empty(NODES, np.int64), gradek.places(source))
     present, order, meta = outs[0], outs[3], outs[4]
     scratch = (np.zeros(NODES, np.bool_), np.empty(NODES, np.int64))
     slots = np.empty(9, np.int64)
@@ -369,7 +493,7 @@ def find(source: np.ndarray, multiple: bool, dynamic: bool, nishio: bool, base: 
     pair = np.empty(2, np.int64)  # the nodes and slots of a contradiction or a double implication
     pair_slots = np.empty(2, np.int64)
     y = not nishio
-    best[:] = 0
+    link_table(source, y, outs[5], outs[6])  # region chains (not Nishio) take y as True too
     for cell in range(81):
         m = source[cell]
         size = popcount(m)
@@ -404,3 +528,81 @@ def find(source: np.ndarray, multiple: bool, dynamic: bool, nishio: bool, base: 
             k += 1
         if not nishio:
             _common(slots, k, one, 1, 5, source, base, outs, scratch, best, best_cells)
+
+
+@njit(cache=True)
+def _clash(plane: np.ndarray, cell: int, on: bool, trues: np.ndarray, falses: np.ndarray,
+           new: np.ndarray) -> bool:
+    """Whether the Nishio assumption that a digit is (``on``) or is not at ``cell`` can lead to
+    a contradiction, on the digit's places ``plane`` (three words, ``PEER_BITS``' layout): the
+    closure of what it implies, taken all at once rather than node by node, with the grid as
+    those removals leave it. Nishio's links stay on the digit: a true place makes its peers
+    false, and a unit with a false place and one place left not false makes that one true.
+    Whatever the search (``propagate``, dynamic, X-links only) reaches is in the closure, or the
+    closure meets a clash first, so no clash here means none there: a place both true and
+    false, or a unit of two places or more all false. ``trues``, ``falses`` and ``new`` are
+    scratch (int64[3])."""
+    trues[:] = 0
+    falses[:] = 0
+    new[:] = 0
+    if on:
+        new[cell // 27] = 1 << (cell % 27)
+    else:
+        falses[cell // 27] = 1 << (cell % 27)
+    while True:
+        for w in range(3):
+            trues[w] |= new[w]
+            m = new[w]
+            while m:
+                x = w * 27 + lowest_bit(m)
+                m &= m - 1
+                for k in range(3):
+                    falses[k] |= PEER_BITS[x, k] & plane[k]
+        for w in range(3):
+            if trues[w] & falses[w]:
+                return True
+        new[:] = 0
+        more = False
+        for u in range(27):
+            hit = 0
+            left = 0
+            places = 0
+            for w in range(3):
+                hit |= UNIT_BITS[u, w] & falses[w]
+                left += popcount(UNIT_BITS[u, w] & plane[w] & ~falses[w])
+                places += popcount(UNIT_BITS[u, w] & plane[w])
+            if not hit:
+                continue
+            if left == 0 and places >= 2:
+                return True
+            if left == 1:
+                for w in range(3):
+                    g = UNIT_BITS[u, w] & plane[w] & ~falses[w] & ~trues[w]
+                    if g:
+                        new[w] |= g
+                        more = True
+        if not more:
+            return False
+
+
+@njit(cache=True)
+def nishio_may(source: np.ndarray) -> bool:
+    """Whether some Nishio assumption on ``source`` (a candidate of a cell of two digits or more,
+    true or false) can end in a contradiction (``_clash``): where none can, the Nishio family
+    finds nothing."""
+    plane = np.zeros(3, np.int64)
+    trues = np.empty(3, np.int64)
+    falses = np.empty(3, np.int64)
+    new = np.empty(3, np.int64)
+    for d in range(9):
+        plane[:] = 0
+        for cell in range(81):
+            if source[cell] >> d & 1:
+                plane[cell // 27] |= 1 << (cell % 27)
+        for cell in range(81):
+            if not source[cell] >> d & 1 or popcount(source[cell]) < 2:
+                continue
+            for on in (True, False):
+                if _clash(plane, cell, on, trues, falses, new):
+                    return True
+    return False

@@ -139,3 +139,27 @@ def test_forcing_search_compiled_and_interpreted_agree():
     assert all(rating >= base for ([rating, *_], _), base in zip(compiled, [75, 80, 85] * 2, strict=True))
     # Nishio's are contradictions (sort key 7) in one cell, the others region chains here
     assert [key for [_, _, key, _, _], _ in compiled] == [7, 6, 6, 7, 6, 6]
+
+
+# Nishio's precheck (forcingk.nishio_may) beside the Nishio search itself on diabolical starts
+NISHIO = """
+import json
+import numpy as np
+from solvers.sudoku import forcingk
+from tests.solvers.sudoku_starts import diabolical_lines, start
+out = []
+for line in diabolical_lines()[:24]:
+    cands = start(line.split()[1])
+    best, cells = np.zeros(5, np.int64), np.zeros(9, np.int64)
+    forcingk.find(cands, False, True, True, 75, best, cells)
+    out.append([bool(forcingk.nishio_may(cands)), int(best[0])])
+print(json.dumps(out))
+"""
+
+
+def test_nishio_precheck_compiled_and_interpreted_agree():
+    compiled = json.loads(run_python(NISHIO))
+    assert compiled == json.loads(run_python(NISHIO, NUMBA_DISABLE_JIT="1"))
+    # wherever the search finds a Nishio chain the precheck lets it run; it rules some out
+    assert all(may for may, rating in compiled if rating)
+    assert any(rating for _, rating in compiled) and not all(may for may, _ in compiled)
