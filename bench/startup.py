@@ -1,7 +1,7 @@
 """`make run`'s start: seconds to "workers ready", to the README's four-kind job answered and to
 every kind prepared, on an empty numba cache, then on the cache filled.
 
-    python -m bench.startup [--starts 2]
+    python -m bench.startup [--starts 2] [--fresh-clone]
     python -m bench.startup --units
 
 Starts `python -m deploy.run_local` (what `make run` runs, embedded: SQLite and the filesystem
@@ -13,6 +13,11 @@ seconds the ready line states, the seconds from the start until the job was answ
 until every kind was prepared, the CPU seconds the whole start and stop took (its processes' user +
 system time), and the most CPU seconds one warm-up process took (its log line): its seconds on an
 idle machine with a core per warm-up process, whatever the load here.
+
+With --fresh-clone: first `git clone` of this repository's HEAD into a temporary folder and
+`make venv-run` there (timed, the `.venv`'s size printed), then the starts as above from that
+clone, with its `.venv` (the runtime install only), and the `.venv`'s size again: what a new
+user's `make run` installs and writes.
 
 With --units: the CPU seconds of each warm-up unit (solvers.warm_up_units), each warmed in a
 process of its own, in their order, on one numba cache empty at the first: what one process warming
@@ -101,11 +106,37 @@ def units() -> None:
             print(f"| {unit.name} | {float(run.stdout):.1f} |", flush=True)
 
 
+def megabytes(folder: Path) -> int:
+    return int(subprocess.run(["du", "-sm", str(folder)], capture_output=True, text=True,
+                              check=True).stdout.split()[0])
+
+
+def fresh_clone(starts: int) -> None:
+    """A clone's install timed and measured, then this bench run from it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "NUMBA_CACHE_DIR")}
+    with tempfile.TemporaryDirectory() as name:
+        clone = Path(name) / "clone"
+        start = time.perf_counter()
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        subprocess.run(["make", "venv-run"], cwd=clone, env=env, check=True, capture_output=True)
+        installed = time.perf_counter() - start
+        venv = clone / ".venv"
+        print(f"git clone + make venv-run: {installed:.0f} s, .venv {megabytes(venv)} MB\n", flush=True)
+        subprocess.run([str(venv / "bin" / "python"), "-m", "bench.startup", "--starts", str(starts)],
+                       cwd=clone, env={**env, "PYTHONPATH": str(clone)}, check=True)
+        print(f"\n.venv after the starts: {megabytes(venv)} MB")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--starts", type=int, default=2)
     ap.add_argument("--units", action="store_true", help="each warm-up unit's CPU seconds instead")
+    ap.add_argument("--fresh-clone", action="store_true",
+                    help="clone this repository and install it with make venv-run first, then start that")
     args = ap.parse_args()
+    if args.fresh_clone:
+        fresh_clone(args.starts)
+        return
     print(f"load average at the start: {os.getloadavg()[0]:.1f}\n")
     if args.units:
         units()
