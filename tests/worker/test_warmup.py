@@ -219,7 +219,7 @@ def test_a_process_waits_for_the_warm_up_to_compile_its_kind_and_the_warm_up_tak
         waiting.join(0.3)
         assert waiting.is_alive() and compiled() == []  # it compiles nothing itself: it waits
         assert "sliding: waiting for the warm-up to compile its kernels" in caplog.text
-        assert [u.name for u in warmup.by_want(tmp_path, units)][0] == "sliding"
+        assert warmup.by_want(tmp_path, units)[0].name == "sliding"
         warmup.warm_up(tmp_path)  # what the warm-up process does
     waiting.join(10)
     assert not waiting.is_alive()
