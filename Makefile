@@ -11,12 +11,19 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/var/numba-cache
 # What running needs: exactly what requirements.lock pins (hashes checked), then the project
 # itself, editable and without dependencies. A lock older than pyproject.toml's dependencies is
 # reported, and what it lacks is installed unpinned so that work goes on until `make lock`.
+# Left out, as running never reads them: bytecode for every file at install time (it is written
+# as modules are first imported), the test suites numpy and numba ship, and the static symbol
+# table of llvmlite's library (19 MB; its exported symbols stay), where `strip` is installed.
 $(RUN_STAMP): pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
+	$(PY) -m pip install --quiet --no-compile --upgrade pip
+	$(PY) -m pip install --quiet --no-compile --require-hashes -r requirements.lock
 	$(PY) deploy/lock.py check --install-unlocked
-	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(PY) -m pip install --quiet --no-compile --no-deps --no-build-isolation -e .
+	site=$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))') && \
+	find $$site/numpy $$site/numba -type d -name tests -prune -exec rm -rf {} + && \
+	if command -v strip >/dev/null; then \
+		find $$site/llvmlite -type f -name 'libllvmlite*.so' -exec strip --strip-unneeded {} +; fi
 	touch $@
 
 # What the tests, checks and benches add on top: requirements-dev.lock (the runtime's pins, the dev

@@ -56,9 +56,10 @@ def banner(port: int, host: str, tokens: bool = False) -> str:
             f"  submit:    curl -s -X POST {url}/api/v1/jobs -H 'Content-Type: application/json'{auth} \\\n"
             f"               -d '{sample}'\n"
             f"  results:   curl -s{auth} {url}/api/v1/jobs/<id>/puzzles\n"
-            f"  workers:   warming up the solvers: a first start on this machine compiles their kernels\n"
-            f"             (a minute or more), a later start loads them (seconds). Jobs posted meanwhile\n"
-            f"             wait queued. Lines say what is still being prepared, and when they are ready.\n")
+            f"  workers:   take work within seconds; a first start on this machine also compiles the\n"
+            f"             solvers' kernels (about a minute), the kinds a first job needs first: its\n"
+            f"             puzzles of a kind not ready yet wait for that kind. Lines say what is still\n"
+            f"             being prepared, and when every kind is.\n")
 
 
 def instance_dir(settings: Settings) -> Path:
@@ -70,7 +71,7 @@ def instance_dir(settings: Settings) -> Path:
 
 def beating_since(engine: Engine, since: datetime) -> int:
     """Worker processes whose heartbeat row (worker.heartbeat) was made at or after ``since``: a
-    pool process makes it once its worker has warmed up the solvers and forked it."""
+    pool process makes it once its worker has forked it, ready to take work."""
     with engine.connect() as conn:
         started = conn.scalars(select(WorkerBeat.started_at)).all()
     return sum(1 for t in started if aware(t) >= since)
@@ -86,6 +87,16 @@ def announce_ready(engine: Engine, since: datetime, processes: int) -> bool:
         return False
     print(f"\nworkers ready: {beating} processes, {(now() - since).total_seconds():.0f} s after the start\n",
           flush=True)
+    return True
+
+
+def announce_prepared(since: datetime) -> bool:
+    """Print, once every kind's kernels are in numba's cache (worker.warmup), that they are; whether
+    they are."""
+    if warmup.unprepared():
+        return False
+    seconds = (now() - since).total_seconds()
+    print(f"workers: every kind prepared, {seconds:.0f} s after the start", flush=True)
     return True
 
 
@@ -162,12 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     engine = make_engine(database_url)
     # Every pool process of the first worker, the cheap worker's one and the callbacks worker.
     processes = concurrency + 2
-    ready, looked = False, 0.0
+    ready, prepared, looked = False, False, 0.0
     left: list[str] = []
     while not stopping and all(c.poll() is None for c in children):
-        if not ready and time.monotonic() - looked >= 1.0:
+        if not prepared and time.monotonic() - looked >= 1.0:
             left = announce_preparing(left)
-            ready, looked = announce_ready(engine, launched, processes), time.monotonic()
+            ready = ready or announce_ready(engine, launched, processes)
+            prepared, looked = ready and announce_prepared(launched), time.monotonic()
         time.sleep(0.2)
     engine.dispose()
     for child in children:

@@ -1,9 +1,10 @@
 """The Celery app of the workers: ``celery -A worker.app worker`` starts a worker.
 
-Settings come from the environment (store.settings). The `celery worker` main process warms up
-the solvers before its pool forks (sharing the work with the workers starting beside it:
-worker.warmup), so every pool process has the compiled kernels from its first moment, and starts
-the build of what the kinds read and this machine lacks (``python -m solvers provision``); and
+Settings come from the environment (store.settings). The `celery worker` main process starts,
+before its pool forks, a warm-up process that compiles the solvers' kernels into numba's cache
+(sharing the work with the processes warming up beside it, worker.warmup) and the build of what the
+kinds read and this machine lacks (``python -m solvers provision``); its pool processes take work
+at once, each preparing a kind's kernels before its first puzzle of that kind; and
 each process that runs tasks starts its heartbeat (worker.heartbeat), whose thread also takes its
 turn at the reaper. A worker that takes dear work runs at a lower CPU priority.
 """
@@ -14,7 +15,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from typing import Any
 
 from celery import Celery
@@ -129,6 +129,14 @@ def _leave(**_kwargs: object) -> None:
     stop_here()
 
 
+@worker_shutdown.connect
+def _stop_warming_up(**_kwargs: object) -> None:
+    for process in _warming:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(10)
+
+
 def _provision_in_background() -> None:
     # A process of its own: a thread here would still be building when the pool forks, and a fork
     # taken while it holds numba's compiler lock would leave the children with that lock held.
@@ -137,11 +145,18 @@ def _provision_in_background() -> None:
     threading.Thread(target=build.wait, name="provision", daemon=True).start()  # reaps it when done
 
 
+_warming: list[subprocess.Popen[bytes]] = []  # this worker's warm-up process
+
+
 def _timed_warm_up() -> None:
-    start, cpu = time.perf_counter(), time.process_time()
-    warmup.warm_up()
-    log.info("solvers warmed up in %.1f s, %.1f CPU s", time.perf_counter() - start,
-             time.process_time() - cpu)
+    # A process of its own, for the reason above; it logs its time here ("solvers warmed up in") and
+    # ends with this one. Its output is this worker's. None when every kind is in the cache already.
+    if not warmup.unprepared():
+        log.info("solvers warmed up in 0.0 s, 0.0 CPU s (every kind's kernels are in the cache)")
+        return
+    process = subprocess.Popen([sys.executable, "-m", "worker.warmup"], stdin=subprocess.DEVNULL)
+    _warming.append(process)
+    threading.Thread(target=process.wait, name="warm-up", daemon=True).start()  # reaps it when done
 
 
 _beating_in: set[int] = set()  # the pids whose heartbeat has started (solo sends both signals)

@@ -30,6 +30,7 @@ from store.models import FAILED, now
 from store.publish import part_levels, publish_in_lanes, publish_or_mark_due, puzzle_levels
 from store.rows import Assigned, Result, SplitPuzzle
 from store.settings import Recovery, Settings, TimeBudget
+from worker import warmup
 from worker.limits import Watch, alarms_raise_timeout, watching
 from worker.outcome import (
     Cheap,
@@ -191,6 +192,7 @@ def _solve(batch: Batch) -> None:
         a = batch.todo[0]
         ready = None
         try:
+            warmup.prepare(a.kind)  # its kind's kernels, before any limit or clock starts
             if not one_by_one:
                 run = _cheap_run(batch)
                 with logs.context(job=a.job_id):

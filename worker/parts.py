@@ -29,6 +29,7 @@ from store.models import FAILED, now
 from store.parts import PartClaim
 from store.rows import Result
 from store.settings import Recovery, Settings, TimeBudget
+from worker import warmup
 from worker.limits import Watch, alarms_raise_timeout, time_limit, watching
 from worker.outcome import failure_reason, gave_up, measured
 from worker.runtime import Runtime
@@ -49,6 +50,7 @@ def run_part(runtime: Runtime, subtask_id: int, worker: str) -> bool:
         if claimed is None:
             return False
         part, p = claimed
+    warmup.prepare(p.kind)  # its kind's kernels, before any limit or clock starts
     limit, predicted = part_limit(settings, p)
     with logs.context(job=p.job_id, puzzle=p.id, subtask=part.id):
         used = time.process_time()

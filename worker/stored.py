@@ -18,6 +18,7 @@ from store import chunk_task, event_records
 from store.chunk_task import Held, Written
 from store.models import now
 from store.publish import publish_in_lanes, publish_or_mark_due, puzzle_levels
+from worker import warmup
 from worker.limits import PuzzleTimeout, alarms_raise_timeout
 from worker.outcome import BatchFailed, solve_batch
 from worker.runtime import Runtime
@@ -88,6 +89,7 @@ def _solve(runtime: Runtime, held: Held) -> tuple[Written, list[int]]:
     settings = runtime.settings
     size = held.size
     leave = Written([None] * size, [None] * size, {}, None)
+    warmup.prepare(held.kind)  # its kind's kernels, before any limit or clock starts
     try:
         kind = solvers.kind_for(held.kind, held.options)
         options = kind.read_options(held.options)

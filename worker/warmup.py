@@ -1,11 +1,23 @@
-"""The workers' warm-up, shared: the processes that start at once on one numba cache split the
-solvers' warm-up units (solvers.warm_up_units) between them instead of each compiling them all.
+"""The workers' warm-up, shared and by kind: the solvers' warm-up units (solvers.warm_up_units)
+are compiled into numba's cache once, whatever the number of processes that need them, and a
+worker process takes a kind's work as soon as that kind's kernels are ready.
 
-Each unit has a file lock. A process takes the next unit whose lock is free (without waiting),
-compiles its kernels into the cache and goes on; when every unit it has left is held by another,
-it waits for the first of them, then loads what the other wrote (a load costs a fraction of a
-compile). A lock goes with its process, however it ends: a process that dies mid-compile leaves
-its unit to the next one to take it.
+Two sides do it. A `celery worker` starts a warm-up process of its own (``python -m
+worker.warmup``, ``warm_up``) before its pool forks, and its pool processes take work at once. The
+warm-up processes fill the cache unit by unit; each pool process, before its first puzzle of a
+kind (``prepare``), loads that kind's main unit, and when it is not compiled yet asks the warm-up
+processes for it (a ``.wanted`` file) and waits: they take the units asked for first, in the order
+asked (the order the first requests meet the kinds), then the others in the registry's order (the
+README's first request's). Compiles run in the warm-up processes, under no time limit: a limit
+never counts nor interrupts one. Only a pool process with no warm-up process preparing its kind
+compiles that kind itself.
+
+Each unit has a file lock and, once compiled, a marker naming what its cache entries depend on
+(``fingerprint``): numba's version and the solvers' sources. A warm-up process skips a unit whose
+marker is current; otherwise it takes the next unit whose lock is free (without waiting), compiles
+it and goes on; when every unit it has left is held by another, it waits for the first of them. A
+lock goes with its process, however it ends: a process that dies mid-compile leaves its unit to the
+next one to take it.
 
 The locks and one status file per warming process, naming the kinds it has still to prepare, sit
 in numba's cache folder (NUMBA_CACHE_DIR; without it numba caches beside the sources, and they sit
@@ -15,19 +27,29 @@ in var/): `make run` (deploy/run_local.py) reads them to say what the workers ar
 from __future__ import annotations
 
 import fcntl
+import functools
+import hashlib
 import logging
+import math
 import os
 import socket
+import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from importlib import metadata
 from pathlib import Path
 
+from celery.exceptions import SoftTimeLimitExceeded
+
 import solvers
-from store.settings import VAR
+from store import logs
+from store.settings import VAR, Settings
 
 log = logging.getLogger(__name__)
 
 STATUS = "warm-up.*.status"
+# How often a worker process waiting for a kind looks whether it is compiled.
+WAIT_SECONDS = 0.2
 
 
 def folder() -> Path:
@@ -37,6 +59,68 @@ def folder() -> Path:
 
 def lock_path(where: Path, unit: solvers.WarmUpUnit) -> Path:
     return where / f"warm-up.{unit.name}.lock"
+
+
+def done_path(where: Path, unit: solvers.WarmUpUnit) -> Path:
+    return where / f"warm-up.{unit.name}.done"
+
+
+@functools.cache
+def fingerprint() -> str:
+    """What the cache entries of the kernels depend on, as numba sees it: its version and the size and
+    modification time of each of the solvers' sources (numba compiles a kernel again when its
+    source file changes)."""
+    digest = hashlib.sha256(metadata.version("numba").encode())
+    root = Path(solvers.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(root)} {stat.st_mtime_ns} {stat.st_size}\n".encode())
+    return digest.hexdigest()
+
+
+def is_done(where: Path, unit: solvers.WarmUpUnit) -> bool:
+    """Whether ``unit``'s kernels are in the cache, compiled from the current sources."""
+    try:
+        return done_path(where, unit).read_text() == fingerprint()
+    except OSError:
+        return False
+
+
+def mark_done(where: Path, unit: solvers.WarmUpUnit) -> None:
+    new = done_path(where, unit).with_suffix(f".{os.getpid()}.new")
+    new.write_text(fingerprint())
+    os.replace(new, done_path(where, unit))
+    wanted_path(where, unit).unlink(missing_ok=True)
+
+
+def wanted_path(where: Path, unit: solvers.WarmUpUnit) -> Path:
+    return where / f"warm-up.{unit.name}.wanted"
+
+
+def want(where: Path, unit: solvers.WarmUpUnit) -> None:
+    """Ask the warm-up processes for ``unit`` before the units nobody waits for (``by_want``)."""
+    where.mkdir(parents=True, exist_ok=True)
+    with suppress(FileExistsError):  # asked for already: the first asking keeps its place
+        os.close(os.open(wanted_path(where, unit), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+
+
+def by_want(where: Path, units: Sequence[solvers.WarmUpUnit]) -> list[solvers.WarmUpUnit]:
+    """``units``: those a worker process waits for first, in the order they were asked for, then
+    the others in their order."""
+    def asked(unit: solvers.WarmUpUnit) -> float:
+        try:
+            return wanted_path(where, unit).stat().st_mtime
+        except OSError:
+            return math.inf
+
+    return sorted(units, key=asked)
+
+
+def unprepared(where: Path | None = None) -> list[str]:
+    """The kinds with a unit not yet compiled from the current sources, in the registry's order."""
+    where = where or folder()
+    left = {u.kind.name for u in solvers.warm_up_units() if not is_done(where, u)}
+    return [name for name in solvers.KINDS if name in left]
 
 
 def locked(path: Path, wait: bool) -> int | None:
@@ -68,21 +152,86 @@ def take(left: Sequence[solvers.WarmUpUnit], where: Path) -> tuple[solvers.WarmU
     return left[0], fd
 
 
-def warm_up(where: Path | None = None) -> None:
-    """Every warm-up unit compiled or loaded here, shared with the processes warming up beside
-    this one; the kinds left written to this process's status file."""
+def warm_up(where: Path | None = None, parent: int | None = None) -> list[str]:
+    """Every warm-up unit's kernels in numba's cache: those not there yet compiled here, each
+    once, shared with the processes warming up beside this one (and the pool processes preparing
+    a kind); the kinds left written to this process's status file. Ends early once the process
+    ``parent`` has gone. The units compiled here."""
     where = where or folder()
     where.mkdir(parents=True, exist_ok=True)
-    left = solvers.warm_up_units()
+    left = [unit for unit in solvers.warm_up_units() if not is_done(where, unit)]
+    compiled: list[str] = []
     with status_file(where) as say:
-        while left:
+        while left and (parent is None or os.getppid() == parent):
             say(left)
-            unit, fd = take(left, where)
+            unit, fd = take(by_want(where, left), where)
             try:
-                unit.warm()
+                if not is_done(where, unit):  # another process may have compiled it meanwhile
+                    unit.warm()
+                    mark_done(where, unit)
+                    compiled.append(unit.name)
             finally:
                 os.close(fd)
             left.remove(unit)
+    return compiled
+
+
+# The kinds whose main unit this process has prepared (``prepare``).
+_prepared: set[str] = set()
+
+
+def main_unit(kind: str) -> solvers.WarmUpUnit | None:
+    return next((u for u in solvers.warm_up_units() if u.name == kind), None)
+
+
+def prepare(kind: str, where: Path | None = None) -> None:
+    """Before this process solves its first puzzle of ``kind``: that kind's main unit compiled into
+    numba's cache and loaded here. When it is not compiled yet, the warm-up processes are asked for
+    it first (a ``.wanted`` file: they take it next) and this process waits for it: a compile runs
+    under no time limit, and a limit that ends this wait loses nothing. Only when no warm-up process
+    is preparing the kind does this process compile it itself, under its lock (or wait for the
+    process that holds the lock). A failure is logged and left to the solve, which compiles what it
+    needs itself."""
+    unit = main_unit(kind) if kind not in _prepared else None
+    if unit is None:
+        return
+    where = where or folder()
+    start = time.perf_counter()
+    try:
+        if not is_done(where, unit):
+            want(where, unit)
+            waiting = False
+            while not is_done(where, unit) and kind in preparing(where):
+                if not waiting:
+                    log.info("%s: waiting for the warm-up to compile its kernels", kind)
+                    waiting = True
+                time.sleep(WAIT_SECONDS)
+        if is_done(where, unit):
+            unit.warm()  # a load from the cache
+        else:
+            _compile_here(where, unit)
+    except SoftTimeLimitExceeded:  # the task's own limit: nothing is lost, the next puzzle goes on
+        raise
+    except Exception as exc:
+        log.exception("%s: preparing its kernels failed (%s); its puzzles compile what they need", kind, exc)
+    _prepared.add(kind)
+    log.info("%s ready in this process in %.1f s", kind, time.perf_counter() - start)
+
+
+def _compile_here(where: Path, unit: solvers.WarmUpUnit) -> None:
+    path = lock_path(where, unit)
+    fd = locked(path, wait=False)
+    if fd is None:
+        log.info("%s: waiting for the process compiling its kernels (%s)", unit.kind.name, path)
+        fd = locked(path, wait=True)
+    assert fd is not None
+    try:
+        compiling = not is_done(where, unit)
+        unit.warm()
+        if compiling:
+            mark_done(where, unit)
+    finally:
+        os.close(fd)
 
 
 @contextmanager
@@ -139,3 +288,18 @@ def _live(path: Path) -> list[str]:
         finally:
             os.close(fd)
     return []
+
+
+def main() -> None:
+    """``python -m worker.warmup``: the warm-up process a `celery worker` starts (worker.app); it
+    ends with its parent. Logs its time, which the tests and bench.startup read."""
+    settings = Settings.from_env()
+    logs.configure(settings.logging.log_level or "INFO", settings.logging.log_format)
+    start, cpu = time.perf_counter(), time.process_time()
+    compiled = warm_up(parent=os.getppid())
+    log.info("solvers warmed up in %.1f s, %.1f CPU s (compiled here: %s)", time.perf_counter() - start,
+             time.process_time() - cpu, ", ".join(compiled) or "none")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,7 @@
-"""worker.warmup: the processes warming up at once share the units (a file lock each), and the
-status files say which kinds are still being prepared."""
+"""worker.warmup: the processes warming up at once share the units (a file lock each), each unit
+compiled once; a worker process prepares a kind before its first puzzle of it, compiling it or
+waiting for the process that does; the status files and markers say which kinds are still being
+prepared."""
 
 from __future__ import annotations
 
@@ -75,13 +77,9 @@ def test_two_processes_warming_at_once_each_compile_different_units_and_both_end
         process.join(30)
     assert [p.exitcode for p in both] == [0, 0]
     calls = compiled()
-    for process in both:  # each warmed every unit: compiled it, or loaded what the other compiled
-        assert sorted(name for pid, name, _ in calls if pid == process.pid) == sorted(UNITS)
-    first = {}
-    for pid, name, _ in calls:
-        first.setdefault(name, pid)
-    assert set(first.values()) == {p.pid for p in both}  # the first to warm a unit compiled it
-    assert warmup.preparing(tmp_path) == []
+    assert sorted(name for _, name, _ in calls) == sorted(UNITS)  # each unit compiled once, by one of them
+    assert {pid for pid, _, _ in calls} == {p.pid for p in both}
+    assert warmup.preparing(tmp_path) == [] and warmup.unprepared(tmp_path) == []
 
 
 def test_a_process_killed_mid_compile_leaves_its_unit_and_its_status_to_the_others(tmp_path, monkeypatch):
@@ -120,3 +118,111 @@ def test_make_run_prints_what_the_workers_still_prepare_when_it_changes(tmp_path
     assert run_local.announce_preparing([]) == []
     assert capsys.readouterr().out.splitlines() == ["workers: preparing sudoku, nqueens, sliding, spokes",
                                                     "workers: preparing nqueens, sliding, spokes"]
+
+
+def test_a_warm_up_after_one_that_ended_compiles_nothing_until_the_sources_change(tmp_path, compiled,
+                                                                                   monkeypatch):
+    assert warmup.unprepared(tmp_path) == list(solvers.KINDS)
+    assert warmup.warm_up(tmp_path) == UNITS
+    assert warmup.unprepared(tmp_path) == []
+    assert warmup.warm_up(tmp_path) == [] and len(compiled()) == len(UNITS)
+    monkeypatch.setattr(warmup, "fingerprint", lambda: "other sources")
+    assert warmup.unprepared(tmp_path) == list(solvers.KINDS)
+    assert warmup.warm_up(tmp_path) == UNITS
+
+
+@pytest.fixture
+def fresh_process(monkeypatch):
+    """A worker process that has prepared no kind yet."""
+    monkeypatch.setattr(warmup, "_prepared", set())
+
+
+def test_a_process_prepares_a_kind_once_compiling_its_main_unit_alone(tmp_path, compiled, fresh_process):
+    warmup.prepare("nqueens", tmp_path)
+    warmup.prepare("nqueens", tmp_path)
+    assert [name for _, name, _ in compiled()] == ["nqueens"]
+    assert warmup.unprepared(tmp_path) == ["sudoku", "sliding", "spokes"]
+    warmup.prepare("no such kind", tmp_path)
+    assert len(compiled()) == 1
+
+
+def test_a_kind_compiled_elsewhere_is_loaded_without_its_lock(tmp_path, compiled, fresh_process):
+    nqueens = warmup.main_unit("nqueens")
+    assert nqueens is not None
+    warmup.mark_done(tmp_path, nqueens)
+    fd = warmup.locked(warmup.lock_path(tmp_path, nqueens), wait=False)
+    try:
+        warmup.prepare("nqueens", tmp_path)  # would wait for ever for the lock held above
+    finally:
+        os.close(fd)
+    assert [name for _, name, _ in compiled()] == ["nqueens"]
+
+
+def test_a_kind_being_compiled_elsewhere_is_waited_for_while_other_kinds_go_on(tmp_path, compiled,
+                                                                                fresh_process, caplog):
+    caplog.set_level("INFO", logger="worker.warmup")
+    sudoku = warmup.main_unit("sudoku")
+    assert sudoku is not None
+    fd = warmup.locked(warmup.lock_path(tmp_path, sudoku), wait=False)
+    waiting = threading.Thread(target=warmup.prepare, args=("sudoku", tmp_path))
+    try:
+        waiting.start()
+        for _ in range(200):
+            if "sudoku: waiting for the process compiling its kernels" in caplog.text:
+                break
+            waiting.join(0.05)
+        assert "sudoku: waiting for the process compiling its kernels" in caplog.text
+        warmup.prepare("spokes", tmp_path)  # another kind is ready meanwhile
+        assert [name for _, name, _ in compiled()] == ["spokes"]
+        warmup.mark_done(tmp_path, sudoku)  # what the holder does once it has compiled
+    finally:
+        os.close(fd)
+    waiting.join(10)
+    assert not waiting.is_alive()
+    assert [name for _, name, _ in compiled()] == ["spokes", "sudoku"]  # a load of what the holder wrote
+    assert warmup.unprepared(tmp_path) == ["sudoku", "nqueens", "sliding"]  # sudoku's grader is left
+
+
+def test_a_kind_whose_preparation_fails_is_left_to_its_puzzles(tmp_path, monkeypatch, fresh_process, caplog):
+    def broken(unit):
+        raise RuntimeError("no compiler here")
+
+    monkeypatch.setattr(solvers.WarmUpUnit, "warm", broken)
+    warmup.prepare("sliding", tmp_path)
+    assert "sliding: preparing its kernels failed (no compiler here)" in caplog.text
+    assert "sliding" in warmup._prepared and warmup.unprepared(tmp_path) == list(solvers.KINDS)
+
+
+def test_make_run_says_when_every_kind_is_prepared(tmp_path, monkeypatch, capsys, compiled):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    since = run_local.now()
+    assert not run_local.announce_prepared(since)
+    warmup.warm_up(tmp_path)
+    assert run_local.announce_prepared(since)
+    assert capsys.readouterr().out.startswith("workers: every kind prepared, ")
+
+
+def test_a_process_waits_for_the_warm_up_to_compile_its_kind_and_the_warm_up_takes_it_first(
+        tmp_path, compiled, fresh_process, caplog):
+    caplog.set_level("INFO", logger="worker.warmup")
+    sliding = warmup.main_unit("sliding")
+    assert sliding is not None
+    units = solvers.warm_up_units()
+    with warmup.status_file(tmp_path) as say:  # a warm-up process, live, with every unit left
+        say(units)
+        waiting = threading.Thread(target=warmup.prepare, args=("sliding", tmp_path))
+        waiting.start()
+        for _ in range(200):
+            if warmup.wanted_path(tmp_path, sliding).exists():
+                break
+            waiting.join(0.05)
+        waiting.join(0.3)
+        assert waiting.is_alive() and compiled() == []  # it compiles nothing itself: it waits
+        assert "sliding: waiting for the warm-up to compile its kernels" in caplog.text
+        assert warmup.by_want(tmp_path, units)[0].name == "sliding"
+        warmup.warm_up(tmp_path)  # what the warm-up process does
+    waiting.join(10)
+    assert not waiting.is_alive()
+    names = [name for _, name, _ in compiled()]
+    assert names[0] == "sliding" and sorted(names) == sorted([*UNITS, "sliding"])  # compiled, then loaded
+    assert not warmup.wanted_path(tmp_path, sliding).exists() and "sliding" in warmup._prepared
