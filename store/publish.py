@@ -30,12 +30,9 @@ SMALL_JOB_RANK = 1
 SOLVE_CHUNK = "puzzle_queue.solve_chunk"
 SOLVE_PARTS = "puzzle_queue.solve_parts"
 REAP = "puzzle_queue.reap"
-# A message header: when the task was sent (Unix seconds), which tells the age of the oldest
-# message waiting in a queue (store.depth).
+# Message headers: when the task was sent (Unix seconds; store.depth), and the job of a POST's or a
+# retry's task (a worker drops it unclaimed once that job is cancelled, store.cancelled).
 PUBLISHED_AT = "published_at"
-# A message header: the job whose puzzles a task of puzzle rows names, when one job's (a POST's or a
-# retry's tasks), so that a worker drops the task unclaimed once that job is cancelled
-# (store.cancelled).
 JOB = "job_id"
 DELIVER = "puzzle_queue.deliver_callback"
 
@@ -75,8 +72,7 @@ class CeleryPublisher:
     """Sends tasks by name through a Celery app (any object with Celery's ``send_task``)."""
 
     def __init__(self, celery_app: Any, lanes: Lanes, time: TimeBudget, job: str | None = None):
-        self.celery, self.lanes, self.time = celery_app, lanes, time
-        self.job = job
+        self.celery, self.lanes, self.time, self.job = celery_app, lanes, time, job
 
     def for_job(self, job_id: str) -> CeleryPublisher:
         """This publisher for the tasks of one job's puzzles: each names the job (JOB)."""
@@ -140,15 +136,13 @@ def ids_repr(ids: Sequence[int]) -> str:
 
 
 def for_job(publisher: Publisher, job_id: str) -> Publisher:
-    """``publisher`` for the tasks of one job's puzzles, when it can name the job in them (a
-    CeleryPublisher can; another is returned as it is)."""
+    """``publisher`` naming job ``job_id`` in its tasks where it can (a CeleryPublisher), else itself."""
     tagged = getattr(publisher, "for_job", None)
     return publisher if tagged is None else tagged(job_id)
 
 
 def queue_depth(publisher: Publisher) -> int | None:
-    """How many messages wait in the broker, if the publisher can tell (None: unknown, or the
-    broker is unreachable)."""
+    """Messages waiting in the broker, if the publisher can tell (None: unknown, or unreachable)."""
     probe = getattr(publisher, "queue_depth", None)
     if probe is None:
         return None
@@ -162,7 +156,7 @@ def queue_depth(publisher: Publisher) -> int | None:
 def publish_safely(publisher: Publisher, chunks: Sequence[Sequence[int]], parts: bool = False,
                    dear: bool = False, rank: int = 0, ranks: Sequence[int] | None = None) -> bool:
     """Publish puzzle chunks (or, with ``parts``, groups of subtask ids); on a broker failure the
-    rows stay queued in SQL and the reaper publishes them again later, so nothing is lost."""
+    rows stay queued in SQL, and the reaper publishes them again later."""
     try:
         if parts:
             publisher.publish_parts(chunks, ranks)

@@ -2,26 +2,22 @@
 are compiled into numba's cache once, whatever the number of processes that need them, and a
 worker process takes a kind's work as soon as that kind's kernels are ready.
 
-Two sides do it. A `celery worker` starts a warm-up process of its own (``python -m
-worker.warmup``, ``warm_up``) before its pool forks, and its pool processes take work at once. The
-warm-up processes fill the cache unit by unit; each pool process, before its first puzzle of a
-kind (``prepare``), loads that kind's main unit, and when it is not compiled yet asks the warm-up
-processes for it (a ``.wanted`` file) and waits: they take the units asked for first, in the order
-asked (the order the first requests meet the kinds), then the others in the registry's order (the
-README's first request's). Compiles run in the warm-up processes, under no time limit: a limit
-never counts nor interrupts one. Only a pool process with no warm-up process preparing its kind
-compiles that kind itself.
+A `celery worker` starts a warm-up process (``python -m worker.warmup``, ``warm_up``) before its
+pool forks, and its pool processes take work at once. Before its first puzzle of a kind
+(``prepare``), a pool process loads that kind's main unit; one not compiled yet it asks the warm-up
+processes for (a ``.wanted`` file) and waits: they take the units asked for first, in the order
+asked, then the others in the registry's order. Compiles run in the warm-up processes, under no
+time limit. Only a pool process with no warm-up process preparing its kind compiles it itself.
 
 Each unit has a file lock and, once compiled, a marker naming what its cache entries depend on
-(``fingerprint``): numba's version and the solvers' sources. A warm-up process skips a unit whose
-marker is current; otherwise it takes the next unit whose lock is free (without waiting), compiles
-it and goes on; when every unit it has left is held by another, it waits for the first of them. A
-lock goes with its process, however it ends: a process that dies mid-compile leaves its unit to the
-next one to take it.
+(``fingerprint``: numba's version and the solvers' sources). A warm-up process skips a unit whose
+marker is current, else takes the next unit whose lock is free, compiles it and goes on; when
+every unit it has left is held by another, it waits for the first. A lock goes with its process:
+one that dies mid-compile leaves its unit to the next to take it.
 
-The locks and one status file per warming process, naming the kinds it has still to prepare, sit
-in numba's cache folder (NUMBA_CACHE_DIR; without it numba caches beside the sources, and they sit
-in var/): `make run` (deploy/run_local.py) reads them to say what the workers are still preparing.
+The locks and one status file per warming process (the kinds it has still to prepare) sit in
+numba's cache folder (NUMBA_CACHE_DIR, else var/): `make run` (deploy/run_local.py) reads them to
+say what the workers are still preparing.
 """
 
 from __future__ import annotations
@@ -176,8 +172,7 @@ def warm_up(where: Path | None = None, parent: int | None = None) -> list[str]:
     return compiled
 
 
-# The kinds whose main unit this process has prepared (``prepare``).
-_prepared: set[str] = set()
+_prepared: set[str] = set()  # the kinds whose main unit this process has prepared (``prepare``)
 
 
 def main_unit(kind: str) -> solvers.WarmUpUnit | None:

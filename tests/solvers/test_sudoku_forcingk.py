@@ -117,7 +117,7 @@ def test_static_search_compiled_and_interpreted_agree():
 FIND = """
 import json
 import numpy as np
-from solvers.sudoku import forcingk
+from solvers.sudoku import forcingk, nishiok
 from tests.solvers.sudoku_starts import start
 out = []
 for puzzle in ("7...4...6...759...9..8.1..3...524....3.....2.4.......75.1...2.8.8.....1.2.9...3.4",
@@ -141,18 +141,18 @@ def test_forcing_search_compiled_and_interpreted_agree():
     assert [key for [_, _, key, _, _], _ in compiled] == [7, 6, 6, 7, 6, 6]
 
 
-# Nishio's precheck (forcingk.nishio_may) beside the Nishio search itself on diabolical starts
+# Nishio's precheck (nishiok.nishio_may) beside the Nishio search itself on diabolical starts
 NISHIO = """
 import json
 import numpy as np
-from solvers.sudoku import forcingk
+from solvers.sudoku import forcingk, nishiok
 from tests.solvers.sudoku_starts import diabolical_lines, start
 out = []
 for line in diabolical_lines()[:24]:
     cands = start(line.split()[1])
     best, cells = np.zeros(5, np.int64), np.zeros(9, np.int64)
     forcingk.find(cands, False, True, True, 75, best, cells)
-    out.append([bool(forcingk.nishio_may(cands)), int(best[0])])
+    out.append([bool(nishiok.nishio_may(cands)), int(best[0])])
 print(json.dumps(out))
 """
 
