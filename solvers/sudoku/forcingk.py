@@ -128,6 +128,24 @@ def _add(n: int, parent: int, present: np.ndarray, parents: np.ndarray, count: n
 
 
 @njit(cache=True)
+def _made_in_cell(grid: np.ndarray, source: np.ndarray, dynamic: bool, p: int, made: np.ndarray,
+                  rows: np.ndarray, sizes: np.ndarray) -> int:
+    """The node made true in ``p``'s cell by ``p`` (off) when the cell has two candidates left, as
+    node 0 of ``made`` with its parents (as ``_made_on``'s); the number made, 1 or 0."""
+    cell = p // 18
+    if popcount(grid[cell]) != 2:
+        return 0
+    made[0] = cell * 18 + other_digit(grid[cell], p % 18 // 2) * 2 + 1
+    rows[0, 0] = p
+    sizes[0] = 1
+    for w in range(9 if dynamic else 0):
+        if source[cell] >> w & 1 and not grid[cell] >> w & 1:
+            rows[0, sizes[0]] = cell * 18 + w * 2
+            sizes[0] += 1
+    return 1
+
+
+@njit(cache=True)
 def _made_on(grid: np.ndarray, source: np.ndarray, dynamic: bool, p: int, y: bool, made: np.ndarray,
              rows: np.ndarray, sizes: np.ndarray) -> int:
     """The nodes made true by ``p`` (off) on ``grid``, each with its parents (``p`` and, when
@@ -135,16 +153,7 @@ def _made_on(grid: np.ndarray, source: np.ndarray, dynamic: bool, p: int, y: boo
     their number."""
     cell = p // 18
     d = p % 18 // 2
-    k = 0
-    if y and popcount(grid[cell]) == 2:
-        made[k] = cell * 18 + other_digit(grid[cell], d) * 2 + 1
-        rows[k, 0] = p
-        sizes[k] = 1
-        for w in range(9 if dynamic else 0):
-            if source[cell] >> w & 1 and not grid[cell] >> w & 1:
-                rows[k, sizes[k]] = cell * 18 + w * 2
-                sizes[k] += 1
-        k += 1
+    k = _made_in_cell(grid, source, dynamic, p, made, rows, sizes) if y else 0
     for r in range(3):
         found = only_other(grid, cell, r, d)
         if found < 0:
@@ -172,16 +181,7 @@ def _made_on_dynamic(grid: np.ndarray, source: np.ndarray, places: np.ndarray, l
     and the removed candidates the link rests on read from them."""
     cell = p // 18
     d = p % 18 // 2
-    k = 0
-    if y and popcount(grid[cell]) == 2:
-        made[k] = cell * 18 + other_digit(grid[cell], d) * 2 + 1
-        rows[k, 0] = p
-        sizes[k] = 1
-        for w in range(9):
-            if source[cell] >> w & 1 and not grid[cell] >> w & 1:
-                rows[k, sizes[k]] = cell * 18 + w * 2
-                sizes[k] += 1
-        k += 1
+    k = _made_in_cell(grid, source, True, p, made, rows, sizes) if y else 0
     for r in range(3):
         u = REGION_UNITS[cell, r, 0]
         other = left[u, d] & ~(1 << REGION_UNITS[cell, r, 1])
