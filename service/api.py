@@ -163,22 +163,22 @@ def checked(body: dict[str, Any]) -> CheckedBatch:
         dear = pricing.dear_seconds(config.time.puzzle_time_limit, config.costs.max_puzzle_cpu_seconds)
         with snapshot() as s:
             batch = dataclasses.replace(batch, items=pricing.priced(s, batch.items, signed, dear))
-    _made_within_time_limit(body, batch, config.time.puzzle_time_limit)
+    _made_within_time_limit(batch, config.time.puzzle_time_limit)
     cap = config.costs.max_puzzle_cpu_seconds
     if cap > 0 and not batch.accept_cost:
         _within_cap(batch, cap)
     return batch
 
 
-def _made_within_time_limit(body: dict[str, Any], batch: CheckedBatch, limit: float) -> None:
-    """422 naming each generate item of ``body`` whose kind predicts a puzzle of it above ``limit``
+def _made_within_time_limit(batch: CheckedBatch, limit: float) -> None:
+    """422 naming each generate item of the batch whose kind predicts a puzzle of it above ``limit``
     (PUZZLE_TIME_LIMIT): a made puzzle is never split, so it would fail at the limit, after all
     that time, whatever the job accepts. Items priced by what alike ones took (store.pricing) are
     left to that price."""
     over: dict[int, float] = {}
-    for i, item in zip(_item_of_each_puzzle(body, len(batch.items)), batch.items, strict=True):
+    for item in batch.items:
         if item.signature is None and factory.is_made(item.options) and item.cost > limit:
-            over.setdefault(i, item.cost)
+            over.setdefault(item.item, item.cost)
     if over:
         raise _made_over_time_limit(over, limit, "nothing was stored")
 
@@ -194,21 +194,6 @@ def _made_over_time_limit(over: dict[int, float], limit: float, outcome: str,
               for i, cost in over.items()]
     detail = f"{len(over)} generate item(s) predicted above the time limit of {readable(limit)} CPU seconds"
     return Problem(422, "Invalid request", f"{detail}; {outcome}", errors=errors, puzzle_time_limit=limit)
-
-
-def _item_of_each_puzzle(body: dict[str, Any], stored: int) -> list[int]:
-    """The index in the body of each puzzle stored (a generate item's ``count`` puzzles take its
-    index); each puzzle's own if the body does not say."""
-    items = body.get("puzzles")
-    found = [i for i, item in enumerate(items if isinstance(items, list) else [])
-             for _ in range(_count_of(item))]
-    return found if len(found) == stored else list(range(stored))
-
-
-def _count_of(item: Any) -> int:
-    made = item.get(factory.GENERATE) if isinstance(item, dict) else None
-    count = made.get("count") if isinstance(made, dict) else 1
-    return count if isinstance(count, int) and count > 0 else 1
 
 
 def _within_cap(batch: CheckedBatch, cap: float) -> None:

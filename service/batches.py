@@ -32,7 +32,8 @@ def check(body: dict[str, Any], limits: Limits) -> CheckedBatch:
     if checked is not None:
         return checked
     submit = JobSubmit.model_validate(body, context={"limits": limits})
-    return CheckedBatch(submit.label, [CheckedItem(p.kind, puzzle, options, estimate) for p in submit.puzzles
+    return CheckedBatch(submit.label, [CheckedItem(p.kind, puzzle, options, estimate, item=i)
+                                       for i, p in enumerate(submit.puzzles)
                                        for puzzle, options, estimate in p.stored()],
                         submit.callback_url, submit.accept_cost)
 
@@ -55,7 +56,7 @@ def check_in_bulk(body: dict[str, Any], limits: Limits) -> CheckedBatch | None:
             return None
         opts, estimates = checked
         for i, estimate in zip(indices, estimates, strict=True):
-            items[i] = CheckedItem(name, envelope.puzzles[i]["puzzle"], opts, estimate)
+            items[i] = CheckedItem(name, envelope.puzzles[i]["puzzle"], opts, estimate, item=i)
     return CheckedBatch(envelope.label, items, envelope.callback_url,  # type: ignore[arg-type]  # all filled
                         envelope.accept_cost)
 

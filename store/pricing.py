@@ -102,5 +102,5 @@ def priced(s: Session, items: Sequence[CheckedItem], signatures: Sequence[str | 
         key = (sig, item.estimate)
         if key not in prices:
             prices[key] = price(item.estimate, known.get(sig), dear)
-        out.append(CheckedItem(item.kind, item.puzzle, item.options, prices[key], sig))
+        out.append(CheckedItem(item.kind, item.puzzle, item.options, prices[key], sig, item.item))
     return out

@@ -44,6 +44,7 @@ class CheckedItem:
     options: dict[str, Any]  # every default filled in, as the worker will use them
     estimate: Estimate  # its prediction (Kind.predict) or its price (store.pricing), stored with it
     signature: str | None = None  # of kind and options its kind does not model (store.pricing)
+    item: int = 0  # its item's index in the request's body (a generate item's puzzles share it)
 
     @property
     def cost(self) -> float:

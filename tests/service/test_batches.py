@@ -43,8 +43,8 @@ def item_by_item(body):
         submit = JobSubmit.model_validate(body, context={"limits": LIMITS})
     except ValidationError:
         return None
-    items = [batches.CheckedItem(p.kind, puzzle, options, estimate) for p in submit.puzzles
-             for puzzle, options, estimate in p.stored()]
+    items = [batches.CheckedItem(p.kind, puzzle, options, estimate, item=i)
+             for i, p in enumerate(submit.puzzles) for puzzle, options, estimate in p.stored()]
     return batches.CheckedBatch(submit.label, items)
 
 
