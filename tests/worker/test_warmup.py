@@ -40,6 +40,18 @@ def compiled(monkeypatch, tmp_path):
     return calls
 
 
+def wait_until(done, thread: threading.Thread | None = None) -> None:
+    """Up to 10 s until ``done()``, looking every 0.05 s (meanwhile joining ``thread``, if given);
+    the caller asserts what it waited for."""
+    for _ in range(200):
+        if done():
+            return
+        if thread is not None:
+            thread.join(0.05)
+        else:
+            time.sleep(0.05)
+
+
 def test_the_warm_up_says_which_kinds_are_left_and_clears_the_line_at_the_end(tmp_path, compiled):
     warmup.warm_up(tmp_path)
     assert [name for _, name, _ in compiled()] == UNITS
@@ -55,10 +67,7 @@ def test_a_held_unit_makes_the_warm_up_take_the_next_then_wait_for_it(tmp_path, 
     try:
         other = threading.Thread(target=warmup.warm_up, args=(tmp_path,))
         other.start()
-        for _ in range(200):
-            if "waiting for its cache entries" in caplog.text:
-                break
-            other.join(0.05)
+        wait_until(lambda: "waiting for its cache entries" in caplog.text, other)
         assert "waiting for its cache entries" in caplog.text
         assert [name for _, name, _ in compiled()] == UNITS[1:]
         assert warmup.preparing(tmp_path) == [first.kind.name]
@@ -92,10 +101,7 @@ def test_a_process_killed_mid_compile_leaves_its_unit_and_its_status_to_the_othe
     monkeypatch.setattr(solvers.WarmUpUnit, "warm", hang)
     dying = multiprocessing.get_context("fork").Process(target=warmup.warm_up, args=(tmp_path,))
     dying.start()
-    for _ in range(200):
-        if started.exists():
-            break
-        time.sleep(0.05)
+    wait_until(started.exists)
     assert warmup.preparing(tmp_path) == list(solvers.KINDS)
     os.kill(dying.pid, signal.SIGKILL)
     dying.join(10)
@@ -167,10 +173,7 @@ def test_a_kind_being_compiled_elsewhere_is_waited_for_while_other_kinds_go_on(t
     waiting = threading.Thread(target=warmup.prepare, args=("sudoku", tmp_path))
     try:
         waiting.start()
-        for _ in range(200):
-            if "sudoku: waiting for the process compiling its kernels" in caplog.text:
-                break
-            waiting.join(0.05)
+        wait_until(lambda: "sudoku: waiting for the process compiling its kernels" in caplog.text, waiting)
         assert "sudoku: waiting for the process compiling its kernels" in caplog.text
         warmup.prepare("spokes", tmp_path)  # another kind is ready meanwhile
         assert [name for _, name, _ in compiled()] == ["spokes"]
@@ -212,10 +215,7 @@ def test_a_process_waits_for_the_warm_up_to_compile_its_kind_and_the_warm_up_tak
         say(units)
         waiting = threading.Thread(target=warmup.prepare, args=("sliding", tmp_path))
         waiting.start()
-        for _ in range(200):
-            if warmup.wanted_path(tmp_path, sliding).exists():
-                break
-            waiting.join(0.05)
+        wait_until(warmup.wanted_path(tmp_path, sliding).exists, waiting)
         waiting.join(0.3)
         assert waiting.is_alive() and compiled() == []  # it compiles nothing itself: it waits
         assert "sliding: waiting for the warm-up to compile its kernels" in caplog.text
