@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from store import event_records, fastjson, notices, tallies
 from store.chunk_statements import for_dialect
 from store.chunks import outcome_text
-from store.db import dialect_of
+from store.db import dialect_of, read_only
 from store.models import COMPLETED, QUEUED, RUNNING, Chunk, Puzzle, ResultBlock, lock_job, now
 
 
@@ -41,6 +41,12 @@ class Held:
     def size(self) -> int:
         return len(self.inputs)
 
+
+
+def kind_of(s: Session, chunk_id: int) -> list[str]:
+    """The chunk's kind (none if it is gone), read only: what its task prepares before it claims it
+    (worker.warmup.prepare_first)."""
+    return list(read_only(s).scalars(select(Chunk.kind).where(Chunk.id == chunk_id)))
 
 
 def claim(s: Session, chunk_id: int, worker: str, deadline: datetime,

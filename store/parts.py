@@ -25,7 +25,7 @@ from sqlalchemy import ColumnElement, Row, func, select, update
 from sqlalchemy.orm import Session
 
 from solvers.base import Outcome
-from store.db import changed_rows
+from store.db import changed_rows, read_only
 from store.models import (
     CANCELLED,
     FAILED,
@@ -70,6 +70,13 @@ def lock_puzzle(s: Session, puzzle_id: int) -> Row[Any] | None:
                             Puzzle.split_head, Puzzle.estimated_seconds, Puzzle.estimate_factor,
                             Puzzle.signature)
                      .where(Puzzle.id == puzzle_id).with_for_update()).one()
+
+
+def kinds_of(s: Session, ids: Sequence[int]) -> list[str]:
+    """The kinds of the puzzles these subtasks are parts of, read only: what their task prepares
+    before it claims anything (worker.warmup.prepare_first)."""
+    puzzles = select(Subtask.puzzle_id).where(Subtask.id.in_(ids)).scalar_subquery()
+    return list(read_only(s).scalars(select(Puzzle.kind).where(Puzzle.id.in_(puzzles)).distinct()))
 
 
 def claim(s: Session, subtask_id: int, worker: str, deadline: datetime,

@@ -130,6 +130,12 @@ def still_needed(s: Session, puzzle_id: int) -> bool:
     return row is not None and row.status == RUNNING and not row.stop_requested
 
 
+def kinds_of(s: Session, ids: Sequence[int]) -> list[str]:
+    """The kinds of these puzzles, read only: what their task prepares before it claims anything
+    (worker.warmup.prepare_first)."""
+    return list(read_only(s).scalars(select(Puzzle.kind).where(among(s, Puzzle.id, ids)).distinct()))
+
+
 def extend(s: Session, held: Sequence[Assigned], deadline: datetime) -> None:
     """Renew the lease of claimed puzzles still to do."""
     if held:

@@ -139,10 +139,12 @@ class Batch:
 
 def run_chunk(runtime: Runtime, ids: Sequence[int], worker: str, clock: Callable[[], float] = time.monotonic,
               cheap_lane: bool = False) -> ChunkReport:
-    """Claim and solve a chunk; ``cheap_lane``: it came from the cheap lane, whose cap
-    (CHEAP_LANE_SECONDS) moves a puzzle that runs longer to the dear lane."""
+    """Claim and solve a chunk, its kinds prepared before the claim (worker.warmup.prepare_first);
+    ``cheap_lane``: it came from the cheap lane, whose cap (CHEAP_LANE_SECONDS) moves a puzzle that
+    runs longer to the dear lane."""
     report = ChunkReport()
     settings = runtime.settings
+    warmup.prepare_first(runtime.sessions, lambda s: rows.kinds_of(s, ids))
     held, scattered = _claim_for_chunk(runtime.sessions, ids, settings.recovery, settings.time, worker,
                                        report)
     if scattered:
@@ -192,7 +194,6 @@ def _solve(batch: Batch) -> None:
         a = batch.todo[0]
         ready = None
         try:
-            warmup.prepare(a.kind)  # its kind's kernels, before any limit or clock starts
             if not one_by_one:
                 run = _cheap_run(batch)
                 with logs.context(job=a.job_id):

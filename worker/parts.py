@@ -45,12 +45,12 @@ def run_parts(runtime: Runtime, ids: Sequence[int], worker: str) -> int:
 
 def run_part(runtime: Runtime, subtask_id: int, worker: str) -> bool:
     sessions, settings = runtime.sessions, runtime.settings
+    warmup.prepare_first(sessions, lambda s: part_rows.kinds_of(s, [subtask_id]))
     with sessions() as s, s.begin():
         claimed = claim(s, subtask_id, worker, settings.time, settings.recovery)
         if claimed is None:
             return False
         part, p = claimed
-    warmup.prepare(p.kind)  # its kind's kernels, before any limit or clock starts
     limit, predicted = part_limit(settings, p)
     with logs.context(job=p.job_id, puzzle=p.id, subtask=part.id):
         used = time.process_time()

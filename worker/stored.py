@@ -32,10 +32,12 @@ class StoredReport:
 
 
 def run_stored(runtime: Runtime, chunk_id: int, worker: str, redelivered: bool = False) -> StoredReport:
-    """Claim, solve and write one stored chunk; a chunk claimed before (its worker was lost with
-    it) dissolves into puzzle rows instead. ``redelivered``: the broker delivers the task again."""
+    """Claim (its kind prepared first, worker.warmup.prepare_first), solve and write one stored
+    chunk; a chunk claimed before (its worker was lost with it) dissolves into puzzle rows instead.
+    ``redelivered``: the broker delivers the task again."""
     settings = runtime.settings
     report = StoredReport()
+    warmup.prepare_first(runtime.sessions, lambda s: chunk_task.kind_of(s, chunk_id))
     with runtime.sessions() as s, s.begin():
         held = chunk_task.claim(s, chunk_id, worker, now() + settings.time.lease(), redelivered)
         dissolved = held is not None and held.attempts > 1
@@ -89,7 +91,6 @@ def _solve(runtime: Runtime, held: Held) -> tuple[Written, list[int]]:
     settings = runtime.settings
     size = held.size
     leave = Written([None] * size, [None] * size, {}, None)
-    warmup.prepare(held.kind)  # its kind's kernels, before any limit or clock starts
     try:
         kind = solvers.kind_for(held.kind, held.options)
         options = kind.read_options(held.options)

@@ -8,9 +8,13 @@ reaper, which publishes them again or fails them.
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
 from celery import Task
+from celery.exceptions import Reject
 from celery.worker.request import Request
 from celery.worker.state import task_ready
 from sqlalchemy.exc import OperationalError
@@ -18,7 +22,7 @@ from sqlalchemy.exc import OperationalError
 from store.cancelled import CancelledJobs
 from store.db import through_outages
 from store.publish import DELIVER, JOB, PUBLISHED_AT, REAP, SOLVE_CHUNK, SOLVE_PARTS
-from worker import chunk, parts, reaper, webhooks
+from worker import chunk, parts, reaper, warmup, webhooks
 from worker.app import app, runtime
 from worker.heartbeat import steady_here, worker_name
 from worker.stored import run_stored
@@ -27,6 +31,8 @@ RETRIED = {"acks_late": True, "reject_on_worker_lost": True, "autoretry_for": (O
            "retry_backoff": 2, "retry_backoff_max": 60, "max_retries": 10}
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 # This process's view of the jobs cancelled lately: their tasks published before the cancel are
 # dropped unclaimed (store.cancelled).
@@ -55,7 +61,24 @@ class DropsCancelled(Request):
         return dropped
 
 
+def requeued_unprepared(task: Callable[P, R]) -> Callable[P, R]:
+    """A task whose soft time limit came while its kinds were prepared, before it claimed anything
+    (worker.warmup.NotPrepared): its message goes back to the broker as it came, to be taken
+    again (its kinds nearer ready), with no attempt counted and no row touched."""
+
+    @functools.wraps(task)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return task(*args, **kwargs)
+        except warmup.NotPrepared as exc:
+            log.info("%s: %s; its message goes back to the broker", task.__name__, exc)
+            raise Reject(str(exc), requeue=True) from exc
+
+    return run
+
+
 @app.task(name=SOLVE_CHUNK, bind=True, Request=DropsCancelled, **RETRIED)
+@requeued_unprepared
 def solve_chunk(self: Task, ids: list[int], chunk_id: int | None = None) -> dict[str, int]:
     delivery = self.request.delivery_info or {}
     wait = runtime.settings.recovery.db_wait_seconds
@@ -86,6 +109,7 @@ def _header(task: Task, name: str) -> object:
 
 
 @app.task(name=SOLVE_PARTS, **RETRIED)
+@requeued_unprepared
 def solve_parts(ids: list[int]) -> dict[str, int]:
     solved = through_outages(lambda: parts.run_parts(runtime, ids, worker_name()),
                              runtime.settings.recovery.db_wait_seconds, "parts")

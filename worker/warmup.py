@@ -3,21 +3,20 @@ are compiled into numba's cache once, whatever the number of processes that need
 worker process takes a kind's work as soon as that kind's kernels are ready.
 
 A `celery worker` starts a warm-up process (``python -m worker.warmup``, ``warm_up``) before its
-pool forks, and its pool processes take work at once. Before its first puzzle of a kind
-(``prepare``), a pool process loads that kind's main unit; one not compiled yet it asks the warm-up
-processes for (a ``.wanted`` file) and waits: they take the units asked for first, in the order
-asked, then the others in the registry's order. Compiles run in the warm-up processes, under no
-time limit. Only a pool process with no warm-up process preparing its kind compiles it itself.
+pool forks, and its pool processes take work at once. Before a task claims its puzzles of a kind
+not prepared in its process yet (``prepare_first``), the process loads that kind's main unit; one
+not compiled yet it asks the warm-up processes for (a ``.wanted`` file) and waits: they take the
+units asked for first, in the order asked, then the others in the registry's order. Compiles run
+in the warm-up processes, under no time limit. Only a pool process with no warm-up process
+preparing its kind compiles it itself.
 
 Each unit has a file lock and, once compiled, a marker naming what its cache entries depend on
 (``fingerprint``: numba's version and the solvers' sources). A warm-up process skips a unit whose
 marker is current, else takes the next unit whose lock is free, compiles it and goes on; when
-every unit it has left is held by another, it waits for the first. A lock goes with its process:
-one that dies mid-compile leaves its unit to the next to take it.
-
+every unit it has left is held by another, it waits for the first. A lock goes with its process.
 The locks and one status file per warming process (the kinds it has still to prepare) sit in
-numba's cache folder (NUMBA_CACHE_DIR, else var/): `make run` (deploy/run_local.py) reads them to
-say what the workers are still preparing.
+numba's cache folder (NUMBA_CACHE_DIR, else var/), where `make run`, /readyz and the fleet view
+read what the workers are still preparing (``preparing``).
 """
 
 from __future__ import annotations
@@ -28,29 +27,24 @@ import hashlib
 import logging
 import math
 import os
-import socket
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
 
 from celery.exceptions import SoftTimeLimitExceeded
+from sqlalchemy.orm import Session, sessionmaker
 
 import solvers
 from store import logs
-from store.settings import VAR, Settings
+from store.settings import Settings
+from worker.warmstatus import STATUS, folder, preparing, status_file  # noqa: F401  re-exported
 
 log = logging.getLogger(__name__)
 
-STATUS = "warm-up.*.status"
 # How often a worker process waiting for a kind looks whether it is compiled.
 WAIT_SECONDS = 0.2
-
-
-def folder() -> Path:
-    """Where the locks and the status files are: numba's cache folder, which the locks guard."""
-    return Path(os.environ.get("NUMBA_CACHE_DIR") or VAR)
 
 
 def lock_path(where: Path, unit: solvers.WarmUpUnit) -> Path:
@@ -180,13 +174,11 @@ def main_unit(kind: str) -> solvers.WarmUpUnit | None:
 
 
 def prepare(kind: str, where: Path | None = None) -> None:
-    """Before this process solves its first puzzle of ``kind``: that kind's main unit compiled into
-    numba's cache and loaded here. When it is not compiled yet, the warm-up processes are asked for
-    it first (a ``.wanted`` file: they take it next) and this process waits for it: a compile runs
-    under no time limit, and a limit that ends this wait loses nothing. Only when no warm-up process
-    is preparing the kind does this process compile it itself, under its lock (or wait for the
-    process that holds the lock). A failure is logged and left to the solve, which compiles what it
-    needs itself."""
+    """``kind``'s main unit compiled into numba's cache and loaded in this process, once. One not
+    compiled yet is asked of the warm-up processes (a ``.wanted`` file: they take it next) and
+    waited for: a compile runs under no time limit. Only when no warm-up process is preparing the
+    kind does this process compile it itself, under its lock (or wait for the process holding it).
+    A failure is logged and left to the solve, which compiles what it needs itself."""
     unit = main_unit(kind) if kind not in _prepared else None
     if unit is None:
         return
@@ -213,6 +205,25 @@ def prepare(kind: str, where: Path | None = None) -> None:
     log.info("%s ready in this process in %.1f s", kind, time.perf_counter() - start)
 
 
+class NotPrepared(Exception):
+    """A task's soft time limit came while it prepared its kinds, before it claimed anything."""
+
+
+def prepare_first(sessions: sessionmaker[Session], kinds_of: Callable[[Session], Sequence[str]]) -> None:
+    """Before a task claims anything: its puzzles' kinds (``kinds_of``, read only while this process
+    has a kind left to prepare) prepared, so that no row is held running while kernels compile or
+    are waited for. The soft time limit during the wait raises NotPrepared (worker.tasks requeues)."""
+    if _prepared.issuperset(u.name for u in solvers.warm_up_units() if u.name in solvers.KINDS):
+        return
+    with sessions() as s:
+        kinds = kinds_of(s)
+    try:
+        for kind in kinds:
+            prepare(kind)
+    except SoftTimeLimitExceeded as exc:
+        raise NotPrepared("the soft time limit came while the task's kinds were being prepared") from exc
+
+
 def _compile_here(where: Path, unit: solvers.WarmUpUnit) -> None:
     path = lock_path(where, unit)
     fd = locked(path, wait=False)
@@ -227,62 +238,6 @@ def _compile_here(where: Path, unit: solvers.WarmUpUnit) -> None:
             mark_done(where, unit)
     finally:
         os.close(fd)
-
-
-@contextmanager
-def status_file(where: Path) -> Iterator[Callable[[Sequence[solvers.WarmUpUnit]], None]]:
-    """A function that writes the kinds of the units given to this process's status file; the file
-    is locked while the process lives (a reader skips an unlocked one: its writer has died) and
-    removed at the end. Each write replaces the file whole, so a reader never sees half a line."""
-    path = where / STATUS.replace("*", f"{socket.gethostname()}-{os.getpid()}")
-    held: list[int] = []
-
-    def say(units: Sequence[solvers.WarmUpUnit]) -> None:
-        new = path.with_name(path.name + ".new")
-        fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        os.write(fd, (" ".join(dict.fromkeys(u.kind.name for u in units)) + "\n").encode())
-        os.replace(new, path)
-        while held:
-            os.close(held.pop())
-        held.append(fd)
-
-    try:
-        yield say
-    finally:
-        path.unlink(missing_ok=True)
-        while held:
-            os.close(held.pop())
-
-
-def preparing(where: Path | None = None) -> list[str]:
-    """The kinds that the processes warming up have still to prepare, in the registry's order."""
-    left: set[str] = set()
-    for path in (where or folder()).glob(STATUS):
-        left.update(_live(path))
-    return [name for name in solvers.KINDS if name in left]
-
-
-def _live(path: Path) -> list[str]:
-    """The kinds a status file names while its writer lives; none once it has died or ended."""
-    for _ in range(3):  # the writer may replace the file between the open and the lock: look again
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except FileNotFoundError:
-            return []
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return os.read(fd, 4096).decode().split()
-        else:
-            try:
-                if os.fstat(fd).st_ino == os.stat(path).st_ino:
-                    return []  # its writer has died
-            except FileNotFoundError:
-                return []
-        finally:
-            os.close(fd)
-    return []
 
 
 def main() -> None:
