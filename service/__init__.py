@@ -11,6 +11,7 @@ from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+import solvers
 from service import access_log, auth, headers, ratelimit
 from service.problems import Problem, from_http_exception
 from store import broker
@@ -51,6 +52,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     publishing.conf.update(broker.celery_config(settings))
     app.extensions["celery"] = publishing
     app.extensions["publisher"] = CeleryPublisher(publishing, settings.lanes, settings.time)
+    # A request's checks never wait for a compile: their kernels warm in a thread meanwhile.
+    solvers.answer_without_compiling()
 
     # blueprints import the app's helpers above; bulk, callbacks, checking, export, hints and history
     # add routes to the api blueprint

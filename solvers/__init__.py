@@ -168,3 +168,12 @@ __all__ = [
     "UnknownKind", "WarmUpUnit", "WrongAnswer", "any_failed", "get", "hint_item", "kind_for",
     "prepare_item", "provision", "provision_missing", "read_generate_item", "warm_up", "warm_up_units",
 ]
+
+
+def answer_without_compiling() -> None:
+    """This process (the API) never waits for a compile while it checks a request: the kernels its
+    kinds' checks use are compiled (or loaded from numba's cache) in a thread, and until then their
+    plain numpy forms answer alike (solvers.sudoku.checks)."""
+    from solvers.sudoku import checks
+
+    checks.warm_in_background()

@@ -24,7 +24,7 @@ from solvers.base import (
     prepare_each,
     solve_each,
 )
-from solvers.sudoku import answers, kernels
+from solvers.sudoku import answers, checks
 from solvers.sudoku import fast as fastk
 from solvers.sudoku.grid import SYMBOL_CODES, Grid, layout, render, where
 from solvers.sudoku.outcome import fast_stats, result
@@ -47,7 +47,7 @@ def prepare_batch(kind: Kind, puzzles: Sequence[Any], options: Options) -> Seque
         return prepare_each(kind, puzzles, options)
     rows, givens = read_9x9(puzzles)
     givens.flags.writeable = False
-    bad = kernels.conflicting_rows(givens, layout(FAST_N).cell_units)
+    bad = checks.conflicting_rows(givens, layout(FAST_N).cell_units)
     if len(rows) == len(puzzles) and not bad.any():  # the usual chunk
         return Grids(givens)
     out: list[Grid | PuzzleError | None] = [None] * len(puzzles)

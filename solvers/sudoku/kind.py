@@ -30,7 +30,7 @@ from solvers.base import (
     prepare_each,
     solve_each,
 )
-from solvers.sudoku import batch, explain, hint, kernels, making, sat, solve, tree
+from solvers.sudoku import batch, checks, explain, hint, kernels, making, sat, solve, tree
 from solvers.sudoku.grid import SYMBOLS, Grid, layout, parse, parse_text, where
 from solvers.sudoku.predict import predict, shared_prediction
 from solvers.sudoku.solve import BACKTRACK_MAX_N, FAST_N, STRATEGIES
@@ -53,7 +53,7 @@ def validate(grid: Grid, options: Options) -> None:
         raise InvalidOption(f"strategy 'sat' adds one clause per solution it finds, so max_solutions must be "
                             f"at most {sat.MAX_SOLUTIONS} with it; use 'greedy' to count more")
     lay = layout(grid.n)
-    cell, other = kernels.first_conflict(grid.givens, lay.peers)
+    cell, other = checks.first_conflict(grid.givens, lay.peers)
     if cell >= 0:
         n = grid.n
         symbol = SYMBOLS[grid.givens[cell] - 1]
