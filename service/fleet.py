@@ -59,6 +59,8 @@ class WorkerOut(BaseModel):
     draining: bool = Field(False, description="an operator asked its `celery worker` to drain: it finishes "
                                               "what it holds and takes nothing new")
     draining_since: datetime | None = Field(None, description="when the drain was asked; null: not draining")
+    preparing: list[str] = Field(default_factory=list, description="the kinds the warm-up processes on its "
+                                 "host have still to prepare (compile their kernels), as of its last beat")
 
 
 class DrainOut(BaseModel):
@@ -71,6 +73,9 @@ class WorkerList(BaseModel):
     items: list[WorkerOut]
     heartbeat_seconds: float = Field(description="HEARTBEAT_SECONDS: how often a worker beats")
     silent_seconds: float = Field(description="WORKER_SILENT_SECONDS: a worker silent this long is dead")
+    preparing: list[str] = Field(default_factory=list, description=(
+        "the kinds still being prepared on the living workers' hosts (each item's `preparing`), in the "
+        "registry's order: their puzzles wait queued until a worker has them ready"))
 
 
 class QueueOut(BaseModel):
@@ -156,7 +161,7 @@ def _workers(at: datetime) -> list[WorkerOut]:
             alive=age < config.recovery.worker_silent_seconds,
             holding=[HeldOut(job_id=h.job_id, puzzles=h.puzzles, parts=h.parts) for h in w.held],
             done_last_minute=w.done, draining=w.draining_since is not None,
-            draining_since=w.draining_since))
+            draining_since=w.draining_since, preparing=w.preparing))
     return out
 
 
@@ -167,8 +172,10 @@ def list_workers():
     its lane, heartbeat age, what it holds and what it finished in the last minute. Operators
     only (ADMIN_TOKENS)."""
     recovery = settings().recovery
-    return WorkerList(items=_workers(now()), heartbeat_seconds=recovery.heartbeat_seconds,
-                      silent_seconds=recovery.worker_silent_seconds)
+    items = _workers(now())
+    left = {kind for w in items if w.alive for kind in w.preparing}
+    return WorkerList(items=items, heartbeat_seconds=recovery.heartbeat_seconds,
+                      silent_seconds=recovery.worker_silent_seconds, preparing=workers.by_registry(left))
 
 
 # A name no row can have (the column's length, control characters) is not looked up: 404 as unknown.

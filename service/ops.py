@@ -12,23 +12,24 @@ import itertools
 import logging
 import math
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
 from flask import Blueprint, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from spectree import Response as Documented
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 
 from service import auth, ratelimit, settings
 from service.api import spec
 from service.problems import Problem
 from service.schemas import ProblemOut
-from store import tallies
+from store import tallies, workers
 from store.bookkeeping import Tally
-from store.models import FINAL, UNFINISHED
+from store.models import FINAL, UNFINISHED, now
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,9 @@ class Health(BaseModel):
 class Ready(BaseModel):
     status: Literal["ready"]
     checks: dict[str, str]
+    preparing: list[str] = Field(default_factory=list, description=(
+        "the kinds the workers' warm-up processes have still to prepare (compile their kernels), as "
+        "the living workers' heartbeats tell; a job of such a kind is accepted and waits queued"))
 
 
 @bp.get("/healthz")
@@ -52,9 +56,11 @@ def healthz():
     return {"status": "ok"}
 
 
-def _check_database() -> None:
-    with current_app.extensions["engine"].connect() as conn:
-        conn.execute(text("select 1"))
+def _check_database() -> list[str]:
+    """The kinds still being prepared (store.workers.preparing): a read that needs the database."""
+    silent = timedelta(seconds=settings().recovery.worker_silent_seconds)
+    with current_app.extensions["sessions"]() as s:
+        return workers.preparing(s, now() - silent)
 
 
 def _check_broker() -> None:
@@ -72,11 +78,12 @@ def _check_broker() -> None:
 @ratelimit.exempt
 @spec.validate(resp=Documented(HTTP_200=Ready, HTTP_503=ProblemOut), tags=["operations"])
 def readyz():
-    """The database and the broker are reachable (503 otherwise)."""
-    failures = {}
+    """The database and the broker are reachable (503 otherwise); the kinds still being prepared."""
+    failures: dict[str, str] = {}
+    preparing: list[str] = []
     for name, check in (("database", _check_database), ("broker", _check_broker)):
         try:
-            check()
+            preparing = check() or preparing
         except Exception as exc:  # whatever the driver raises, the answer is "not ready"
             # The driver's message names hosts and ports: logged for the operator, not answered.
             log.warning("readyz: the %s is not reachable: %s: %s", name, type(exc).__name__, exc)
@@ -84,7 +91,7 @@ def readyz():
     if failures:
         raise Problem(503, "Service Unavailable", "; ".join(f"{k}: {v}" for k, v in failures.items()),
                       headers={"Retry-After": "5"}, checks=failures)
-    return {"status": "ready", "checks": {"database": "ok", "broker": "ok"}}
+    return {"status": "ready", "checks": {"database": "ok", "broker": "ok"}, "preparing": preparing}
 
 
 class SqlCollector:

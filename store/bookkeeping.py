@@ -31,6 +31,9 @@ class WorkerBeat(Base):
     queues: Mapped[str | None] = mapped_column(String(200))
     # When an operator asked its `celery worker` to drain (store.workers.drain); None: it takes work.
     draining_at: Mapped[datetime | None]
+    # The kinds the warm-up processes on its host have still to prepare (worker.warmstatus), comma-
+    # separated, as of beat_at; None: none.
+    preparing: Mapped[str | None] = mapped_column(String(200))
 
 
 class ReaperRun(Base):

@@ -63,6 +63,7 @@ class Worker:
     done: int = 0
     celery_node: str | None = None  # its `celery worker`'s node name, where it has one
     draining_since: datetime | None = None  # when an operator asked it to drain (store.workers.drain)
+    preparing: list[str] = field(default_factory=list)  # kinds still being prepared on its host
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ def workers(s: Session, at: datetime) -> list[Worker]:
         host, celery = celery_node_of(head)
         found[row.name] = Worker(row.name, host, pid, node, _queues(row.queues), aware(row.started_at),
                                  aware(row.beat_at), celery_node=celery,
-                                 draining_since=None if row.draining_at is None else aware(row.draining_at))
+                                 draining_since=None if row.draining_at is None else aware(row.draining_at),
+                                 preparing=_queues(row.preparing))
     if not found:
         return []
     jobs = recent_jobs(s, at - WINDOW)

@@ -19,6 +19,7 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, Row, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
+import solvers
 from store.bookkeeping import WorkerBeat
 from store.models import now
 
@@ -28,11 +29,14 @@ def node_of(name: str) -> str:
     return name.rsplit(":", 1)[-1]
 
 
-def beat(s: Session, name: str, since: datetime | None = None, queues: Sequence[str] = ()) -> bool:
-    """Renew (or create) this worker's row, with what its tasks hold (``since``) and its ``queues``;
-    returns whether its `celery worker` is to drain (a new row takes that from its node's rows)."""
+def beat(s: Session, name: str, since: datetime | None = None, queues: Sequence[str] = (),
+         preparing: Sequence[str] = ()) -> bool:
+    """Renew (or create) this worker's row, with what its tasks hold (``since``), its ``queues`` and
+    the kinds still being prepared on its host (``preparing``); returns whether its `celery worker`
+    is to drain (a new row takes that from its node's rows)."""
     t = now()
-    values = {"beat_at": t, "since": since, "queues": ",".join(queues) or None}
+    values = {"beat_at": t, "since": since, "queues": ",".join(queues) or None,
+              "preparing": ",".join(preparing) or None}
     renewed = s.execute(update(WorkerBeat).where(WorkerBeat.name == name).values(**values)
                         .returning(WorkerBeat.draining_at)).first()
     if renewed is not None:
@@ -71,6 +75,19 @@ def _is_process_of(row_name: str, celery_node: str) -> bool:
 def leave(s: Session, name: str) -> None:
     """A worker that stops cleanly removes its row: it holds nothing any more."""
     s.execute(delete(WorkerBeat).where(WorkerBeat.name == name))
+
+
+def preparing(s: Session, silent_before: datetime) -> list[str]:
+    """The kinds still being prepared on the hosts of the workers that have beaten since
+    ``silent_before``, in the registry's order."""
+    named = s.scalars(select(WorkerBeat.preparing).where(WorkerBeat.beat_at >= silent_before,
+                                                                    WorkerBeat.preparing.is_not(None)))
+    return by_registry({kind for text in named for kind in (text or "").split(",") if kind})
+
+
+def by_registry(kinds: set[str]) -> list[str]:
+    """``kinds`` in the registry's order (a kind it does not know, from another version, last)."""
+    return [kind for kind in solvers.KINDS if kind in kinds] + sorted(kinds - set(solvers.KINDS))
 
 
 def beats(s: Session) -> Sequence[Row[str, datetime]]:

@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from store import workers
 from store.models import now
 from store.settings import Recovery
+from worker import warmstatus
 
 log = logging.getLogger(__name__)
 
@@ -111,10 +112,13 @@ class Heartbeat:
         return since is not None and self.clock() - since >= self.recovery.worker_silent_seconds
 
     def tick(self) -> None:
-        """One beat; the first after a gap starts the quiet stretch again."""
+        """One beat, with the kinds the warm-up processes of this host have still to prepare
+        (worker.warmstatus, for /readyz and the fleet view); the first after a gap starts the quiet
+        stretch again."""
+        preparing = warmstatus.preparing()
         try:
             with self.sessions() as s, s.begin():
-                self.draining = workers.beat(s, worker_name(), tasks.since(), consuming)
+                self.draining = workers.beat(s, worker_name(), tasks.since(), consuming, preparing)
         except Exception:
             self.connected_since = None
             log.warning("heartbeat: the database is not reachable", exc_info=True)

@@ -56,6 +56,7 @@
                              text: w.alive ? "alive" : "silent"});
     const draining = w.draining ? el("span", {className: "status no_solution draining", text: "draining"}) : null;
     return el("tr", {"data-worker": w.name, "data-lane": w.lane || "", "data-alive": String(w.alive),
+                     "data-preparing": (w.preparing || []).join(" "),
                      "data-draining": String(Boolean(w.draining))},
       el("td", {title: w.name}, el("code", {text: w.celery_node || w.host}), w.pid === null ? null : ` pid ${w.pid}`),
       el("td", {text: w.lane || "not known yet"}),
@@ -72,6 +73,9 @@
       `in the last ${PQ.number(queues.window_seconds)} s`;
     document.querySelector("#workers tbody").replaceChildren(...workers.items.map(workerRow));
     document.getElementById("no-workers").hidden = workers.items.length > 0;
+    const preparing = workers.preparing || [];
+    document.getElementById("preparing").hidden = preparing.length === 0;
+    document.getElementById("preparing-kinds").textContent = preparing.join(", ");
     document.getElementById("updated").textContent = `Updated ${new Date().toLocaleTimeString()}.`;
   }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from store import workers
 from store.bookkeeping import WorkerBeat
@@ -87,3 +87,20 @@ def test_a_beat_says_whether_to_drain_and_a_new_process_takes_the_mark_of_its_no
         assert workers.beat(s, "w@a:9:n1") is True, "a replaced pool process of the same node"
         assert workers.beat(s, "w@a:5:n2") is False, "a restarted worker is a new node"
     assert rows(app)["w@a:9:n1"].draining_at is not None
+
+
+def test_the_kinds_still_being_prepared_are_those_the_living_workers_last_named(app):
+    with app.extensions["sessions"]() as s, s.begin():
+        workers.beat(s, "a:1:n", None, (), ["spokes", "sliding"])
+        workers.beat(s, "b:2:n", None, (), ["sudoku", "sliding"])
+        workers.beat(s, "c:3:n", None, (), ["nqueens"])  # silent below: its host is not heard of
+        workers.beat(s, "d:4:n")
+    with app.extensions["sessions"]() as s, s.begin():
+        s.execute(update(WorkerBeat).where(WorkerBeat.name == "c:3:n")
+                  .values(beat_at=now() - timedelta(seconds=60)))
+    assert rows(app)["a:1:n"].preparing == "spokes,sliding" and rows(app)["d:4:n"].preparing is None
+    with app.extensions["sessions"]() as s:
+        heard = ["sliding", "spokes"]
+        assert workers.preparing(s, now() - timedelta(seconds=15)) == ["sudoku", *heard]
+        assert workers.preparing(s, now() - timedelta(seconds=120)) == ["sudoku", "nqueens", *heard]
+    assert workers.by_registry({"spokes", "later-kind", "sudoku"}) == ["sudoku", "spokes", "later-kind"]

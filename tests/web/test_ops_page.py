@@ -172,3 +172,28 @@ def test_a_worker_is_drained_and_taken_back_from_the_fleet_view(tmp_path, offlin
         with Client(url, token="0perator-token") as c:
             assert not any(w["draining"] for w in c.workers()["items"])
     app.extensions["engine"].dispose()
+
+
+@pytest.mark.parametrize("width", [1280, PHONE])
+def test_the_fleet_view_names_the_kinds_still_being_prepared(tmp_path, offline, width):
+    """The kinds the living workers' hosts are still preparing, named under the workers (each row
+    keeps its own); the line goes once none is left, and the page stays within the width."""
+    settings = Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'ops.db'}", REDIS_URL=None,
+                                 BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="")
+    app = create_app(settings)
+    Base.metadata.create_all(app.extensions["engine"])
+    with app.extensions["sessions"]() as s, s.begin():
+        workers.beat(s, "w-1@host-a:42:cafe", None, ["puzzles"], ["sliding", "spokes"])
+    with serving(app) as url:
+        page = offline(url)
+        page.set_viewport_size({"width": width, "height": 844})
+        page.goto(url + "/ops")
+        expect(page.locator("#preparing")).to_be_visible()
+        expect(page.locator("#preparing-kinds")).to_have_text("sliding, spokes")
+        expect(page.locator("#workers tr[data-worker='w-1@host-a:42:cafe']")).to_have_attribute(
+            "data-preparing", "sliding spokes")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        with app.extensions["sessions"]() as s, s.begin():
+            workers.beat(s, "w-1@host-a:42:cafe", None, ["puzzles"])  # every kind prepared
+        expect(page.locator("#preparing")).to_be_hidden(timeout=10_000)
+    app.extensions["engine"].dispose()
