@@ -19,6 +19,12 @@
     .replace(/=+$/, "") : null;
   const filter = () => document.getElementById("status-filter").value;
   const pageCount = () => Math.max(1, Math.ceil((lastJob ? lastJob.total : 0) / PAGE));
+  // A link to one puzzle (/jobs/{id}#puzzle-N, as the fleet view's failures give) opens the page
+  // that holds it, marked, and scrolls to it once.
+  const linked = /^#puzzle-(\d+)$/.exec(location.hash);
+  const target = linked ? Number(linked[1]) : null;
+  let scrolled = false;
+  if (target !== null) cursors = Array.from({length: Math.floor(target / PAGE) + 1}, (_, i) => cursorAt(i * PAGE));
 
   const DRAWN = ["solution", "queens", "spokes", "explanation"];  // result fields the board shows
   const isObject = value => value !== null && typeof value === "object";
@@ -87,7 +93,8 @@
     const drawn = Boards.draw(p);
     const fallback = drawn || !p.result ? null
       : el("pre", {className: "result", text: JSON.stringify(p.result, null, 1)});
-    return el("article", {className: "puzzle", "data-index": p.index, "data-status": p.status},
+    return el("article", {className: p.index === target ? "puzzle target" : "puzzle", id: `puzzle-${p.index}`,
+                          "data-index": p.index, "data-status": p.status},
       el("h3", {}, `#${p.index} ${p.kind} `, el("span", {className: `status ${p.status}`, text: p.status}),
          p.attempts > 1 ? el("span", {className: "attempts hint", text: ` · attempt ${p.attempts}`}) : null),
       el("div", {className: "puzzle-body"}, drawn || fallback,
@@ -104,6 +111,8 @@
     if (status !== filter() || cursor !== cursors[cursors.length - 1]) return;  // a newer choice wins
     nextCursor = page.next_cursor;
     document.getElementById("puzzles").replaceChildren(...page.items.map(card));
+    const marked = document.querySelector("#puzzles .puzzle.target");
+    if (marked && !scrolled) { scrolled = true; marked.scrollIntoView({block: "start"}); }
     const shown = page.items.length;
     const number = status ? `page ${cursors.length}` : `page ${cursors.length} of ${pageCount()}`;
     const range = shown ? `#${page.items[0].index}` + (shown > 1 ? `–#${page.items[shown - 1].index}` : "") : "";

@@ -79,8 +79,8 @@
     const at = new Date(f.finished_at);
     return el("tr", {"data-job-id": f.job_id, "data-index": f.index},
       el("td", {text: at.toLocaleTimeString()}),
-      el("td", {}, el("a", {href: `/jobs/${encodeURIComponent(f.job_id)}`, text: `${f.job_id.slice(0, 8)}…`}),
-         ` #${f.index}`),
+      el("td", {}, el("a", {href: `/jobs/${encodeURIComponent(f.job_id)}#puzzle-${f.index}`,
+                            text: `${f.job_id.slice(0, 8)}… #${f.index}`})),
       el("td", {text: f.kind}), el("td", {text: f.owner || "anonymous"}),
       el("td", {className: "error", text: f.error}));
   }
