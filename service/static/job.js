@@ -171,6 +171,7 @@
     show("cancel-button", !final);
     show("retry-button", job.counts.failed || job.counts.cancelled);
     show("retry-options", job.counts.failed || job.counts.cancelled);
+    show("retry-accept", job.counts.failed || job.counts.cancelled);
     show("delete-button", final && document.getElementById("delete-confirm").hidden);
     show("job-details", true);
     show("puzzle-panel", true);
@@ -253,16 +254,21 @@
   document.getElementById("prev-page").addEventListener("click", () => {
     if (cursors.length > 1) { cursors.pop(); loadPage(); }
   });
-  // A retry's options to change, from the field beside its button: a JSON object, or nothing.
+  // A retry's options to change, from the field beside its button (a JSON object, or nothing),
+  // and whether it accepts puzzles predicted above the service's cap.
   function retryBody() {
+    const body = {};
     const text = document.getElementById("retry-options").value.trim();
-    if (!text) return undefined;
-    let options;
-    try { options = JSON.parse(text); } catch (err) { options = null; }
-    if (options === null || typeof options !== "object" || Array.isArray(options)) {
-      throw new Error('the options to change must be a JSON object, such as {"strategy": "sat"}');
+    if (text) {
+      let options;
+      try { options = JSON.parse(text); } catch (err) { options = null; }
+      if (options === null || typeof options !== "object" || Array.isArray(options)) {
+        throw new Error('the options to change must be a JSON object, such as {"strategy": "sat"}');
+      }
+      body.options = options;
     }
-    return {options};
+    if (document.getElementById("retry-accept-cost").checked) body.accept_cost = true;
+    return Object.keys(body).length ? body : undefined;
   }
 
   async function act(action) {
@@ -272,7 +278,10 @@
       showJob(await PQ.post(`/api/v1/jobs/${jobId}/${action}`, action === "retry" ? retryBody() : undefined));
     } catch (err) {
       error.hidden = false;
-      error.textContent = `Could not ${action} the job: ${err.message}`;
+      const capped = err.problem && err.problem.max_puzzle_cpu_seconds !== undefined &&
+        !document.getElementById("retry-accept-cost").checked;
+      error.textContent = `Could not ${action} the job: ${err.message}` +
+        (capped ? '. Tick "accept the cost" to retry them anyway.' : "");
     }
     lastSeen = "";
     poll();
