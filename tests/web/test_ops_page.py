@@ -198,3 +198,32 @@ def test_a_failure_is_one_click_from_its_puzzle(web_url, offline, width):
     page.click("#prev-page")  # the pager goes on from there
     expect(page.locator("#page-info")).to_contain_text("page 1 of 2")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+# Where a failure's error cell lies on the screen, and what names its column there.
+ERROR_CELL = """e => { const box = e.getBoundingClientRect();
+  return [box.left, box.right, getComputedStyle(e, '::before').content]; }"""
+
+
+@pytest.mark.parametrize("width", [1280, PHONE])
+def test_a_failures_error_reads_within_the_screen(web_url, offline, width):
+    """A failure's error is within the screen at either width: a column under its label on a wide
+    screen; on a phone, a line of its own across the row, each cell named by its column."""
+    with Client(web_url) as c:
+        job = c.wait(c.submit([{"kind": "toy", "puzzle": "8", "options": {"crash": True}}], label="reads"),
+                     poll=0.5)
+    page = offline(web_url)
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto(web_url + "/ops")
+    error = page.locator(f"#failures tr[data-job-id='{job['id']}'] td.error")
+    expect(error).to_contain_text("toy solver crashed on purpose", timeout=15_000)
+    left, right, label = error.evaluate(ERROR_CELL)
+    assert left >= 0 and right <= width, (left, right)
+    if width == PHONE:
+        expect(page.locator("#failures thead")).to_be_hidden()
+        assert "Error" in label and right - left > 0.7 * width, (label, left, right)
+        box = page.locator("#failures").locator("xpath=..")
+        assert box.evaluate("e => e.scrollWidth <= e.clientWidth")  # nothing to scroll to
+    else:
+        expect(page.locator("#failures thead th").last).to_have_text("Error")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
