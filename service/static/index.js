@@ -67,11 +67,7 @@
   }
 
   // A refusal's title; a cap on predicted cost that the form's box would lift says so.
-  function refusal(err, box) {
-    const capped = err.problem.max_puzzle_cpu_seconds !== undefined && !document.getElementById(box).checked;
-    return `Refused (${err.status}): ${err.message}` +
-      (capped ? '. Tick "Accept the cost" to send them anyway.' : "");
-  }
+  const refusal = (err, box) => `Refused (${err.status}): ${err.message}${PQ.capHint(err, box, "send them")}`;
 
   function showErrors(title, errors, lineOf) {
     const box = document.getElementById("submit-errors");

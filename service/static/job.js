@@ -3,7 +3,7 @@
 // drawn as a board with its search statistics beside it.
 
 (() => {
-  const {el} = PQ;
+  const {el, duration} = PQ;
   const jobId = document.getElementById("job").dataset.jobId;
   const PAGE = 12;
   let cursors = [null];  // the cursor of each page seen; the last is the current one
@@ -128,13 +128,6 @@
 
   const show = (id, visible) => { document.getElementById(id).hidden = !visible; };
 
-  // Seconds as a wait reads: 45s, 3m05s, 2h10m.
-  function duration(seconds) {
-    const s = Math.round(seconds), pad = n => String(n).padStart(2, "0");
-    if (s >= 3600) return `${Math.floor(s / 3600)}h${pad(Math.floor(s % 3600 / 60))}m`;
-    return s >= 60 ? `${Math.floor(s / 60)}m${pad(s % 60)}s` : `${s}s`;
-  }
-
   // The job's progress is its work done as predicted (each puzzle weighted by its estimate), a
   // cancelled job's the share of its puzzles that ended before the cancel; a running job's eta
   // comes from the rate that work has gone at, with its band.
@@ -169,9 +162,7 @@
     showTimes(job);
     const final = PQ.FINAL.includes(job.status);
     show("cancel-button", !final);
-    show("retry-button", job.counts.failed || job.counts.cancelled);
-    show("retry-options", job.counts.failed || job.counts.cancelled);
-    show("retry-accept", job.counts.failed || job.counts.cancelled);
+    for (const id of ["retry-button", "retry-options", "retry-accept"]) show(id, job.counts.failed || job.counts.cancelled);
     show("delete-button", final && document.getElementById("delete-confirm").hidden);
     show("job-details", true);
     show("puzzle-panel", true);
@@ -278,10 +269,8 @@
       showJob(await PQ.post(`/api/v1/jobs/${jobId}/${action}`, action === "retry" ? retryBody() : undefined));
     } catch (err) {
       error.hidden = false;
-      const capped = err.problem && err.problem.max_puzzle_cpu_seconds !== undefined &&
-        !document.getElementById("retry-accept-cost").checked;
       error.textContent = `Could not ${action} the job: ${err.message}` +
-        (capped ? '. Tick "accept the cost" to retry them anyway.' : "");
+        PQ.capHint(err, "retry-accept-cost", "retry them");
     }
     lastSeen = "";
     poll();

@@ -210,7 +210,7 @@ def test_the_forms_and_the_retry_accept_the_cost_past_the_cap(capped, offline, w
     page.click("#cancel-button")
     expect(page.locator("#job")).to_have_attribute("data-status", "cancelled")
     page.click("#retry-button")
-    expect(page.locator("#action-error")).to_contain_text('Tick "accept the cost"')
+    expect(page.locator("#action-error")).to_contain_text('Tick "Accept the cost" to retry them anyway')
     expect(page.locator("#job")).to_have_attribute("data-status", "cancelled")
     page.check("#retry-accept-cost")
     page.click("#retry-button")
