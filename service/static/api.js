@@ -97,13 +97,25 @@ const PQ = (() => {
       : value.toLocaleString("en-US", {maximumFractionDigits: Math.abs(value) >= 1000 ? 0 : 3}))
     : String(value);
 
+  // Seconds as a wait reads: 45s, 3m05s, 2h10m.
+  function duration(seconds) {
+    const s = Math.round(seconds), pad = n => String(n).padStart(2, "0");
+    if (s >= 3600) return `${Math.floor(s / 3600)}h${pad(Math.floor(s % 3600 / 60))}m`;
+    return s >= 60 ? `${Math.floor(s / 60)}m${pad(s % 60)}s` : `${s}s`;
+  }
+
   function counts(job) {
     return Object.entries(job.counts).filter(([, n]) => n).map(([s, n]) => `${s} ${number(n)}`).join(" · ");
   }
 
   const FINAL = ["completed", "cancelled"];
 
+  // What a refusal past MAX_PUZZLE_CPU_SECONDS adds while the form's "Accept the cost" box
+  // (``box``, sent as accept_cost) is not ticked: how to ``act`` anyway.
+  const capHint = (err, box, act) => (err.problem && err.problem.max_puzzle_cpu_seconds !== undefined &&
+    !document.getElementById(box).checked ? `. Tick "Accept the cost" to ${act} anyway.` : "");
+
   showForget();
   return {get: path => call("GET", path), getPublic: path => call("GET", path, undefined, true), post: (path, body) => call("POST", path, body),
-          del: path => call("DELETE", path), download, el, number, counts, FINAL, ApiError};
+          del: path => call("DELETE", path), download, el, number, duration, counts, capHint, FINAL, ApiError};
 })();

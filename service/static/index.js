@@ -66,6 +66,9 @@
     return out;
   }
 
+  // A refusal's title; a cap on predicted cost that the form's box would lift says so.
+  const refusal = (err, box) => `Refused (${err.status}): ${err.message}${PQ.capHint(err, box, "send them")}`;
+
   function showErrors(title, errors, lineOf) {
     const box = document.getElementById("submit-errors");
     box.hidden = false;
@@ -96,11 +99,12 @@
     const body = {puzzles};
     const label = document.getElementById("label").value.trim();
     if (label) body.label = label;
+    if (document.getElementById("accept-cost").checked) body.accept_cost = true;
     try {
       const job = await PQ.post("/api/v1/jobs", body);
       location.href = `/jobs/${job.id}`;
     } catch (err) {
-      showErrors(`Refused (${err.status}): ${err.message}`, err.problem.errors || [], lineOf);
+      showErrors(refusal(err, "accept-cost"), err.problem.errors || [], lineOf);
     }
   });
 
@@ -129,12 +133,13 @@
     const body = {puzzles: [{kind: generateKind.value, generate}]};
     const label = document.getElementById("generate-label").value.trim();
     if (label) body.label = label;
+    if (document.getElementById("generate-accept-cost").checked) body.accept_cost = true;
     try {
       const job = await PQ.post("/api/v1/jobs", body);
       location.href = `/jobs/${job.id}`;
     } catch (err) {
       box.hidden = false;
-      document.getElementById("generate-error-title").textContent = `Refused (${err.status}): ${err.message}`;
+      document.getElementById("generate-error-title").textContent = refusal(err, "generate-accept-cost");
       document.getElementById("generate-messages").replaceChildren(...(err.problem.errors || []).map(
         e => el("li", {className: "line-error", text: `${e.field}: ${e.message}`})));
     }

@@ -3,7 +3,7 @@
 // drawn as a board with its search statistics beside it.
 
 (() => {
-  const {el} = PQ;
+  const {el, duration} = PQ;
   const jobId = document.getElementById("job").dataset.jobId;
   const PAGE = 12;
   let cursors = [null];  // the cursor of each page seen; the last is the current one
@@ -19,6 +19,12 @@
     .replace(/=+$/, "") : null;
   const filter = () => document.getElementById("status-filter").value;
   const pageCount = () => Math.max(1, Math.ceil((lastJob ? lastJob.total : 0) / PAGE));
+  // A link to one puzzle (/jobs/{id}#puzzle-N, as the fleet view's failures give) opens the page
+  // that holds it, marked, and scrolls to it once.
+  const linked = /^#puzzle-(\d+)$/.exec(location.hash);
+  const target = linked ? Number(linked[1]) : null;
+  let scrolled = false;
+  if (target !== null) cursors = Array.from({length: Math.floor(target / PAGE) + 1}, (_, i) => cursorAt(i * PAGE));
 
   const DRAWN = ["solution", "queens", "spokes", "explanation"];  // result fields the board shows
   const isObject = value => value !== null && typeof value === "object";
@@ -87,7 +93,8 @@
     const drawn = Boards.draw(p);
     const fallback = drawn || !p.result ? null
       : el("pre", {className: "result", text: JSON.stringify(p.result, null, 1)});
-    return el("article", {className: "puzzle", "data-index": p.index, "data-status": p.status},
+    return el("article", {className: p.index === target ? "puzzle target" : "puzzle", id: `puzzle-${p.index}`,
+                          "data-index": p.index, "data-status": p.status},
       el("h3", {}, `#${p.index} ${p.kind} `, el("span", {className: `status ${p.status}`, text: p.status}),
          p.attempts > 1 ? el("span", {className: "attempts hint", text: ` · attempt ${p.attempts}`}) : null),
       el("div", {className: "puzzle-body"}, drawn || fallback,
@@ -104,6 +111,8 @@
     if (status !== filter() || cursor !== cursors[cursors.length - 1]) return;  // a newer choice wins
     nextCursor = page.next_cursor;
     document.getElementById("puzzles").replaceChildren(...page.items.map(card));
+    const marked = document.querySelector("#puzzles .puzzle.target");
+    if (marked && !scrolled) { scrolled = true; marked.scrollIntoView({block: "start"}); }
     const shown = page.items.length;
     const number = status ? `page ${cursors.length}` : `page ${cursors.length} of ${pageCount()}`;
     const range = shown ? `#${page.items[0].index}` + (shown > 1 ? `–#${page.items[shown - 1].index}` : "") : "";
@@ -118,13 +127,6 @@
   }
 
   const show = (id, visible) => { document.getElementById(id).hidden = !visible; };
-
-  // Seconds as a wait reads: 45s, 3m05s, 2h10m.
-  function duration(seconds) {
-    const s = Math.round(seconds), pad = n => String(n).padStart(2, "0");
-    if (s >= 3600) return `${Math.floor(s / 3600)}h${pad(Math.floor(s % 3600 / 60))}m`;
-    return s >= 60 ? `${Math.floor(s / 60)}m${pad(s % 60)}s` : `${s}s`;
-  }
 
   // The job's progress is its work done as predicted (each puzzle weighted by its estimate), a
   // cancelled job's the share of its puzzles that ended before the cancel; a running job's eta
@@ -160,8 +162,7 @@
     showTimes(job);
     const final = PQ.FINAL.includes(job.status);
     show("cancel-button", !final);
-    show("retry-button", job.counts.failed || job.counts.cancelled);
-    show("retry-options", job.counts.failed || job.counts.cancelled);
+    for (const id of ["retry-button", "retry-options", "retry-accept"]) show(id, job.counts.failed || job.counts.cancelled);
     show("delete-button", final && document.getElementById("delete-confirm").hidden);
     show("job-details", true);
     show("puzzle-panel", true);
@@ -244,16 +245,21 @@
   document.getElementById("prev-page").addEventListener("click", () => {
     if (cursors.length > 1) { cursors.pop(); loadPage(); }
   });
-  // A retry's options to change, from the field beside its button: a JSON object, or nothing.
+  // A retry's options to change, from the field beside its button (a JSON object, or nothing),
+  // and whether it accepts puzzles predicted above the service's cap.
   function retryBody() {
+    const body = {};
     const text = document.getElementById("retry-options").value.trim();
-    if (!text) return undefined;
-    let options;
-    try { options = JSON.parse(text); } catch (err) { options = null; }
-    if (options === null || typeof options !== "object" || Array.isArray(options)) {
-      throw new Error('the options to change must be a JSON object, such as {"strategy": "sat"}');
+    if (text) {
+      let options;
+      try { options = JSON.parse(text); } catch (err) { options = null; }
+      if (options === null || typeof options !== "object" || Array.isArray(options)) {
+        throw new Error('the options to change must be a JSON object, such as {"strategy": "sat"}');
+      }
+      body.options = options;
     }
-    return {options};
+    if (document.getElementById("retry-accept-cost").checked) body.accept_cost = true;
+    return Object.keys(body).length ? body : undefined;
   }
 
   async function act(action) {
@@ -263,7 +269,8 @@
       showJob(await PQ.post(`/api/v1/jobs/${jobId}/${action}`, action === "retry" ? retryBody() : undefined));
     } catch (err) {
       error.hidden = false;
-      error.textContent = `Could not ${action} the job: ${err.message}`;
+      error.textContent = `Could not ${action} the job: ${err.message}` +
+        PQ.capHint(err, "retry-accept-cost", "retry them");
     }
     lastSeen = "";
     poll();

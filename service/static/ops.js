@@ -81,12 +81,13 @@
 
   function failureRow(f) {
     const at = new Date(f.finished_at);
+    // Each cell names its column: on a phone the row is a block without the header row.
     return el("tr", {"data-job-id": f.job_id, "data-index": f.index},
-      el("td", {text: at.toLocaleTimeString()}),
-      el("td", {}, el("a", {href: `/jobs/${encodeURIComponent(f.job_id)}`, text: `${f.job_id.slice(0, 8)}…`}),
-         ` #${f.index}`),
-      el("td", {text: f.kind}), el("td", {text: f.owner || "anonymous"}),
-      el("td", {className: "error", text: f.error}));
+      el("td", {"data-label": "When", text: at.toLocaleTimeString()}),
+      el("td", {"data-label": "Puzzle"},
+         el("a", {href: `/jobs/${encodeURIComponent(f.job_id)}#puzzle-${f.index}`, text: `${f.job_id.slice(0, 8)}… #${f.index}`})),
+      el("td", {"data-label": "Kind", text: f.kind}), el("td", {"data-label": "Client", text: f.owner || "anonymous"}),
+      el("td", {className: "error", "data-label": "Error", text: f.error}));
   }
 
   function failureQuery() {

@@ -9,7 +9,11 @@
   const PAGE = 100;
   const LEFT = {lost: "its chunk's worker was lost", solved_alone: "to be solved alone"};
   let nextCursor = null;
-  let shownIndex = null;  // the puzzle whose events are shown (null: every puzzle's)
+  // The puzzle whose events are shown (null: every puzzle's): at first the one a link names
+  // (/jobs/{id}#puzzle-N, as the fleet view's failures give).
+  const linked = /^#puzzle-(\d+)$/.exec(location.hash);
+  let shownIndex = linked ? Number(linked[1]) : null;
+  if (linked) document.getElementById("history-index").value = linked[1];
   let loading = 0;  // the newest load; an older answer arriving late is dropped
 
   // Seconds to three figures; under a second in milliseconds, so that a cheap puzzle's reads as more than 0.

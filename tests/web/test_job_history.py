@@ -1,8 +1,11 @@
 """The job page's history in a real browser, on a wide screen and on a phone's 390 px: the job's
-events oldest first, a finished puzzle's predicted against actual seconds, one puzzle's events,
-the list read again when a retry changes the job, and no history for a job that is not there."""
+events oldest first, a finished puzzle's predicted against actual seconds, one puzzle's events
+(also when a link names the puzzle), the list read again when a retry changes the job, and no
+history for a job that is not there."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -17,7 +20,7 @@ PHONE = 390
 @pytest.fixture(scope="module")
 def finished_job(web_url):
     """Three toy puzzles solved, one failed (it crashes)."""
-    items = [{"kind": "toy", "puzzle": str(i + 1)} for i in range(3)]
+    items: list[dict[str, Any]] = [{"kind": "toy", "puzzle": str(i + 1)} for i in range(3)]
     items.append({"kind": "toy", "puzzle": "9", "options": {"crash": True}})
     with Client(web_url) as c:
         job = c.wait(c.submit(items, label="history"), poll=1)
@@ -69,6 +72,20 @@ def test_one_puzzles_events_and_back_to_every_puzzle(web_url, offline, finished_
     assert set(wheres.all_inner_texts()) == {"job", "#3"}  # the crashing puzzle is a row of its own
     page.click("#history-all")
     expect(events).to_have_count(every)
+
+
+@pytest.mark.parametrize("width", [1280, PHONE])
+def test_a_link_to_one_puzzle_shows_its_events(web_url, offline, finished_job, width):
+    page = offline(web_url)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{web_url}/jobs/{finished_job['id']}#puzzle-3")  # the failure's link on /ops
+    expect(page.locator("#history-index")).to_have_value("3")
+    events = page.locator("#timeline li.event")
+    expect(events.filter(has_text="crashed on purpose")).to_have_count(1)
+    assert set(page.locator("#timeline li.event .where").all_inner_texts()) == {"job", "#3"}
+    page.click("#history-all")
+    expect(page.locator("#timeline li.event .where").filter(has_text="#0")).not_to_have_count(0)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
 def test_a_retry_shows_in_the_history(web_url, offline):

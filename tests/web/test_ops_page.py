@@ -59,7 +59,7 @@ def test_the_fleet_view_lists_failures_and_filters_them(web_url, offline):
     row = page.locator(f"#failures tr[data-job-id='{job['id']}']")
     expect(row).to_have_count(1, timeout=15_000)
     expect(row.locator("td.error")).to_contain_text("toy solver crashed on purpose")
-    expect(row.locator(f"a[href='/jobs/{job['id']}']")).to_have_count(1)
+    expect(row.locator(f"a[href='/jobs/{job['id']}#puzzle-0']")).to_have_count(1)
     # The last hour's charts, from SQL: a bar for the minute the failure ended, its failed part red.
     expect(page.locator("#throughput-chart rect.failed").first).to_be_attached()
     expect(page.locator("#latency-chart polyline.p50")).to_have_attribute("points", re.compile(r"\d"))
@@ -172,6 +172,61 @@ def test_a_worker_is_drained_and_taken_back_from_the_fleet_view(tmp_path, offlin
         with Client(url, token="0perator-token") as c:
             assert not any(w["draining"] for w in c.workers()["items"])
     app.extensions["engine"].dispose()
+
+
+@pytest.mark.parametrize("width", [1280, PHONE])
+def test_a_failure_is_one_click_from_its_puzzle(web_url, offline, width):
+    """A failure's link opens its job's page at the page that holds the puzzle, marked and in view."""
+    items = [{"kind": "toy", "puzzle": str(i), "options": {"crash": i == 17}} for i in range(20)]
+    with Client(web_url) as c:
+        job = c.wait(c.submit(items, label="one fails late"), poll=0.5)
+    assert job["counts"]["failed"] == 1
+    page = offline(web_url)
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto(web_url + "/ops")
+    link = page.locator(f"#failures tr[data-job-id='{job['id']}'] a")
+    expect(link).to_have_attribute("href", f"/jobs/{job['id']}#puzzle-17", timeout=15_000)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    link.click()
+    page.wait_for_url(re.compile(rf"/jobs/{job['id']}#puzzle-17$"))
+    failed = page.locator("#puzzles .puzzle.target")
+    expect(failed).to_have_attribute("data-index", "17")  # on the second page of twelve
+    expect(failed).to_have_attribute("data-status", "failed")
+    expect(failed).to_be_in_viewport()
+    expect(page.locator("#page-info")).to_contain_text("page 2 of 2")
+    expect(page.locator("#puzzles .puzzle.target")).to_have_count(1)
+    page.click("#prev-page")  # the pager goes on from there
+    expect(page.locator("#page-info")).to_contain_text("page 1 of 2")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+# Where a failure's error cell lies on the screen, and what names its column there.
+ERROR_CELL = """e => { const box = e.getBoundingClientRect();
+  return [box.left, box.right, getComputedStyle(e, '::before').content]; }"""
+
+
+@pytest.mark.parametrize("width", [1280, PHONE])
+def test_a_failures_error_reads_within_the_screen(web_url, offline, width):
+    """A failure's error is within the screen at either width: a column under its label on a wide
+    screen; on a phone, a line of its own across the row, each cell named by its column."""
+    with Client(web_url) as c:
+        job = c.wait(c.submit([{"kind": "toy", "puzzle": "8", "options": {"crash": True}}], label="reads"),
+                     poll=0.5)
+    page = offline(web_url)
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto(web_url + "/ops")
+    error = page.locator(f"#failures tr[data-job-id='{job['id']}'] td.error")
+    expect(error).to_contain_text("toy solver crashed on purpose", timeout=15_000)
+    left, right, label = error.evaluate(ERROR_CELL)
+    assert left >= 0 and right <= width, (left, right)
+    if width == PHONE:
+        expect(page.locator("#failures thead")).to_be_hidden()
+        assert "Error" in label and right - left > 0.7 * width, (label, left, right)
+        box = page.locator("#failures").locator("xpath=..")
+        assert box.evaluate("e => e.scrollWidth <= e.clientWidth")  # nothing to scroll to
+    else:
+        expect(page.locator("#failures thead th").last).to_have_text("Error")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
 @pytest.mark.parametrize("width", [1280, PHONE])

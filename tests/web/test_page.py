@@ -12,8 +12,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+import solvers
 from client import Client
+from service import create_app
+from store.models import Base
+from store.settings import Settings
 from tests.embedded import embedded_service
+from tests.liveserver import serving
+from tests.toykind import TOY
 
 pytestmark = pytest.mark.integration
 
@@ -168,3 +174,58 @@ def test_swagger_page_renders_offline(web_url, offline):
     page.wait_for_selector(export, state="attached")
     document = json.loads(page.evaluate("fetch('/api/v1/openapi.json').then(r => r.text())"))
     assert "Item.sudoku" in document["components"]["schemas"]
+
+
+@pytest.fixture
+def capped(tmp_path, monkeypatch):
+    """The page on a service with a cap of 0.05 predicted CPU seconds a puzzle and no worker (a toy
+    puzzle is predicted at its sleep, a 9x9 extreme Sudoku made at 0.2 s)."""
+    monkeypatch.setitem(solvers.KINDS, "toy", TOY)
+    app = create_app(Settings.from_env(DATABASE_URL=f"sqlite:///{tmp_path / 'capped.db'}", REDIS_URL=None,
+                                       BROKER_DIR=str(tmp_path / "broker"), RATE_LIMIT="", READ_RATE_LIMIT="",
+                                       MAX_PUZZLE_CPU_SECONDS=0.05))
+    Base.metadata.create_all(app.extensions["engine"])
+    with serving(app) as url:
+        yield url
+    app.extensions["engine"].dispose()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_forms_and_the_retry_accept_the_cost_past_the_cap(capped, offline, width):
+    page = offline(capped)
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto(capped + "/")
+    page.select_option("#kind", "toy")
+    page.fill("#puzzles", "12\n")
+    page.fill("#option-sleep", "1")
+    page.click("#submit-button")
+    expect(page.locator("#submit-error-title")).to_contain_text('Tick "Accept the cost"')
+    expect(page.locator("#line-errors li")).to_contain_text("line 1: puzzle: predicted at 1 CPU seconds")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.check("#accept-cost")
+    page.click("#submit-button")
+    page.wait_for_url(re.compile(r"/jobs/[0-9a-f]{32}$"))
+
+    # Its retry is checked against the cap again: refused until the retry accepts the cost too.
+    page.click("#cancel-button")
+    expect(page.locator("#job")).to_have_attribute("data-status", "cancelled")
+    page.click("#retry-button")
+    expect(page.locator("#action-error")).to_contain_text('Tick "Accept the cost" to retry them anyway')
+    expect(page.locator("#job")).to_have_attribute("data-status", "cancelled")
+    page.check("#retry-accept-cost")
+    page.click("#retry-button")
+    expect(page.locator("#job")).to_have_attribute("data-status", "queued")
+    expect(page.locator("#action-error")).to_be_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+    page.goto(capped + "/")
+    page.select_option("#generate-kind", "sudoku")
+    page.fill("#generate-count", "1")
+    page.select_option("#generate-difficulty", label="extreme")
+    page.click("#generate-button")
+    expect(page.locator("#generate-error-title")).to_contain_text('Tick "Accept the cost"')
+    page.check("#generate-accept-cost")
+    page.click("#generate-button")
+    page.wait_for_url(re.compile(r"/jobs/[0-9a-f]{32}$"))
+    expect(page.locator("#job-progress")).to_contain_text("of 1 puzzle")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
