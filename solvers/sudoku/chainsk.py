@@ -373,6 +373,8 @@ def static_chains(grid: np.ndarray, best: np.ndarray, best_path: np.ndarray) -> 
         y, x = family >= 1, family != 1
         sort_key = 4 if family == 2 else 3 if y else 2
         cycle_base, chain_base = (70, 70) if family == 2 else (65, 66)
+        if _limit(best, cycle_base) == 0 and _limit(best, chain_base) == 0:
+            continue  # no chain of the family could sort before the best
         link_table(grid, y, x, links, count)
         closure(grid, links, count, comp, reach, members, ids)
         for cell in range(81):
