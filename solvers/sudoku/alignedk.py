@@ -20,7 +20,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solvers.bits import lowest_bit, popcount
 from solvers.sudoku import gradek, patternk
+from solvers.sudoku.nishiok import PEER_BITS
 
 POP = patternk.POP
 SEES = patternk.SEES
@@ -38,6 +40,38 @@ def _third(m: int, a: int, b: int, shared: np.ndarray, n_shared: int, cands: np.
         if rest & (rest - 1) == 0:
             m &= ~rest
     return m
+
+
+@njit(cache=True)
+def _all_allowed(cands: np.ndarray, base: np.ndarray, size: int, shared: np.ndarray, n_shared: int) -> bool:
+    """Whether some combination surely allows each digit of each base cell, so that ``_exclude``
+    finds nothing: an excluder (two digits or more) rules out only combinations holding all its
+    digits, so one with at most one digit of the excluders' union is ruled out only by two cells
+    that see each other holding the same digit; a digit of a cell is allowed when the other
+    cells can take such free digits without that clash."""
+    union = 0
+    for s in range(n_shared):
+        union |= cands[shared[s]]
+    for i in range(size):
+        cell = base[i]
+        j = base[1] if i == 0 else base[0]
+        k = base[2] if i < 2 else base[1]
+        m = cands[cell]
+        while m:
+            bit = m & -m
+            m &= m - 1
+            free_j = cands[j] & ~union
+            if SEES[cell, j]:
+                free_j &= ~bit
+            if free_j == 0:
+                return False
+            if size == 3:
+                free_k = cands[k] & ~union
+                if SEES[cell, k]:
+                    free_k &= ~bit
+                if free_k == 0 or (SEES[j, k] and free_j == free_k and free_j & (free_j - 1) == 0):
+                    return False
+    return True
 
 
 @njit(cache=True)
@@ -95,14 +129,29 @@ def _exclude(cands: np.ndarray, base: np.ndarray, size: int, shared: np.ndarray,
 
 
 @njit(cache=True)
+def _bits_to(words: np.ndarray, out: np.ndarray) -> int:
+    """The cells of the set ``words`` (three words, ``PEER_BITS``' layout) into ``out`` in
+    ascending order; their number."""
+    n = 0
+    for w in range(3):
+        m = words[w]
+        while m:
+            out[n] = w * 27 + lowest_bit(m)
+            n += 1
+            m &= m - 1
+    return n
+
+
+@njit(cache=True)
 def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray) -> tuple[int, int]:
     """The first aligned pair (``degree`` 2) or triple (3) exclusion with eliminations (module
-    doc): (cells, eliminations) written to ``cells`` and ``elims``, or (0, 0)."""
+    doc): (cells, eliminations) written to ``cells`` and ``elims``, or (0, 0). Sets of cells
+    (each base cell's excluders, a pair's shared ones) are three words of bits (``PEER_BITS``),
+    read in ascending order as the peers are listed."""
     base = np.empty(81, np.int64)
-    is_base = np.zeros(81, np.bool_)
     index = np.full(81, -1, np.int64)  # a base cell's place in ``base``
-    excl = np.empty((81, 20), np.int64)
-    n_excl = np.zeros(81, np.int64)
+    excl = np.zeros((81, 3), np.int64)  # per base cell (by place), its excluders as bits
+    bases = np.zeros(3, np.int64)  # the base cells as bits
     nb = 0
     for cell in range(81):
         if POP[cands[cell]] < 2:
@@ -115,18 +164,21 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
             if p == 1:
                 single = True
             elif 2 <= p <= degree:
-                excl[nb, k] = q
+                excl[nb, q // 27] |= 1 << (q % 27)
                 k += 1
         if not single and k:
             base[nb] = cell
-            n_excl[nb] = k
-            is_base[cell] = True
             index[cell] = nb
+            bases[cell // 27] |= 1 << (cell % 27)
             nb += 1
+        else:
+            excl[nb, :] = 0
     # a triple reached from another of its pairs was tried there, with nothing to remove
     tried = np.zeros((nb, nb, nb) if degree == 3 else (1, 1, 1), np.bool_)
     chosen = np.empty(3, np.int64)
-    pair = np.empty(20, np.int64)
+    pair_bits = np.empty(3, np.int64)
+    tail_bits = np.empty(3, np.int64)
+    shared_bits = np.empty(3, np.int64)
     shared = np.empty(20, np.int64)
     tail = np.empty(40, np.int64)
     allowed = np.empty(3, np.int64)
@@ -134,29 +186,28 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
         for a in range(b):
             chosen[0], chosen[1] = base[a], base[b]
             n_pair = 0  # the pair's shared excluders: a triple's are among them
-            for k in range(n_excl[a]):
-                if SEES[chosen[1], excl[a, k]]:
-                    pair[n_pair] = excl[a, k]
-                    n_pair += 1
+            for w in range(3):
+                pair_bits[w] = excl[a, w] & PEER_BITS[chosen[1], w]
+                n_pair += popcount(pair_bits[w])
             if n_pair < 2:
                 continue
             if degree == 2:
-                n = _exclude(cands, chosen, 2, pair, n_pair, cells, elims, allowed)
+                _bits_to(pair_bits, shared)
+                if _all_allowed(cands, chosen, 2, shared, n_pair):
+                    continue
+                n = _exclude(cands, chosen, 2, shared, n_pair, cells, elims, allowed)
                 if n:
                     return 2, n
                 continue
-            n_tail = 0
-            for side in (a, b):
-                for k in range(n_excl[side]):
-                    q = excl[side, k]
-                    if not is_base[q] or q == chosen[0] or q == chosen[1]:
-                        continue
-                    dup = False
-                    for t in range(n_tail):
-                        dup |= tail[t] == q
-                    if not dup:
-                        tail[n_tail] = q
-                        n_tail += 1
+            # the base cells among either's excluders: a's, then b's not a's, each in order
+            for w in range(3):
+                tail_bits[w] = excl[a, w] & bases[w]
+            tail_bits[chosen[1] // 27] &= ~(1 << (chosen[1] % 27))
+            n_tail = _bits_to(tail_bits, tail)
+            for w in range(3):
+                tail_bits[w] = excl[b, w] & bases[w] & ~excl[a, w]
+            tail_bits[chosen[0] // 27] &= ~(1 << (chosen[0] % 27))
+            n_tail += _bits_to(tail_bits, tail[n_tail:])
             for t in range(n_tail):
                 chosen[2] = tail[t]
                 c = index[tail[t]]
@@ -166,11 +217,13 @@ def aligned(degree: int, cands: np.ndarray, cells: np.ndarray, elims: np.ndarray
                     continue
                 tried[lo, mid, hi] = True
                 n_shared = 0
-                for k in range(n_pair):
-                    if SEES[chosen[2], pair[k]]:
-                        shared[n_shared] = pair[k]
-                        n_shared += 1
+                for w in range(3):
+                    shared_bits[w] = pair_bits[w] & PEER_BITS[chosen[2], w]
+                    n_shared += popcount(shared_bits[w])
                 if n_shared < 2:
+                    continue
+                _bits_to(shared_bits, shared)
+                if _all_allowed(cands, chosen, 3, shared, n_shared):
                     continue
                 n = _exclude(cands, chosen, 3, shared, n_shared, cells, elims, allowed)
                 if n:

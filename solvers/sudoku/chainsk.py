@@ -6,7 +6,8 @@ source on an unchanging grid, breadth first, the links read as chains.py describ
   links    int64[NODES, LINKS] and its ``count``: each candidate's links on a grid (``link_table``,
            read once for the many searches of a position).
   comp, reach  each node's strongly connected component and what the component reaches
-           (``closure``): a search runs only where it can end in a chain or a cycle.
+           (``closure``): a search runs only where it can end in a chain or a cycle; ``ids``
+           numbers the candidates' nodes 0, 1, ... for the bits of ``reach``.
 
 Both searches stop at ``limit`` nodes per chain (chains.py's length limit). ``static_chains``
 runs them from every candidate as chains.static_chains orders them and keeps the best chain,
@@ -204,12 +205,20 @@ WORDS = (NODES + 63) // 64  # a set of nodes as bits
 
 @njit(cache=True)
 def closure(grid: np.ndarray, links: np.ndarray, count: np.ndarray, comp: np.ndarray, reach: np.ndarray,
-            members: np.ndarray) -> None:
+            members: np.ndarray, ids: np.ndarray) -> None:
     """What each node of ``grid``'s candidates reaches along ``links`` (Tarjan's strongly
     connected components, iterative): each node's component in ``comp``, each component's
-    nodes and every node they reach as bits (uint64[WORDS]) in ``reach``, its size in
-    ``members``. A search finds a chain from a node to its negation, or a cycle through it,
-    only where this says one can be: most candidates have neither."""
+    nodes and every node they reach as bits in ``reach`` (uint64[WORDS] rows; a node's bit is
+    its number in ``ids``, the candidates' nodes numbered in order, so only the words those
+    numbers fill are read), its size in ``members``. A search finds a chain from a node to its
+    negation, or a cycle through it, only where this says one can be: most candidates have
+    neither."""
+    n_ids = 0
+    for v in range(NODES):
+        if grid[v // 18] >> (v % 18 // 2) & 1:
+            ids[v] = n_ids
+            n_ids += 1
+    words = (n_ids + 63) >> 6
     index = np.full(NODES, -1, np.int64)
     low = np.empty(NODES, np.int64)
     on_stack = np.zeros(NODES, np.bool_)
@@ -258,16 +267,16 @@ def closure(grid: np.ndarray, links: np.ndarray, count: np.ndarray, comp: np.nda
                 on_stack[stack[first]] = False
                 if stack[first] == v:
                     break
-            reach[n_comp, :] = 0
+            reach[n_comp, :words] = 0
             joined[n_comp] = n_comp
             for i in range(first, top):
                 u = stack[i]
-                reach[n_comp, u >> 6] |= np.uint64(1) << np.uint64(u & 63)
+                reach[n_comp, ids[u] >> 6] |= np.uint64(1) << np.uint64(ids[u] & 63)
                 for j in range(count[u]):
                     c = comp[links[u, j]]
                     if joined[c] != n_comp:  # each component it links to once
                         joined[c] = n_comp
-                        for w in range(WORDS):
+                        for w in range(words):
                             reach[n_comp, w] |= reach[c, w]
             members[n_comp] = top - first
             top = first
@@ -275,9 +284,9 @@ def closure(grid: np.ndarray, links: np.ndarray, count: np.ndarray, comp: np.nda
 
 
 @njit(cache=True)
-def reaches(a: int, b: int, comp: np.ndarray, reach: np.ndarray) -> bool:
-    """Whether node ``a`` reaches node ``b`` (``closure``'s tables)."""
-    return bool(reach[comp[a], b >> 6] >> np.uint64(b & 63) & np.uint64(1))
+def reaches(a: int, b: int, comp: np.ndarray, reach: np.ndarray, ids: np.ndarray) -> bool:
+    """Whether node ``a`` reaches node ``b``, both candidates' nodes (``closure``'s tables)."""
+    return bool(reach[comp[a], ids[b] >> 6] >> np.uint64(ids[b] & 63) & np.uint64(1))
 
 
 @njit(cache=True)
@@ -358,13 +367,16 @@ def static_chains(grid: np.ndarray, best: np.ndarray, best_path: np.ndarray) -> 
     comp = np.empty(NODES, np.int64)
     reach = np.empty((NODES, WORDS), np.uint64)
     members = np.empty(NODES, np.int64)
+    ids = np.empty(NODES, np.int64)
     best[:] = 0
     for family in range(3):
         y, x = family >= 1, family != 1
         sort_key = 4 if family == 2 else 3 if y else 2
         cycle_base, chain_base = (70, 70) if family == 2 else (65, 66)
+        if _limit(best, cycle_base) == 0 and _limit(best, chain_base) == 0:
+            continue  # no chain of the family could sort before the best
         link_table(grid, y, x, links, count)
-        closure(grid, links, count, comp, reach, members)
+        closure(grid, links, count, comp, reach, members, ids)
         for cell in range(81):
             m = grid[cell]
             many = m & (m - 1)
@@ -384,7 +396,7 @@ def static_chains(grid: np.ndarray, best: np.ndarray, best_path: np.ndarray) -> 
                 if not x:
                     continue
                 for start in (source, source ^ 1):
-                    if not reaches(start, start ^ 1, comp, reach):
+                    if not reaches(start, start ^ 1, comp, reach, ids):
                         continue
                     limit = _limit(best, chain_base)
                     for i in range(forcing(links, count, start, limit, parent, targets, via)):

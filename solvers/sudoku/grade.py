@@ -116,8 +116,7 @@ class Board:
     def __init__(self, givens: np.ndarray, solution: np.ndarray) -> None:
         self.values = givens.astype(np.int64)
         self.cands = gradek.initial_cands(self.values)
-        self.solution_array = solution.astype(np.int64)
-        self.solution = self.solution_array.tolist()
+        self.solution = solution.astype(np.int64).tolist()
 
     def apply(self, step: Step) -> None:
         """Apply ``step`` after checking it against the solution."""
@@ -295,15 +294,16 @@ def _singles(board: Board, moves: list[Step], buffer: np.ndarray, ceiling: float
     """The kernel's singles placed on the board, checked against the solution, and listed as
     steps; False when one is rated at or above ``ceiling`` (the board is then past it)."""
     n = gradek.singles(board.values, board.cands, buffer)
-    placed = buffer[:n]
-    wrong = np.flatnonzero(board.solution_array[placed[:, 1]] != placed[:, 2])
-    if wrong.size:
-        _, cell, value = placed[wrong[0]].tolist()
-        raise WrongAnswer(f"a single places {value} at cell {cell}, against the solution")
-    for code, cell, value in placed.tolist():
-        if SINGLES[code][1] >= ceiling:
+    placed = buffer[:n].tolist()
+    solution = board.solution
+    for _, cell, value in placed:
+        if solution[cell] != value:
+            raise WrongAnswer(f"a single places {value} at cell {cell}, against the solution")
+    for code, cell, value in placed:
+        name, rating = SINGLES[code]
+        if rating >= ceiling:
             return False
-        moves.append(Step(SINGLES[code][0], SINGLES[code][1], [cell], placements=[(cell, value)]))
+        moves.append(Step(name, rating, [cell], placements=[(cell, value)]))
     return True
 
 

@@ -56,14 +56,15 @@ cands = gradek.initial_cands(parse_text(puzzle).givens.astype(np.int64))
 parent, targets, via = np.empty(chainsk.NODES, np.int64), np.empty(4, np.int64), np.empty(4, np.int64)
 node, prev, size = (np.empty(chainsk.ENTRIES, np.int64) for _ in range(3))
 path = np.empty(chainsk.NODES + 1, np.int64)
-comp, members = np.empty((2, chainsk.NODES), np.int64), np.empty(chainsk.NODES, np.int64)
+comp = np.empty((2, chainsk.NODES), np.int64)
+members, ids = np.empty(chainsk.NODES, np.int64), np.empty(chainsk.NODES, np.int64)
 reach = np.empty((chainsk.NODES, chainsk.WORDS), np.uint64)
 links = np.empty((2, chainsk.NODES, chainsk.LINKS), np.int64)
 count = np.empty((2, chainsk.NODES), np.int64)
 out = []
 for y in (0, 1):
     chainsk.link_table(cands, y == 1, True, links[y], count[y])
-    chainsk.closure(cands, links[y], count[y], comp[y], reach, members)
+    chainsk.closure(cands, links[y], count[y], comp[y], reach, members, ids)
     for start in range(1, chainsk.NODES, 2):
         if not cands[start // 18] >> (start % 18 // 2) & 1:
             continue
@@ -71,7 +72,7 @@ for y in (0, 1):
         whole = chainsk.forcing(links[y], count[y], start, chainsk.NODES, parent, targets, via)
         m = chainsk.cycles(cands, links[y], count[y], comp[y], start, 12, node, prev, size, path)
         out.append([start, y, targets[:n].tolist(), via[:n].tolist(), path[:m].tolist(), whole,
-                    chainsk.reaches(start, start ^ 1, comp[y], reach), int(members[comp[y, start]])])
+                    chainsk.reaches(start, start ^ 1, comp[y], reach, ids), int(members[comp[y, start]])])
 print(json.dumps(out))
 """
 
