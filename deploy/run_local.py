@@ -27,7 +27,7 @@ from store.broker import CALLBACK_WORKER, WORKER_FLAGS
 from store.db import make_engine, migrate
 from store.models import aware, now
 from store.settings import ROOT, VAR, Settings
-from worker import warmup
+from worker import warmstatus, warmup
 
 
 def client_line(port: int, host: str) -> str:
@@ -111,7 +111,7 @@ def worker_concurrency(env: dict[str, str]) -> int:
 
 def announce_preparing(shown: list[str]) -> list[str]:
     """Print the kinds the warm-up has still to prepare when they changed since ``shown``; them."""
-    left = warmup.preparing()
+    left = warmstatus.preparing()
     if left and left != shown:
         print(f"workers: preparing {', '.join(left)}", flush=True)
     return left

@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session, sessionmaker
 import solvers
 from store import logs
 from store.settings import Settings
-from worker.warmstatus import STATUS, folder, preparing, status_file  # noqa: F401  re-exported
+from worker.warmstatus import folder, preparing, status_file
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import pytest
 
 import solvers
 from deploy import run_local
-from worker import warmup
+from worker import warmstatus, warmup
 
 UNITS = [u.name for u in solvers.warm_up_units()]
 
@@ -27,7 +27,7 @@ def compiled(monkeypatch, tmp_path):
 
     def record(unit):
         time.sleep(0.05)  # long enough for another process to find its lock held
-        line = f"{os.getpid()} {unit.name} {','.join(warmup.preparing(tmp_path))}\n"
+        line = f"{os.getpid()} {unit.name} {','.join(warmstatus.preparing(tmp_path))}\n"
         with open(log, "a") as f:
             f.write(line)
 
@@ -57,7 +57,7 @@ def test_the_warm_up_says_which_kinds_are_left_and_clears_the_line_at_the_end(tm
     assert [name for _, name, _ in compiled()] == UNITS
     left = [said for _, _, said in compiled()]
     assert left[0] == list(solvers.KINDS) and left[-1] == ["sudoku"]  # its grader comes last
-    assert warmup.preparing(tmp_path) == [] and not list(tmp_path.glob(warmup.STATUS))
+    assert warmstatus.preparing(tmp_path) == [] and not list(tmp_path.glob(warmstatus.STATUS))
 
 
 def test_a_held_unit_makes_the_warm_up_take_the_next_then_wait_for_it(tmp_path, compiled, caplog):
@@ -70,7 +70,7 @@ def test_a_held_unit_makes_the_warm_up_take_the_next_then_wait_for_it(tmp_path, 
         wait_until(lambda: "waiting for its cache entries" in caplog.text, other)
         assert "waiting for its cache entries" in caplog.text
         assert [name for _, name, _ in compiled()] == UNITS[1:]
-        assert warmup.preparing(tmp_path) == [first.kind.name]
+        assert warmstatus.preparing(tmp_path) == [first.kind.name]
     finally:
         os.close(fd)
     other.join(10)
@@ -88,7 +88,7 @@ def test_two_processes_warming_at_once_each_compile_different_units_and_both_end
     calls = compiled()
     assert sorted(name for _, name, _ in calls) == sorted(UNITS)  # each unit compiled once, by one of them
     assert {pid for pid, _, _ in calls} == {p.pid for p in both}
-    assert warmup.preparing(tmp_path) == [] and warmup.unprepared(tmp_path) == []
+    assert warmstatus.preparing(tmp_path) == [] and warmup.unprepared(tmp_path) == []
 
 
 def test_a_process_killed_mid_compile_leaves_its_unit_and_its_status_to_the_others(tmp_path, monkeypatch):
@@ -102,10 +102,10 @@ def test_a_process_killed_mid_compile_leaves_its_unit_and_its_status_to_the_othe
     dying = multiprocessing.get_context("fork").Process(target=warmup.warm_up, args=(tmp_path,))
     dying.start()
     wait_until(started.exists)
-    assert warmup.preparing(tmp_path) == list(solvers.KINDS)
+    assert warmstatus.preparing(tmp_path) == list(solvers.KINDS)
     os.kill(dying.pid, signal.SIGKILL)
     dying.join(10)
-    assert warmup.preparing(tmp_path) == []  # its status file is left, unlocked: not read
+    assert warmstatus.preparing(tmp_path) == []  # its status file is left, unlocked: not read
     warmed: list[str] = []
     monkeypatch.setattr(solvers.WarmUpUnit, "warm", lambda unit: warmed.append(unit.name))
     warmup.warm_up(tmp_path)
@@ -115,7 +115,7 @@ def test_a_process_killed_mid_compile_leaves_its_unit_and_its_status_to_the_othe
 def test_make_run_prints_what_the_workers_still_prepare_when_it_changes(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     units = solvers.warm_up_units()
-    with warmup.status_file(tmp_path) as say:
+    with warmstatus.status_file(tmp_path) as say:
         say(units)
         shown = run_local.announce_preparing([])
         assert run_local.announce_preparing(shown) == list(solvers.KINDS)
@@ -211,7 +211,7 @@ def test_a_process_waits_for_the_warm_up_to_compile_its_kind_and_the_warm_up_tak
     sliding = warmup.main_unit("sliding")
     assert sliding is not None
     units = solvers.warm_up_units()
-    with warmup.status_file(tmp_path) as say:  # a warm-up process, live, with every unit left
+    with warmstatus.status_file(tmp_path) as say:  # a warm-up process, live, with every unit left
         say(units)
         waiting = threading.Thread(target=warmup.prepare, args=("sliding", tmp_path))
         waiting.start()
