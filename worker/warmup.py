@@ -166,7 +166,7 @@ def warm_up(where: Path | None = None, parent: int | None = None) -> list[str]:
     return compiled
 
 
-_prepared: set[str] = set()  # the kinds whose main unit this process has prepared (``prepare``)
+_prepared: set[str] = set()  # the kinds this process has prepared (``prepare``), or had nothing to
 
 
 def main_unit(kind: str) -> solvers.WarmUpUnit | None:
@@ -179,8 +179,11 @@ def prepare(kind: str, where: Path | None = None) -> None:
     waited for: a compile runs under no time limit. Only when no warm-up process is preparing the
     kind does this process compile it itself, under its lock (or wait for the process holding it).
     A failure is logged and left to the solve, which compiles what it needs itself."""
-    unit = main_unit(kind) if kind not in _prepared else None
-    if unit is None:
+    if kind in _prepared:
+        return
+    unit = main_unit(kind)
+    if unit is None:  # nothing to compile for it
+        _prepared.add(kind)
         return
     where = where or folder()
     start = time.perf_counter()
@@ -213,7 +216,7 @@ def prepare_first(sessions: sessionmaker[Session], kinds_of: Callable[[Session],
     """Before a task claims anything: its puzzles' kinds (``kinds_of``, read only while this process
     has a kind left to prepare) prepared, so that no row is held running while kernels compile or
     are waited for. The soft time limit during the wait raises NotPrepared (worker.tasks requeues)."""
-    if _prepared.issuperset(u.name for u in solvers.warm_up_units() if u.name in solvers.KINDS):
+    if _prepared.issuperset(solvers.KINDS):
         return
     with sessions() as s:
         kinds = kinds_of(s)
